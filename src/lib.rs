@@ -1,0 +1,24 @@
+//! **bitext**: mining and filtering parallel sentences with bilingual sentence embeddings.
+//!
+//! This facade re-exports the member crates under short names; depend on a member crate
+//! directly to compile less.
+//!
+//! | module | crate | holds |
+//! |---|---|---|
+//! | [`core`] | `bitext-core` | embedding matrices, file formats, errors, seeded RNG |
+//! | [`tokenize`] | `bitext-tokenize` | tokenizers and vocabularies |
+//! | [`encode`] | `bitext-encode` | the `SentenceEncoder` trait, bag-of-words encoders |
+//! | [`knn`] | `bitext-knn` | k-nearest-neighbour indexes |
+//! | [`similarity`] | `bitext-similarity` | cosine, CSLS, margin scoring, `PairScorer` |
+//! | [`transport`] | `bitext-transport` | Earth Mover's Distance, word translation |
+//! | [`mine`] | `bitext-mine` | retrieval strategies and filtering |
+//! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, word translation |
+
+pub use bitext_core as core;
+pub use bitext_encode as encode;
+pub use bitext_eval as eval;
+pub use bitext_knn as knn;
+pub use bitext_mine as mine;
+pub use bitext_similarity as similarity;
+pub use bitext_tokenize as tokenize;
+pub use bitext_transport as transport;
