@@ -1,0 +1,322 @@
+//! File formats shared by every crate, and the two mechanisms all of them use: [`AtomicFile`]
+//! (outputs are written to a temporary file and renamed into place) and [`LineReader`] (text read
+//! line by line with UTF-8 checked per line, so errors name the line).
+//!
+//! | format | module |
+//! |---|---|
+//! | LASER raw embeddings (little-endian f32/f16, no header) | [`raw`] |
+//! | NumPy `.npy` 2-D arrays | [`npy`] |
+//! | memory-mapped raw / `.npy` embeddings | [`crate::MappedEmbeddings`] |
+//! | BUCC sentence and gold files | [`bucc`] |
+//! | plain and line-parallel text | [`text`] |
+//! | mined pairs `score<TAB>src<TAB>tgt` and bicleaner-style TSV | [`tsv`] |
+//! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
+
+pub mod bucc;
+pub mod npy;
+pub mod raw;
+pub mod text;
+pub mod tsv;
+pub mod vec;
+
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Location, Result};
+
+/// A file written under a temporary name in the destination's directory and renamed into place
+/// by [`AtomicFile::commit`]. Dropped without `commit` (an error on the way), the temporary
+/// file is removed and the destination is left untouched.
+#[derive(Debug)]
+pub struct AtomicFile {
+    tmp: PathBuf,
+    dest: PathBuf,
+    writer: Option<BufWriter<File>>,
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl AtomicFile {
+    /// Create the temporary file for `dest`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `dest` when the temporary file cannot be created.
+    pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
+        let dest = dest.as_ref().to_path_buf();
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest.file_name().ok_or_else(|| {
+            Error::InvalidArgument(format!("{} is not a file path", dest.display()))
+        })?;
+        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(
+            ".{}.{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id(),
+            n
+        ));
+        let file = File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+        Ok(Self {
+            tmp,
+            dest,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+        })
+    }
+
+    /// The final path.
+    #[must_use]
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    fn writer(&mut self) -> &mut BufWriter<File> {
+        self.writer.as_mut().expect("AtomicFile used after commit")
+    }
+
+    /// Flush, sync and rename into place.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the destination.
+    pub fn commit(mut self) -> Result<()> {
+        let writer = self.writer.take().expect("AtomicFile committed twice");
+        let file = writer
+            .into_inner()
+            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
+        drop(file);
+        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))?;
+        Ok(())
+    }
+
+    /// Wrap an I/O error of this file with its destination path.
+    pub fn err(&self, e: io::Error) -> Error {
+        Error::io(&self.dest, e)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Open `path` for buffered reading, naming the path in the error.
+///
+/// # Errors
+/// [`Error::Io`] naming `path`.
+pub fn open(path: impl AsRef<Path>) -> Result<BufReader<File>> {
+    let path = path.as_ref();
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(BufReader::with_capacity(1 << 20, f))
+}
+
+/// Reads a text file line by line: checks UTF-8 per line, strips `\n` / `\r\n`, and numbers
+/// lines from 1 so that every error can name its line.
+///
+/// ```
+/// use bitext_core::io::LineReader;
+/// # fn main() -> bitext_core::Result<()> {
+/// let mut r = LineReader::new("mem.txt", &b"one\ntwo\n"[..]);
+/// while r.advance()? {
+///     if r.line() == "two" {
+///         assert_eq!(r.error("bad").to_string(), "mem.txt:2: bad");
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct LineReader<R> {
+    path: PathBuf,
+    reader: R,
+    text: String,
+    line: usize,
+}
+
+impl LineReader<BufReader<File>> {
+    /// Open `path`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        Ok(Self::new(path, open(path)?))
+    }
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Read from `reader`; `path` is the name used in errors.
+    pub fn new(path: impl AsRef<Path>, reader: R) -> Self {
+        Self {
+            path: path.as_ref().to_path_buf(),
+            reader,
+            text: String::new(),
+            line: 0,
+        }
+    }
+
+    /// The file's name, as used in errors.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The 1-based number of the current line (0 before the first).
+    #[must_use]
+    pub fn line_number(&self) -> usize {
+        self.line
+    }
+
+    /// The current line, without its terminator (empty before the first).
+    #[must_use]
+    pub fn line(&self) -> &str {
+        &self.text
+    }
+
+    /// An error at the current line.
+    pub fn error(&self, reason: impl Into<String>) -> Error {
+        Error::parse(&self.path, Location::Line(self.line), reason)
+    }
+
+    /// Move to the next line; `false` at the end of the file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] on read failure; [`Error::Parse`] naming the line when it is not UTF-8.
+    pub fn advance(&mut self) -> Result<bool> {
+        let mut buf = std::mem::take(&mut self.text).into_bytes();
+        buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        match String::from_utf8(buf) {
+            Ok(s) => {
+                self.text = s;
+                Ok(true)
+            }
+            Err(e) => Err(self.error(format!(
+                "invalid UTF-8 at byte {} of the line",
+                e.utf8_error().valid_up_to()
+            ))),
+        }
+    }
+}
+
+/// Split `line` on tabs, requiring exactly `n` fields; the error says how many were found.
+pub(crate) fn split_tabs<'a, R: BufRead>(
+    reader: &LineReader<R>,
+    line: &'a str,
+    n: usize,
+    what: &str,
+) -> Result<Vec<&'a str>> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    if fields.len() == n {
+        return Ok(fields);
+    }
+    Err(if fields.len() == 1 {
+        reader.error(format!("missing tab: expected {what}"))
+    } else {
+        reader.error(format!(
+            "expected {n} tab-separated fields ({what}), found {}",
+            fields.len()
+        ))
+    })
+}
+
+/// Reject text that cannot be written as one TSV field (tabs or line breaks inside).
+pub(crate) fn check_field(path: &Path, record: usize, name: &str, value: &str) -> Result<()> {
+    if let Some(c) = value.chars().find(|&c| c == '\t' || c == '\n' || c == '\r') {
+        return Err(Error::parse(
+            path,
+            Location::Line(record + 1),
+            format!("{name} contains {c:?}, which cannot be written in a TSV field"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_reader_strips_terminators_and_numbers_lines() {
+        let data = b"a\r\nb\n\nc";
+        let mut r = LineReader::new("t.txt", &data[..]);
+        let mut got = Vec::new();
+        while r.advance().unwrap() {
+            got.push((r.line_number(), r.line().to_string()));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, "a".into()),
+                (2, "b".into()),
+                (3, String::new()),
+                (4, "c".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn line_reader_reports_invalid_utf8_with_line() {
+        let data = b"ok\nbad \xff here\n";
+        let mut r = LineReader::new("t.txt", &data[..]);
+        r.advance().unwrap();
+        let e = r.advance().unwrap_err().to_string();
+        assert_eq!(e, "t.txt:2: invalid UTF-8 at byte 4 of the line");
+    }
+
+    #[test]
+    fn atomic_file_renames_on_commit_and_cleans_up_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.txt");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"hello").unwrap();
+        assert!(!dest.exists());
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "hello");
+
+        let dest2 = dir.path().join("never.txt");
+        {
+            let mut f = AtomicFile::create(&dest2).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert!(!dest2.exists());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temporary file left behind"
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Memory-mapped embedding files: a raw LASER file or a `.npy` file viewed in place as an
+//! [`EmbeddingsView`], so that a 10 GB matrix is paged in only where it is read.
+
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::embeddings::EmbeddingsView;
+use crate::error::{Error, Location, Result};
+use crate::io::npy::read_header;
+use crate::io::raw::{RawDtype, rows_in};
+
+/// A memory-mapped row-major `f32` matrix (raw little-endian file or `.npy`).
+///
+/// Opening checks the file's size and header only; values are not read, so use
+/// [`EmbeddingsView::check_finite`] (a sequential scan) or check blocks as they are consumed.
+#[derive(Debug)]
+pub struct MappedEmbeddings {
+    map: Mmap,
+    offset: usize,
+    rows: usize,
+    dim: usize,
+    path: PathBuf,
+}
+
+fn map_file(path: &Path) -> Result<(File, u64, Mmap)> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len == 0 {
+        return Err(Error::parse(
+            path,
+            Location::File,
+            "file is empty: no embeddings",
+        ));
+    }
+    // SAFETY: the map is read-only. Like every memory map, it is undefined behaviour if another
+    // process truncates or rewrites the file while it is mapped; bitext writes its own outputs
+    // through a temporary file and a rename, which never modifies a mapped file in place.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    Ok((file, len, map))
+}
+
+impl MappedEmbeddings {
+    /// Map a raw little-endian `f32` file of dimension `dim`.
+    ///
+    /// # Errors
+    /// Missing or empty file; size not a whole number of rows of `dim` values.
+    pub fn open_raw(path: impl AsRef<Path>, dim: usize) -> Result<Self> {
+        let path = path.as_ref();
+        let (_f, len, map) = map_file(path)?;
+        let rows = rows_in(path, len, dim, RawDtype::F32)?;
+        Self::checked(map, 0, rows, dim, path)
+    }
+
+    /// Map a `.npy` float32 file (written by numpy, which aligns data to 16 or 64 bytes).
+    ///
+    /// # Errors
+    /// As [`crate::io::npy::read_npy_header`]; a float16 file (convert with
+    /// [`crate::io::npy::read_npy`] instead).
+    pub fn open_npy(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let (_f, len, map) = map_file(path)?;
+        let h = read_header(path, &mut &map[..], len)?;
+        if h.dtype != RawDtype::F32 {
+            return Err(Error::parse(
+                path,
+                Location::File,
+                "only float32 .npy files can be memory-mapped; read float16 with read_npy",
+            ));
+        }
+        Self::checked(map, h.data_offset as usize, h.rows, h.dim, path)
+    }
+
+    /// Map `path` as `.npy` when its name ends in `.npy`, as raw `f32` of dimension `dim`
+    /// otherwise.
+    ///
+    /// # Errors
+    /// As [`Self::open_npy`] / [`Self::open_raw`]; [`Error::InvalidArgument`] for a raw file
+    /// without `dim`, or a `.npy` whose dimension differs from `dim`.
+    pub fn open(path: impl AsRef<Path>, dim: Option<usize>) -> Result<Self> {
+        let path = path.as_ref();
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+        {
+            let m = Self::open_npy(path)?;
+            if let Some(d) = dim.filter(|&d| d != m.dim) {
+                return Err(Error::parse(
+                    path,
+                    Location::File,
+                    format!(
+                        "the array has dimension {} but dimension {d} was given",
+                        m.dim
+                    ),
+                ));
+            }
+            Ok(m)
+        } else {
+            let dim = dim.ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{}: raw embedding files have no header; give the dimension",
+                    path.display()
+                ))
+            })?;
+            Self::open_raw(path, dim)
+        }
+    }
+
+    fn checked(map: Mmap, offset: usize, rows: usize, dim: usize, path: &Path) -> Result<Self> {
+        let m = Self {
+            map,
+            offset,
+            rows,
+            dim,
+            path: path.to_path_buf(),
+        };
+        let bytes = &m.map[m.offset..];
+        if bytemuck::try_cast_slice::<u8, f32>(bytes).is_err() {
+            return Err(Error::parse(
+                path,
+                Location::Byte(offset as u64),
+                "data is not 4-byte aligned and cannot be mapped; read it instead",
+            ));
+        }
+        if cfg!(target_endian = "big") {
+            return Err(Error::parse(
+                path,
+                Location::File,
+                "little-endian files cannot be mapped on a big-endian machine; read them instead",
+            ));
+        }
+        Ok(m)
+    }
+
+    /// The matrix, viewed in place.
+    #[must_use]
+    pub fn view(&self) -> EmbeddingsView<'_> {
+        let values: &[f32] = bytemuck::cast_slice(&self.map[self.offset..]);
+        EmbeddingsView::new(values, self.dim).expect("shape checked when opened")
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether there are no rows (never true: empty files are rejected).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Dimension.
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The mapped file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Check all values are finite, naming the file, row and column of the first that is not.
+    ///
+    /// # Errors
+    /// [`Error::Parse`].
+    pub fn check_finite(&self) -> Result<()> {
+        self.view()
+            .check_finite()
+            .map_err(|e| e.in_file(&self.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Embeddings;
+    use crate::io::{npy, raw};
+
+    #[test]
+    fn maps_raw_and_npy_like_reading() {
+        let e = Embeddings::from_rows((0..7).map(|i| [i as f32, 1.0, -2.0]), 3).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path().join("e.f32");
+        let n = d.path().join("e.npy");
+        raw::write_raw(&r, e.view(), RawDtype::F32).unwrap();
+        npy::write_npy(&n, e.view()).unwrap();
+        let mr = MappedEmbeddings::open(&r, Some(3)).unwrap();
+        let mn = MappedEmbeddings::open(&n, None).unwrap();
+        assert_eq!(mr.view(), e.view());
+        assert_eq!(mn.view(), e.view());
+        assert_eq!(mn.view().slice_rows(5..7).row(1), &[6.0, 1.0, -2.0]);
+        assert!(MappedEmbeddings::open(&r, None).is_err());
+        assert!(
+            MappedEmbeddings::open(&n, Some(4))
+                .unwrap_err()
+                .to_string()
+                .contains("dimension 4")
+        );
+        assert!(MappedEmbeddings::open_raw(&r, 5).is_err());
+    }
+
+    #[test]
+    fn check_finite_names_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.f32");
+        let bytes: Vec<u8> = [1.0f32, f32::NAN]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&p, bytes).unwrap();
+        let m = MappedEmbeddings::open_raw(&p, 2).unwrap();
+        assert_eq!(
+            m.check_finite()
+                .unwrap_err()
+                .to_string()
+                .split(": ")
+                .next()
+                .unwrap(),
+            format!("{} (row 0, column 1)", p.display())
+        );
+    }
+}
