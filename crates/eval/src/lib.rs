@@ -1,0 +1,29 @@
+//! Evaluation metrics for parallel-sentence mining and filtering.
+//!
+//! - [`bucc`]: the BUCC protocol — precision, recall and F1 of mined pairs against gold, the
+//!   F1-optimal threshold over scored candidates, and a threshold chosen on one split applied to
+//!   another.
+//! - [`prf`]: P/R/F1 from counts, precision/recall curves and P/R/F1 at a threshold for scored
+//!   pair lists (Grégoire & Langlais 2018, §4.1).
+//! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
+//! - [`word`]: word-translation P/R/F1/accuracy against a many-to-many lexicon (Zhang et al.
+//!   2016).
+//!
+//! ```
+//! use bitext_eval::bucc::GoldSet;
+//! # fn main() -> bitext_eval::Result<()> {
+//! let gold = GoldSet::new([(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)])?;
+//! let p = gold.evaluate(&[(0, 0), (1, 1), (2, 0), (3, 3)])?;
+//! assert_eq!((p.precision, p.recall), (0.75, 0.6));
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod alignment;
+pub mod bucc;
+mod error;
+pub mod prf;
+pub mod word;
+
+pub use error::{Error, Result};
+pub use prf::{PrPoint, Prf, Threshold};
