@@ -1,0 +1,107 @@
+//! `bitext eval`: evaluate mined pairs against gold alignments.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use bitext_core::io::bucc::{read_bucc_gold, read_bucc_sentences};
+use bitext_core::io::tsv::read_mined_pairs;
+use bitext_eval::bucc::GoldSet;
+use clap::{Args, Subcommand};
+
+/// Evaluation subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum EvalCommand {
+    /// Precision, recall and F1 of mined pairs (`score<TAB>src_id<TAB>tgt_id`) against a BUCC
+    /// gold file; without --threshold, also the F1-optimal threshold.
+    Bucc(BuccArgs),
+}
+
+/// Arguments of `bitext eval bucc`.
+#[derive(Debug, Args)]
+pub(crate) struct BuccArgs {
+    /// Gold file: `src_id<TAB>tgt_id` per line.
+    #[arg(long, value_name = "FILE")]
+    gold: PathBuf,
+    /// Mined pairs: `score<TAB>src_id<TAB>tgt_id` per line (as `bitext mine` writes with BUCC
+    /// sentence files).
+    #[arg(long, value_name = "FILE")]
+    mined: PathBuf,
+    /// Keep only pairs with score >= this value.
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    threshold: Option<f64>,
+    /// BUCC source sentence file: check that every gold and mined source id occurs in it.
+    #[arg(long, value_name = "FILE", requires = "tgt_sentences")]
+    src_sentences: Option<PathBuf>,
+    /// BUCC target sentence file: check that every gold and mined target id occurs in it.
+    #[arg(long, value_name = "FILE", requires = "src_sentences")]
+    tgt_sentences: Option<PathBuf>,
+}
+
+pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
+    match cmd {
+        EvalCommand::Bucc(a) => bucc(&a),
+    }
+}
+
+fn bucc(a: &BuccArgs) -> Result<()> {
+    if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
+        bail!("--threshold must be a finite number, got {t}");
+    }
+    let gold = read_bucc_gold(&a.gold)?;
+    let mined = read_mined_pairs(&a.mined)?;
+    // A pair mined twice is a bug in whatever wrote the file: name both lines.
+    let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(mined.len());
+    for (i, p) in mined.iter().enumerate() {
+        if let Some(first) = seen.insert((&p.src, &p.tgt), i + 1) {
+            bail!(
+                "{}:{}: pair {} {} already occurs on line {first}",
+                a.mined.display(),
+                i + 1,
+                p.src,
+                p.tgt
+            );
+        }
+    }
+    if let (Some(s), Some(t)) = (&a.src_sentences, &a.tgt_sentences) {
+        let (src, tgt) = (read_bucc_sentences(s)?, read_bucc_sentences(t)?);
+        gold.check_ids(&src, &tgt)?;
+        for (i, p) in mined.iter().enumerate() {
+            for (id, side) in [(&p.src, &src), (&p.tgt, &tgt)] {
+                if side.index_of(id).is_none() {
+                    bail!(
+                        "{}:{}: id {id} does not occur in {}",
+                        a.mined.display(),
+                        i + 1,
+                        side.path().display()
+                    );
+                }
+            }
+        }
+    }
+    let gold_set = GoldSet::from_bucc(&gold)?;
+    let candidates: Vec<(f64, String, String)> =
+        mined.into_iter().map(|p| (p.score, p.src, p.tgt)).collect();
+    println!(
+        "mined pairs: {}  gold pairs: {}",
+        candidates.len(),
+        gold_set.len()
+    );
+    let all = gold_set
+        .at_threshold(&candidates, f64::NEG_INFINITY)
+        .context("evaluating")?;
+    match a.threshold {
+        Some(t) => {
+            let p = gold_set.at_threshold(&candidates, t)?;
+            println!("threshold {t}: {p}");
+        }
+        None => {
+            println!("all pairs: {all}");
+            match gold_set.best_threshold(&candidates)? {
+                Some(best) => println!("best threshold {}: {}", best.threshold, best.prf),
+                None => println!("best threshold: none (no mined pair is in the gold file)"),
+            }
+        }
+    }
+    Ok(())
+}

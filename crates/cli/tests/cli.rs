@@ -1,0 +1,120 @@
+//! End-to-end tests of the `bitext` binary on small files built here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bitext() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitext"))
+}
+
+fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+fn run(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn eval_bucc_reports_prf_and_best_threshold() {
+    let d = tempfile::tempdir().unwrap();
+    let gold = write(d.path(), "gold", "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n");
+    // 3 of 4 correct; 5 gold. Sorted: 0.9 T, 0.8 T, 0.7 F, 0.6 T.
+    let mined = write(
+        d.path(),
+        "m.tsv",
+        "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n",
+    );
+    let (ok, out, err) = run(bitext()
+        .args(["eval", "bucc", "--gold"])
+        .arg(&gold)
+        .arg("--mined")
+        .arg(&mined));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("all pairs: P 0.7500 R 0.6000 F1 0.6667"),
+        "{out}"
+    );
+    // Best cut keeps all four (F1 .667) vs. two (P 1, R .4, F1 .571): threshold = lowest score.
+    assert!(
+        out.contains("best threshold 0.6: P 0.7500 R 0.6000"),
+        "{out}"
+    );
+
+    let (ok, out, _) = run(bitext()
+        .args(["eval", "bucc", "--threshold", "0.75", "--gold"])
+        .arg(&gold)
+        .arg("--mined")
+        .arg(&mined));
+    assert!(ok);
+    assert!(out.contains("threshold 0.75: P 1.0000 R 0.4000"), "{out}");
+}
+
+#[test]
+fn eval_bucc_errors_name_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let gold = write(d.path(), "gold", "d1\te1\n");
+    let dup = write(d.path(), "dup.tsv", "0.9\td1\te1\n0.5\td1\te1\n");
+    let (ok, _, err) = run(bitext()
+        .args(["eval", "bucc", "--gold"])
+        .arg(&gold)
+        .arg("--mined")
+        .arg(&dup));
+    assert!(!ok);
+    assert!(
+        err.contains("dup.tsv:2: pair d1 e1 already occurs on line 1"),
+        "{err}"
+    );
+
+    let bad = write(d.path(), "bad.tsv", "0.9\td1\te1\nx\td2\te2\n");
+    let (ok, _, err) = run(bitext()
+        .args(["eval", "bucc", "--gold"])
+        .arg(&gold)
+        .arg("--mined")
+        .arg(&bad));
+    assert!(
+        !ok && err.contains("bad.tsv:2: score \"x\" is not a number"),
+        "{err}"
+    );
+
+    let src = write(d.path(), "de", "d1\tHallo\n");
+    let tgt = write(d.path(), "en", "e1\tHello\n");
+    let m = write(d.path(), "m.tsv", "0.9\td1\te7\n");
+    let (ok, _, err) = run(bitext()
+        .args(["eval", "bucc", "--gold"])
+        .arg(&gold)
+        .arg("--mined")
+        .arg(&m)
+        .arg("--src-sentences")
+        .arg(&src)
+        .arg("--tgt-sentences")
+        .arg(&tgt));
+    assert!(
+        !ok && err.contains("m.tsv:1: id e7 does not occur in"),
+        "{err}"
+    );
+
+    let (ok, _, err) = run(bitext()
+        .args(["eval", "bucc", "--gold", "/nonexistent/g", "--mined"])
+        .arg(&m));
+    assert!(!ok && err.contains("/nonexistent/g"), "{err}");
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [
+        &["--help"][..],
+        &["eval", "--help"],
+        &["eval", "bucc", "--help"],
+    ] {
+        let (ok, out, _) = run(bitext().args(args));
+        assert!(ok && out.contains("Usage:"), "{args:?}: {out}");
+    }
+}
