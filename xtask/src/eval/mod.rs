@@ -1,0 +1,143 @@
+//! `cargo xtask eval`: evaluations on real data from `../shared/data`, each recorded as its own
+//! section of `docs/EVALUATION.md` (between `<!-- eval:NAME -->` markers, replaced on every
+//! run, so the file always shows the latest numbers with the command and machine that made
+//! them).
+
+mod data;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, project_root, run_cmd};
+
+/// What a task gets: where the shared data is.
+pub(crate) struct Ctx {
+    /// `../shared/data` (or `$BITEXT_SHARED/data`).
+    pub(crate) data: PathBuf,
+}
+
+impl Ctx {
+    /// A path under the data directory.
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
+        self.data.join(rel)
+    }
+}
+
+/// An evaluation: returns the Markdown body of its section.
+type Task = fn(&Ctx) -> Result<String>;
+
+/// Every task, in the order `cargo xtask eval` runs them.
+const TASKS: &[(&str, &str, Task)] = &[(
+    "data",
+    "read every shared data file with bitext-core's readers",
+    data::run,
+)];
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--list") {
+        for (name, what, _) in TASKS {
+            println!("{name:12} {what}");
+        }
+        return Ok(());
+    }
+    for a in args {
+        if !TASKS.iter().any(|(n, _, _)| n == a) {
+            bail!("unknown evaluation {a:?} (see `cargo xtask eval --list`)");
+        }
+    }
+    if cfg!(debug_assertions) {
+        // Evaluations train and mine: run them optimised.
+        return run_cmd(
+            cargo()
+                .args(["run", "--release", "--quiet", "-p", "xtask", "--", "eval"])
+                .args(args),
+        );
+    }
+    let shared = std::env::var_os("BITEXT_SHARED")
+        .map_or_else(|| project_root().join("..").join("shared"), PathBuf::from);
+    let data = shared.join("data");
+    if !data.is_dir() {
+        println!(
+            "xtask eval: {} not found: the real-data evaluations need ../shared/data \
+             (or BITEXT_SHARED); nothing to do.",
+            data.display()
+        );
+        return Ok(());
+    }
+    let ctx = Ctx { data };
+    for (name, what, task) in TASKS {
+        if !args.is_empty() && !args.iter().any(|a| a == name) {
+            continue;
+        }
+        eprintln!("== eval {name}: {what}");
+        let start = std::time::Instant::now();
+        let body = task(&ctx).with_context(|| format!("evaluation {name}"))?;
+        let secs = start.elapsed().as_secs_f64();
+        let section = format!(
+            "Recorded by `cargo xtask eval {name}` on {} ({}), {secs:.0} s.\n\n{}",
+            today(),
+            machine(),
+            body.trim_end()
+        );
+        record(&project_root().join("docs/EVALUATION.md"), name, &section)?;
+        println!("{body}");
+    }
+    Ok(())
+}
+
+/// Replace (or append) the section `name` of the Markdown file `path`, atomically.
+pub(crate) fn record(path: &Path, name: &str, body: &str) -> Result<()> {
+    let begin = format!("<!-- eval:{name} -->");
+    let end = format!("<!-- /eval:{name} -->");
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let block = format!("{begin}\n{body}\n{end}");
+    let new = match (old.find(&begin), old.find(&end)) {
+        (Some(b), Some(e)) if e > b => format!("{}{block}{}", &old[..b], &old[e + end.len()..]),
+        _ => format!("{}\n{block}\n", old.trim_end()),
+    };
+    let tmp = path.with_extension("md.tmp");
+    std::fs::write(&tmp, new).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Today's date (UTC) as YYYY-MM-DD.
+pub(crate) fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Civil-from-days (H. Hinnant).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A one-line description of this machine: CPU model, cores, memory.
+pub(crate) fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            let kb: u64 = s.lines().next()?.split_whitespace().nth(1)?.parse().ok()?;
+            Some(format!(", {} GiB", kb / (1 << 20)))
+        })
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores{mem}")
+}

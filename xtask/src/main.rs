@@ -1,0 +1,90 @@
+//! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
+//!
+//! - `cargo xtask ci [--full]`: format check, clippy with `-D warnings` on all targets, tests,
+//!   docs with `-D warnings`. This is exactly what `.ci/run` runs. `--full` adds the slow
+//!   checks kept out of CI (see [`ci::FULL_EXTRA`]).
+//! - `cargo xtask eval [TASK...]`: evaluations on the real data in `../shared/data` (or
+//!   `$BITEXT_SHARED/data`), recorded in `docs/EVALUATION.md`; a notice and exit code 0 when the
+//!   data is absent. Runs in release mode.
+//! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
+
+mod ci;
+mod eval;
+#[cfg(test)]
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  ci [--full]        format check, clippy -D warnings, tests, docs -D warnings
+  eval [TASK...]     real-data evaluations into docs/EVALUATION.md (tasks: see `eval --list`)
+  bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = project_root();
+    std::env::set_current_dir(&root).context("entering the project root")?;
+    match args.first().map(String::as_str) {
+        Some("ci") => ci::run(&args[1..]),
+        Some("eval") => eval::run(&args[1..]),
+        Some("bench") => {
+            let mut cmd = cargo();
+            cmd.args(["bench", "-p", "bitext"]).args(&args[1..]);
+            run_cmd(&mut cmd)
+        }
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command {other:?}\n{USAGE}"),
+    }
+}
+
+/// The workspace root (the parent of this crate's directory).
+pub(crate) fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// A `cargo` command (the one running us, when known).
+pub(crate) fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Run a command, echoing it, failing on a non-zero exit.
+pub(crate) fn run_cmd(cmd: &mut Command) -> Result<()> {
+    let shown = format!(
+        "{} {}",
+        cmd.get_program().to_string_lossy(),
+        cmd.get_args()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    eprintln!("$ {shown}");
+    let start = std::time::Instant::now();
+    let status = cmd.status().with_context(|| format!("starting {shown}"))?;
+    eprintln!("  ({:.1} s)", start.elapsed().as_secs_f64());
+    if !status.success() {
+        bail!("`{shown}` failed with {status}");
+    }
+    Ok(())
+}

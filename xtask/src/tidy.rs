@@ -1,0 +1,202 @@
+//! Tidy checks, run as tests by `cargo test` (and so by `cargo xtask ci`): the architecture
+//! invariants of `ARCHITECTURE.md` and the style rules of the project, checked on the sources.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::project_root;
+
+/// Longest a source file may grow before it must be split by role.
+const MAX_LINES: usize = 700;
+
+/// The data flow, as ranks: a crate may depend only on crates of lower rank.
+/// text → tokenize → encode → knn → similarity → {transport, neural} → mine → eval → cli.
+const RANKS: &[(&str, u32)] = &[
+    ("bitext-core", 0),
+    ("bitext-tokenize", 1),
+    ("bitext-encode", 2),
+    ("bitext-knn", 3),
+    ("bitext-similarity", 4),
+    ("bitext-transport", 5),
+    ("bitext-neural", 5),
+    ("bitext-mine", 6),
+    ("bitext-eval", 7),
+    ("bitext-cli", 8),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if p.file_name()
+                .is_some_and(|n| n != "target" && !n.to_string_lossy().starts_with('.'))
+            {
+                rust_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn all_sources() -> Vec<PathBuf> {
+    let root = project_root();
+    let mut files = Vec::new();
+    for dir in ["crates", "src", "examples", "benches", "xtask"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(
+        files.len() > 10,
+        "found too few sources under {}",
+        root.display()
+    );
+    files
+}
+
+#[test]
+fn every_file_opens_with_module_docs_and_stays_small() {
+    let mut bad = Vec::new();
+    for f in all_sources() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !text.trim_start().starts_with("//!") {
+            bad.push(format!(
+                "{}: does not open with a `//!` comment",
+                f.display()
+            ));
+        }
+        let n = text.lines().count();
+        if n > MAX_LINES {
+            bad.push(format!(
+                "{}: {n} lines (split it by role; limit {MAX_LINES})",
+                f.display()
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "tidy:\n{}", bad.join("\n"));
+}
+
+/// `[dependencies]`-like sections of a manifest: dependency names per section kind.
+fn dependencies(manifest: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut section = String::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(['[', ']']).to_string();
+            // `[dependencies.foo]` declares foo.
+            for kind in ["dependencies", "build-dependencies", "dev-dependencies"] {
+                if let Some(name) = section.strip_prefix(&format!("{kind}.")) {
+                    out.entry(kind.to_string())
+                        .or_default()
+                        .push(name.to_string());
+                }
+            }
+            continue;
+        }
+        let kind = section.rsplit('.').next().unwrap_or_default();
+        if ["dependencies", "build-dependencies", "dev-dependencies"].contains(&kind)
+            && !line.is_empty()
+            && !line.starts_with('#')
+        {
+            let name = line.split(['=', '.']).next().unwrap_or_default().trim();
+            out.entry(kind.to_string())
+                .or_default()
+                .push(name.to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn crates_follow_the_data_flow_and_only_neural_uses_burn() {
+    let root = project_root();
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        let manifest = entry.path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        seen += 1;
+        let name = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_string())
+            .unwrap();
+        let rank = RANKS.iter().find(|(n, _)| *n == name).map(|r| r.1);
+        let Some(rank) = rank else {
+            bad.push(format!(
+                "{name}: not placed in the data flow (add it to RANKS and ARCHITECTURE.md)"
+            ));
+            continue;
+        };
+        let deps = dependencies(&text);
+        for kind in ["dependencies", "build-dependencies"] {
+            for dep in deps.get(kind).into_iter().flatten() {
+                if dep.starts_with("burn") && name != "bitext-neural" {
+                    bad.push(format!(
+                        "{name}: depends on {dep}; only bitext-neural may use burn"
+                    ));
+                }
+                if dep == "bitext-neural" && name != "bitext-cli" {
+                    bad.push(format!(
+                        "{name}: depends on bitext-neural (it would pull in burn)"
+                    ));
+                }
+                if let Some((_, r)) = RANKS.iter().find(|(n, _)| n == dep)
+                    && *r >= rank
+                    && dep != "bitext-neural"
+                {
+                    bad.push(format!(
+                        "{name} (rank {rank}) depends on {dep} (rank {r}): against the data flow"
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(seen, RANKS.len(), "crates/ and RANKS disagree");
+    assert!(bad.is_empty(), "architecture:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn ci_script_runs_the_readme_test_command() {
+    let root = project_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        readme.contains("cargo xtask ci"),
+        "README must name the test command"
+    );
+    let last = ci
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .unwrap();
+    assert_eq!(
+        last.trim(),
+        "exec cargo xtask ci",
+        ".ci/run must end by running the README's test command"
+    );
+    for f in [
+        "ARCHITECTURE.md",
+        "docs/BENCHMARKS.md",
+        "docs/EVALUATION.md",
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+    ] {
+        assert!(root.join(f).is_file(), "{f} is missing");
+    }
+}
+
+#[test]
+fn dependency_parser_reads_the_usual_forms() {
+    let m = "[package]\nname = \"x\"\n[dependencies]\nbitext-core.workspace = true\nburn = { version = \"1\" }\n\n[dev-dependencies]\nproptest = \"1\"\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n[dependencies.faiss]\nversion = \"0.13\"\n";
+    let d = dependencies(m);
+    assert_eq!(
+        d["dependencies"],
+        vec!["bitext-core", "burn", "libc", "faiss"]
+    );
+    assert_eq!(d["dev-dependencies"], vec!["proptest"]);
+}
