@@ -1,5 +1,12 @@
-//! Sentence encoders that need no neural network (filled by the margin-mining issue): the
-//! `SentenceEncoder` trait (a batch of sentences → [`bitext_core::Embeddings`]) and a
-//! bag-of-words encoder averaging bilingual word embeddings, optionally TF-IDF weighted.
+//! Sentence encoders: the [`SentenceEncoder`] trait (a batch of sentences →
+//! [`bitext_core::Embeddings`]) and encoders that need no neural network. Neural encoders
+//! (`bitext-neural`) implement the same trait, so miners and the CLI take any of them.
 //!
-//! Nothing is implemented here yet.
+//! The bag-of-words encoder averaging bilingual word embeddings arrives with the margin-mining
+//! issue.
+
+mod encoder;
+mod error;
+
+pub use encoder::{SentenceEncoder, Side};
+pub use error::{Error, Result};

@@ -1,5 +1,11 @@
-//! Similarity of sentence pairs (filled by the margin-mining issue): cosine, dot, negative
-//! Euclidean, CSLS, margin scoring over k nearest neighbours (absolute, distance, ratio), and the
-//! `PairScorer` trait through which learned scorers plug into the miner.
+//! Similarity of sentence pairs: the [`PairScorer`] trait through which every scorer (cosine,
+//! margin, MLP, classifiers, EMD) plugs into the miner.
 //!
-//! Nothing is implemented here yet.
+//! Cosine, dot, negative Euclidean, CSLS and margin scoring over k nearest neighbours arrive with
+//! the margin-mining issue.
+
+mod error;
+mod scorer;
+
+pub use error::{Error, Result};
+pub use scorer::PairScorer;
