@@ -1,4 +1,11 @@
-//! k-nearest-neighbour search (filled by the margin-mining issue): the `KnnIndex` trait, an exact
-//! blocked-GEMM backend with per-row top-k, and a faiss backend behind the `faiss` feature.
+//! k-nearest-neighbour search over embeddings: the [`KnnIndex`] trait and the [`Neighbors`] it
+//! returns.
 //!
-//! Nothing is implemented here yet.
+//! The exact blocked-GEMM backend, the faiss backend (feature `faiss`) and the serde-tagged
+//! index spec arrive with the margin-mining issue.
+
+mod error;
+mod index;
+
+pub use error::{Error, Result};
+pub use index::{KnnIndex, Metric, Neighbors};
