@@ -1,5 +1,37 @@
-//! Neural models on burn (filled by the neural-encoder issues): the siamese BiGRU classifier,
-//! the MLP similarity, the shared-decoder autoencoder and the word-alignment BiLSTM, with their
-//! training loop and batching. This is the only crate of bitext that depends on burn.
+//! Neural sentence encoders and pair scorers for bitext, on [burn](https://burn.dev): the
+//! only crate of bitext that depends on burn.
 //!
-//! Nothing is implemented here yet.
+//! - Infrastructure shared by every model: [`backend`] (the CPU backend by default, wgpu behind
+//!   a feature, thread control), [`batch`] (packed, length-bucketed batches under a token
+//!   budget), [`rnn`] (padding-correct GRU/LSTM layers, bidirectional), [`layers`] (embedding,
+//!   dense, seeded dropout, the logistic loss) and [`train`] (the training loop: Adam/SGD,
+//!   global-norm clipping, learning-rate schedules, validation, early stopping, checkpoints,
+//!   resumption, progress).
+//! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
+//! - [`mlp`]: the MLP similarity of Kim et al. (2019) over any sentence embeddings.
+//!
+//! ```
+//! use bitext_encode::Side;
+//! use bitext_neural::siamese::{Siamese, SiameseConfig};
+//! use burn::tensor::Device;
+//! # fn main() -> bitext_neural::Result<()> {
+//! let config = SiameseConfig { emb_dim: 8, hidden: 6, ff: 4, ..SiameseConfig::paper(20, 30) };
+//! let model = Siamese::new(&config, 7, &Device::flex())?;
+//! // Two source sentences as token ids: vectors of 2 × 6 values each.
+//! let v = model.encode(&[&[1, 2, 3], &[4]], Side::Source, None)?;
+//! assert_eq!(v.dims(), [2, 12]);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod backend;
+pub mod batch;
+mod error;
+mod init;
+pub mod layers;
+pub mod mlp;
+pub mod rnn;
+pub mod siamese;
+pub mod train;
+
+pub use error::{Error, Result};

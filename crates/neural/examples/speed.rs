@@ -1,0 +1,260 @@
+//! Speed of the siamese BiGRU on burn, measured like `../shared/bench/torch_encoders.py`
+//! measures PyTorch, so the two can be put side by side: the same model and sizes (source and
+//! target vocabularies of 20,000, embeddings 512, GRU 512 per direction, 256 hidden units,
+//! no dropout), random token ids with lengths uniform in 5..=40, training steps of 128 pairs
+//! (Adam 2e-4, global-norm clipping at 5) cycling over 4 batches, encoding batches of 256
+//! sentences (a pool of 8, length-sorted or random-length), at 1 and 2 threads with the
+//! repetitions of the thread counts interleaved, medians reported.
+//!
+//! ```text
+//! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
+//!     [--reps 3] [--min-steps 20] [--min-time 10] [--backend flex|ndarray] [--preset paper]
+//! ```
+
+use std::time::Instant;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use bitext_neural::backend::{BackendSpec, Threads};
+use bitext_neural::layers::bce_with_logits;
+use bitext_neural::siamese::{Siamese, SiameseConfig};
+use bitext_neural::train::{OptimizerSpec, Updater};
+
+const VOCAB: usize = 20_000;
+
+struct Args {
+    threads: Vec<usize>,
+    reps: usize,
+    warmup: usize,
+    min_steps: usize,
+    min_time: f64,
+    backend: BackendSpec,
+    preset: String,
+    train_batch: usize,
+    infer_batch: usize,
+}
+
+fn parse() -> anyhow::Result<Args> {
+    let mut a = Args {
+        threads: vec![1, 2],
+        reps: 3,
+        warmup: 3,
+        min_steps: 20,
+        min_time: 10.0,
+        backend: BackendSpec::Flex,
+        preset: "paper".into(),
+        train_batch: 128,
+        infer_batch: 256,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let val = || {
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| anyhow::anyhow!("{} needs a value", args[i]))
+        };
+        match args[i].as_str() {
+            "--quick" => {
+                (a.reps, a.warmup, a.min_steps, a.min_time) = (1, 1, 2, 1.0);
+                i += 1;
+                continue;
+            }
+            "--threads" => {
+                a.threads = val()?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?;
+            }
+            "--reps" => a.reps = val()?.parse()?,
+            "--warmup" => a.warmup = val()?.parse()?,
+            "--min-steps" => a.min_steps = val()?.parse()?,
+            "--min-time" => a.min_time = val()?.parse()?,
+            "--backend" => a.backend = BackendSpec::parse(&val()?)?,
+            "--preset" => a.preset = val()?,
+            "--train-batch" => a.train_batch = val()?.parse()?,
+            "--infer-batch" => a.infer_batch = val()?.parse()?,
+            other => anyhow::bail!("unknown argument {other}"),
+        }
+        i += 2;
+    }
+    Ok(a)
+}
+
+fn sentences(rng: &mut Rng, n: usize, sorted: bool) -> Vec<Vec<u32>> {
+    let mut lens: Vec<usize> = (0..n).map(|_| 5 + rng.below(36)).collect();
+    if sorted {
+        lens.sort_unstable_by(|a, b| b.cmp(a));
+    }
+    lens.iter()
+        .map(|&l| (0..l).map(|_| 1 + rng.below(VOCAB - 1) as u32).collect())
+        .collect()
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "n/a".into())
+}
+
+/// One benchmark: a step function and the items it does per step.
+struct Bench<'a> {
+    name: &'static str,
+    unit: &'static str,
+    per_step: usize,
+    pass_len: usize,
+    step: Box<dyn FnMut() -> anyhow::Result<()> + Send + 'a>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = parse()?;
+    let mut config = SiameseConfig::paper(VOCAB, VOCAB);
+    if args.preset != "paper" {
+        config = SiameseConfig {
+            shared_embeddings: false,
+            src_vocab: VOCAB,
+            tgt_vocab: VOCAB,
+            ..SiameseConfig::preset(&args.preset, VOCAB)?
+        };
+    }
+    config.dropout_input = 0.0;
+    config.dropout_output = 0.0;
+    let mut rng = Rng::seed(1234);
+    let train_dev = args.backend.autodiff_device()?;
+    let infer_dev = args.backend.device()?;
+    let train_batches: Vec<(Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<f32>)> = (0..4)
+        .map(|_| {
+            let s = sentences(&mut rng, args.train_batch, false);
+            let t = sentences(&mut rng, args.train_batch, false);
+            let y = (0..args.train_batch)
+                .map(|_| f32::from(u8::from(rng.bernoulli(0.5))))
+                .collect();
+            (s, t, y)
+        })
+        .collect();
+    let pools: Vec<Vec<Vec<Vec<u32>>>> = [true, false]
+        .iter()
+        .map(|&sorted| {
+            let all = sentences(&mut rng, 8 * args.infer_batch, sorted);
+            all.chunks(args.infer_batch).map(<[_]>::to_vec).collect()
+        })
+        .collect();
+
+    let mut model = Some(Siamese::new(&config, 1, &train_dev)?);
+    let infer = Siamese::new(&config, 1, &infer_dev)?;
+    let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
+    let mut k = 0;
+    let train_step = move || -> anyhow::Result<()> {
+        let (s, t, y) = &train_batches[k % train_batches.len()];
+        k += 1;
+        let s: Vec<&[u32]> = s.iter().map(Vec::as_slice).collect();
+        let t: Vec<&[u32]> = t.iter().map(Vec::as_slice).collect();
+        let m = model.take().expect("model");
+        let loss = bce_with_logits(m.pair_logits(&s, &t, None)?, y);
+        let (m, _) = updater.step(m, loss, 2e-4)?;
+        model = Some(m);
+        Ok(())
+    };
+    let mut benches = vec![Bench {
+        name: "siamese/train",
+        unit: "pairs",
+        per_step: args.train_batch,
+        pass_len: 1,
+        step: Box::new(train_step),
+    }];
+    for (p, name) in pools
+        .iter()
+        .zip(["siamese/infer-sorted", "siamese/infer-random"])
+    {
+        let infer = &infer;
+        let mut i = 0;
+        benches.push(Bench {
+            name,
+            unit: "sents",
+            per_step: args.infer_batch,
+            pass_len: p.len(),
+            step: Box::new(move || {
+                let b: Vec<&[u32]> = p[i % p.len()].iter().map(Vec::as_slice).collect();
+                i += 1;
+                let v = infer.encode(&b, Side::Source, None)?;
+                let _ = v.into_data();
+                Ok(())
+            }),
+        });
+    }
+
+    println!(
+        "backend {} preset {} (emb {}, hidden 2x{}, ff {}), load before {}",
+        args.backend,
+        args.preset,
+        config.emb_dim,
+        config.hidden,
+        config.ff,
+        loadavg()
+    );
+    println!("| measurement | T | steps/s | items/s (median) | min-max | load start -> end |");
+    println!("|---|---|---|---|---|---|");
+    for b in &mut benches {
+        let mut rates: Vec<Vec<f64>> = vec![Vec::new(); args.threads.len()];
+        let mut loads = vec![(String::new(), String::new()); args.threads.len()];
+        let mut warmed = vec![false; args.threads.len()];
+        for _rep in 0..args.reps {
+            for (ti, &t) in args.threads.iter().enumerate() {
+                Threads(t).install(|| {
+                    if loads[ti].0.is_empty() {
+                        loads[ti].0 = loadavg();
+                    }
+                    let extra = if warmed[ti] { 1 } else { args.warmup };
+                    warmed[ti] = true;
+                    for _ in 0..extra {
+                        (b.step)().map_err(|e| bitext_neural::Error::Input(e.to_string()))?;
+                    }
+                    let t0 = Instant::now();
+                    let mut n = 0;
+                    loop {
+                        for _ in 0..b.pass_len {
+                            (b.step)().map_err(|e| bitext_neural::Error::Input(e.to_string()))?;
+                        }
+                        n += b.pass_len;
+                        let el = t0.elapsed().as_secs_f64();
+                        if (n >= args.min_steps || el >= args.min_time)
+                            && n >= 3.min(args.min_steps)
+                        {
+                            rates[ti].push(n as f64 / el);
+                            eprintln!(
+                                "  {:22} T={t}: {n} steps in {el:.2} s -> {:.1} {}/s (load {})",
+                                b.name,
+                                n as f64 * b.per_step as f64 / el,
+                                b.unit,
+                                loadavg()
+                            );
+                            break;
+                        }
+                    }
+                    loads[ti].1 = loadavg();
+                    Ok(())
+                })?;
+            }
+        }
+        for (ti, &t) in args.threads.iter().enumerate() {
+            let r = &mut rates[ti];
+            let lo = r.iter().copied().fold(f64::INFINITY, f64::min) * b.per_step as f64;
+            let hi = r.iter().copied().fold(0.0, f64::max) * b.per_step as f64;
+            let med = median(r);
+            println!(
+                "| {} | {t} | {med:.3} | **{:.1} {}/s** | {lo:.1}-{hi:.1} | {} -> {} |",
+                b.name,
+                med * b.per_step as f64,
+                b.unit,
+                loads[ti].0,
+                loads[ti].1
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Backends: which burn device runs a model, and on how many threads.
+//!
+//! burn 0.22 picks its backend at run time through a [`Device`]. bitext defaults to
+//! **Flex**, burn's pure-Rust CPU backend (SIMD kernels, `gemm` matrix products, rayon threads),
+//! which measured about twice as fast as burn-ndarray on this project's recurrent models (see
+//! `docs/BENCHMARKS.md`). burn-ndarray (feature `ndarray`) and wgpu (feature `wgpu`, GPUs or a
+//! software renderer) are opt-in.
+//!
+//! Threads: Flex runs its large matrix products and row-wise kernels on the current rayon pool.
+//! [`Threads`] runs a closure on a pool of a given size (`0` = one thread per core), so that the
+//! same code can be measured on one thread and on all cores.
+
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Which burn backend runs a model (serialised as `{"type": "flex"}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum BackendSpec {
+    /// burn-flex, pure-Rust CPU backend (the default; multi-threaded through rayon).
+    #[default]
+    Flex,
+    /// burn-ndarray CPU backend (deprecated by burn, kept for comparison; feature `ndarray`).
+    Ndarray,
+    /// wgpu (Vulkan/Metal/DX12/GL; feature `wgpu`).
+    Wgpu,
+}
+
+impl BackendSpec {
+    /// Parse a backend name as given on a command line (`flex`, `ndarray`, `wgpu`).
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an unknown name.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "flex" | "cpu" => Ok(Self::Flex),
+            "ndarray" => Ok(Self::Ndarray),
+            "wgpu" | "gpu" => Ok(Self::Wgpu),
+            other => Err(Error::Config(format!(
+                "unknown backend {other:?} (expected flex, ndarray or wgpu)"
+            ))),
+        }
+    }
+
+    /// The backend's name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Flex => "flex",
+            Self::Ndarray => "ndarray",
+            Self::Wgpu => "wgpu",
+        }
+    }
+
+    /// The inference device (no gradients).
+    ///
+    /// # Errors
+    /// [`Error::BackendUnavailable`] when the backend's feature is off.
+    pub fn device(self) -> Result<Device> {
+        match self {
+            Self::Flex => Ok(Device::flex()),
+            #[cfg(feature = "ndarray")]
+            #[allow(deprecated)]
+            Self::Ndarray => Ok(Device::ndarray()),
+            #[cfg(not(feature = "ndarray"))]
+            Self::Ndarray => Err(Error::BackendUnavailable {
+                backend: "ndarray",
+                feature: "ndarray",
+            }),
+            #[cfg(feature = "wgpu")]
+            Self::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+            #[cfg(not(feature = "wgpu"))]
+            Self::Wgpu => Err(Error::BackendUnavailable {
+                backend: "wgpu",
+                feature: "wgpu",
+            }),
+        }
+    }
+
+    /// The training device (the inference device with automatic differentiation).
+    ///
+    /// # Errors
+    /// As [`BackendSpec::device`].
+    pub fn autodiff_device(self) -> Result<Device> {
+        Ok(self.device()?.autodiff())
+    }
+}
+
+impl std::fmt::Display for BackendSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A number of worker threads for the CPU backends: `0` means one per core (rayon's global
+/// pool), any other value a dedicated pool of that size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Threads(pub usize);
+
+impl Threads {
+    /// Threads that `0` stands for on this machine.
+    #[must_use]
+    pub fn available() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    /// Run `f` with this many threads serving burn's (and bitext's) rayon work.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the pool cannot be built; otherwise what `f` returns.
+    pub fn install<T: Send>(self, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+        if self.0 == 0 {
+            return f();
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.0)
+            .thread_name(|i| format!("bitext-neural-{i}"))
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start {} threads: {e}", self.0)))?;
+        pool.install(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_round_trips_through_serde_and_names() {
+        for b in [BackendSpec::Flex, BackendSpec::Ndarray, BackendSpec::Wgpu] {
+            let j = serde_json::to_string(&b).unwrap();
+            assert_eq!(serde_json::from_str::<BackendSpec>(&j).unwrap(), b);
+            assert_eq!(BackendSpec::parse(b.name()).unwrap(), b);
+        }
+        assert_eq!(
+            serde_json::to_string(&BackendSpec::Flex).unwrap(),
+            r#"{"type":"flex"}"#
+        );
+        assert!(BackendSpec::parse("tpu").is_err());
+    }
+
+    #[test]
+    fn flex_is_available_and_threads_install() {
+        assert!(BackendSpec::Flex.device().is_ok());
+        let n = Threads(1)
+            .install(|| Ok(rayon::current_num_threads()))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+}

@@ -1,0 +1,152 @@
+//! Small building blocks shared by the models: an embedding table that checks its ids, a dense
+//! layer, seeded dropout and the binary cross-entropy on logits.
+
+use bitext_core::Rng;
+use burn::module::{Module, Param};
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::batch::PackedBatch;
+use crate::error::{Error, Result};
+use crate::init::{Init, param1, param2};
+
+/// A token embedding table `[vocab, dim]`.
+#[derive(Module, Debug)]
+pub struct Embedding {
+    /// The table.
+    pub weight: Param<Tensor<2>>,
+}
+
+impl Embedding {
+    /// A table drawn uniformly in `±sqrt(3 / dim)` (unit-scaling: rows of norm about 1).
+    pub fn new(vocab: usize, dim: usize, rng: &mut Rng, device: &Device) -> Self {
+        let a = (3.0 / dim.max(1) as f64).sqrt();
+        Self {
+            weight: param2(rng, vocab, dim, Init::Uniform(a), device),
+        }
+    }
+
+    /// Rows of the table.
+    #[must_use]
+    pub fn vocab(&self) -> usize {
+        self.weight.dims()[0]
+    }
+
+    /// Columns of the table.
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.weight.dims()[1]
+    }
+
+    /// Look up the packed tokens of a batch: `[tokens, dim]`.
+    ///
+    /// # Errors
+    /// [`Error::Input`] when an id is outside the table.
+    pub fn lookup(&self, batch: &PackedBatch) -> Result<Tensor<2>> {
+        let vocab = self.vocab();
+        if batch.max_id() as usize >= vocab {
+            return Err(Error::Input(format!(
+                "token id {} is outside the embedding table of {vocab} rows",
+                batch.max_id()
+            )));
+        }
+        let device = self.weight.device();
+        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
+        let n = ids.len();
+        let ids = Tensor::from_data(TensorData::new(ids, [n]), &device);
+        Ok(self.weight.val().select(0, ids))
+    }
+}
+
+/// A dense layer `y = x·W + b`.
+#[derive(Module, Debug)]
+pub struct Dense {
+    /// Weights `[d_in, d_out]`.
+    pub weight: Param<Tensor<2>>,
+    /// Bias `[d_out]`.
+    pub bias: Param<Tensor<1>>,
+}
+
+impl Dense {
+    /// Weights uniform in `±sqrt(3 / d_in)` (unit scaling), zero bias.
+    pub fn new(d_in: usize, d_out: usize, rng: &mut Rng, device: &Device) -> Self {
+        Self {
+            weight: param2(rng, d_in, d_out, Init::UnitScaling, device),
+            bias: param1(rng, d_out, Init::Zeros, device),
+        }
+    }
+
+    /// Apply to `[B, d_in]`.
+    #[must_use]
+    pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        x.matmul(self.weight.val()) + self.bias.val().unsqueeze::<2>()
+    }
+}
+
+/// Inverted dropout with a host-drawn mask: each value is zeroed with probability `p` and the
+/// rest scaled by `1 / (1 − p)`. `p = 0` or no generator returns `x` unchanged.
+#[must_use]
+pub fn dropout(x: Tensor<2>, p: f64, rng: Option<&mut Rng>) -> Tensor<2> {
+    let Some(rng) = rng else { return x };
+    if p <= 0.0 {
+        return x;
+    }
+    let [r, c] = x.dims();
+    let keep = 1.0 / (1.0 - p) as f32;
+    // 16-bit uniforms, four per draw: plenty of resolution for a dropout rate.
+    let cut = (p * 65536.0).round() as u64;
+    let mut mask = Vec::with_capacity(r * c);
+    while mask.len() < r * c {
+        let mut bits = rng.next_u64();
+        for _ in 0..4 {
+            if mask.len() == r * c {
+                break;
+            }
+            mask.push(if bits & 0xFFFF < cut { 0.0 } else { keep });
+            bits >>= 16;
+        }
+    }
+    let device = x.device();
+    x * Tensor::<2>::from_data(TensorData::new(mask, [r, c]), &device)
+}
+
+/// Mean binary cross-entropy of `logits` `[B]` against 0/1 `labels`, computed stably as
+/// `max(x, 0) − x·y + log(1 + exp(−|x|))`.
+#[must_use]
+pub fn bce_with_logits(logits: Tensor<1>, labels: &[f32]) -> Tensor<1> {
+    let device = logits.device();
+    let y = Tensor::<1>::from_data(TensorData::new(labels.to_vec(), [labels.len()]), &device);
+    let relu = logits.clone().clamp_min(0.0);
+    let soft = logits.clone().abs().neg().exp().log1p();
+    (relu - logits * y + soft).mean()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::init::to_host1;
+
+    #[test]
+    fn bce_matches_hand_values() {
+        let d = Device::flex();
+        let x = Tensor::<1>::from_data(TensorData::new(vec![0.0f32, 2.0, -3.0], [3]), &d);
+        let l = to_host1(bce_with_logits(x, &[1.0, 0.0, 0.0]))
+            .unwrap()
+            .remove(0);
+        // −log σ(0) = ln 2; −log(1 − σ(2)) = 2 + ln(1 + e^−2); −log(1 − σ(−3)) = ln(1 + e^−3).
+        let want =
+            (2f64.ln() + 2.0 + (1.0 + (-2f64).exp()).ln() + (1.0 + (-3f64).exp()).ln()) / 3.0;
+        assert!((f64::from(l) - want).abs() < 1e-6, "{l} {want}");
+    }
+
+    #[test]
+    fn dropout_rate_and_scale() {
+        let d = Device::flex();
+        let x = Tensor::<2>::ones([100, 100], &d);
+        let y = crate::init::to_host2(dropout(x, 0.25, Some(&mut Rng::seed(5))))
+            .unwrap()
+            .0;
+        let zeros = y.iter().filter(|&&v| v == 0.0).count();
+        assert!((2200..2800).contains(&zeros), "{zeros}");
+        assert!(y.iter().all(|&v| v == 0.0 || (v - 1.0 / 0.75).abs() < 1e-6));
+    }
+}

@@ -1,0 +1,149 @@
+//! Inference with the siamese classifier: encoding many sentences in length-sorted batches,
+//! and a `PairScorer` that encodes each sentence once and classifies pairs of vectors.
+
+use bitext_core::Embeddings;
+use bitext_encode::Side;
+use bitext_similarity::PairScorer;
+use burn::module::Module;
+
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::init::{float2, to_host1, to_host2};
+use crate::siamese::Siamese;
+
+impl Siamese {
+    /// Sentence vectors of any number of sentences (rows in input order), encoded in
+    /// length-sorted batches under `batching`. Call on an inference model (`model.valid()` or
+    /// one built on a plain device).
+    ///
+    /// # Errors
+    /// As [`Siamese::encode`].
+    pub fn encode_all(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        batching: &Bucketing,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Embeddings> {
+        batching.check()?;
+        let dim = self.dim();
+        let mut out = Embeddings::zeros(seqs.len(), dim)?;
+        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
+        let mut done = 0;
+        for batch in batching.plan(&lengths, None) {
+            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
+            let (v, _) = to_host2(self.encode(&sents, side, None)?)?;
+            for (k, &i) in batch.iter().enumerate() {
+                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
+            }
+            done += batch.len();
+            progress(done);
+        }
+        Ok(out)
+    }
+
+    /// Probabilities that `src.row(i)` and `tgt.row(i)` (sentence vectors from
+    /// [`Siamese::encode_all`]) translate each other, for rows `pairs`.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for a wrong dimension or an index out of range.
+    pub fn classify_vectors(
+        &self,
+        src: &Embeddings,
+        tgt: &Embeddings,
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<f64>> {
+        let dim = self.dim();
+        if src.dim() != dim || tgt.dim() != dim {
+            return Err(Error::Input(format!(
+                "sentence vectors of dimension {} and {} for a model of dimension {dim}",
+                src.dim(),
+                tgt.dim()
+            )));
+        }
+        let device = self.matching.weight.device();
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(8192) {
+            let (mut a, mut b) = (
+                Vec::with_capacity(chunk.len() * dim),
+                Vec::with_capacity(chunk.len() * dim),
+            );
+            for (k, &(i, j)) in chunk.iter().enumerate() {
+                let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
+                    return Err(Error::Input(format!(
+                        "pair {k} = ({i}, {j}) is outside {} × {} sentences",
+                        src.len(),
+                        tgt.len()
+                    )));
+                };
+                a.extend_from_slice(x);
+                b.extend_from_slice(y);
+            }
+            let n = chunk.len();
+            let p =
+                self.head_probability(float2(a, [n, dim], &device), float2(b, [n, dim], &device));
+            out.extend(to_host1(p)?.into_iter().map(f64::from));
+        }
+        Ok(out)
+    }
+}
+
+/// A [`PairScorer`] over two corpora: every sentence is encoded once, then each pair's
+/// vectors go through the classifier's head; the score is the probability that the pair is
+/// parallel.
+#[derive(Debug)]
+pub struct SiameseScorer {
+    model: Siamese,
+    src: Embeddings,
+    tgt: Embeddings,
+}
+
+impl SiameseScorer {
+    /// Encode `src` (source side) and `tgt` (target side) as token ids.
+    ///
+    /// # Errors
+    /// As [`Siamese::encode_all`].
+    pub fn from_ids(
+        model: &Siamese,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        batching: &Bucketing,
+    ) -> Result<Self> {
+        let model = model.valid();
+        let s = model.encode_all(src, Side::Source, batching, &mut |_| {})?;
+        let t = model.encode_all(tgt, Side::Target, batching, &mut |_| {})?;
+        Ok(Self::from_vectors(&model, s, t))
+    }
+
+    /// A scorer over sentence vectors already computed by `model`.
+    #[must_use]
+    pub fn from_vectors(model: &Siamese, src: Embeddings, tgt: Embeddings) -> Self {
+        Self {
+            model: model.valid(),
+            src,
+            tgt,
+        }
+    }
+
+    /// The source sentence vectors.
+    #[must_use]
+    pub fn src_vectors(&self) -> &Embeddings {
+        &self.src
+    }
+
+    /// The target sentence vectors.
+    #[must_use]
+    pub fn tgt_vectors(&self) -> &Embeddings {
+        &self.tgt
+    }
+}
+
+impl PairScorer for SiameseScorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(self.model.classify_vectors(&self.src, &self.tgt, pairs)?)
+    }
+}

@@ -1,0 +1,259 @@
+//! Training the siamese classifier: positives are the parallel pairs, and every epoch draws `m`
+//! fresh random negatives `(s_k, t_j)`, `j ≠ k`, per positive (Grégoire & Langlais §3.1).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bitext_core::Rng;
+use burn::tensor::Tensor;
+
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::init::to_host1;
+use crate::layers::bce_with_logits;
+use crate::siamese::{Siamese, SiameseConfig};
+use crate::train::{Task, Validation, checkpoint};
+
+/// Parallel sentences as token ids: `src[k]` translates `tgt[k]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParallelIds {
+    /// Source sentences.
+    pub src: Vec<Vec<u32>>,
+    /// Target sentences.
+    pub tgt: Vec<Vec<u32>>,
+}
+
+impl ParallelIds {
+    /// Pairs, checked: both sides equally long, no empty sentence.
+    ///
+    /// # Errors
+    /// [`Error::Input`] naming the first bad pair.
+    pub fn new(src: Vec<Vec<u32>>, tgt: Vec<Vec<u32>>) -> Result<Self> {
+        if src.len() != tgt.len() {
+            return Err(Error::Input(format!(
+                "{} source but {} target sentences",
+                src.len(),
+                tgt.len()
+            )));
+        }
+        if let Some(k) = (0..src.len()).find(|&k| src[k].is_empty() || tgt[k].is_empty()) {
+            return Err(Error::Input(format!("pair {k} has an empty sentence")));
+        }
+        Ok(Self { src, tgt })
+    }
+
+    /// Number of pairs.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    /// No pairs.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.src.is_empty()
+    }
+}
+
+/// One labelled example: source index, target index, parallel or not.
+pub type Example = (u32, u32, bool);
+
+/// Positives plus `m` random negatives per positive. A negative whose target sentence equals
+/// the positive's target (duplicates in the data) is drawn again, up to a few times.
+#[must_use]
+pub fn examples_with_negatives(data: &ParallelIds, m: usize, rng: &mut Rng) -> Vec<Example> {
+    let n = data.len();
+    let mut out = Vec::with_capacity(n * (1 + m));
+    for k in 0..n {
+        out.push((k as u32, k as u32, true));
+        if n < 2 {
+            continue;
+        }
+        for _ in 0..m {
+            let mut j = k;
+            for _ in 0..8 {
+                let r = rng.below(n - 1);
+                j = if r >= k { r + 1 } else { r };
+                if data.tgt[j] != data.tgt[k] {
+                    break;
+                }
+            }
+            if data.tgt[j] != data.tgt[k] {
+                out.push((k as u32, j as u32, false));
+            }
+        }
+    }
+    out
+}
+
+/// Writes a model description into a directory (the text layer adds its vocabulary).
+pub type Describe = Box<dyn Fn(&Path) -> Result<()> + Send + Sync>;
+
+/// The training [`Task`] of the siamese classifier.
+pub struct SiameseTask {
+    config: SiameseConfig,
+    train: ParallelIds,
+    valid: Option<(ParallelIds, Vec<Vec<Example>>)>,
+    negatives: usize,
+    batching: Bucketing,
+    describe: Option<Describe>,
+}
+
+impl std::fmt::Debug for SiameseTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SiameseTask")
+            .field("config", &self.config)
+            .field("train_pairs", &self.train.len())
+            .field("valid_pairs", &self.valid.as_ref().map(|v| v.0.len()))
+            .field("negatives", &self.negatives)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SiameseTask {
+    /// Train on `train`; validate on `valid` with `negatives` fixed random negatives per pair
+    /// (drawn once from `seed`, so every epoch is judged on the same examples).
+    ///
+    /// # Errors
+    /// [`Error::Input`] when there are fewer than two training pairs.
+    pub fn new(
+        config: SiameseConfig,
+        train: ParallelIds,
+        valid: Option<ParallelIds>,
+        negatives: usize,
+        batching: Bucketing,
+        seed: u64,
+    ) -> Result<Self> {
+        if train.len() < 2 {
+            return Err(Error::Input(
+                "the siamese classifier needs at least two training pairs".into(),
+            ));
+        }
+        batching.check()?;
+        let valid = valid.filter(|v| !v.is_empty()).map(|v| {
+            let mut rng = Rng::seed(seed).fork(0x7a11d);
+            let ex = examples_with_negatives(&v, negatives, &mut rng);
+            let batches = plan(&v, &ex, &batching, None);
+            (v, batches)
+        });
+        Ok(Self {
+            config,
+            train,
+            valid,
+            negatives,
+            batching,
+            describe: None,
+        })
+    }
+
+    /// Use `describe` to write the model description (default: `model.json` with the network
+    /// configuration only).
+    #[must_use]
+    pub fn with_description(mut self, describe: Describe) -> Self {
+        self.describe = Some(describe);
+        self
+    }
+
+    /// The network configuration.
+    #[must_use]
+    pub fn config(&self) -> &SiameseConfig {
+        &self.config
+    }
+}
+
+fn plan(
+    data: &ParallelIds,
+    ex: &[Example],
+    batching: &Bucketing,
+    rng: Option<&mut Rng>,
+) -> Vec<Vec<Example>> {
+    let costs: Vec<usize> = ex
+        .iter()
+        .map(|&(s, t, _)| data.src[s as usize].len() + data.tgt[t as usize].len())
+        .collect();
+    batching
+        .plan(&costs, rng)
+        .into_iter()
+        .map(|b| b.into_iter().map(|i| ex[i]).collect())
+        .collect()
+}
+
+fn logits(
+    model: &Siamese,
+    data: &ParallelIds,
+    batch: &[Example],
+    rng: Option<&mut Rng>,
+) -> Result<Tensor<1>> {
+    let src: Vec<&[u32]> = batch.iter().map(|e| &data.src[e.0 as usize][..]).collect();
+    let tgt: Vec<&[u32]> = batch.iter().map(|e| &data.tgt[e.1 as usize][..]).collect();
+    model.pair_logits(&src, &tgt, rng)
+}
+
+fn labels(batch: &[Example]) -> Vec<f32> {
+    batch.iter().map(|e| if e.2 { 1.0 } else { 0.0 }).collect()
+}
+
+impl Task for SiameseTask {
+    type Model = Siamese;
+    type Batch = Vec<Example>;
+
+    fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
+        let ex = examples_with_negatives(&self.train, self.negatives, rng);
+        Ok(plan(&self.train, &ex, &self.batching, Some(rng)))
+    }
+
+    fn batch_items(&self, batch: &Self::Batch) -> usize {
+        batch.len()
+    }
+
+    fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<Tensor<1>> {
+        let z = logits(model, &self.train, batch, Some(rng))?;
+        Ok(bce_with_logits(z, &labels(batch)))
+    }
+
+    fn validate(&self, model: &Siamese) -> Result<Option<Validation>> {
+        let Some((data, batches)) = &self.valid else {
+            return Ok(None);
+        };
+        let (mut loss, mut n) = (0.0, 0usize);
+        let (mut tp, mut fp, mut fneg, mut correct) = (0usize, 0usize, 0usize, 0usize);
+        for batch in batches {
+            let z = logits(model, data, batch, None)?;
+            let y = labels(batch);
+            let l = to_host1(bce_with_logits(z.clone(), &y))?[0];
+            loss += f64::from(l) * batch.len() as f64;
+            for (zi, yi) in to_host1(z)?.into_iter().zip(&y) {
+                let pred = zi >= 0.0;
+                let gold = *yi > 0.5;
+                correct += usize::from(pred == gold);
+                tp += usize::from(pred && gold);
+                fp += usize::from(pred && !gold);
+                fneg += usize::from(!pred && gold);
+            }
+            n += batch.len();
+        }
+        let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let mut metrics = BTreeMap::new();
+        metrics.insert("accuracy".into(), ratio(correct, n));
+        metrics.insert("precision".into(), ratio(tp, tp + fp));
+        metrics.insert("recall".into(), ratio(tp, tp + fneg));
+        Ok(Some(Validation {
+            loss: loss / n.max(1) as f64,
+            metrics,
+        }))
+    }
+
+    fn save_description(&self, _model: &Siamese, dir: &Path) -> Result<()> {
+        match &self.describe {
+            Some(d) => d(dir),
+            None => checkpoint::write_json(
+                &dir.join(checkpoint::MODEL_FILE),
+                &serde_json::json!({ "kind": "siamese", "network": self.config }),
+            ),
+        }
+    }
+
+    fn unit(&self) -> &'static str {
+        "pairs"
+    }
+}

@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests: reading parameters and gradients back to the host.
+
+#![allow(dead_code, unreachable_pub)]
+
+use burn::module::{Module, ModuleVisitor, Param, ParamId};
+use burn::optim::GradientsParams;
+use burn::tensor::{Device, Tensor};
+
+/// Every float parameter of a module as `(id, host values)`, in visiting order.
+pub fn params<M: Module>(m: &M) -> Vec<(ParamId, Vec<f32>)> {
+    struct V(Vec<(ParamId, Vec<f32>)>);
+    impl ModuleVisitor for V {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let v = p.val().into_data().try_into_vec::<f32>().unwrap();
+            self.0.push((p.id, v));
+        }
+    }
+    let mut v = V(Vec::new());
+    m.visit(&mut v);
+    v.0
+}
+
+/// The L2 norm of each float parameter's gradient (`None` when it has none).
+pub fn grad_norms<M: Module>(m: &M, grads: &GradientsParams) -> Vec<Option<f64>> {
+    struct V<'a>(&'a GradientsParams, Vec<Option<f64>>);
+    impl ModuleVisitor for V<'_> {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let n = self.0.get::<D>(p.id).map(|g| {
+                let v = g.into_data().try_into_vec::<f32>().unwrap();
+                v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt()
+            });
+            self.1.push(n);
+        }
+    }
+    let mut v = V(grads, Vec::new());
+    m.visit(&mut v);
+    v.1
+}
+
+/// A 2-D tensor's values.
+pub fn host2(t: Tensor<2>) -> Vec<f32> {
+    t.into_data().try_into_vec::<f32>().unwrap()
+}
+
+/// The CPU device tests run on.
+pub fn cpu() -> Device {
+    Device::flex()
+}
+
+/// Largest absolute difference.
+pub fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
