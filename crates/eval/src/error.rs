@@ -27,6 +27,9 @@ pub enum Error {
     /// Inputs that must agree in size or content do not.
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// A pair scorer failed.
+    #[error(transparent)]
+    Scorer(#[from] bitext_similarity::Error),
     /// A file could not be read (see the core error for file, line and reason).
     #[error(transparent)]
     Core(#[from] bitext_core::Error),

@@ -5,6 +5,8 @@
 //!   another.
 //! - [`prf`]: P/R/F1 from counts, precision/recall curves and P/R/F1 at a threshold for scored
 //!   pair lists (Grégoire & Langlais 2018, §4.1).
+//! - [`noisy`]: the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): P/R/F1 of a pair
+//!   scorer over the Cartesian product of held-out pairs with a ratio of targets replaced.
 //! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
 //! - [`word`]: word-translation P/R/F1/accuracy against a many-to-many lexicon (Zhang et al.
 //!   2016).
@@ -22,6 +24,7 @@
 pub mod alignment;
 pub mod bucc;
 mod error;
+pub mod noisy;
 pub mod prf;
 pub mod word;
 
