@@ -10,7 +10,18 @@ pub(crate) const CI_FEATURES: &[&str] = &[];
 
 /// Extra `cargo` invocations of `cargo xtask ci --full`: checks too slow for the 45-minute CI
 /// budget on two cores, run by hand before resolving the issues that need them.
-pub(crate) const FULL_EXTRA: &[&[&str]] = &[];
+pub(crate) const FULL_EXTRA: &[&[&str]] = &[
+    // burn's wgpu backend doubles burn's build (+35 min on two cores): checked here only.
+    &[
+        "check",
+        "-p",
+        "bitext-neural",
+        "--features",
+        "wgpu",
+        "--all-targets",
+        "--locked",
+    ],
+];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let full = match args {

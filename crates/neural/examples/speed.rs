@@ -16,11 +16,8 @@ use std::time::Instant;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::layers::bce_with_logits;
 use bitext_neural::siamese::{Siamese, SiameseConfig};
 use bitext_neural::train::{OptimizerSpec, Updater};
-
-const VOCAB: usize = 20_000;
 
 struct Args {
     threads: Vec<usize>,
@@ -32,6 +29,8 @@ struct Args {
     preset: String,
     train_batch: usize,
     infer_batch: usize,
+    only: Option<String>,
+    vocab: usize,
 }
 
 fn parse() -> anyhow::Result<Args> {
@@ -45,6 +44,8 @@ fn parse() -> anyhow::Result<Args> {
         preset: "paper".into(),
         train_batch: 128,
         infer_batch: 256,
+        only: None,
+        vocab: 20_000,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -74,6 +75,8 @@ fn parse() -> anyhow::Result<Args> {
             "--preset" => a.preset = val()?,
             "--train-batch" => a.train_batch = val()?.parse()?,
             "--infer-batch" => a.infer_batch = val()?.parse()?,
+            "--only" => a.only = Some(val()?),
+            "--vocab" => a.vocab = val()?.parse()?,
             other => anyhow::bail!("unknown argument {other}"),
         }
         i += 2;
@@ -81,13 +84,13 @@ fn parse() -> anyhow::Result<Args> {
     Ok(a)
 }
 
-fn sentences(rng: &mut Rng, n: usize, sorted: bool) -> Vec<Vec<u32>> {
+fn sentences(rng: &mut Rng, n: usize, sorted: bool, vocab: usize) -> Vec<Vec<u32>> {
     let mut lens: Vec<usize> = (0..n).map(|_| 5 + rng.below(36)).collect();
     if sorted {
         lens.sort_unstable_by(|a, b| b.cmp(a));
     }
     lens.iter()
-        .map(|&l| (0..l).map(|_| 1 + rng.below(VOCAB - 1) as u32).collect())
+        .map(|&l| (0..l).map(|_| 1 + rng.below(vocab - 1) as u32).collect())
         .collect()
 }
 
@@ -113,13 +116,13 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args = parse()?;
-    let mut config = SiameseConfig::paper(VOCAB, VOCAB);
+    let mut config = SiameseConfig::paper(args.vocab, args.vocab);
     if args.preset != "paper" {
         config = SiameseConfig {
             shared_embeddings: false,
-            src_vocab: VOCAB,
-            tgt_vocab: VOCAB,
-            ..SiameseConfig::preset(&args.preset, VOCAB)?
+            src_vocab: args.vocab,
+            tgt_vocab: args.vocab,
+            ..SiameseConfig::preset(&args.preset, args.vocab)?
         };
     }
     config.dropout_input = 0.0;
@@ -129,8 +132,8 @@ fn main() -> anyhow::Result<()> {
     let infer_dev = args.backend.device()?;
     let train_batches: Vec<(Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<f32>)> = (0..4)
         .map(|_| {
-            let s = sentences(&mut rng, args.train_batch, false);
-            let t = sentences(&mut rng, args.train_batch, false);
+            let s = sentences(&mut rng, args.train_batch, false, args.vocab);
+            let t = sentences(&mut rng, args.train_batch, false, args.vocab);
             let y = (0..args.train_batch)
                 .map(|_| f32::from(u8::from(rng.bernoulli(0.5))))
                 .collect();
@@ -140,7 +143,7 @@ fn main() -> anyhow::Result<()> {
     let pools: Vec<Vec<Vec<Vec<u32>>>> = [true, false]
         .iter()
         .map(|&sorted| {
-            let all = sentences(&mut rng, 8 * args.infer_batch, sorted);
+            let all = sentences(&mut rng, 8 * args.infer_batch, sorted, args.vocab);
             all.chunks(args.infer_batch).map(<[_]>::to_vec).collect()
         })
         .collect();
@@ -155,7 +158,7 @@ fn main() -> anyhow::Result<()> {
         let s: Vec<&[u32]> = s.iter().map(Vec::as_slice).collect();
         let t: Vec<&[u32]> = t.iter().map(Vec::as_slice).collect();
         let m = model.take().expect("model");
-        let loss = bce_with_logits(m.pair_logits(&s, &t, None)?, y);
+        let loss = m.pair_loss(&s, &t, y, None)?;
         let (m, _) = updater.step(m, loss, 2e-4)?;
         model = Some(m);
         Ok(())
@@ -200,6 +203,13 @@ fn main() -> anyhow::Result<()> {
     println!("| measurement | T | steps/s | items/s (median) | min-max | load start -> end |");
     println!("|---|---|---|---|---|---|");
     for b in &mut benches {
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|o| !b.name.contains(o.as_str()))
+        {
+            continue;
+        }
         let mut rates: Vec<Vec<f64>> = vec![Vec::new(); args.threads.len()];
         let mut loads = vec![(String::new(), String::new()); args.threads.len()];
         let mut warmed = vec![false; args.threads.len()];

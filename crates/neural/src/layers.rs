@@ -2,12 +2,13 @@
 //! layer, seeded dropout and the binary cross-entropy on logits.
 
 use bitext_core::Rng;
-use burn::module::{Module, Param};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::module::{Module, Param, ParamId};
+use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor, TensorData};
 
 use crate::batch::PackedBatch;
 use crate::error::{Error, Result};
 use crate::init::{Init, param1, param2};
+use crate::train::ParamGrad;
 
 /// A token embedding table `[vocab, dim]`.
 #[derive(Module, Debug)]
@@ -57,6 +58,80 @@ impl Embedding {
     }
 }
 
+impl Embedding {
+    /// Training lookup with a deferred gradient: the rows of the packed tokens on the inner
+    /// (non-autodiff) device, times a dropout mask drawn from `rng` (when given), and the
+    /// stage that turns the gradient of those rows into the table's gradient.
+    ///
+    /// # Errors
+    /// As [`Embedding::lookup`].
+    pub fn lookup_deferred(
+        &self,
+        batch: &PackedBatch,
+        p: f64,
+        rng: Option<&mut Rng>,
+    ) -> Result<(Tensor<2>, EmbeddingGrad)> {
+        let vocab = self.vocab();
+        if batch.max_id() as usize >= vocab {
+            return Err(Error::Input(format!(
+                "token id {} is outside the embedding table of {vocab} rows",
+                batch.max_id()
+            )));
+        }
+        let table = self.weight.val().inner();
+        let device = table.device();
+        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
+        let n = ids.len();
+        let ids = Tensor::<1, Int>::from_data(TensorData::new(ids, [n]), &device);
+        let mut x = table.select(0, ids.clone());
+        let mask = match rng {
+            Some(r) if p > 0.0 => {
+                let m = Tensor::<2>::from_data(
+                    TensorData::new(dropout_mask(n * self.dim(), p, r), [n, self.dim()]),
+                    &device,
+                );
+                x = x * m.clone();
+                Some(m)
+            }
+            _ => None,
+        };
+        Ok((
+            x,
+            EmbeddingGrad {
+                id: self.weight.id,
+                ids,
+                mask,
+                shape: [vocab, self.dim()],
+            },
+        ))
+    }
+}
+
+/// The deferred gradient of an [`Embedding::lookup_deferred`].
+#[derive(Debug)]
+pub struct EmbeddingGrad {
+    id: ParamId,
+    ids: Tensor<1, Int>,
+    mask: Option<Tensor<2>>,
+    shape: [usize; 2],
+}
+
+impl EmbeddingGrad {
+    /// The table's gradient from the gradient `gx` `[tokens, dim]` of the looked-up rows.
+    #[must_use]
+    pub fn finish(self, gx: Tensor<2>) -> ParamGrad {
+        let gx = match self.mask {
+            Some(m) => gx * m,
+            None => gx,
+        };
+        let zeros = Tensor::<2>::zeros(self.shape, &gx.device());
+        ParamGrad::Rank2(
+            self.id,
+            zeros.select_assign(0, self.ids, gx, IndexingUpdateOp::Add),
+        )
+    }
+}
+
 /// A dense layer `y = x·W + b`.
 #[derive(Module, Debug)]
 pub struct Dense {
@@ -91,22 +166,28 @@ pub fn dropout(x: Tensor<2>, p: f64, rng: Option<&mut Rng>) -> Tensor<2> {
         return x;
     }
     let [r, c] = x.dims();
+    let mask = dropout_mask(r * c, p, rng);
+    let device = x.device();
+    x * Tensor::<2>::from_data(TensorData::new(mask, [r, c]), &device)
+}
+
+/// `n` values of an inverted-dropout mask: 0 with probability `p`, else `1 / (1 − p)`.
+fn dropout_mask(n: usize, p: f64, rng: &mut Rng) -> Vec<f32> {
     let keep = 1.0 / (1.0 - p) as f32;
     // 16-bit uniforms, four per draw: plenty of resolution for a dropout rate.
     let cut = (p * 65536.0).round() as u64;
-    let mut mask = Vec::with_capacity(r * c);
-    while mask.len() < r * c {
+    let mut mask = Vec::with_capacity(n);
+    while mask.len() < n {
         let mut bits = rng.next_u64();
         for _ in 0..4 {
-            if mask.len() == r * c {
+            if mask.len() == n {
                 break;
             }
             mask.push(if bits & 0xFFFF < cut { 0.0 } else { keep });
             bits >>= 16;
         }
     }
-    let device = x.device();
-    x * Tensor::<2>::from_data(TensorData::new(mask, [r, c]), &device)
+    mask
 }
 
 /// Mean binary cross-entropy of `logits` `[B]` against 0/1 `labels`, computed stably as

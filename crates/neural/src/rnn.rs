@@ -20,12 +20,13 @@
 //! `c' = f ⊙ c + i ⊙ g`, `h' = o ⊙ tanh(c')`.
 
 use bitext_core::Rng;
-use burn::module::{Module, Param};
+use burn::module::{Module, Param, ParamId};
 use burn::tensor::activation::{sigmoid, tanh};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Gradients, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::init::{Init, param1, param2};
+use crate::train::ParamGrad;
 
 /// The recurrent cell of a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -111,59 +112,73 @@ impl RnnLayer {
         x.matmul(self.w_ih.val()) + self.b_ih.val().unsqueeze::<2>()
     }
 
-    /// One step on `n` rows: `gi` `[n, G·H]` is the projected input, `h` (and `c`) `[n, H]`.
+    /// The same on the inner (non-autodiff) device: `x` must be an inner tensor.
+    fn project_inner(&self, x: Tensor<2>) -> Tensor<2> {
+        x.matmul(self.w_ih.val().inner()) + self.b_ih.val().inner().unsqueeze::<2>()
+    }
+
+    fn gates(&self) -> usize {
+        if self.lstm { 4 } else { 3 }
+    }
+
+    /// The recurrent weights of each gate, `[H, H]` (sliced once per forward pass, so that the
+    /// backward pass accumulates small per-gate gradients).
+    fn recurrent_weights(&self) -> Vec<Tensor<2>> {
+        let hd = self.d_hidden;
+        let w = self.w_hh.val();
+        (0..self.gates())
+            .map(|g| w.clone().narrow(1, g * hd, hd))
+            .collect()
+    }
+
+    /// One step on `n` rows: `gi[g]` `[n, H]` is gate `g`'s projected input, `h` (and `c`)
+    /// `[n, H]`. GRU gates: r, z, n; LSTM gates: i, f, o, g.
     fn step(
         &self,
-        gi: Tensor<2>,
+        gi: &[Tensor<2>],
+        whh: &[Tensor<2>],
         h: Tensor<2>,
         c: Option<Tensor<2>>,
     ) -> (Tensor<2>, Option<Tensor<2>>) {
-        let hd = self.d_hidden;
-        let gh = h.clone().matmul(self.w_hh.val());
+        let rec = |g: usize| h.clone().matmul(whh[g].clone());
         if self.lstm {
-            let g = gi + gh;
-            let ifo = sigmoid(g.clone().narrow(1, 0, 3 * hd));
-            let cand = tanh(g.narrow(1, 3 * hd, hd));
-            let i = ifo.clone().narrow(1, 0, hd);
-            let f = ifo.clone().narrow(1, hd, hd);
-            let o = ifo.narrow(1, 2 * hd, hd);
-            let c_prev = c.unwrap_or_else(|| h.zeros_like());
-            let c_new = f * c_prev + i * cand;
+            let i = sigmoid(gi[0].clone() + rec(0));
+            let f = sigmoid(gi[1].clone() + rec(1));
+            let o = sigmoid(gi[2].clone() + rec(2));
+            let cand = tanh(gi[3].clone() + rec(3));
+            let c_new = match c {
+                Some(c) => f * c + i * cand,
+                None => i * cand,
+            };
             let h_new = o * tanh(c_new.clone());
             (h_new, Some(c_new))
         } else {
-            let rz = sigmoid(gi.clone().narrow(1, 0, 2 * hd) + gh.clone().narrow(1, 0, 2 * hd));
-            let r = rz.clone().narrow(1, 0, hd);
-            let z = rz.narrow(1, hd, hd);
-            let mut hn = gh.narrow(1, 2 * hd, hd);
+            let r = sigmoid(gi[0].clone() + rec(0));
+            let z = sigmoid(gi[1].clone() + rec(1));
+            let mut hn = rec(2);
             if let Some(b) = &self.b_hn {
                 hn = hn + b.val().unsqueeze::<2>();
             }
-            let cand = tanh(gi.narrow(1, 2 * hd, hd) + r * hn);
+            let cand = tanh(gi[2].clone() + r * hn);
             let h_new = cand.clone() + z * (h - cand);
             (h_new, None)
         }
     }
 
-    /// Run over a packed batch whose projected inputs are `gi` `[N, G·H]`. Returns each row's
-    /// final state `[B, H]` (packed order) and, when `keep_steps`, each step's output
-    /// `[batch_sizes[t], H]` in time order.
+    /// Run over a packed batch whose projected inputs are `steps[t][g]` `[batch_sizes[t], H]`.
+    /// Returns each row's final state `[B, H]` (packed order) and, when `keep_steps`, each
+    /// step's output `[batch_sizes[t], H]` in time order.
     fn run(
         &self,
-        gi: &Tensor<2>,
+        steps: &[Vec<Tensor<2>>],
         batch_sizes: &[usize],
         reverse: bool,
         keep_steps: bool,
     ) -> (Tensor<2>, Vec<Tensor<2>>) {
-        let device = gi.device();
+        let device = steps[0][0].device();
         let hd = self.d_hidden;
-        let mut offsets = Vec::with_capacity(batch_sizes.len());
-        let mut acc = 0;
-        for &n in batch_sizes {
-            offsets.push(acc);
-            acc += n;
-        }
-        let mut steps = Vec::new();
+        let whh = self.recurrent_weights();
+        let mut outputs = Vec::new();
         if reverse {
             let mut state: Option<(Tensor<2>, Option<Tensor<2>>)> = None;
             for t in (0..batch_sizes.len()).rev() {
@@ -182,16 +197,15 @@ impl RnnLayer {
                 } else {
                     state.expect("a packed batch starts with at least one row")
                 };
-                let g = gi.clone().narrow(0, offsets[t], n);
-                let (h, c) = self.step(g, h, c);
+                let (h, c) = self.step(&steps[t], &whh, h, c);
                 if keep_steps {
-                    steps.push(h.clone());
+                    outputs.push(h.clone());
                 }
                 state = Some((h, c));
             }
-            steps.reverse();
+            outputs.reverse();
             let (h, _) = state.expect("a packed batch has at least one step");
-            (h, steps)
+            (h, outputs)
         } else {
             let b = batch_sizes[0];
             let mut h = Tensor::<2>::zeros([b, hd], &device);
@@ -205,19 +219,38 @@ impl RnnLayer {
                     h = h.narrow(0, 0, n);
                     c = c.map(|c| c.narrow(0, 0, n));
                 }
-                let g = gi.clone().narrow(0, offsets[t], n);
-                let (h2, c2) = self.step(g, h, c);
+                let (h2, c2) = self.step(&steps[t], &whh, h, c);
                 h = h2;
                 c = c2;
                 if keep_steps {
-                    steps.push(h.clone());
+                    outputs.push(h.clone());
                 }
             }
             finished.push(h);
             finished.reverse();
-            (Tensor::cat(finished, 0), steps)
+            (Tensor::cat(finished, 0), outputs)
         }
     }
+}
+
+/// Cut projected inputs `[N, G·H]` into per-step, per-gate views `[batch_sizes[t], H]`.
+fn split_steps(
+    gi: &Tensor<2>,
+    batch_sizes: &[usize],
+    gates: usize,
+    hd: usize,
+) -> Vec<Vec<Tensor<2>>> {
+    let mut off = 0;
+    batch_sizes
+        .iter()
+        .map(|&n| {
+            let rows = gi.clone().narrow(0, off, n);
+            off += n;
+            (0..gates)
+                .map(|g| rows.clone().narrow(1, g * hd, hd))
+                .collect()
+        })
+        .collect()
 }
 
 /// Configuration of a bidirectional recurrent layer.
@@ -297,21 +330,141 @@ impl BiRnn {
     }
 
     /// Run both directions over packed inputs `x` `[N, d_input]` laid out by `batch_sizes`
-    /// (see [`PackedBatch`](crate::batch::PackedBatch)).
+    /// (see [`PackedBatch`](crate::batch::PackedBatch)), with automatic differentiation
+    /// through everything when `x` lives on an autodiff device. For training prefer
+    /// [`BiRnn::forward_deferred`], which computes the same values and gradients faster.
     #[must_use]
     pub fn forward(&self, x: Tensor<2>, batch_sizes: &[usize], keep_steps: bool) -> BiRnnOutput {
-        let gf = self.fwd.project(x.clone());
-        let gb = self.bwd.project(x);
-        let (lf, sf) = self.fwd.run(&gf, batch_sizes, false, keep_steps);
-        let (lb, sb) = self.bwd.run(&gb, batch_sizes, true, keep_steps);
-        let steps = sf
+        let hd = self.d_hidden();
+        let gates = self.fwd.gates();
+        let sf = split_steps(&self.fwd.project(x.clone()), batch_sizes, gates, hd);
+        let sb = split_steps(&self.bwd.project(x), batch_sizes, gates, hd);
+        self.recur(&sf, &sb, batch_sizes, keep_steps)
+    }
+
+    /// Training forward pass with the input projection's gradients deferred: `x` is an
+    /// **inner** (non-autodiff) tensor `[N, d_input]`; the projections `x·W_ih + b` are
+    /// computed in one product per direction without tracking, and their per-step slices enter
+    /// the recurrence as gradient leaves. After `backward`, [`InputGrads::finish`] turns the
+    /// leaves' gradients into the gradients of `W_ih`, `b_ih` and `x` with three large
+    /// products.
+    ///
+    /// This is the same computation as [`BiRnn::forward`] (the tests check the gradients
+    /// agree), minus what burn's autodiff makes of slicing one large tensor once per time step:
+    /// a zero-filled gradient of the whole tensor per slice, quadratic in the sentence length.
+    #[must_use]
+    pub fn forward_deferred(
+        &self,
+        x: Tensor<2>,
+        batch_sizes: &[usize],
+        keep_steps: bool,
+    ) -> (BiRnnOutput, InputGrads) {
+        let hd = self.d_hidden();
+        let gates = self.fwd.gates();
+        let leaves = |layer: &RnnLayer| -> Vec<Vec<Tensor<2>>> {
+            split_steps(&layer.project_inner(x.clone()), batch_sizes, gates, hd)
+                .into_iter()
+                .map(|g| {
+                    g.into_iter()
+                        .map(|t| Tensor::from_inner(t).require_grad())
+                        .collect()
+                })
+                .collect()
+        };
+        let (sf, sb) = (leaves(&self.fwd), leaves(&self.bwd));
+        let out = self.recur(&sf, &sb, batch_sizes, keep_steps);
+        let dirs = [(&self.fwd, sf), (&self.bwd, sb)]
             .into_iter()
-            .zip(sb)
+            .map(|(layer, steps)| DirectionLeaves {
+                w_ih: layer.w_ih.val().inner(),
+                w_ih_id: layer.w_ih.id,
+                b_ih_id: layer.b_ih.id,
+                steps,
+            })
+            .collect();
+        (out, InputGrads { x, dirs, hd })
+    }
+
+    fn recur(
+        &self,
+        sf: &[Vec<Tensor<2>>],
+        sb: &[Vec<Tensor<2>>],
+        batch_sizes: &[usize],
+        keep_steps: bool,
+    ) -> BiRnnOutput {
+        let (lf, of) = self.fwd.run(sf, batch_sizes, false, keep_steps);
+        let (lb, ob) = self.bwd.run(sb, batch_sizes, true, keep_steps);
+        let steps = of
+            .into_iter()
+            .zip(ob)
             .map(|(f, b)| Tensor::cat(vec![f, b], 1))
             .collect();
         BiRnnOutput {
             last: Tensor::cat(vec![lf, lb], 1),
             steps,
         }
+    }
+}
+
+struct DirectionLeaves {
+    w_ih: Tensor<2>,
+    w_ih_id: ParamId,
+    b_ih_id: ParamId,
+    steps: Vec<Vec<Tensor<2>>>,
+}
+
+/// The deferred part of a [`BiRnn::forward_deferred`] pass: turns the gradients of the
+/// per-step projection leaves into parameter and input gradients.
+pub struct InputGrads {
+    x: Tensor<2>,
+    dirs: Vec<DirectionLeaves>,
+    hd: usize,
+}
+
+impl std::fmt::Debug for InputGrads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InputGrads")
+            .field("x", &self.x.dims())
+            .finish_non_exhaustive()
+    }
+}
+
+impl InputGrads {
+    /// After `loss.backward()`: the gradients of both directions' `W_ih` and `b_ih`, and the
+    /// gradient of the input `x` `[N, d_input]` (inner tensors).
+    #[must_use]
+    pub fn finish(self, grads: &mut Gradients) -> (Vec<ParamGrad>, Tensor<2>) {
+        let mut out = Vec::new();
+        let mut gx: Option<Tensor<2>> = None;
+        for dir in self.dirs {
+            let gates = dir.steps.first().map_or(0, Vec::len);
+            let per_gate: Vec<Tensor<2>> = (0..gates)
+                .map(|g| {
+                    let rows: Vec<Tensor<2>> = dir
+                        .steps
+                        .iter()
+                        .map(|step| {
+                            step[g].grad_remove(grads).unwrap_or_else(|| {
+                                let [n, h] = step[g].dims();
+                                Tensor::zeros([n, h], &self.x.device())
+                            })
+                        })
+                        .collect();
+                    Tensor::cat(rows, 0)
+                })
+                .collect();
+            let gg = Tensor::cat(per_gate, 1); // [N, G·H]
+            let gw = self.x.clone().transpose().matmul(gg.clone());
+            let gb = gg.clone().sum_dim(0).reshape([gates * self.hd]);
+            let dx = gg.matmul(dir.w_ih.transpose());
+            gx = Some(match gx {
+                Some(a) => a + dx,
+                None => dx,
+            });
+            out.push(ParamGrad::Rank2(dir.w_ih_id, gw));
+            out.push(ParamGrad::Rank1(dir.b_ih_id, gb));
+        }
+        let gx = gx.unwrap_or_else(|| self.x.zeros_like());
+        (out, gx)
     }
 }

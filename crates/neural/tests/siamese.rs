@@ -10,9 +10,8 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{ParallelIds, Siamese, SiameseConfig, SiameseTask};
-use bitext_neural::train::{TrainConfig, checkpoint, fit};
-use burn::optim::GradientsParams;
-use common::{cpu, grad_norms, host2, params};
+use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
+use common::{cpu, grad_norms, grad_values, host2, params};
 
 fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
     SiameseConfig {
@@ -55,17 +54,54 @@ fn gradient_reaches_every_parameter() {
         let src: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
         let mut tgt: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
         tgt.rotate_left(3);
-        let z = model
-            .pair_logits(&src, &tgt, Some(&mut Rng::seed(2)))
+        let labels = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0];
+        let loss = model
+            .pair_loss(&src, &tgt, &labels, Some(&mut Rng::seed(2)))
             .unwrap();
-        let loss = bce_with_logits(z, &[1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        let grads = backward(&model, loss).unwrap();
         let norms = grad_norms(&model, &grads);
         assert_eq!(norms.len(), params(&model).len());
         for (k, n) in norms.iter().enumerate() {
             assert!(
                 n.is_some_and(|n| n > 0.0 && n.is_finite()),
                 "{cell:?}: parameter {k} got gradient {n:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn deferred_gradients_equal_plain_autodiff() {
+    for (cell, shared) in [(CellKind::Gru, false), (CellKind::Lstm, true)] {
+        let config = SiameseConfig {
+            dropout_input: 0.2,
+            dropout_output: 0.3,
+            ..tiny(cell, shared)
+        };
+        let model = Siamese::new(&config, 4, &cpu().autodiff()).unwrap();
+        let data = toy_pairs(7, 3);
+        let src: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
+        let mut tgt: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
+        tgt.swap(0, 4);
+        let labels = [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+        let z = model
+            .pair_logits(&src, &tgt, Some(&mut Rng::seed(8)))
+            .unwrap();
+        let plain = backward(&model, bce_with_logits(z, &labels).into()).unwrap();
+        let loss = model
+            .pair_loss(&src, &tgt, &labels, Some(&mut Rng::seed(8)))
+            .unwrap();
+        assert_eq!(loss.deferred.len(), 1);
+        let deferred = backward(&model, loss).unwrap();
+        let (a, b) = (grad_values(&model, &plain), grad_values(&model, &deferred));
+        assert_eq!(a.len(), b.len());
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            let (x, y) = (x.as_ref().unwrap(), y.as_ref().unwrap());
+            let scale = x.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+            let d = common::max_diff(x, y);
+            assert!(
+                d <= 1e-4 * scale,
+                "{cell:?} parameter {k}: differs by {d} (scale {scale})"
             );
         }
     }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
 use crate::mlp::{Mlp, MlpConfig, PairSet};
-use crate::train::{Task, Validation, checkpoint};
+use crate::train::{Task, TrainLoss, Validation, checkpoint};
 
 /// What `model.json` of an MLP similarity says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,13 +98,10 @@ impl Task for MlpTask {
         batch.len()
     }
 
-    fn loss(&self, model: &Mlp, batch: &Vec<usize>, rng: &mut Rng) -> Result<Tensor<1>> {
+    fn loss(&self, model: &Mlp, batch: &Vec<usize>, rng: &mut Rng) -> Result<TrainLoss> {
         let device = model.output.weight.device();
         let x = input(model, &self.train, batch, &device)?;
-        Ok(bce_with_logits(
-            model.logits(x, Some(rng)),
-            &labels(&self.train, batch),
-        ))
+        Ok(bce_with_logits(model.logits(x, Some(rng)), &labels(&self.train, batch)).into())
     }
 
     fn validate(&self, model: &Mlp) -> Result<Option<Validation>> {

@@ -10,9 +10,10 @@ use burn::tensor::{Device, Tensor};
 use crate::batch::PackedBatch;
 use crate::error::{Error, Result};
 use crate::init::int1;
-use crate::layers::{Dense, Embedding, dropout};
+use crate::layers::{Dense, Embedding, bce_with_logits, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig};
 use crate::siamese::SiameseConfig;
+use crate::train::{Deferred, TrainLoss};
 
 /// The siamese classifier. Both languages share the recurrent encoder; each has its own rows
 /// of the embedding table unless the configuration shares them.
@@ -101,14 +102,33 @@ impl Siamese {
     }
 
     /// Encode a packed batch: `[B, 2·hidden]` rows in the caller's order. Dropout applies when
-    /// `rng` is given (training).
-    fn encode_packed(&self, batch: &PackedBatch, mut rng: Option<&mut Rng>) -> Result<Tensor<2>> {
-        let x = self.embedding.lookup(batch)?;
-        let x = dropout(x, self.dropout_input, rng.as_deref_mut());
-        let out = self.rnn.forward(x, batch.batch_sizes(), false);
+    /// `rng` is given (training). With `deferred` (on an autodiff device), the embedding and
+    /// input-projection gradients come from the returned stage.
+    fn encode_packed(
+        &self,
+        batch: &PackedBatch,
+        mut rng: Option<&mut Rng>,
+        deferred: bool,
+    ) -> Result<(Tensor<2>, Option<Deferred>)> {
+        let (out, stage) = if deferred {
+            let (x, eg) =
+                self.embedding
+                    .lookup_deferred(batch, self.dropout_input, rng.as_deref_mut())?;
+            let (out, ig) = self.rnn.forward_deferred(x, batch.batch_sizes(), false);
+            let stage: Deferred = Box::new(move |grads| {
+                let (mut pg, gx) = ig.finish(grads);
+                pg.push(eg.finish(gx));
+                Ok(pg)
+            });
+            (out, Some(stage))
+        } else {
+            let x = self.embedding.lookup(batch)?;
+            let x = dropout(x, self.dropout_input, rng.as_deref_mut());
+            (self.rnn.forward(x, batch.batch_sizes(), false), None)
+        };
         let device = out.last.device();
         let v = out.last.select(0, int1(batch.position(), &device));
-        Ok(dropout(v, self.dropout_output, rng))
+        Ok((dropout(v, self.dropout_output, rng), stage))
     }
 
     /// Sentence vectors `[n, 2·hidden]` of token-id sequences of one language: the forward
@@ -119,7 +139,7 @@ impl Siamese {
     pub fn encode(&self, seqs: &[&[u32]], side: Side, rng: Option<&mut Rng>) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
         let batch = PackedBatch::new(&self.table_ids(seqs, side))?;
-        self.encode_packed(&batch, rng)
+        Ok(self.encode_packed(&batch, rng, false)?.0)
     }
 
     /// Logits `[B]` of the matching head for sentence vectors `a`, `b` `[B, 2·hidden]`.
@@ -142,7 +162,8 @@ impl Siamese {
     }
 
     /// Logits `[B]` of pairs `(src[i], tgt[i])`. Both sides go through the shared encoder in
-    /// one packed batch (same result as two calls, larger matrix products).
+    /// one packed batch (same result as two calls, larger matrix products). On an autodiff
+    /// device every operation is tracked: [`Siamese::pair_loss`] trains faster.
     ///
     /// # Errors
     /// As [`Siamese::encode`]; [`Error::Input`] when the sides differ in length.
@@ -152,6 +173,45 @@ impl Siamese {
         tgt: &[&[u32]],
         rng: Option<&mut Rng>,
     ) -> Result<Tensor<1>> {
+        Ok(self.pair_logits_with(src, tgt, rng, false)?.0)
+    }
+
+    /// The training loss of pairs with 0/1 `labels`: mean binary cross-entropy of
+    /// [`Siamese::pair_logits`], with the embedding and input-projection gradients deferred
+    /// (see [`BiRnn::forward_deferred`](crate::rnn::BiRnn::forward_deferred)) when the model
+    /// is on an autodiff device.
+    ///
+    /// # Errors
+    /// As [`Siamese::pair_logits`]; [`Error::Input`] when `labels` has another length.
+    pub fn pair_loss(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        labels: &[f32],
+        rng: Option<&mut Rng>,
+    ) -> Result<TrainLoss> {
+        if labels.len() != src.len() {
+            return Err(Error::Input(format!(
+                "{} labels for {} pairs",
+                labels.len(),
+                src.len()
+            )));
+        }
+        let deferred = self.embedding.weight.device().is_autodiff();
+        let (z, stage) = self.pair_logits_with(src, tgt, rng, deferred)?;
+        Ok(TrainLoss {
+            value: bce_with_logits(z, labels),
+            deferred: stage.into_iter().collect(),
+        })
+    }
+
+    fn pair_logits_with(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        rng: Option<&mut Rng>,
+        deferred: bool,
+    ) -> Result<(Tensor<1>, Option<Deferred>)> {
         if src.len() != tgt.len() {
             return Err(Error::Input(format!(
                 "{} source but {} target sentences",
@@ -164,10 +224,10 @@ impl Siamese {
         let mut all = self.table_ids(src, Side::Source);
         all.extend(self.table_ids(tgt, Side::Target));
         let batch = PackedBatch::new(&all)?;
-        let v = self.encode_packed(&batch, rng)?;
+        let (v, stage) = self.encode_packed(&batch, rng, deferred)?;
         let n = src.len();
         let a = v.clone().narrow(0, 0, n);
         let b = v.narrow(0, n, n);
-        Ok(self.head(a, b))
+        Ok((self.head(a, b), stage))
     }
 }

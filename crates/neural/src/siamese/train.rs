@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
 use crate::siamese::{Siamese, SiameseConfig};
-use crate::train::{Task, Validation, checkpoint};
+use crate::train::{Task, TrainLoss, Validation, checkpoint};
 
 /// Parallel sentences as token ids: `src[k]` translates `tgt[k]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -206,9 +206,16 @@ impl Task for SiameseTask {
         batch.len()
     }
 
-    fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<Tensor<1>> {
-        let z = logits(model, &self.train, batch, Some(rng))?;
-        Ok(bce_with_logits(z, &labels(batch)))
+    fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        let src: Vec<&[u32]> = batch
+            .iter()
+            .map(|e| &self.train.src[e.0 as usize][..])
+            .collect();
+        let tgt: Vec<&[u32]> = batch
+            .iter()
+            .map(|e| &self.train.tgt[e.1 as usize][..])
+            .collect();
+        model.pair_loss(&src, &tgt, &labels(batch), Some(rng))
     }
 
     fn validate(&self, model: &Siamese) -> Result<Option<Validation>> {

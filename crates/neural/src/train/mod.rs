@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bitext_core::Rng;
-use burn::module::Module;
+use burn::module::{Module, ParamId};
 use burn::optim::GradientsParams;
-use burn::tensor::Tensor;
+use burn::tensor::{Gradients, Tensor};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -46,11 +46,12 @@ pub trait Task {
     /// Items (pairs, sentences) in a batch, for throughput and the mean loss.
     fn batch_items(&self, batch: &Self::Batch) -> usize;
 
-    /// The mean loss of a batch `[1]`; dropout masks come from `rng`.
+    /// The mean loss of a batch `[1]` (with any deferred gradient stages); dropout masks come
+    /// from `rng`.
     ///
     /// # Errors
     /// When the batch does not fit the model.
-    fn loss(&self, model: &Self::Model, batch: &Self::Batch, rng: &mut Rng) -> Result<Tensor<1>>;
+    fn loss(&self, model: &Self::Model, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss>;
 
     /// Validation of the inference copy of the model (`None` when the task has no held-out
     /// data; the last epoch's model is then kept).
@@ -226,6 +227,74 @@ struct TrainingDoc<'a> {
     state: &'a TrainerState,
 }
 
+/// A parameter's gradient computed outside burn's autodiff graph (on the inner device).
+#[derive(Debug, Clone)]
+pub enum ParamGrad {
+    /// Of a vector parameter.
+    Rank1(ParamId, Tensor<1>),
+    /// Of a matrix parameter.
+    Rank2(ParamId, Tensor<2>),
+}
+
+/// A gradient stage run after back-propagation: reads (and removes) the gradients of leaves it
+/// created during the forward pass, returns the parameter gradients they imply.
+pub type Deferred = Box<dyn FnOnce(&mut Gradients) -> Result<Vec<ParamGrad>> + Send>;
+
+/// A training loss: the value to back-propagate and the deferred gradient stages of the forward
+/// pass (see [`crate::rnn::BiRnn::forward_deferred`]).
+pub struct TrainLoss {
+    /// The mean loss, `[1]`, on an autodiff device.
+    pub value: Tensor<1>,
+    /// Stages to run after `value.backward()`.
+    pub deferred: Vec<Deferred>,
+}
+
+impl std::fmt::Debug for TrainLoss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrainLoss")
+            .field("deferred", &self.deferred.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<Tensor<1>> for TrainLoss {
+    fn from(value: Tensor<1>) -> Self {
+        Self {
+            value,
+            deferred: Vec::new(),
+        }
+    }
+}
+
+fn add_grad<const D: usize>(params: &mut GradientsParams, id: ParamId, g: Tensor<D>) {
+    let g = match params.remove::<D>(id) {
+        Some(old) => old + g,
+        None => g,
+    };
+    params.register(id, g);
+}
+
+/// Back-propagate a loss through `model`: burn's gradients plus those of the deferred stages,
+/// keyed by parameter.
+///
+/// # Errors
+/// A deferred stage's error.
+pub fn backward<M: Module>(model: &M, loss: TrainLoss) -> Result<GradientsParams> {
+    let mut grads = loss.value.backward();
+    let mut extra = Vec::new();
+    for stage in loss.deferred {
+        extra.extend(stage(&mut grads)?);
+    }
+    let mut params = GradientsParams::from_grads(grads, model);
+    for g in extra {
+        match g {
+            ParamGrad::Rank1(id, t) => add_grad(&mut params, id, t),
+            ParamGrad::Rank2(id, t) => add_grad(&mut params, id, t),
+        }
+    }
+    Ok(params)
+}
+
 /// One optimisation step at a time: back-propagation, global-norm clipping, the optimiser's
 /// update. [`fit`] uses it; benchmarks and custom loops can too.
 pub struct Updater {
@@ -263,9 +332,9 @@ impl Updater {
     /// Returns the updated model and the global gradient norm before clipping.
     ///
     /// # Errors
-    /// When the gradient norm cannot be read back.
-    pub fn step<M: Module>(&mut self, model: M, loss: Tensor<1>, lr: f64) -> Result<(M, f64)> {
-        let mut grads = GradientsParams::from_grads(loss.backward(), &model);
+    /// As [`backward`].
+    pub fn step<M: Module>(&mut self, model: M, loss: TrainLoss, lr: f64) -> Result<(M, f64)> {
+        let mut grads = backward(&model, loss)?;
         let norm = match self.clip_norm {
             Some(c) => clip_global_norm(&model, &mut grads, c)?,
             None => grad_norm(&model, &mut grads)?.0,
@@ -327,7 +396,7 @@ pub fn fit<T: Task + Send>(
             for batch in &batches {
                 let n = task.batch_items(batch);
                 let loss = task.loss(&model, batch, &mut drop_rng)?;
-                let lv = f64::from(crate::init::to_host1(loss.clone())?[0]);
+                let lv = f64::from(crate::init::to_host1(loss.value.clone())?[0]);
                 if !lv.is_finite() {
                     return Err(Error::Diverged {
                         epoch,

@@ -37,6 +37,23 @@ pub fn grad_norms<M: Module>(m: &M, grads: &GradientsParams) -> Vec<Option<f64>>
     v.1
 }
 
+/// Each float parameter's gradient values (`None` when it has none).
+pub fn grad_values<M: Module>(m: &M, grads: &GradientsParams) -> Vec<Option<Vec<f32>>> {
+    struct V<'a>(&'a GradientsParams, Vec<Option<Vec<f32>>>);
+    impl ModuleVisitor for V<'_> {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let g = self
+                .0
+                .get::<D>(p.id)
+                .map(|g| g.into_data().try_into_vec::<f32>().unwrap());
+            self.1.push(g);
+        }
+    }
+    let mut v = V(grads, Vec::new());
+    m.visit(&mut v);
+    v.1
+}
+
 /// A 2-D tensor's values.
 pub fn host2(t: Tensor<2>) -> Vec<f32> {
     t.into_data().try_into_vec::<f32>().unwrap()
