@@ -254,7 +254,11 @@ mod tests {
         let boxed: Box<dyn Tokenizer> = Box::new(Letters);
         let arc: Arc<dyn Tokenizer> = Arc::new(Letters);
         assert_eq!(boxed.encode_ids("cab").unwrap(), vec![2, 0, 1]);
-        assert_eq!((&arc).decode(&[7, 8]).unwrap(), "hi");
+        fn generic<T: Tokenizer>(t: T) -> String {
+            t.decode(&[7, 8]).unwrap()
+        }
+        assert_eq!(generic(&arc), "hi");
+        assert_eq!(generic(&boxed), "hi");
         assert_eq!(arc.special_ids(), SpecialIds::default());
         assert_eq!(boxed.lang_id("de"), None);
         let texts: Vec<String> = (0..200).map(|i| "ab".repeat(i % 7)).collect();

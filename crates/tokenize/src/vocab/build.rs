@@ -329,6 +329,22 @@ mod tests {
     }
 
     #[test]
+    fn counting_files_streams_and_names_bad_lines() {
+        let words = WordTokenizer::default();
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.txt");
+        std::fs::write(&p, "der Hund\n\r\ndie Katze &amp; der Hund\n").unwrap();
+        let mut c = TokenCounter::new();
+        c.add_file(&words, &p).unwrap();
+        assert_eq!((c.get("der"), c.get("&"), c.total()), (2, 1, 7));
+        std::fs::write(&p, b"ok\nok\nbad \xc3(\n").unwrap();
+        let e = c.add_file(&words, &p).unwrap_err().to_string();
+        assert!(e.contains("c.txt:3: invalid UTF-8"), "{e}");
+        let e = c.add_file(&words, d.path().join("none.txt")).unwrap_err();
+        assert!(e.to_string().contains("none.txt"), "{e}");
+    }
+
+    #[test]
     fn parallel_counting_equals_sequential() {
         let words = WordTokenizer::default();
         let texts: Vec<String> = (0..2000)

@@ -2,14 +2,16 @@
 //!
 //! ```text
 //! #bitext-vocab 1
-//! <pad>	special=pad
-//! <unk>	special=unk
-//! <s>	special=bos
-//! </s>	special=eos
-//! <de>	special=lang
-//! ,	120345
-//! der	98012
+//! <pad>\tspecial=pad
+//! <unk>\tspecial=unk
+//! <s>\tspecial=bos
+//! </s>\tspecial=eos
+//! <de>\tspecial=lang
+//! ,\t120345
+//! der\t98012
 //! ```
+//!
+//! (`\t` stands for a tab character.)
 //!
 //! - Line 1 is the header `#bitext-vocab 1` (format version 1).
 //! - Every other line is `token<TAB>value`: `value` is a count (a non-negative decimal integer)

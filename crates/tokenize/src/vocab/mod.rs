@@ -1,6 +1,6 @@
 //! Vocabularies: token ↔ id with special tokens (pad, unk, bos, eos, language tags), built
 //! from token counts ([`TokenCounter`], [`VocabBuilder`]) and saved in a small text format
-//! ([`Vocab::save`], described in [`file`]).
+//! ([`Vocab::save`], described in [`file`](mod@file)).
 
 mod build;
 pub mod file;

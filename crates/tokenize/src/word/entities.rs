@@ -83,8 +83,10 @@ const MAX_NAME: usize = 8;
 
 /// Replace the HTML character references in `text` by the characters they stand for.
 ///
-/// Borrows `text` when it holds no reference. See the [module docs](self) for what counts as
-/// a reference.
+/// Only well-formed references are replaced: a named entity of HTML 4 or `&apos;`, or a
+/// decimal/hexadecimal code point of a Unicode scalar value (not 0, not a surrogate), closed
+/// by `;`. Anything else (`&foo;`, `&#xD800;`, `AT&T`) stays as it is. One pass: `&amp;quot;`
+/// becomes `&quot;`. Borrows `text` when nothing is replaced.
 ///
 /// ```
 /// use bitext_tokenize::unescape_html;

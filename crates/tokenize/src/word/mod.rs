@@ -11,7 +11,8 @@
 //! 3. Whitespace (Unicode `White_Space`, including no-break spaces), control characters and the
 //!    zero-width space separate tokens and are dropped. Tokens never contain them.
 //! 4. A token is a run of letters and digits (`char::is_alphanumeric`, any script). Combining
-//!    marks, zero-width (non-)joiners and emoji skin tones continue the token before them.
+//!    marks, zero-width (non-)joiners and emoji skin tones continue the token before them, and
+//!    a symbol after a zero-width joiner joins the symbol before it (`👨‍👩` is one token).
 //!    CJK ideographs are one token each ([`WordConfig::split_cjk`], on by default, as BERT);
 //!    other scripts written without spaces (Thai, Khmer) stay one token per run.
 //! 5. Every other punctuation or symbol character is a token of its own; a run of one repeated
@@ -28,21 +29,27 @@
 //!    them, English `students'`) unless an apostrophe opened a quotation earlier on the line, in
 //!    which case it closes it (`'hello'` → `'` `hello` `'`).
 //! 9. `.` between letters or digits stays inside (`U.S`, `www.example.com`). A final `.` stays
-//!    on its word when the word has an inner period and a letter (`U.S.`, `z.B.`, `e.g.`), or,
-//!    when more text follows on the line, when the word is a single letter (`J. Watson`), a
-//!    number of at most three digits followed by a letter or digit (German ordinals: `13.
-//!    November`), a built-in abbreviation (`Mr.`, `Dr.`, `Nr.`, `bzw.`, `ca.`, `vs.` …), or
-//!    the next word starts lowercase (`usw. vollgepackter`). Otherwise it is split off
-//!    (`Er kam.` → `Er` `kam` `.`).
+//!    on its word when the word is an abbreviation with inner periods whose parts have one to
+//!    four letters (`U.S.`, `z.B.`, `e.g.`, `Ph.D.`; not `example.com.`), or, when more text
+//!    follows on the line, when the word is a single letter (`J. Watson`), a number of at most
+//!    three digits followed by a letter or digit (German ordinals: `13. November`), a built-in
+//!    abbreviation, ignoring case (`Mr.`, `Dr.`, `Nr.`, `bzw.`, `ca.`, `vs.` …), or the next
+//!    word starts lowercase (`usw. vollgepackter`). Otherwise it is split off (`Er kam.` →
+//!    `Er` `kam` `.`).
 //! 10. Lowercasing ([`WordConfig::lowercase`], off by default) is Unicode lowercasing per token
 //!     (`ÄRGER` → `ärger`, final sigma `ΟΔΟΣ` → `οδος`), applied after splitting so the rules
 //!     above see the original case.
 //!
 //! Text that Moses already tokenized (`Der Hund , sagte er .`) tokenizes to its
 //! space-separated tokens, entities unescaped: Moses splits what these rules split, and the
-//! tokens it keeps whole (`'s`, `l'`, `z.B.`, `13.`, `Mr.`, `-5`, `...`) are kept whole here.
-//! The exception is a period Moses kept after an abbreviation outside the built-in list when
-//! a capitalised word follows (`Sp. Z`), which is split here.
+//! tokens it keeps whole (`'s`, `n't`, `l'`, `z.B.`, `13.`, `Mr.`, `-5`, `...`, `--`) are kept
+//! whole here. Exceptions: a period Moses kept at the end of a line, or before a capitalised
+//! word after an abbreviation outside the built-in list (`usw. Lassen`), is split off; so is a
+//! leading apostrophe before something other than an English clitic (Moses' English rules
+//! write `dell'Acqua` as `dell 'Acqua`, here `dell` `'` `Acqua`).
+//!
+//! Tokenizing the space-joined tokens again gives the same tokens (checked by a property
+//! test), so tokenized output can be stored as text and read back.
 
 mod classify;
 pub(crate) mod entities;

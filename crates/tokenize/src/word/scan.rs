@@ -82,26 +82,26 @@ impl<'t, F: FnMut(&'t str)> Scanner<'t, F> {
         let mut han = false;
         // Whether the previous character (marks looked through) is a letter/digit, a digit.
         let (mut prev_alnum, mut prev_digit) = (false, false);
-        let mut it = chunk.char_indices().peekable();
-        while let Some((off, c)) = it.next() {
+        // Each character is classified once: the class of the next one is carried over.
+        let mut it = chunk.char_indices().map(|(o, c)| (o, c, classify(c)));
+        let mut cur = it.next();
+        while let Some((off, c, class)) = cur {
+            cur = it.next();
             let i = s + off;
             let j = i + c.len_utf8();
             let glued = std::mem::take(&mut self.glue);
-            let next = it.peek().map(|&(_, n)| n);
+            let next = cur.map(|(_, n, _)| n);
             // Whether the next character can continue a word (a CJK ideograph cannot when
             // ideographs are tokens of their own).
-            let next_alnum = next.is_some_and(|n| match classify(n) {
-                Class::Word => true,
-                Class::Han => !self.split_cjk,
+            let next_alnum = match cur {
+                Some((_, _, Class::Word)) => true,
+                Some((_, _, Class::Han)) => !self.split_cjk,
                 _ => false,
-            });
-            let class = classify(c);
+            };
             match class {
                 Class::Word | Class::Han => {
                     if han || (class == Class::Han && self.split_cjk) {
-                        if let Some(w) = word.take() {
-                            self.emit(w, i);
-                        }
+                        self.close(&mut word, i);
                     }
                     han = class == Class::Han && self.split_cjk;
                     word.get_or_insert(i);
