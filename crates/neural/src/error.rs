@@ -42,6 +42,9 @@ pub enum Error {
         /// The loss value.
         loss: f64,
     },
+    /// An error of a tokenizer or vocabulary (names the file and line where there is one).
+    #[error(transparent)]
+    Tokenize(#[from] bitext_tokenize::Error),
 }
 
 /// `Result` with [`Error`].

@@ -8,6 +8,7 @@
 //!   global-norm clipping, learning-rate schedules, validation, early stopping, checkpoints,
 //!   resumption, progress).
 //! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
+//! - [`text`]: the tokenizers saved with a model, word vocabularies built from training text.
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019) over any sentence embeddings.
 //!
 //! ```
@@ -32,6 +33,7 @@ pub mod layers;
 pub mod mlp;
 pub mod rnn;
 pub mod siamese;
+pub mod text;
 pub mod train;
 
 pub use error::{Error, Result};

@@ -6,9 +6,14 @@
 mod config;
 mod infer;
 mod model;
+mod text;
 mod train;
 
 pub use config::{SiameseConfig, SiameseTrainConfig};
 pub use infer::SiameseScorer;
 pub use model::Siamese;
+pub use text::{
+    SiameseDescription, SiameseEncoder, SiameseTextTraining, SiameseTrained, model_kind,
+    split_indices, train_siamese,
+};
 pub use train::{Describe, Example, ParallelIds, SiameseTask, examples_with_negatives};

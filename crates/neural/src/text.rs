@@ -1,0 +1,241 @@
+//! Text in, token ids out, for the models: the tokenizers a model was trained with, saved as
+//! [`TokenizerSpec`]s whose vocabulary files live in the model directory (so the directory can
+//! be moved), and building word vocabularies from training text.
+
+use std::path::{Path, PathBuf};
+
+use bitext_encode::Side;
+use bitext_tokenize::{
+    SequenceConfig, TokenCounter, Tokenizer, TokenizerSpec, VocabBuilder, WordConfig, WordTokenizer,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The tokenizers of a model, as saved in its `model.json`: one shared by both languages, or
+/// one per language. Vocabulary paths are relative to the model directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextConfig {
+    /// The source language's tokenizer (both languages' when `target` is `None`).
+    pub source: TokenizerSpec,
+    /// The target language's tokenizer.
+    #[serde(default)]
+    pub target: Option<TokenizerSpec>,
+}
+
+/// `spec` with its files resolved against `dir` (relative paths only).
+///
+/// # Errors
+/// [`Error::Config`] for a tokenizer kind this version cannot relocate.
+pub fn resolve_spec(spec: &TokenizerSpec, dir: &Path) -> Result<TokenizerSpec> {
+    match spec {
+        TokenizerSpec::Word {
+            vocab,
+            word,
+            sequence,
+        } => Ok(TokenizerSpec::Word {
+            vocab: if vocab.is_relative() {
+                dir.join(vocab)
+            } else {
+                vocab.clone()
+            },
+            word: *word,
+            sequence: *sequence,
+        }),
+        other => Err(Error::Config(format!(
+            "cannot resolve the files of tokenizer {other:?}"
+        ))),
+    }
+}
+
+/// Loaded tokenizers of a model.
+pub struct TextCodec {
+    config: TextConfig,
+    source: Box<dyn Tokenizer>,
+    target: Option<Box<dyn Tokenizer>>,
+}
+
+impl std::fmt::Debug for TextCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextCodec")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TextCodec {
+    /// Build the tokenizers of `config`, with files relative to `dir`.
+    ///
+    /// # Errors
+    /// A vocabulary file that cannot be read (naming it); [`Error::Config`].
+    pub fn load(config: &TextConfig, dir: &Path) -> Result<Self> {
+        let build = |spec: &TokenizerSpec| -> Result<Box<dyn Tokenizer>> {
+            Ok(resolve_spec(spec, dir)?.build()?)
+        };
+        Ok(Self {
+            source: build(&config.source)?,
+            target: config.target.as_ref().map(build).transpose()?,
+            config: config.clone(),
+        })
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &TextConfig {
+        &self.config
+    }
+
+    /// The tokenizer of `side`.
+    #[must_use]
+    pub fn tokenizer(&self, side: Side) -> &dyn Tokenizer {
+        match (side, &self.target) {
+            (Side::Target, Some(t)) => t.as_ref(),
+            _ => self.source.as_ref(),
+        }
+    }
+
+    /// Whether both languages share one tokenizer (and so one vocabulary).
+    #[must_use]
+    pub fn shared(&self) -> bool {
+        self.target.is_none()
+    }
+
+    /// Vocabulary sizes of the source and target sides.
+    #[must_use]
+    pub fn vocab_sizes(&self) -> (usize, usize) {
+        (
+            self.tokenizer(Side::Source).vocab_size(),
+            self.tokenizer(Side::Target).vocab_size(),
+        )
+    }
+
+    /// Token ids of `sentences` of `side` (in parallel on all cores).
+    ///
+    /// # Errors
+    /// The tokenizer's errors; [`Error::Input`] naming the first sentence without tokens.
+    pub fn encode(&self, side: Side, sentences: &[&str]) -> Result<Vec<Vec<u32>>> {
+        let ids = self.tokenizer(side).encode_batch_ids(sentences)?;
+        if let Some(i) = ids.iter().position(Vec::is_empty) {
+            return Err(Error::Input(format!(
+                "{side:?} sentence {i} ({:?}) has no tokens",
+                sentences[i]
+            )));
+        }
+        Ok(ids)
+    }
+}
+
+/// How to build word vocabularies from training text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WordVocabConfig {
+    /// One vocabulary for both languages (shared embeddings) instead of one each.
+    pub joint: bool,
+    /// Keep tokens seen at least this often.
+    pub min_count: u64,
+    /// Keep at most this many tokens (the most frequent), special tokens included.
+    pub max_size: Option<usize>,
+    /// Word tokenizer options.
+    pub word: WordConfig,
+    /// Framing and truncation.
+    pub sequence: SequenceConfig,
+}
+
+impl Default for WordVocabConfig {
+    fn default() -> Self {
+        Self {
+            joint: true,
+            min_count: 2,
+            max_size: Some(32_000),
+            word: WordConfig {
+                lowercase: true,
+                ..WordConfig::default()
+            },
+            sequence: SequenceConfig {
+                add_bos: false,
+                add_eos: false,
+                max_len: Some(80),
+            },
+        }
+    }
+}
+
+/// Count the words of the training text, build the vocabularies (`vocab.txt`, or
+/// `vocab.src.txt` and `vocab.tgt.txt`) into `dir`, and return the text configuration that
+/// points at them.
+///
+/// # Errors
+/// Vocabulary building or writing errors, naming the file.
+pub fn build_word_vocab<S: AsRef<str> + Sync>(
+    dir: &Path,
+    src: &[S],
+    tgt: &[S],
+    config: &WordVocabConfig,
+) -> Result<TextConfig> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Core(bitext_core::Error::io(dir, e)))?;
+    let words = WordTokenizer::new(config.word);
+    let mut builder = VocabBuilder::new().min_count(config.min_count);
+    if let Some(m) = config.max_size {
+        builder = builder.max_size(m);
+    }
+    let spec = |file: &str| TokenizerSpec::Word {
+        vocab: PathBuf::from(file),
+        word: config.word,
+        sequence: config.sequence,
+    };
+    let write = |counts: &TokenCounter, file: &str| -> Result<()> {
+        builder.build(counts)?.save(dir.join(file))?;
+        Ok(())
+    };
+    if config.joint {
+        let mut counts = TokenCounter::from_texts(&words, src);
+        counts.add_texts(&words, tgt);
+        write(&counts, "vocab.txt")?;
+        Ok(TextConfig {
+            source: spec("vocab.txt"),
+            target: None,
+        })
+    } else {
+        write(&TokenCounter::from_texts(&words, src), "vocab.src.txt")?;
+        write(&TokenCounter::from_texts(&words, tgt), "vocab.tgt.txt")?;
+        Ok(TextConfig {
+            source: spec("vocab.src.txt"),
+            target: Some(spec("vocab.tgt.txt")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_relocatable_vocabularies() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = ["der hund bellt .", "der hund schläft ."];
+        let tgt = ["the dog barks .", "the dog sleeps ."];
+        for joint in [true, false] {
+            let config = WordVocabConfig {
+                joint,
+                min_count: 1,
+                ..WordVocabConfig::default()
+            };
+            let text = build_word_vocab(dir.path(), &src, &tgt, &config).unwrap();
+            // Move the directory: relative vocabulary paths still resolve.
+            let moved = dir.path().join(format!("moved-{joint}"));
+            std::fs::create_dir_all(&moved).unwrap();
+            for f in ["vocab.txt", "vocab.src.txt", "vocab.tgt.txt"] {
+                let p = dir.path().join(f);
+                if p.exists() {
+                    std::fs::copy(&p, moved.join(f)).unwrap();
+                }
+            }
+            let codec = TextCodec::load(&text, &moved).unwrap();
+            assert_eq!(codec.shared(), joint);
+            let ids = codec.encode(Side::Target, &["The dog ."]).unwrap();
+            assert_eq!(ids[0].len(), 3);
+            assert!(codec.encode(Side::Source, &["ok", "  "]).is_err());
+        }
+    }
+}
