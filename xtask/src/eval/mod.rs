@@ -4,6 +4,8 @@
 //! them).
 
 mod data;
+mod neural;
+mod neural_mlp;
 
 use std::path::{Path, PathBuf};
 
@@ -28,11 +30,18 @@ impl Ctx {
 type Task = fn(&Ctx) -> Result<String>;
 
 /// Every task, in the order `cargo xtask eval` runs them.
-const TASKS: &[(&str, &str, Task)] = &[(
-    "data",
-    "read every shared data file with bitext-core's readers",
-    data::run,
-)];
+const TASKS: &[(&str, &str, Task)] = &[
+    (
+        "data",
+        "read every shared data file with bitext-core's readers",
+        data::run,
+    ),
+    (
+        "neural",
+        "train the siamese BiGRU (30 min), noisy-parallel P/R/F1, BUCC-style F1, Tatoeba, MLP",
+        neural::run,
+    ),
+];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--list") {

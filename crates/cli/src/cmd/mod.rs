@@ -1,3 +1,7 @@
 //! One module per subcommand.
 
+pub(crate) mod embed;
 pub(crate) mod eval;
+pub(crate) mod neural;
+pub(crate) mod score;
+pub(crate) mod train;

@@ -1,0 +1,177 @@
+//! Neural model directories in the CLI: loading a trained model (`bitext train` writes them)
+//! as a sentence encoder (`bitext embed --model`) or as a scorer of aligned pairs (`bitext
+//! score --model`), and reading sentence inputs.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use bitext_core::Embeddings;
+use bitext_core::io::text::{EmptyLines, read_lines, read_parallel};
+use bitext_core::io::tsv::BitextTsvReader;
+use bitext_encode::{SentenceEncoder, Side};
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::mlp::{Mlp, MlpScorer, load_mlp};
+use bitext_neural::siamese::{SiameseEncoder, model_kind};
+use bitext_similarity::PairScorer;
+use clap::ValueEnum;
+
+/// A side on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SideArg {
+    /// The source language (the first language of the training pairs).
+    Source,
+    /// The target language.
+    Target,
+}
+
+impl From<SideArg> for Side {
+    fn from(s: SideArg) -> Side {
+        match s {
+            SideArg::Source => Side::Source,
+            SideArg::Target => Side::Target,
+        }
+    }
+}
+
+/// A trained neural model.
+pub(crate) enum NeuralModel {
+    /// The siamese classifier: encodes sentences and classifies pairs.
+    Siamese(Box<SiameseEncoder>),
+    /// An MLP similarity over the vectors of an encoder.
+    Mlp {
+        /// The network.
+        mlp: Box<Mlp>,
+        /// The encoder it was trained on.
+        encoder: Box<SiameseEncoder>,
+    },
+}
+
+/// The encoder directory an MLP names: absolute, or relative to the MLP's directory.
+fn encoder_dir(mlp_dir: &Path, named: Option<&str>) -> Result<PathBuf> {
+    let named = named.with_context(|| {
+        format!(
+            "{}: the MLP names no encoder (field \"encoder\" of model.json)",
+            mlp_dir.display()
+        )
+    })?;
+    let p = PathBuf::from(named);
+    Ok(if p.is_absolute() { p } else { mlp_dir.join(p) })
+}
+
+/// Load the model saved in `dir`.
+pub(crate) fn load(dir: &Path, backend: BackendSpec) -> Result<NeuralModel> {
+    match model_kind(dir)?.as_str() {
+        "siamese" => Ok(NeuralModel::Siamese(Box::new(SiameseEncoder::load(
+            dir, backend,
+        )?))),
+        "mlp" => {
+            let (mlp, desc) = load_mlp(dir, backend)?;
+            let edir = encoder_dir(dir, desc.encoder.as_deref())?;
+            let encoder = SiameseEncoder::load(&edir, backend)
+                .with_context(|| format!("loading the MLP's encoder {}", edir.display()))?;
+            if encoder.dim() != mlp.dim() {
+                bail!(
+                    "{}: the MLP compares {}-dimensional vectors but its encoder {} makes {}",
+                    dir.display(),
+                    mlp.dim(),
+                    edir.display(),
+                    encoder.dim()
+                );
+            }
+            Ok(NeuralModel::Mlp {
+                mlp: Box::new(mlp),
+                encoder: Box::new(encoder),
+            })
+        }
+        other => bail!("{}: unknown model kind {other:?}", dir.display()),
+    }
+}
+
+impl NeuralModel {
+    /// The sentence encoder (the MLP's encoder for an MLP).
+    pub(crate) fn encoder(&self) -> &SiameseEncoder {
+        match self {
+            NeuralModel::Siamese(e) | NeuralModel::Mlp { encoder: e, .. } => e,
+        }
+    }
+
+    /// Scores of the aligned pairs `(src[i], tgt[i])`: the probability that they translate
+    /// each other.
+    pub(crate) fn aligned_scores(&self, src: &[&str], tgt: &[&str]) -> Result<Vec<f64>> {
+        let pairs: Vec<(usize, usize)> = (0..src.len()).map(|i| (i, i)).collect();
+        let enc = self.encoder();
+        let (a, b) = (
+            enc.vectors(Side::Source, src)?,
+            enc.vectors(Side::Target, tgt)?,
+        );
+        Ok(match self {
+            NeuralModel::Siamese(e) => e.model().classify_vectors(&a, &b, &pairs)?,
+            NeuralModel::Mlp { mlp, .. } => MlpScorer::new(mlp, a, b)?.score(&pairs)?,
+        })
+    }
+}
+
+/// Read sentences: one per line, or BUCC `id<TAB>sentence` lines (the text after the first
+/// tab) when `bucc`.
+pub(crate) fn read_sentences(path: &Path, bucc: bool) -> Result<Vec<String>> {
+    if bucc {
+        Ok(bitext_core::io::bucc::read_bucc_sentences(path)?
+            .sentences()
+            .to_vec())
+    } else {
+        Ok(read_lines(path, EmptyLines::Reject)?)
+    }
+}
+
+/// Parallel sentences from a TSV (two columns) or two line-parallel files.
+pub(crate) fn read_pairs(
+    tsv: Option<&Path>,
+    cols: (usize, usize),
+    files: (Option<&Path>, Option<&Path>),
+) -> Result<(Vec<String>, Vec<String>)> {
+    match (tsv, files) {
+        (Some(t), (None, None)) => {
+            let (mut s, mut g) = (Vec::new(), Vec::new());
+            for rec in BitextTsvReader::open(t, cols.0, cols.1)? {
+                let r = rec?;
+                s.push(r.src);
+                g.push(r.tgt);
+            }
+            Ok((s, g))
+        }
+        (None, (Some(a), Some(b))) => Ok(read_parallel(a, b, EmptyLines::Reject)?),
+        _ => bail!("give either a TSV or both line-parallel files"),
+    }
+}
+
+/// Write embeddings: `.npy` by extension, raw little-endian f32 (or f16) otherwise.
+pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Result<()> {
+    use bitext_core::io::raw::{RawDtype, write_raw};
+    if path
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("npy"))
+    {
+        if fp16 {
+            bail!("--fp16 writes raw files; give an output name that does not end in .npy");
+        }
+        bitext_core::io::npy::write_npy(path, e.view())?;
+    } else {
+        let dtype = if fp16 { RawDtype::F16 } else { RawDtype::F32 };
+        write_raw(path, e.view(), dtype)?;
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr (hidden with `quiet` or when stderr is not a terminal).
+pub(crate) fn bar(len: usize, what: &str, quiet: bool) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{what} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} ({{per_sec}})"
+    )) {
+        pb.set_style(style);
+    }
+    pb
+}

@@ -1,0 +1,144 @@
+//! End-to-end: `bitext train siamese|mlp`, `bitext embed --model`, `bitext score --model` on
+//! small files built here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bitext() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitext"))
+}
+
+fn run(cmd: &mut Command) -> (bool, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Line-parallel toy text: `a3 a1` ↔ `b1 b3`.
+fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
+    for k in 0..n {
+        let w: Vec<usize> = (0..2 + k % 4).map(|i| (k * 7 + i * 3) % 15).collect();
+        let a = w
+            .iter()
+            .map(|i| format!("a{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let b = w
+            .iter()
+            .rev()
+            .map(|i| format!("b{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        s.push_str(&format!("{a}\n"));
+        t.push_str(&format!("{b}\n"));
+        tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
+    }
+    let p = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
+}
+
+#[test]
+fn train_embed_and_score_with_a_siamese_and_an_mlp() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let model = d.path().join("siamese");
+    let (ok, err) = run(bitext()
+        .args(["train", "siamese", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .arg("-o")
+        .arg(&model)
+        .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
+        .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]));
+    assert!(ok, "{err}");
+    for f in [
+        "model.json",
+        "weights.bpk",
+        "vocab.txt",
+        "resume/trainer.json",
+    ] {
+        assert!(model.join(f).exists(), "{f}");
+    }
+
+    let emb = d.path().join("e.npy");
+    let (ok, err) = run(bitext()
+        .args(["embed", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&tgt)
+        .args(["--side", "target", "-q", "-o"])
+        .arg(&emb));
+    assert!(ok, "{err}");
+    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    assert_eq!((e.len(), e.dim()), (40, 256));
+
+    let scored = d.path().join("scored.tsv");
+    let (ok, err) = run(bitext()
+        .args(["score", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&tsv)
+        .args([
+            "--src-col",
+            "1",
+            "--tgt-col",
+            "2",
+            "--batch",
+            "7",
+            "-q",
+            "--output",
+        ])
+        .arg(&scored));
+    assert!(ok, "{err}");
+    let out = std::fs::read_to_string(&scored).unwrap();
+    assert_eq!(out.lines().count(), 40);
+    for (k, line) in out.lines().enumerate() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cols.len(), 4, "{line}");
+        assert_eq!(cols[0], format!("id{k}"));
+        let p: f64 = cols[3].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{p}");
+    }
+
+    let mlp = d.path().join("mlp");
+    let (ok, err) = run(bitext()
+        .args(["train", "mlp", "--encoder"])
+        .arg(&model)
+        .arg("--src")
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .args(["--hidden", "16,16", "--epochs", "2", "-q", "-o"])
+        .arg(&mlp));
+    assert!(ok, "{err}");
+    let (ok, err) = run(bitext()
+        .args(["score", "--model"])
+        .arg(&mlp)
+        .arg("--input")
+        .arg(&tsv)
+        .args(["--src-col", "1", "--tgt-col", "2", "-q", "--output"])
+        .arg(d.path().join("mlp.tsv")));
+    assert!(ok, "{err}");
+
+    // An empty field is an error that names the file and line.
+    let bad = d.path().join("bad.tsv");
+    std::fs::write(&bad, "a1 a2\tb2 b1\na3\t\n").unwrap();
+    let (ok, err) = run(bitext()
+        .args(["score", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&bad)
+        .arg("--output")
+        .arg(d.path().join("bad.out")));
+    assert!(!ok);
+    assert!(err.contains("bad.tsv:2"), "{err}");
+    assert!(!d.path().join("bad.out").exists());
+}
