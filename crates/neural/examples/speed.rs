@@ -84,6 +84,9 @@ fn parse() -> anyhow::Result<Args> {
     Ok(a)
 }
 
+/// Source sentences, target sentences and labels of one training batch.
+type TrainBatch = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<f32>);
+
 fn sentences(rng: &mut Rng, n: usize, sorted: bool, vocab: usize) -> Vec<Vec<u32>> {
     let mut lens: Vec<usize> = (0..n).map(|_| 5 + rng.below(36)).collect();
     if sorted {
@@ -130,7 +133,7 @@ fn main() -> anyhow::Result<()> {
     let mut rng = Rng::seed(1234);
     let train_dev = args.backend.autodiff_device()?;
     let infer_dev = args.backend.device()?;
-    let train_batches: Vec<(Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<f32>)> = (0..4)
+    let train_batches: Vec<TrainBatch> = (0..4)
         .map(|_| {
             let s = sentences(&mut rng, args.train_batch, false, args.vocab);
             let t = sentences(&mut rng, args.train_batch, false, args.vocab);

@@ -157,7 +157,7 @@ impl TrainConfig {
         if self.patience == Some(0) {
             return Err(Error::Config("patience must be at least 1".into()));
         }
-        if self.time_limit_secs.is_some_and(|t| !(t > 0.0)) {
+        if self.time_limit_secs.is_some_and(|t| t.is_nan() || t <= 0.0) {
             return Err(Error::Config("time_limit_secs must be positive".into()));
         }
         Ok(())
