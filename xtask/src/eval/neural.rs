@@ -3,10 +3,10 @@
 //! measure it on held-out news and Tatoeba: the paper's noisy-parallel protocol, BUCC-style
 //! extraction, Tatoeba P@1, and an MLP similarity (Kim et al. 2019) on the encoder's vectors.
 //!
-//! Environment knobs (defaults in brackets): `BITEXT_EVAL_NEURAL_MINUTES` training budget
-//! [30], `BITEXT_EVAL_NEURAL_PRESET` network [small], `BITEXT_EVAL_NEURAL_NEGATIVES` [7],
-//! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run,
-//! `BITEXT_EVAL_OUT` where models go [target/eval].
+//! Environment knobs (defaults after the colon): `BITEXT_EVAL_NEURAL_MINUTES` training budget:
+//! 30, `BITEXT_EVAL_NEURAL_PRESET` network: small, `BITEXT_EVAL_NEURAL_NEGATIVES`: 7,
+//! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run, `BITEXT_EVAL_OUT`
+//! where models go: `target/eval`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
