@@ -1,0 +1,124 @@
+//! The training loop's bookkeeping with a scripted validation: best epoch, early stopping,
+//! the plateau schedule, step limits and the saved files.
+
+use std::cell::Cell;
+use std::path::Path;
+
+use bitext_core::Rng;
+use bitext_neural::layers::Dense;
+use bitext_neural::train::{LrSchedule, Task, TrainConfig, TrainLoss, Validation, checkpoint, fit};
+use burn::tensor::{Device, Tensor, TensorData};
+
+/// Fits `y = 2x` with one dense unit; validation losses are scripted per epoch.
+struct Scripted {
+    losses: Vec<f64>,
+    epoch: Cell<usize>,
+}
+
+impl Task for Scripted {
+    type Model = Dense;
+    type Batch = Vec<f32>;
+
+    fn epoch_batches(
+        &mut self,
+        epoch: usize,
+        rng: &mut Rng,
+    ) -> bitext_neural::Result<Vec<Vec<f32>>> {
+        self.epoch.set(epoch);
+        Ok((0..3)
+            .map(|_| (0..4).map(|_| rng.uniform(-1.0, 1.0) as f32).collect())
+            .collect())
+    }
+
+    fn batch_items(&self, batch: &Vec<f32>) -> usize {
+        batch.len()
+    }
+
+    fn loss(
+        &self,
+        model: &Dense,
+        batch: &Vec<f32>,
+        _: &mut Rng,
+    ) -> bitext_neural::Result<TrainLoss> {
+        let d = model.weight.device();
+        let n = batch.len();
+        let x = Tensor::<2>::from_data(TensorData::new(batch.clone(), [n, 1]), &d);
+        let y = x.clone() * 2.0;
+        let e = model.forward(x) - y;
+        Ok((e.clone() * e).mean().reshape([1]).into())
+    }
+
+    fn validate(&self, _: &Dense) -> bitext_neural::Result<Option<Validation>> {
+        Ok(Some(Validation {
+            loss: self.losses[self.epoch.get() - 1],
+            metrics: Default::default(),
+        }))
+    }
+
+    fn save_description(&self, _: &Dense, dir: &Path) -> bitext_neural::Result<()> {
+        checkpoint::write_json(
+            &dir.join(checkpoint::MODEL_FILE),
+            &serde_json::json!({"kind": "toy"}),
+        )
+    }
+}
+
+fn task(losses: &[f64]) -> Scripted {
+    Scripted {
+        losses: losses.to_vec(),
+        epoch: Cell::new(0),
+    }
+}
+
+fn model() -> Dense {
+    Dense::new(1, 1, &mut Rng::seed(1), &Device::flex().autodiff())
+}
+
+#[test]
+fn early_stopping_keeps_the_best_epoch_and_decays_on_plateau() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TrainConfig::new(10, 0.1, 1);
+    c.patience = Some(2);
+    c.schedule = LrSchedule::Plateau { factor: 0.5 };
+    let f = fit(
+        &mut task(&[1.0, 0.5, 0.6, 0.7, 0.2]),
+        model(),
+        &c,
+        dir.path(),
+        false,
+    )
+    .unwrap();
+    let s = &f.state;
+    assert_eq!((s.epochs_done, s.best_epoch, s.bad_epochs), (4, 2, 2));
+    assert_eq!(s.best_loss, Some(0.5));
+    assert!((s.plateau_scale - 0.25).abs() < 1e-12);
+    assert!(
+        s.stopped
+            .as_deref()
+            .unwrap()
+            .contains("no better validation loss")
+    );
+    // Epoch 3 did not improve: epoch 4 ran at half the rate; epoch 4 halved it again.
+    assert!((s.history[2].lr - 0.1).abs() < 1e-12, "{}", s.history[2].lr);
+    assert!(
+        (s.history[3].lr - 0.05).abs() < 1e-12,
+        "{}",
+        s.history[3].lr
+    );
+    let saved: serde_json::Value =
+        checkpoint::read_json(&dir.path().join("resume/trainer.json")).unwrap();
+    assert_eq!(saved["best_epoch"], 2);
+}
+
+#[test]
+fn step_limit_cuts_an_epoch() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TrainConfig::new(10, 0.1, 1);
+    c.max_steps = Some(4);
+    let f = fit(&mut task(&[1.0, 0.9, 0.8]), model(), &c, dir.path(), false).unwrap();
+    let h = &f.state.history;
+    assert_eq!(h.len(), 2);
+    assert_eq!((h[0].steps, h[1].steps), (3, 1));
+    assert!(h[1].truncated && !h[0].truncated);
+    assert!(TrainConfig::new(0, 0.1, 1).check().is_err());
+}
