@@ -20,12 +20,16 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Train sentencepiece models; encode and decode text with them.
+    #[command(subcommand)]
+    Tokenize(cmd::tokenize::TokenizeCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Tokenize(c) => cmd::tokenize::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -258,6 +258,22 @@ impl Sentencepiece {
         Ok(ids)
     }
 
+    /// Turn pieces back into text (as `spm_decode --input_format=piece`): pieces outside the
+    /// table (an unknown character that [`Tokenizer::encode`] kept as its text) are kept as
+    /// they are.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a piece with a NUL byte; [`Error::Sentencepiece`] when
+    /// the library fails.
+    pub fn decode_pieces<S: AsRef<str>>(&self, pieces: &[S]) -> Result<String> {
+        self.processor.decode_pieces(pieces).map_err(|e| match e {
+            sentencepiece::SentencePieceError::PieceContainsNul => {
+                Error::InvalidArgument("a piece contains a NUL byte".into())
+            }
+            e => Error::Sentencepiece(format!("cannot decode: {e}")),
+        })
+    }
+
     /// Encode `text` with the language tag of `lang` (`<de>`) first.
     ///
     /// # Errors
