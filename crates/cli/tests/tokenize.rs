@@ -107,6 +107,15 @@ fn sample_input() -> Vec<u8> {
     s.into_bytes()
 }
 
+/// Debian's `spm_encode` with its own library: cargo puts the vendored
+/// `libsentencepiece.so.0` (0.2.1) on `LD_LIBRARY_PATH` for tests, where the Debian binary
+/// (0.1.97) would load it and stop being an independent reference.
+fn debian(bin: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.env_remove("LD_LIBRARY_PATH");
+    cmd
+}
+
 fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -204,7 +213,7 @@ fn train_encode_decode_one_line_per_line() {
         Some(spm) => {
             for (format, ours) in ["id", "piece"].iter().zip(&outputs) {
                 let (ok, theirs, err) = pipe(
-                    Command::new(&spm)
+                    debian(&spm)
                         .arg(format!("--model={}", model.display()))
                         .arg(format!("--output_format={format}")),
                     &input,
@@ -237,7 +246,7 @@ fn framing_matches_spm_encode_extra_options() {
     );
     if let Some(spm) = which("spm_encode") {
         let (ok, theirs, err) = pipe(
-            Command::new(&spm)
+            debian(&spm)
                 .arg(format!("--model={}", model.display()))
                 .args(["--output_format=id", "--extra_options=bos:eos"]),
             &input,

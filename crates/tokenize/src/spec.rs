@@ -39,7 +39,7 @@ pub enum TokenizerSpec {
         #[serde(default)]
         sequence: SequenceConfig,
     },
-    /// [`Sentencepiece`](crate::spm::Sentencepiece): a sentencepiece `.model` file. Needs the
+    /// `Sentencepiece` (module `spm`): a sentencepiece `.model` file. Needs the
     /// `sentencepiece` feature to build (the spec itself parses without it, so that a config
     /// file names a clear error rather than an unknown type).
     Sentencepiece {
