@@ -359,7 +359,9 @@ proptest! {
     /// whitespace (sentencepiece collapses runs of spaces and trims), and every id is in range
     /// with its own piece.
     #[test]
-    fn decode_inverts_encode_up_to_whitespace(text in "[ a-zäöüßA-Z0-9.!😀€\u{4e00}-\u{4e10}]{0,40}") {
+    fn decode_inverts_encode_up_to_whitespace(
+        text in "[ a-zäöüßA-Z0-9.!😀€\u{4e00}-\u{4e10}]{0,40}"
+    ) {
         let t = byte_model();
         let enc = t.encode(&text).unwrap();
         let want = text.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");

@@ -302,14 +302,21 @@ fn joint(
                 .model_type(ModelType::Unigram)
                 .vocab_size(8000),
         ),
+        (
+            "BPE 20k, coverage 1.0",
+            SubwordTrainer::new()
+                .model_type(ModelType::Bpe)
+                .vocab_size(20_000)
+                .character_coverage(1.0),
+        ),
     ];
     writeln!(
         md,
         "\n### Joint models trained from Rust on gettext de+en\n\n`SubwordTrainer` (language \
          tags `<de>` `<en>`, `--balance`, seed 0, 2 threads, other settings sentencepiece's \
-         defaults, character coverage 0.9995 unless said) on both columns of `train/gettext.en-de.tsv` ({} + {} lines). BPE 20k is \
-         Kim et al.'s joint BPE with 20k merges in sentencepiece's terms (vocabulary = merges \
-         + characters + symbols).\n",
+         defaults, character coverage 0.9995 unless said) on both columns of \
+         `train/gettext.en-de.tsv` ({} + {} lines). BPE 20k is Kim et al.'s joint BPE with \
+         20k merges in sentencepiece's terms (vocabulary = merges + characters + symbols).\n",
         de.lines.len(),
         en.lines.len()
     )?;

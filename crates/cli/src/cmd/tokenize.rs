@@ -7,6 +7,7 @@
 //! instead). An empty line gives an empty output line, as with `spm_encode`, unless
 //! `--empty error`.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -365,15 +366,21 @@ fn encode(a: &EncodeArgs) -> Result<()> {
                     .encode_batch_ids(&refs)
                     .map_err(|e| at_line(e, &name, &batch))?;
                 for ids in &ids {
-                    join(&mut text, ids.iter().map(ToString::to_string));
+                    for (i, id) in ids.iter().enumerate() {
+                        if i > 0 {
+                            text.push(' ');
+                        }
+                        write!(text, "{id}").expect("writing to a String");
+                    }
+                    text.push('\n');
                 }
             }
             Format::Piece => {
                 let encs = spm
                     .encode_batch(&refs)
                     .map_err(|e| at_line(e, &name, &batch))?;
-                for enc in encs {
-                    join(&mut text, enc.pieces.into_iter());
+                for enc in &encs {
+                    join(&mut text, &enc.pieces);
                 }
             }
         }
@@ -384,13 +391,13 @@ fn encode(a: &EncodeArgs) -> Result<()> {
     out.finish(a.io.output.as_deref())
 }
 
-/// Append the items separated by single spaces, then a newline.
-fn join(out: &mut String, items: impl Iterator<Item = impl AsRef<str>>) {
-    for (i, s) in items.enumerate() {
+/// Append the pieces separated by single spaces, then a newline.
+fn join(out: &mut String, pieces: &[String]) {
+    for (i, s) in pieces.iter().enumerate() {
         if i > 0 {
             out.push(' ');
         }
-        out.push_str(s.as_ref());
+        out.push_str(s);
     }
     out.push('\n');
 }
