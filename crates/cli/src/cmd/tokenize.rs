@@ -67,13 +67,13 @@ pub(crate) struct TrainArgs {
     /// Segmentation algorithm.
     #[arg(long, value_enum, default_value = "unigram")]
     model_type: ModelTypeArg,
-    /// Share of characters to cover; rarer ones become <unk> (1.0 for small alphabets).
+    /// Share of characters to cover; rarer ones become `<unk>` (1.0 for small alphabets).
     #[arg(long, value_name = "F", default_value_t = 0.9995)]
     character_coverage: f64,
     /// Text normalization stored in the model.
     #[arg(long, value_enum, default_value = "nmt-nfkc")]
     normalization: NormalizationArg,
-    /// Language tag to reserve as a piece <LANG> (ids 4, 5, … after <pad> <unk> <s> </s>);
+    /// Language tag to reserve as a piece `<LANG>` (ids 4, 5, … after `<pad> <unk> <s> </s>`);
     /// repeat or separate with commas.
     #[arg(long, value_name = "LANG", value_delimiter = ',')]
     lang: Vec<String>,
@@ -98,7 +98,7 @@ pub(crate) struct TrainArgs {
     /// Split numbers into digits.
     #[arg(long)]
     split_digits: bool,
-    /// Encode unknown characters as bytes instead of <unk>.
+    /// Encode unknown characters as bytes instead of `<unk>`.
     #[arg(long)]
     byte_fallback: bool,
     /// Seed of the sampling.
@@ -153,13 +153,13 @@ pub(crate) struct EncodeArgs {
     /// Empty input lines: keep (empty output line) or error.
     #[arg(long, value_enum, default_value = "keep")]
     empty: Empty,
-    /// Put <s> first (as spm_encode --extra_options=bos).
+    /// Put `<s>` first (as spm_encode --extra_options=bos).
     #[arg(long)]
     add_bos: bool,
-    /// Put </s> last (as spm_encode --extra_options=eos).
+    /// Put `</s>` last (as spm_encode --extra_options=eos).
     #[arg(long)]
     add_eos: bool,
-    /// Keep at most N tokens per line, <s> and </s> included (always kept).
+    /// Keep at most N tokens per line, `<s>` and `</s>` included (always kept).
     #[arg(long, value_name = "N")]
     max_len: Option<usize>,
 }
