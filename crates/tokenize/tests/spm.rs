@@ -338,6 +338,18 @@ fn identity_normalization_and_byte_fallback() {
     assert_eq!(t.decode(&enc.ids).unwrap(), "Hund 😀");
 }
 
+#[test]
+fn trainer_configs_come_from_json() {
+    let t: SubwordTrainer = serde_json::from_str(
+        r#"{"model_type": "bpe", "vocab_size": 120, "character_coverage": 1.0,
+            "lang_tags": ["de", "en"], "threads": 2}"#,
+    )
+    .unwrap();
+    assert_eq!(t, trainer(ModelType::Bpe));
+    assert!(serde_json::from_str::<SubwordTrainer>(r#"{"vocab": 120}"#).is_err());
+    assert!(serde_json::from_str::<SubwordTrainer>(r#"{"model_type": "wordpiece"}"#).is_err());
+}
+
 fn byte_model() -> &'static Sentencepiece {
     static M: OnceLock<Sentencepiece> = OnceLock::new();
     M.get_or_init(|| {

@@ -72,6 +72,8 @@ impl Normalization {
 /// `balance`, every input contributes the same number of sentences: the smallest input's
 /// usable count, or `max_sentences / inputs`, whichever is smaller (a joint model for two
 /// languages then does not favour the larger side). Sampled sentences keep their input order.
+/// The chosen sentences are held in memory, once by bitext and once by the trainer: cap very
+/// large corpora with `max_sentences` (the reservoirs never hold more than that).
 ///
 /// # Determinism
 /// Sampling is seeded (`seed`) and reproducible. SentencePiece's training itself uses no
