@@ -1,0 +1,99 @@
+//! Initial basic feasible solutions for the network simplex: greedy allocations that exhaust a
+//! row or a column at every step, so that they form a forest in which every component holds at
+//! most one node with mass left (the property the tree builder relies on).
+
+use super::tree::Alloc;
+
+/// Which greedy rule builds the initial basis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InitialBasis {
+    /// Rows in order; each fills the cheapest columns that still need mass.
+    #[default]
+    RowMinimum,
+    /// North-west corner rule (no look at the costs; for comparison).
+    NorthWest,
+    /// Vogel's approximation: the row or column whose two cheapest cells differ most is
+    /// served first. Fewer pivots (about 40% on dense random problems) at the price of a
+    /// costlier start; pays off on large problems.
+    Vogel,
+}
+
+/// Scratch space of the greedy rules.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Greedy {
+    demand: Vec<f64>,
+    avail: Vec<usize>,
+    vogel: super::vogel::Vogel,
+}
+
+impl Greedy {
+    /// Allocate `supply` (rows) to `demand` (columns) over the row-major `n × m` costs `cw`.
+    /// Appends to `allocs`; leaves each row's unshipped mass in `residual`.
+    pub(super) fn run(
+        &mut self,
+        rule: InitialBasis,
+        supply: &[f64],
+        demand: &[f64],
+        cw: &[f64],
+        allocs: &mut Vec<Alloc>,
+        residual: &mut Vec<f64>,
+    ) {
+        let (n, m) = (supply.len(), demand.len());
+        allocs.clear();
+        residual.clear();
+        residual.extend_from_slice(supply);
+        self.demand.clear();
+        self.demand.extend_from_slice(demand);
+        match rule {
+            InitialBasis::NorthWest => {
+                let (mut i, mut j) = (0, 0);
+                while i < n && j < m {
+                    let x = residual[i].min(self.demand[j]);
+                    allocs.push(Alloc { i, j, mass: x });
+                    residual[i] -= x;
+                    self.demand[j] -= x;
+                    if self.demand[j] == 0.0 {
+                        j += 1;
+                    }
+                    if residual[i] == 0.0 {
+                        i += 1;
+                    }
+                }
+            }
+            InitialBasis::Vogel => self.vogel.run(n, m, cw, &mut self.demand, allocs, residual),
+            InitialBasis::RowMinimum => {
+                self.avail.clear();
+                self.avail.extend(0..m);
+                for i in 0..n {
+                    let row = &cw[i * m..(i + 1) * m];
+                    while residual[i] > 0.0 && !self.avail.is_empty() {
+                        let mut best = 0;
+                        let mut best_c = f64::INFINITY;
+                        for (k, &j) in self.avail.iter().enumerate() {
+                            let c = row[j];
+                            if c < best_c {
+                                best_c = c;
+                                best = k;
+                            }
+                        }
+                        let j = self.avail[best];
+                        let x = residual[i].min(self.demand[j]);
+                        allocs.push(Alloc { i, j, mass: x });
+                        residual[i] -= x;
+                        self.demand[j] -= x;
+                        if self.demand[j] == 0.0 {
+                            self.avail.swap_remove(best);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Mass the columns still miss after [`Greedy::run`].
+    pub(super) fn unmet_demand(&self) -> f64 {
+        self.demand.iter().sum()
+    }
+}
