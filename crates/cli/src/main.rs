@@ -20,12 +20,16 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Exact Earth Mover's Distance: check the solver, translate words.
+    #[command(subcommand)]
+    Emd(cmd::emd::EmdCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Emd(c) => cmd::emd::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,9 @@
 //!   sparse plan; [`Sinkhorn`]: entropic transport, an approximate alternative behind the same
 //!   [`TransportSolver`] trait; [`SolverSpec`] picks one from a config.
 //! - [`bounds`]: cheap lower bounds (word centroid distance, relaxed EMD) for pruning.
+//! - [`word`]: word translation by transporting one vocabulary onto the other (the paper's
+//!   first task), and [`retrieval`]: the baselines it is compared with (nearest neighbour,
+//!   CSLS, globally corrected retrieval).
 //!
 //! ```
 //! use bitext_transport::{CostMatrix, NetworkSimplex, Problem, TransportSolver};
@@ -24,9 +27,11 @@
 pub mod bounds;
 mod error;
 mod problem;
+pub mod retrieval;
 mod simplex;
 mod sinkhorn;
 mod solver;
+pub mod word;
 
 pub use error::{Error, Result};
 pub use problem::{Balance, CostMatrix, Flow, Problem, Transport};
