@@ -9,6 +9,9 @@
 //! - [`word`]: word translation by transporting one vocabulary onto the other (the paper's
 //!   first task), and [`retrieval`]: the baselines it is compared with (nearest neighbour,
 //!   CSLS, globally corrected retrieval).
+//! - [`sentence`]: the TF-IDF-weighted sentence distance (the paper's second task) and
+//!   [`EmdScorer`], which scores sentence pairs with it as a `bitext_similarity::PairScorer`;
+//!   [`noise`]: the paper's noise protocol for evaluating filters.
 //!
 //! ```
 //! use bitext_transport::{CostMatrix, NetworkSimplex, Problem, TransportSolver};
@@ -26,8 +29,11 @@
 
 pub mod bounds;
 mod error;
+pub mod noise;
 mod problem;
 pub mod retrieval;
+mod scorer;
+pub mod sentence;
 mod simplex;
 mod sinkhorn;
 mod solver;
@@ -35,6 +41,7 @@ pub mod word;
 
 pub use error::{Error, Result};
 pub use problem::{Balance, CostMatrix, Flow, Problem, Transport};
+pub use scorer::EmdScorer;
 pub use simplex::{InitialBasis, NetworkSimplex, SimplexParams};
 pub use sinkhorn::{Sinkhorn, SinkhornParams};
 pub use solver::{SolverSpec, TransportSolver};
