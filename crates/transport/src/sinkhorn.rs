@@ -28,8 +28,10 @@ pub struct SinkhornParams {
     /// Relative tolerance within which two masses count as equal (see
     /// [`crate::SimplexParams::mass_tolerance`]).
     pub mass_tolerance: f64,
-    /// ε-scaling: start at the largest cost and halve the regularisation down to `reg`,
-    /// warm-starting each level (much faster convergence for small `reg`).
+    /// ε-scaling in the log domain: start at the largest cost and halve the regularisation
+    /// down to `reg`, warm-starting each level (much faster convergence for small `reg`).
+    /// Problems whose cost range is at most 200 ε run in the kernel form instead
+    /// (`exp(−C/ε)` computed once, no scaling).
     pub scaling: bool,
 }
 
@@ -140,6 +142,9 @@ struct Workspace {
     f: Vec<f64>,
     g: Vec<f64>,
     tmp: Vec<f64>,
+    /// The kernel `exp(−(C − min C)/ε)`.
+    k: Vec<f64>,
+    kernel_capped: bool,
     rows: Vec<usize>,
     cols: Vec<usize>,
 }
@@ -204,8 +209,29 @@ impl Sinkhorn {
         ws.g.clear();
         ws.g.resize(m, 0.0);
         let mass = ma.min(mb * b_scale) + if equal { 0.0 } else { (ma - mb).abs() };
-        // ε-scaling: start at the cost scale and halve towards ε, a few sweeps per level
-        // (warm-started potentials), then iterate at ε until the marginals match.
+        let (lo, hi) =
+            ws.c.iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+                    (l.min(x), h.max(x))
+                });
+        if (hi - lo) / eps <= KERNEL_RANGE {
+            // exp(−C/ε) cannot underflow: iterate with the kernel, no exp per sweep.
+            let tol = self.params.tolerance * mass;
+            if let Some(k) = kernel_iterations(ws, m, eps, lo, self.params.max_iterations, tol) {
+                return Ok((k, eps, n, m));
+            }
+            if ws.kernel_capped {
+                return Err(Error::NotConverged {
+                    solver: "sinkhorn",
+                    iterations: self.params.max_iterations,
+                });
+            }
+            // The scalings overflowed: start again in the log domain.
+            ws.f.fill(0.0);
+            ws.g.fill(0.0);
+        }
+        // Log domain with ε-scaling: start at the cost scale and halve towards ε, a few sweeps
+        // per level (warm-started potentials), then iterate at ε until the marginals match.
         let mut level = if self.params.scaling {
             cmax.max(eps)
         } else {
@@ -277,6 +303,80 @@ impl TransportSolver for Sinkhorn {
     fn name(&self) -> &'static str {
         "sinkhorn"
     }
+}
+
+/// Largest cost range, in units of ε, for which the kernel `exp(−(C − min C)/ε)` is used.
+const KERNEL_RANGE: f64 = 200.0;
+
+/// Sinkhorn in the kernel form, warm-started from the log potentials `f`, `g` and leaving
+/// its result in them: `P_ij = u_i K_ij v_j` with `K_ij = exp(−(C_ij − lo)/ε)`. Returns the
+/// sweeps it took to bring the row marginal error under `tol`; `None` when it ran out of
+/// `max` sweeps (`kernel_capped`) or the scalings left the floating-point range (then the
+/// log-domain iterations take over from the unchanged potentials).
+fn kernel_iterations(
+    ws: &mut Workspace,
+    m: usize,
+    eps: f64,
+    lo: f64,
+    max: usize,
+    tol: f64,
+) -> Option<usize> {
+    ws.kernel_capped = false;
+    let shift = ws.f.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    ws.k.clear();
+    ws.k.extend(ws.c.iter().map(|&c| (-(c - lo) / eps).exp()));
+    let a: Vec<f64> = ws.log_a.iter().map(|x| x.exp()).collect();
+    let b: Vec<f64> = ws.log_b.iter().map(|x| x.exp()).collect();
+    let mut u: Vec<f64> = ws.f.iter().map(|f| ((f - shift) / eps).exp()).collect();
+    let mut v: Vec<f64> =
+        ws.g.iter()
+            .map(|g| ((g + shift - lo) / eps).exp())
+            .collect();
+    let mut kv = vec![0.0; u.len()];
+    let mut ktu = vec![0.0; m];
+    let finite = |x: &[f64]| x.iter().all(|y| y.is_finite() && *y > 0.0);
+    if !finite(&u) || !finite(&v) {
+        return None;
+    }
+    for it in 1..=max {
+        for ((row, ui), ai) in ws.k.chunks_exact(m).zip(u.iter_mut()).zip(&a) {
+            *ui = ai / row.iter().zip(&v).map(|(k, v)| k * v).sum::<f64>();
+        }
+        ktu.fill(0.0);
+        for (row, ui) in ws.k.chunks_exact(m).zip(&u) {
+            for (t, k) in ktu.iter_mut().zip(row) {
+                *t += k * ui;
+            }
+        }
+        for ((vj, t), bj) in v.iter_mut().zip(&ktu).zip(&b) {
+            *vj = bj / t;
+        }
+        if it % 10 == 0 || it == max {
+            if !finite(&u) || !finite(&v) {
+                return None;
+            }
+            for (kvi, row) in kv.iter_mut().zip(ws.k.chunks_exact(m)) {
+                *kvi = row.iter().zip(&v).map(|(k, v)| k * v).sum::<f64>();
+            }
+            let err: f64 = u
+                .iter()
+                .zip(&kv)
+                .zip(&a)
+                .map(|((ui, kvi), ai)| (ui * kvi - ai).abs())
+                .sum();
+            if err <= tol {
+                for (f, ui) in ws.f.iter_mut().zip(&u) {
+                    *f = eps * ui.ln() + shift;
+                }
+                for (g, vj) in ws.g.iter_mut().zip(&v) {
+                    *g = eps * vj.ln() - shift + lo;
+                }
+                return Some(it);
+            }
+        }
+    }
+    ws.kernel_capped = true;
+    None
 }
 
 /// `f_i = ε log a_i − ε log Σ_j exp((g_j − C_ij)/ε)`, stabilised by the row maximum.
