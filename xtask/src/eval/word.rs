@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 use bitext::eval::word::{Lexicon, WordTranslationReport, evaluate_word_translation, read_lexicon};
+use bitext::transport::NetworkSimplex;
 use bitext::transport::retrieval::{self, Proposals};
 use bitext::transport::word::{Vocabulary, emd_translate};
-use bitext::transport::NetworkSimplex;
 
 use super::Ctx;
 
