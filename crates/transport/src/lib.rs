@@ -41,7 +41,7 @@ pub mod word;
 
 pub use error::{Error, Result};
 pub use problem::{Balance, CostMatrix, Flow, Problem, Transport};
-pub use scorer::EmdScorer;
+pub use scorer::{EmdScorer, Nearest};
 pub use simplex::{InitialBasis, NetworkSimplex, SimplexParams};
 pub use sinkhorn::{Sinkhorn, SinkhornParams};
 pub use solver::{SolverSpec, TransportSolver};

@@ -108,6 +108,75 @@ fn bags<T: AsRef<str>>(d: &SentenceDistance, lang: Lang, sentences: &[Vec<T>]) -
         .collect()
 }
 
+/// The nearest targets of a source sentence (see [`EmdScorer::nearest`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nearest {
+    /// `(target, distance)`, nearest first.
+    pub neighbours: Vec<(usize, f64)>,
+    /// Targets whose relaxed EMD was computed (the centroid bound did not prune them).
+    pub relaxed: usize,
+    /// Targets whose exact distance was computed.
+    pub exact: usize,
+}
+
+impl EmdScorer {
+    /// The `k` targets nearest to source sentence `i`, found with few exact solves by
+    /// prefetch and prune (Kusner et al. 2015): targets are visited by increasing word
+    /// centroid distance, the visit stops when that bound reaches the current `k`-th best
+    /// distance, and a target whose relaxed EMD reaches it is skipped without solving.
+    /// The result equals that of computing every distance.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an index out of range or `k = 0`; the solver's errors.
+    pub fn nearest(&self, i: usize, k: usize) -> Result<Nearest> {
+        if i >= self.src.len() || k == 0 {
+            return Err(Error::Invalid(format!(
+                "nearest({i}, {k}): need a source index below {} and k ≥ 1",
+                self.src.len()
+            )));
+        }
+        let src = &self.src[i];
+        let mut order: Vec<(f64, usize)> = self
+            .tgt
+            .iter()
+            .enumerate()
+            .map(|(j, t)| (self.distance.centroid_bound(src, t), j))
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut solver = self.distance.solver();
+        let mut best: Vec<(usize, f64)> = Vec::with_capacity(k + 1);
+        let (mut relaxed, mut exact) = (0, 0);
+        for (bound, j) in order {
+            let kth = if best.len() == k {
+                best[k - 1].1
+            } else {
+                f64::INFINITY
+            };
+            // The bounds hold exactly; the slack covers their rounding.
+            let limit = kth + 1e-12 * kth.abs();
+            if bound > limit {
+                break;
+            }
+            relaxed += 1;
+            let Some(d) =
+                self.distance
+                    .distance_below(src, &self.tgt[j], limit, solver.as_mut())?
+            else {
+                continue;
+            };
+            exact += 1;
+            let pos = best.partition_point(|&(t, e)| e < d || (e == d && t < j));
+            best.insert(pos, (j, d));
+            best.truncate(k);
+        }
+        Ok(Nearest {
+            neighbours: best,
+            relaxed,
+            exact,
+        })
+    }
+}
+
 impl PairScorer for EmdScorer {
     fn sizes(&self) -> (usize, usize) {
         (self.src.len(), self.tgt.len())

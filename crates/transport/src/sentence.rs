@@ -153,6 +153,8 @@ enum Word {
 pub struct Bag {
     words: Vec<Word>,
     weights: Vec<f64>,
+    /// `Σ w_i x_i` when every word has a vector (for the word centroid distance).
+    centroid: Option<Vec<f64>>,
 }
 
 impl Bag {
@@ -299,6 +301,7 @@ impl SentenceDistance {
         let mut bag = Bag {
             words: Vec::with_capacity(tf.len()),
             weights: Vec::with_capacity(tf.len()),
+            centroid: None,
         };
         for (w, n) in tf {
             let word = match vectors.index_of(&w) {
@@ -315,7 +318,63 @@ impl SentenceDistance {
         }
         let total: f64 = bag.weights.iter().sum();
         bag.weights.iter_mut().for_each(|w| *w /= total);
+        if !bag.is_empty() && bag.words.iter().all(|w| matches!(w, Word::Known(_))) {
+            let mut c = vec![0.0; vectors.dim()];
+            for (word, &wt) in bag.words.iter().zip(&bag.weights) {
+                if let Word::Known(row) = word {
+                    for (ci, &x) in c.iter_mut().zip(vectors.vectors().row(*row)) {
+                        *ci += wt * f64::from(x);
+                    }
+                }
+            }
+            bag.centroid = Some(c);
+        }
         Ok(bag)
+    }
+
+    /// A lower bound on [`SentenceDistance::distance`] in `O(d)`: the word centroid distance
+    /// `‖Σ_i s_i x_i − Σ_j t_j y_j‖` when every word of both bags has a vector (Kusner et al.
+    /// 2015), else 0.
+    #[must_use]
+    pub fn centroid_bound(&self, src: &Bag, tgt: &Bag) -> f64 {
+        match (&src.centroid, &tgt.centroid) {
+            (Some(a), Some(b)) => a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| (x - y) * (x - y))
+                .sum::<f64>()
+                .sqrt(),
+            _ if src.is_empty() || tgt.is_empty() => self.config.oov_cost,
+            _ => 0.0,
+        }
+    }
+
+    /// The distance if it can be below `threshold`: the relaxed EMD (every word's mass moves
+    /// to its cheapest counterpart, a lower bound in `O(k·l)` once the costs are known) is
+    /// checked first, and `None` returned without solving when it reaches `threshold`.
+    ///
+    /// # Errors
+    /// The solver's errors.
+    pub fn distance_below(
+        &self,
+        src: &Bag,
+        tgt: &Bag,
+        threshold: f64,
+        solver: &mut dyn TransportSolver,
+    ) -> Result<Option<f64>> {
+        if src.is_empty() || tgt.is_empty() {
+            return Ok((self.config.oov_cost < threshold).then_some(self.config.oov_cost));
+        }
+        let cost = self.costs(src, tgt);
+        let p = Problem::new(
+            &src.weights,
+            &tgt.weights,
+            CostMatrix::new(&cost, src.len(), tgt.len())?,
+        )?;
+        if crate::bounds::relaxed_cost(&p) >= threshold {
+            return Ok(None);
+        }
+        Ok(Some(solver.solve_cost(&p)?))
     }
 
     /// The distance between two bags (source, target).

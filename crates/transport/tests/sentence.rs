@@ -217,3 +217,41 @@ fn the_noise_protocol_separates_clean_from_noisy_pairs() {
         assert!(acc > 0.95, "{acc}");
     }
 }
+
+#[test]
+fn pruned_nearest_search_equals_brute_force() {
+    let (de, en) = corpus(120, 20, 6);
+    for oov in [OovPolicy::Drop, OovPolicy::MatchIdentical] {
+        let d = distance(
+            SentenceConfig {
+                oov,
+                ..SentenceConfig::default()
+            },
+            None,
+        );
+        // Some unknown words on the target side (they disable the centroid bound there).
+        let mut en = en.clone();
+        for s in en.iter_mut().step_by(7) {
+            s.push("unbekannt".into());
+        }
+        let s = EmdScorer::new(d, &de, &en).unwrap();
+        let mut saved = 0;
+        for i in (0..120).step_by(13) {
+            let pairs: Vec<(usize, usize)> = (0..120).map(|j| (i, j)).collect();
+            let mut all: Vec<(usize, f64)> = s
+                .distances(&pairs)
+                .unwrap()
+                .into_iter()
+                .enumerate()
+                .collect();
+            all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            let got = s.nearest(i, 3).unwrap();
+            assert_eq!(got.neighbours, all[..3].to_vec(), "source {i}");
+            saved += 120 - got.exact;
+        }
+        assert!(saved > 0, "{oov:?}: pruning never saved a solve");
+    }
+    let s = EmdScorer::new(distance(SentenceConfig::default(), None), &de, &en).unwrap();
+    assert!(s.nearest(500, 1).is_err());
+    assert!(s.nearest(0, 0).is_err());
+}
