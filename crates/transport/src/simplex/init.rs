@@ -9,7 +9,8 @@ use super::tree::Alloc;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InitialBasis {
-    /// Rows in order; each fills the cheapest columns that still need mass.
+    /// Rows by increasing cheapest cost; each fills the cheapest columns that still need
+    /// mass.
     #[default]
     RowMinimum,
     /// North-west corner rule (no look at the costs; for comparison).
@@ -25,6 +26,7 @@ pub enum InitialBasis {
 pub(super) struct Greedy {
     demand: Vec<f64>,
     avail: Vec<usize>,
+    order: Vec<(f64, usize)>,
     vogel: super::vogel::Vogel,
 }
 
@@ -66,7 +68,15 @@ impl Greedy {
             InitialBasis::RowMinimum => {
                 self.avail.clear();
                 self.avail.extend(0..m);
-                for i in 0..n {
+                // Rows with the cheapest options first (fewer pivots than index order).
+                self.order.clear();
+                self.order.extend((0..n).map(|i| {
+                    let row = &cw[i * m..(i + 1) * m];
+                    (row.iter().copied().fold(f64::INFINITY, f64::min), i)
+                }));
+                self.order
+                    .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                for &(_, i) in &self.order {
                     let row = &cw[i * m..(i + 1) * m];
                     while residual[i] > 0.0 && !self.avail.is_empty() {
                         let mut best = 0;
