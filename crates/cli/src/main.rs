@@ -23,6 +23,8 @@ enum Command {
     /// Exact Earth Mover's Distance: check the solver, translate words.
     #[command(subcommand)]
     Emd(cmd::emd::EmdCommand),
+    /// Score aligned sentence pairs of a TSV (a score column is appended).
+    Score(cmd::score::ScoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Emd(c) => cmd::emd::run(c),
+        Command::Score(a) => cmd::score::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

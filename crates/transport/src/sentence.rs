@@ -13,10 +13,16 @@
 //! its repetitions.
 //!
 //! Words without an embedding follow the [`OovPolicy`]:
-//! - [`OovPolicy::MatchIdentical`] (default): an unknown word stays in the bag with its TF-IDF
-//!   weight. It costs nothing to move to the same string on the other side (names and numbers
-//!   copied into a translation) and [`SentenceConfig::oov_cost`] to any other word.
-//! - [`OovPolicy::Drop`]: unknown words are removed before weighting.
+//! - [`OovPolicy::Drop`] (default): unknown words are removed before weighting, so the
+//!   distance compares what the embeddings know about.
+//! - [`OovPolicy::MatchIdentical`]: an unknown word stays in the bag with its TF-IDF weight.
+//!   It costs nothing to move to the same string on the other side (names and numbers copied
+//!   into a translation) and [`SentenceConfig::oov_cost`] to any other word.
+//!
+//! On the newstest en-de filtering task (`cargo xtask eval filter`, 22% of German and 15% of
+//! English words outside the 10,000-word vocabularies) dropping is clearly better (77% vs 68%
+//! at noise 0.2): rare unknown words get large IDF weights and a constant cost, which buries
+//! the signal of the known words.
 //!
 //! A sentence without any token is an error ([`Error::Invalid`]). A sentence whose tokens are
 //! all punctuation (or, with [`OovPolicy::Drop`], all unknown) has no words to move: its
@@ -83,11 +89,11 @@ impl Idf {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OovPolicy {
-    /// Keep them: free to match the identical string, [`SentenceConfig::oov_cost`] otherwise.
-    #[default]
-    MatchIdentical,
     /// Remove them before weighting.
+    #[default]
     Drop,
+    /// Keep them: free to match the identical string, [`SentenceConfig::oov_cost`] otherwise.
+    MatchIdentical,
 }
 
 /// Options of the sentence distance; [`SentenceConfig::check`] validates them.

@@ -4,6 +4,7 @@
 //! them).
 
 mod data;
+mod filter;
 mod word;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "word",
         "word translation de→en: NN, CSLS, GC and the Earth Mover's Distance (Zhang et al.)",
         word::run,
+    ),
+    (
+        "filter",
+        "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
+        filter::run,
     ),
 ];
 

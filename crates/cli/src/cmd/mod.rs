@@ -2,3 +2,4 @@
 
 pub(crate) mod emd;
 pub(crate) mod eval;
+pub(crate) mod score;
