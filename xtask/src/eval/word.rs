@@ -257,7 +257,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         md,
         "\nEMD problem: {} × {} words, frequency masses {ms:.0} (German) and {mt:.0} (English) — \
          the partial form moves all German mass; {} plan entries, {} pivots of the network \
-         simplex, distance (Eq. 3) {:.4}; {:.1} s including the {} × {} cost matrix.",
+         simplex, distance (Eq. 3) {:.4}; {:.1} s including the {} × {} cost matrix. The \
+         balanced (scaled) problem: {} plan entries, {} pivots.",
         src.len(),
         tgt.len(),
         emd.transport.plan.len(),
@@ -265,7 +266,9 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         emd.transport.distance(),
         emd_secs,
         src.len(),
-        tgt.len()
+        tgt.len(),
+        emd_bal.transport.plan.len(),
+        emd_bal.transport.iterations
     )?;
     let times: Vec<String> = timings
         .iter()

@@ -9,15 +9,30 @@ use super::tree::Alloc;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InitialBasis {
+    /// [`InitialBasis::RowMinimum`] below 160,000 arcs (e.g. 400 × 400), [`InitialBasis::Vogel`]
+    /// from there on, where its fewer pivots pay for its cost (measured on dense Euclidean
+    /// problems: row minimum is 35% faster at 100 × 100, even at 300 × 300, Vogel 14% faster at
+    /// 500 × 500 and 1.8× faster on a balanced 4000 × 10000 word-translation problem).
+    #[default]
+    Auto,
     /// Rows by increasing cheapest cost; each fills the cheapest columns that still need
     /// mass.
-    #[default]
     RowMinimum,
     /// North-west corner rule (no look at the costs; for comparison).
     NorthWest,
     /// Vogel's approximation: the row or column whose two cheapest cells differ most is
     /// served first. Fewer pivots (about 40% on dense random problems) at the price of a
     /// costlier start; pays off on large problems.
+    Vogel,
+}
+
+/// Problem size (arcs) from which [`InitialBasis::Auto`] uses Vogel's method.
+const AUTO_VOGEL_ARCS: usize = 160_000;
+
+/// The rule actually run.
+enum Rule {
+    NorthWest,
+    RowMinimum,
     Vogel,
 }
 
@@ -43,13 +58,19 @@ impl Greedy {
         residual: &mut Vec<f64>,
     ) {
         let (n, m) = (supply.len(), demand.len());
+        let rule = match rule {
+            InitialBasis::Auto if n * m >= AUTO_VOGEL_ARCS => Rule::Vogel,
+            InitialBasis::Auto | InitialBasis::RowMinimum => Rule::RowMinimum,
+            InitialBasis::Vogel => Rule::Vogel,
+            InitialBasis::NorthWest => Rule::NorthWest,
+        };
         allocs.clear();
         residual.clear();
         residual.extend_from_slice(supply);
         self.demand.clear();
         self.demand.extend_from_slice(demand);
         match rule {
-            InitialBasis::NorthWest => {
+            Rule::NorthWest => {
                 let (mut i, mut j) = (0, 0);
                 while i < n && j < m {
                     let x = residual[i].min(self.demand[j]);
@@ -64,8 +85,8 @@ impl Greedy {
                     }
                 }
             }
-            InitialBasis::Vogel => self.vogel.run(n, m, cw, &mut self.demand, allocs, residual),
-            InitialBasis::RowMinimum => {
+            Rule::Vogel => self.vogel.run(n, m, cw, &mut self.demand, allocs, residual),
+            Rule::RowMinimum => {
                 self.avail.clear();
                 self.avail.extend(0..m);
                 // Rows with the cheapest options first (fewer pivots than index order).
