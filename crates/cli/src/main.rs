@@ -25,6 +25,9 @@ enum Command {
     Emd(cmd::emd::EmdCommand),
     /// Score aligned sentence pairs of a TSV (a score column is appended).
     Score(cmd::score::ScoreArgs),
+    /// Train sentencepiece models; encode and decode text with them.
+    #[command(subcommand)]
+    Tokenize(cmd::tokenize::TokenizeCommand),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
+        Command::Tokenize(c) => cmd::tokenize::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@
 
 mod data;
 mod filter;
+mod tokenize;
 mod word;
 
 use std::path::{Path, PathBuf};
@@ -45,6 +46,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "filter",
         "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
         filter::run,
+    ),
+    (
+        "tokenize",
+        "sentencepiece models vs spm_encode; joint subword models trained on gettext de+en",
+        tokenize::run,
     ),
 ];
 

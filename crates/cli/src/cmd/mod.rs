@@ -3,3 +3,4 @@
 pub(crate) mod emd;
 pub(crate) mod eval;
 pub(crate) mod score;
+pub(crate) mod tokenize;
