@@ -20,22 +20,30 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Exact Earth Mover's Distance: check the solver, translate words.
+    #[command(subcommand)]
+    Emd(cmd::emd::EmdCommand),
+    /// Score aligned sentence pairs of a TSV (a score column is appended).
+    Score(Box<cmd::score::ScoreArgs>),
+    /// Train sentencepiece models; encode and decode text with them.
+    #[command(subcommand)]
+    Tokenize(cmd::tokenize::TokenizeCommand),
     /// Train a neural model (siamese classifier, MLP similarity) into a model directory.
     #[command(subcommand)]
     Train(cmd::train::TrainCommand),
     /// Sentence embeddings from a trained model.
     Embed(Box<cmd::embed::EmbedArgs>),
-    /// Score the aligned pairs of a TSV (filtering), appending a score column.
-    Score(Box<cmd::score::ScoreArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Emd(c) => cmd::emd::run(c),
+        Command::Score(a) => cmd::score::run(&a),
+        Command::Tokenize(c) => cmd::tokenize::run(c),
         Command::Train(c) => cmd::train::run(&c),
         Command::Embed(a) => cmd::embed::run(&a),
-        Command::Score(a) => cmd::score::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,8 +4,11 @@
 //! them).
 
 mod data;
+mod filter;
 mod neural;
 mod neural_mlp;
+mod tokenize;
+mod word;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +38,21 @@ const TASKS: &[(&str, &str, Task)] = &[
         "data",
         "read every shared data file with bitext-core's readers",
         data::run,
+    ),
+    (
+        "word",
+        "word translation de→en: NN, CSLS, GC and the Earth Mover's Distance (Zhang et al.)",
+        word::run,
+    ),
+    (
+        "filter",
+        "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
+        filter::run,
+    ),
+    (
+        "tokenize",
+        "sentencepiece models vs spm_encode; joint subword models trained on gettext de+en",
+        tokenize::run,
     ),
     (
         "neural",

@@ -11,7 +11,7 @@ use bitext_core::io::tsv::BitextTsvReader;
 use bitext_encode::{SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::mlp::{Mlp, MlpScorer, load_mlp};
-use bitext_neural::siamese::{SiameseEncoder, model_kind};
+use bitext_neural::siamese::{SiameseEncoder, SiameseScorer, model_kind};
 use bitext_similarity::PairScorer;
 use clap::ValueEnum;
 
@@ -95,18 +95,16 @@ impl NeuralModel {
         }
     }
 
-    /// Scores of the aligned pairs `(src[i], tgt[i])`: the probability that they translate
-    /// each other.
-    pub(crate) fn aligned_scores(&self, src: &[&str], tgt: &[&str]) -> Result<Vec<f64>> {
-        let pairs: Vec<(usize, usize)> = (0..src.len()).map(|i| (i, i)).collect();
+    /// A scorer over `src × tgt`: the probability that a pair translates each other.
+    pub(crate) fn scorer(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
         let enc = self.encoder();
         let (a, b) = (
             enc.vectors(Side::Source, src)?,
             enc.vectors(Side::Target, tgt)?,
         );
         Ok(match self {
-            NeuralModel::Siamese(e) => e.model().classify_vectors(&a, &b, &pairs)?,
-            NeuralModel::Mlp { mlp, .. } => MlpScorer::new(mlp, a, b)?.score(&pairs)?,
+            NeuralModel::Siamese(e) => Box::new(SiameseScorer::from_vectors(e.model(), a, b)),
+            NeuralModel::Mlp { mlp, .. } => Box::new(MlpScorer::new(mlp, a, b)?),
         })
     }
 }
