@@ -93,7 +93,6 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
             "2",
             "--batch",
             "7",
-            "-q",
             "--output",
         ])
         .arg(&scored));

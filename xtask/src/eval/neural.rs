@@ -126,8 +126,8 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         md,
         "**Training.** {what} (de → en), 1% held out for validation ({} pairs); {} pairs \
          dropped for an empty side. Joint lowercased word vocabulary (bitext-tokenize \
-         `WordLevel`, min count {}, at most {} tokens): {} tokens — the subword trainer is not \
-         on main yet. Network preset `{preset}` (embeddings {}, GRU {} per direction, {} \
+         `WordLevel`, min count {}, at most {} tokens): {} tokens — a word vocabulary; bitext-tokenize's joint \
+         subword training reached main only as this run started, switching to it is next. Network preset `{preset}` (embeddings {}, GRU {} per direction, {} \
          hidden units, dropout {}/{}), {negatives} random negatives per pair resampled every \
          epoch, Adam {} with the learning rate halved when validation loss stalls, \
          batches of ≤ 128 pairs, global-norm clipping at 5, {} min budget: **{:.1} min** of \
