@@ -219,8 +219,8 @@ macro_rules! conformance {
 
             #[test]
             fn progress_counts_up_to_all_queries() {
-                let db = normal(1300, 8, 5);
-                let q = normal(10_000, 8, 6);
+                let db = normal(1300, 16, 5);
+                let q = normal(10_000, 16, 6);
                 let index = build(&db, Metric::InnerProduct);
                 let mut seen = Vec::new();
                 let nn = index
@@ -233,15 +233,15 @@ macro_rules! conformance {
 
             #[test]
             fn bad_input_is_an_error() {
-                let db = normal(1300, 8, 1);
+                let db = normal(1300, 16, 1);
                 let mut index = build(&db, Metric::InnerProduct);
-                let q = normal(3, 8, 2);
+                let q = normal(3, 16, 2);
                 assert!(matches!(
-                    index.search(normal(2, 7, 1).view(), 1),
-                    Err(Error::Dimension { index: 8, got: 7 })
+                    index.search(normal(2, 15, 1).view(), 1),
+                    Err(Error::Dimension { index: 16, got: 15 })
                 ));
                 assert!(matches!(
-                    index.add(normal(2, 9, 1).view()),
+                    index.add(normal(2, 17, 1).view()),
                     Err(Error::Dimension { .. })
                 ));
                 assert!(matches!(
@@ -253,7 +253,7 @@ macro_rules! conformance {
                     Err(Error::KTooLarge { .. })
                 ));
                 assert!(matches!(index.search(q.view(), 0), Err(Error::Invalid(_))));
-                let none = Embeddings::with_capacity(8, 0).unwrap();
+                let none = Embeddings::with_capacity(16, 0).unwrap();
                 assert!(
                     index
                         .search(none.view(), 1)
@@ -262,7 +262,7 @@ macro_rules! conformance {
                         .contains("no query")
                 );
                 for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
-                    let mut v = normal(4, 8, 3);
+                    let mut v = normal(4, 16, 3);
                     v.row_mut(2)[5] = bad;
                     let e = index.search(v.view(), 1).unwrap_err().to_string();
                     assert!(
@@ -272,7 +272,7 @@ macro_rules! conformance {
                     let e = index.add(v.view()).unwrap_err().to_string();
                     assert!(e.contains("row 2, column 5"), "{e}");
                 }
-                let mut huge = normal(2, 8, 3);
+                let mut huge = normal(2, 16, 3);
                 huge.row_mut(1).fill(1e19);
                 assert!(
                     index
@@ -369,28 +369,29 @@ mod faiss_backends {
     conformance!(
         ivf_pq,
         |d, m| faiss(
-            r#"{"type":"faiss","factory":"IVF32,PQ16x4","nprobe":8}"#,
+            r#"{"type":"faiss","factory":"IVF32,PQ16x4np","nprobe":8}"#,
             d,
             m
         ),
         Quality::Recall(0.85)
     );
 
-    /// OPQ trains an 8-bit quantiser for its rotation, which wants 256 × 39 training vectors
-    /// and about two minutes here: too slow for CI, so `cargo xtask ci --full` runs it.
+    /// OPQ trains an 8-bit product quantiser for its rotation (50 rounds of 256-centroid
+    /// k-means per sub-space): too slow for CI with faiss's generic build, so it runs with
+    /// `cargo xtask ci --full` (faiss warns that 2048 training vectors are few: it is a test).
     #[test]
-    #[ignore = "OPQ training takes about two minutes; run by `cargo xtask ci --full`"]
+    #[ignore = "OPQ training is slow; run by `cargo xtask ci --full`"]
     fn opq_ivf_pq_planted_recall() {
-        let (db, q, truth) = planted(64, 160, 32, 200, 9);
+        let (db, q, truth) = planted(32, 64, 16, 200, 9);
         for metric in [Metric::InnerProduct, Metric::L2] {
             let index = faiss(
-                r#"{"type":"faiss","factory":"OPQ16,IVF64,PQ16x4","nprobe":16}"#,
+                r#"{"type":"faiss","factory":"OPQ8,IVF32,PQ8x4np","nprobe":8}"#,
                 &db,
                 metric,
             );
             let r = recall(&index.search(q.view(), 4).unwrap(), &truth);
-            // Measured: 0.855 (inner product), 1.000 (L2).
-            assert!(r >= 0.8, "{metric:?}: recall@4 {r:.3}");
+            // Measured: 0.820 (inner product), 1.000 (L2).
+            assert!(r >= 0.75, "{metric:?}: recall@4 {r:.3}");
         }
     }
 }

@@ -42,7 +42,7 @@ pub struct ExactParams {
 impl Default for ExactParams {
     fn default() -> Self {
         Self {
-            query_block: 128,
+            query_block: 256,
             kernel: Kernel::Auto,
         }
     }
