@@ -233,8 +233,12 @@ impl KnnIndex for FaissIndex {
         ));
         let written = fio::write_index(&*self.lock(), utf8(&tmp)?)
             .map_err(|e| backend(format!("{}: {e}", path.display())));
+        let io = |e| Error::Core(bitext_core::Error::io(path, e));
         let result = written.and_then(|()| {
-            std::fs::rename(&tmp, path).map_err(|e| Error::Core(bitext_core::Error::io(path, e)))
+            std::fs::File::open(&tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(io)?;
+            std::fs::rename(&tmp, path).map_err(io)
         });
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);

@@ -13,6 +13,25 @@
 //! Scores: inner products, best (largest) first; or squared Euclidean distances, best
 //! (smallest) first. Ids are row indices in the order vectors were added.
 //!
+//! # Saved exact indexes
+//!
+//! [`KnnIndex::save`] on an [`ExactIndex`] writes (atomically) a small self-describing header
+//! and then the vectors as raw little-endian `f32`, so that numpy reads them in one call:
+//!
+//! ```text
+//! offset 0    8 bytes  magic \x93BTXKNN\x01 (0x93 'B' 'T' 'X' 'K' 'N' 'N' 0x01)
+//! offset 8    4 bytes  H, the header length, u32 little-endian
+//! offset 12   H bytes  UTF-8 JSON, padded with spaces (and a final newline) so that 12 + H is
+//!                      a multiple of 64:
+//!                      {"format":"bitext-knn-exact","version":1,"metric":"inner_product",
+//!                       "dim":1024,"len":100000,"dtype":"<f4"}
+//! offset 12+H          len × dim little-endian f32, row-major; row i is id i
+//! ```
+//!
+//! In Python: `h = json.loads(raw[12:12 + H])` and
+//! `np.fromfile(path, "<f4", offset=12 + H).reshape(h["len"], h["dim"])`. A faiss index is saved
+//! in faiss's own format (`faiss.read_index` reads it).
+//!
 //! ```
 //! use bitext_core::Embeddings;
 //! use bitext_knn::{IndexSpec, KnnIndex, Metric};

@@ -1,17 +1,5 @@
-//! The file format of a saved [`super::ExactIndex`]: a small self-describing header, then the
-//! vectors as raw little-endian `f32`, so that numpy reads them in one call.
-//!
-//! ```text
-//! offset 0   8 bytes   magic  \x93BTXKNN\x01   (0x93 'B' 'T' 'X' 'K' 'N' 'N' 0x01)
-//! offset 8   4 bytes   H, the header length, u32 little-endian
-//! offset 12  H bytes   UTF-8 JSON, padded with spaces so that 12 + H is a multiple of 64:
-//!                      {"format":"bitext-knn-exact","version":1,"metric":"inner_product",
-//!                       "dim":1024,"len":100000,"dtype":"<f4"}
-//! offset 12+H          len × dim little-endian f32, row-major; row i is id i
-//! ```
-//!
-//! In Python: `h = json.loads(open(p, "rb").read()[12:12 + H])`, then
-//! `np.fromfile(p, "<f4", offset=12 + H).reshape(h["len"], h["dim"])`.
+//! The file format of a saved [`super::ExactIndex`] (described in the crate docs): a magic,
+//! a small JSON header, then the vectors as raw little-endian `f32`.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};

@@ -69,7 +69,7 @@ impl ExactParams {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Storage<'a> {
     Owned(Vec<f32>),
     Borrowed(&'a [f32]),
@@ -90,7 +90,7 @@ enum Storage<'a> {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ExactIndex<'a> {
     storage: Storage<'a>,
     dim: usize,
@@ -161,7 +161,7 @@ impl ExactIndex<'static> {
         })
     }
 
-    /// Load an index saved by [`KnnIndex::save`] (format: see the `file` section of the crate
+    /// Load an index saved by [`KnnIndex::save`] (the format is described in the crate
     /// docs).
     ///
     /// # Errors
@@ -234,6 +234,18 @@ impl<'a> ExactIndex<'a> {
             kernel: self.params.kernel,
             query_block: self.params.query_block,
         }
+    }
+}
+
+impl std::fmt::Debug for ExactIndex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExactIndex")
+            .field("dim", &self.dim)
+            .field("len", &self.len())
+            .field("metric", &self.metric)
+            .field("borrowed", &self.is_borrowed())
+            .field("params", &self.params)
+            .finish()
     }
 }
 
