@@ -196,3 +196,37 @@ fn faiss_specs_say_how_to_get_faiss() {
             .contains("--features faiss")
     );
 }
+
+#[test]
+fn progress_is_reported_per_query_block_from_any_thread() {
+    let db = normal(3000, 8, 1);
+    let q = normal(1000, 8, 2);
+    let params = ExactParams {
+        query_block: 32, // a multiple of every kernel's panel width
+        kernel: Kernel::Auto,
+    };
+    let index = ExactIndex::over(db.view(), Metric::InnerProduct)
+        .unwrap()
+        .with_params(params)
+        .unwrap();
+    let want = index.search(q.view(), 3).unwrap();
+    // Inside a pool (the calling thread must run tasks itself when it is the only one) and
+    // from outside one.
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut seen = Vec::new();
+        let got = pool
+            .install(|| index.search_with_progress(q.view(), 3, &mut |n| seen.push(n)))
+            .unwrap();
+        assert_eq!(got, want);
+        assert_eq!(
+            seen.len(),
+            1000usize.div_ceil(32),
+            "{threads} threads: {seen:?}"
+        );
+        assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen.last() == Some(&1000));
+    }
+}
