@@ -20,12 +20,23 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Exact Earth Mover's Distance: check the solver, translate words.
+    #[command(subcommand)]
+    Emd(cmd::emd::EmdCommand),
+    /// Score aligned sentence pairs of a TSV (a score column is appended).
+    Score(cmd::score::ScoreArgs),
+    /// Train sentencepiece models; encode and decode text with them.
+    #[command(subcommand)]
+    Tokenize(cmd::tokenize::TokenizeCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Emd(c) => cmd::emd::run(c),
+        Command::Score(a) => cmd::score::run(&a),
+        Command::Tokenize(c) => cmd::tokenize::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,6 +4,9 @@
 //! them).
 
 mod data;
+mod filter;
+mod tokenize;
+mod word;
 
 use std::path::{Path, PathBuf};
 
@@ -28,11 +31,28 @@ impl Ctx {
 type Task = fn(&Ctx) -> Result<String>;
 
 /// Every task, in the order `cargo xtask eval` runs them.
-const TASKS: &[(&str, &str, Task)] = &[(
-    "data",
-    "read every shared data file with bitext-core's readers",
-    data::run,
-)];
+const TASKS: &[(&str, &str, Task)] = &[
+    (
+        "data",
+        "read every shared data file with bitext-core's readers",
+        data::run,
+    ),
+    (
+        "word",
+        "word translation de→en: NN, CSLS, GC and the Earth Mover's Distance (Zhang et al.)",
+        word::run,
+    ),
+    (
+        "filter",
+        "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
+        filter::run,
+    ),
+    (
+        "tokenize",
+        "sentencepiece models vs spm_encode; joint subword models trained on gettext de+en",
+        tokenize::run,
+    ),
+];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--list") {
