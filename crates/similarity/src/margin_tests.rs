@@ -110,15 +110,15 @@ proptest! {
             scorer(MarginFunction::Distance),
             scorer(MarginFunction::Csls),
         );
-        for i in 0..nx {
-            for j in 0..ny {
-                let (ms, mt) = (top_mean(&s[i], ks), top_mean(&st[j], kt));
+        for (i, row) in s.iter().enumerate() {
+            for (j, &sim) in row.iter().enumerate() {
+                let (ms, mt) = (top_mean(row, ks), top_mean(&st[j], kt));
                 let a = abs.score(&[(i, j)]).unwrap()[0];
-                prop_assert!((a - s[i][j]).abs() < 1e-5, "absolute = cosine");
-                let want = s[i][j] - (ms + mt) / 2.0;
+                prop_assert!((a - sim).abs() < 1e-5, "absolute = cosine");
+                let want = sim - (ms + mt) / 2.0;
                 prop_assert!((dist.score(&[(i, j)]).unwrap()[0] - want).abs() < 1e-5);
                 // Kim et al. eq. 16–18.
-                let kim = 2.0 * s[i][j] - ms - mt;
+                let kim = 2.0 * sim - ms - mt;
                 prop_assert!((csls.score(&[(i, j)]).unwrap()[0] - kim).abs() < 1e-5);
             }
         }
