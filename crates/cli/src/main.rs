@@ -2,6 +2,8 @@
 //! file only parses arguments and reports errors.
 
 mod cmd;
+mod index;
+mod input;
 
 use std::process::ExitCode;
 
@@ -20,12 +22,15 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
+    Mine(Box<cmd::mine::MineArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Mine(a) => cmd::mine::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

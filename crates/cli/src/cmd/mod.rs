@@ -1,3 +1,4 @@
 //! One module per subcommand.
 
 pub(crate) mod eval;
+pub(crate) mod mine;
