@@ -24,6 +24,8 @@ enum Command {
     Eval(cmd::eval::EvalCommand),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
+    /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
+    Filter(Box<cmd::filter::FilterArgs>),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Mine(a) => cmd::mine::run(&a),
+        Command::Filter(a) => cmd::filter::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -267,3 +267,77 @@ fn bad_inputs_are_clear_errors() {
     );
     check(mine(&xp, &yp).args(["-k", "0"]), "at least one neighbour");
 }
+
+#[test]
+fn filter_keeps_the_best_lines_within_a_word_budget() {
+    let d = tempfile::tempdir().unwrap();
+    // Four aligned pairs; cosines 1, 0.8, 0, 0.6 by construction.
+    let x = Embeddings::from_rows([[1.0f32, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], 2).unwrap();
+    let y = Embeddings::from_rows([[2.0f32, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]], 2).unwrap();
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let input = d.path().join("in.tsv");
+    std::fs::write(
+        &input,
+        "u\tein Haus\ta house\nu\tzwei\ttwo words\nu\tnein\tno\nu\tdrei Wörter hier\tthree words here\n",
+    )
+    .unwrap();
+    let out = d.path().join("out.tsv");
+    let filter = |extra: &[&str]| {
+        let mut c = bitext();
+        c.args([
+            "filter",
+            "-q",
+            "--dim",
+            "2",
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--input",
+        ])
+        .arg(&input)
+        .arg("--src-embeddings")
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&yp)
+        .arg("-o")
+        .arg(&out)
+        .args(extra);
+        run(&mut c)
+    };
+    // By score: line 1 (2 words), 2 (2 → 4), 4 (3 → 7), 3 (1 → 8). Budget 6 stops before 4.
+    let (ok, _, err) = filter(&["--budget-words", "6"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("kept 2 of 4 lines (4 words"), "{err}");
+    let got = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("u\tein Haus\ta house\t"));
+    let s: f64 = lines[1].rsplit('\t').next().unwrap().parse().unwrap();
+    assert!((s - 0.8).abs() < 1e-6, "{s}");
+    let (ok, _, err) = filter(&["--budget-lines", "3", "--decimals", "2"]);
+    assert!(ok, "{err}");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .ends_with("three words here\t0.60\n")
+    );
+    let short = write_raw(
+        d.path(),
+        "short.f32",
+        &Embeddings::from_rows([[1.0f32, 0.0]], 2).unwrap(),
+    );
+    let (ok, _, err) = run(bitext()
+        .args(["filter", "--dim", "2", "--input"])
+        .arg(&input)
+        .arg("--src-embeddings")
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&short)
+        .arg("-o")
+        .arg(&out));
+    assert!(!ok && err.contains("one row per line"), "{err}");
+}

@@ -7,12 +7,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
-use bitext_mine::{Miner, NeighborPair, Retrieval, ScoredPair, Stage, Threshold, UnitRows};
+use bitext_mine::{Miner, Retrieval, ScoredPair, Threshold, UnitRows};
 use bitext_similarity::{MarginFunction, MarginScorer, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
-use indicatif::ProgressBar;
 
-use crate::input::{Labels, Matrix, TextFormat, labels_for, progress_bar};
+use crate::input::{Labels, Matrix, TextFormat, labels_for};
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -165,7 +164,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
         miner = miner.top_n(n);
     }
     let factory = crate::index::factory(&a.index)?;
-    let nb = search(&miner, su, tu, &*factory, a.quiet)?;
+    let nb = crate::index::search(&miner, su, tu, &*factory, a.quiet)?;
     let out = Output {
         src: &src_labels,
         trg: &trg_labels,
@@ -234,38 +233,6 @@ fn retrieval(r: RetrievalArg) -> Retrieval {
         RetrievalArg::Intersect => Retrieval::Intersection,
         RetrievalArg::Max => Retrieval::Max,
     }
-}
-
-/// Both searches, with a progress bar per stage.
-fn search(
-    miner: &Miner,
-    src: bitext_core::EmbeddingsView<'_>,
-    trg: bitext_core::EmbeddingsView<'_>,
-    factory: &dyn bitext_mine::IndexFactory,
-    quiet: bool,
-) -> Result<NeighborPair> {
-    let mut bar: Option<(Stage, ProgressBar)> = None;
-    let nb = miner.search(src, trg, factory, &mut |stage, done, total| {
-        if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
-            if let Some((_, b)) = bar.take() {
-                b.finish_and_clear();
-            }
-            let msg = match stage {
-                Stage::IndexTarget => "indexing targets",
-                Stage::Forward => "searching src → trg",
-                Stage::IndexSource => "indexing sources",
-                _ => "searching trg → src",
-            };
-            bar = Some((stage, progress_bar(total, msg, quiet)));
-        }
-        if let Some((_, b)) = &bar {
-            b.set_position(done as u64);
-        }
-    });
-    if let Some((_, b)) = bar {
-        b.finish_and_clear();
-    }
-    Ok(nb?)
 }
 
 /// Writes `score<TAB>src<TAB>tgt` lines.

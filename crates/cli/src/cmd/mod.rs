@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub(crate) mod eval;
+pub(crate) mod filter;
 pub(crate) mod mine;
