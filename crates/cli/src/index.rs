@@ -11,14 +11,14 @@ use bitext_knn::KnnIndex;
 use bitext_mine::IndexFactory;
 use bitext_mine::testing::BruteForce;
 
+fn brute(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
+    Ok(Box::new(BruteForce::over(v)))
+}
+
 /// The index factory named by `spec`.
 pub(crate) fn factory(spec: &str) -> Result<Box<dyn IndexFactory>> {
     match spec {
-        "exact" => Ok(Box::new(
-            |v: EmbeddingsView<'_>| -> bitext_knn::Result<Box<dyn KnnIndex>> {
-                Ok(Box::new(BruteForce::over(v)))
-            },
-        )),
+        "exact" => Ok(Box::new(brute)),
         other => bail!("unknown index {other:?}: this build knows only \"exact\""),
     }
 }

@@ -10,21 +10,22 @@ use crate::error::{Error, Result};
 use crate::pairs::{ScoredPair, Threshold, apply_threshold, greedy_one_to_one, sort_descending};
 use crate::retrieval::{Retrieval, ScoredCandidates, retrieve};
 
-/// Builds a filled kNN index over a matrix (train if the backend needs it, then add). Any
-/// `Fn(EmbeddingsView) -> bitext_knn::Result<Box<dyn KnnIndex>>` is one.
+/// Builds a filled kNN index over a matrix (train if the backend needs it, then add); the
+/// index may borrow the matrix instead of copying it. Any function
+/// `fn(EmbeddingsView<'a>) -> bitext_knn::Result<Box<dyn KnnIndex + 'a>>` is one.
 pub trait IndexFactory {
     /// An index holding `vectors` (ids are their row indices).
     ///
     /// # Errors
     /// Backend failures.
-    fn build(&self, vectors: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex>>;
+    fn build<'a>(&self, vectors: EmbeddingsView<'a>) -> bitext_knn::Result<Box<dyn KnnIndex + 'a>>;
 }
 
 impl<F> IndexFactory for F
 where
-    F: Fn(EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex>>,
+    F: for<'a> Fn(EmbeddingsView<'a>) -> bitext_knn::Result<Box<dyn KnnIndex + 'a>>,
 {
-    fn build(&self, vectors: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex>> {
+    fn build<'a>(&self, vectors: EmbeddingsView<'a>) -> bitext_knn::Result<Box<dyn KnnIndex + 'a>> {
         self(vectors)
     }
 }
@@ -66,9 +67,9 @@ pub struct NeighborPair {
 /// let x = Embeddings::from_rows([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], 2)?;
 /// let y = Embeddings::from_rows([[0.0, 1.0], [0.8, 0.6], [1.0, 0.0]], 2)?;
 /// let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 2)).retrieval(Retrieval::Max);
-/// # let index = |v: bitext_core::EmbeddingsView<'_>| -> bitext_knn::Result<Box<dyn KnnIndex>> {
+/// # fn index(v: bitext_core::EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
 /// #     Ok(Box::new(bitext_mine::testing::BruteForce::over(v)))
-/// # };
+/// # }
 /// // `index` builds any KnnIndex (exact, faiss, ...) over a matrix.
 /// let nb = miner.search(x.view(), y.view(), &index, &mut |_, _, _| {})?;
 /// let pairs = miner.mine_neighbors(&nb)?;

@@ -8,7 +8,7 @@ use bitext_knn::Metric;
 use bitext_similarity::{EmbeddingScorer, MarginFunction, Measure};
 use proptest::prelude::*;
 
-fn brute(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex>> {
+fn brute(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
     Ok(Box::new(BruteForce::over(v)))
 }
 
@@ -253,11 +253,11 @@ fn bad_input_gives_clear_errors() {
         e.to_string().contains("source side has no sentences"),
         "{e}"
     );
-    let l2 = |v: EmbeddingsView<'_>| -> bitext_knn::Result<Box<dyn KnnIndex>> {
+    fn l2(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
         let mut b = BruteForce::new(v.dim(), Metric::L2);
         b.add(v)?;
         Ok(Box::new(b))
-    };
+    }
     let m1 = Miner::new(MarginSpec::new(MarginFunction::Ratio, 1));
     let e = m1
         .mine(x.view(), y.view(), &l2, &mut |_, _, _| {})
