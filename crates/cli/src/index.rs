@@ -2,7 +2,7 @@
 //! margin scoring with a progress bar per stage.
 
 use anyhow::{Result, bail};
-use bitext_mine::{Miner, NeighborPair, Stage};
+use bitext_mine::{BidirectionalParams, Miner, NeighborPair, Stage};
 use indicatif::ProgressBar;
 
 use crate::input::progress_bar;
@@ -18,21 +18,23 @@ fn brute(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
 /// The index factory named by `spec`.
 pub(crate) fn factory(spec: &str) -> Result<Box<dyn IndexFactory>> {
     match spec {
-        "exact" => Ok(Box::new(brute)),
-        other => bail!("unknown index {other:?}: this build knows only \"exact\""),
+        "brute" => Ok(Box::new(brute)),
+        other => bail!("unknown index {other:?}: this build knows \"exact\" and \"brute\""),
     }
 }
 
-/// Both searches, with a progress bar per stage.
+/// Both directions' neighbours: the one-pass exact search for `exact`, two index searches
+/// otherwise; a progress bar per stage.
 pub(crate) fn search(
     miner: &Miner,
     src: bitext_core::EmbeddingsView<'_>,
     trg: bitext_core::EmbeddingsView<'_>,
-    factory: &dyn bitext_mine::IndexFactory,
+    spec: &str,
+    threads: usize,
     quiet: bool,
 ) -> Result<NeighborPair> {
     let mut bar: Option<(Stage, ProgressBar)> = None;
-    let nb = miner.search(src, trg, factory, &mut |stage, done, total| {
+    let mut progress = |stage: Stage, done: usize, total: usize| {
         if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
             if let Some((_, b)) = bar.take() {
                 b.finish_and_clear();
@@ -41,14 +43,25 @@ pub(crate) fn search(
                 Stage::IndexTarget => "indexing targets",
                 Stage::Forward => "searching src → trg",
                 Stage::IndexSource => "indexing sources",
-                _ => "searching trg → src",
+                Stage::Backward => "searching trg → src",
+                _ => "searching both ways",
             };
             bar = Some((stage, progress_bar(total, msg, quiet)));
         }
         if let Some((_, b)) = &bar {
             b.set_position(done as u64);
         }
-    });
+    };
+    let nb = if spec == "exact" {
+        let params = BidirectionalParams {
+            threads,
+            ..BidirectionalParams::default()
+        };
+        miner.search_exact(src, trg, params, &mut progress)
+    } else {
+        let factory = factory(spec)?;
+        miner.search(src, trg, &*factory, &mut progress)
+    };
     if let Some((_, b)) = bar {
         b.finish_and_clear();
     }

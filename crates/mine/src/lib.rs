@@ -23,6 +23,7 @@
 //! # }
 //! ```
 
+mod bidir;
 mod error;
 mod extract;
 pub mod filter;
@@ -33,6 +34,7 @@ mod retrieval;
 pub mod testing;
 mod unit;
 
+pub use bidir::{BidirectionalParams, exact_both};
 pub use error::{Error, Result};
 pub use extract::{all_pairs, extract};
 pub use filter::{Budget, TsvFilter, WordSide};

@@ -42,6 +42,8 @@ pub enum Stage {
     IndexSource,
     /// Target sentences searching the source index.
     Backward,
+    /// Both directions at once ([`Miner::search_exact`]); progress counts source rows.
+    Bidirectional,
 }
 
 /// Progress of the searches: the stage, queries done and queries in total.
@@ -171,6 +173,38 @@ impl Miner {
         let forward = search_one(trg, src, n.k_src, index, progress, Stage::IndexTarget)?;
         let backward = search_one(src, trg, n.k_trg, index, progress, Stage::IndexSource)?;
         Ok(NeighborPair { forward, backward })
+    }
+
+    /// Both directions' neighbours by exact inner product from one pass over the similarity
+    /// tiles ([`crate::exact_both`]): half the arithmetic of two [`Miner::search`]es.
+    /// `progress` reports [`Stage::Bidirectional`] with source rows done.
+    ///
+    /// # Errors
+    /// As [`crate::exact_both`].
+    pub fn search_exact(
+        &self,
+        src: EmbeddingsView<'_>,
+        trg: EmbeddingsView<'_>,
+        params: crate::BidirectionalParams,
+        progress: Progress<'_>,
+    ) -> Result<NeighborPair> {
+        self.check()?;
+        check_sides(src, trg)?;
+        let n = self.margin.neighborhood();
+        for (k, q_side, db_side, len) in [
+            (n.k_src, "source", "target", trg.len()),
+            (n.k_trg, "target", "source", src.len()),
+        ] {
+            if k > len {
+                return Err(Error::Invalid(format!(
+                    "k = {k} neighbours of each {q_side} sentence were asked for, but the \
+                     {db_side} side has only {len} sentences"
+                )));
+            }
+        }
+        crate::exact_both(src, trg, n.k_src, n.k_trg, params, &mut |done, total| {
+            progress(Stage::Bidirectional, done, total);
+        })
     }
 
     /// The margin over the neighbourhoods of `nb`.

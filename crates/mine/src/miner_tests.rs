@@ -273,3 +273,37 @@ fn bad_input_gives_clear_errors() {
         .threshold(Threshold::Above { value: f64::NAN });
     assert!(bad.check().is_err());
 }
+
+#[test]
+fn bidirectional_search_equals_two_searches() {
+    let (x, y) = planted(60, 45, 20, 16, 11);
+    let miner = Miner::new(MarginSpec::with_k(MarginFunction::Ratio, 4, 3));
+    let two = miner
+        .search(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .unwrap();
+    let params = crate::BidirectionalParams {
+        src_block: 7,
+        trg_block: 13,
+        threads: 2,
+    };
+    let one = miner
+        .search_exact(x.view(), y.view(), params, &mut |_, _, _| {})
+        .unwrap();
+    assert_eq!(one.forward.all_ids(), two.forward.all_ids());
+    assert_eq!(one.backward.all_ids(), two.backward.all_ids());
+    let (a, b) = (
+        miner.mine_neighbors(&one).unwrap(),
+        miner.mine_neighbors(&two).unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    assert!(
+        a.iter()
+            .zip(&b)
+            .all(|(p, q)| (p.src, p.tgt) == (q.src, q.tgt))
+    );
+    let big = Miner::new(MarginSpec::new(MarginFunction::Ratio, 46));
+    let e = big
+        .search_exact(x.view(), y.view(), params, &mut |_, _, _| {})
+        .unwrap_err();
+    assert!(e.to_string().contains("target side has only 45"), "{e}");
+}

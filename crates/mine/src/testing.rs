@@ -93,9 +93,12 @@ impl KnnIndex for BruteForce {
                     (v, j)
                 })
                 .collect();
+            // Values are finite (checked); `partial_cmp` makes −0 and +0 equal, so that they
+            // tie and the smaller id wins, as in any search that compares with `>`.
+            let order = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal);
             match self.metric {
-                Metric::InnerProduct => s.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))),
-                Metric::L2 => s.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))),
+                Metric::InnerProduct => s.sort_by(|a, b| order(b.0, a.0).then(a.1.cmp(&b.1))),
+                Metric::L2 => s.sort_by(|a, b| order(a.0, b.0).then(a.1.cmp(&b.1))),
             }
             for &(v, j) in &s[..k] {
                 ids.push(j);

@@ -89,6 +89,9 @@ pub(crate) struct FilterArgs {
     /// Output TSV: the kept input lines, verbatim, in input order, with a score column.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
+    /// Threads of the exact search (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -151,8 +154,8 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             let tu =
                 UnitRows::new(tv, "target").with_context(|| trg.path().display().to_string())?;
             let miner = Miner::new(MarginSpec::new(f, a.k));
-            let factory = crate::index::factory(&a.index)?;
-            let nb = crate::index::search(&miner, su.view(), tu.view(), &*factory, a.quiet)?;
+            let nb =
+                crate::index::search(&miner, su.view(), tu.view(), &a.index, a.threads, a.quiet)?;
             let scorer = MarginScorer::new(miner.margin(&nb)?, su.view(), tu.view())?;
             filter.run(&a.input, &a.output, &scorer)?
         }

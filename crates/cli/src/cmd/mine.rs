@@ -117,6 +117,9 @@ pub(crate) struct MineArgs {
     /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Threads of the exact search (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -163,8 +166,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     if let Some(n) = a.top_n {
         miner = miner.top_n(n);
     }
-    let factory = crate::index::factory(&a.index)?;
-    let nb = crate::index::search(&miner, su, tu, &*factory, a.quiet)?;
+    let nb = crate::index::search(&miner, su, tu, &a.index, a.threads, a.quiet)?;
     let out = Output {
         src: &src_labels,
         trg: &trg_labels,
