@@ -181,6 +181,7 @@ pub fn exact_both(
     let worker = || {
         let mut tile = vec![0f32; bs * bt];
         let mut cols = TopK::new(m, k_trg);
+        let mut floors = Vec::with_capacity(bt);
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
             if b >= n_blocks {
@@ -193,7 +194,7 @@ pub fn exact_both(
                 let c1 = (c0 + bt).min(m);
                 let t = &mut tile[..(r1 - r0) * (c1 - c0)];
                 gemm_abt(a, trg.slice_rows(c0..c1).as_slice(), d, t);
-                scan_tile(t, c1 - c0, r0, c0, &mut rows, &mut cols);
+                scan_tile(t, c1 - c0, r0, c0, &mut rows, &mut cols, &mut floors);
             }
             let mut f = fwd
                 .lock()
@@ -241,16 +242,41 @@ pub fn exact_both(
 
 /// Feed one tile (rows `r0..`, columns `c0..`, row-major with `width` columns) to the row lists
 /// (indexed from the tile's first row) and the column lists (indexed by target row).
-fn scan_tile(tile: &[f32], width: usize, r0: usize, c0: usize, rows: &mut TopK, cols: &mut TopK) {
+/// `floors` is scratch space for the column lists' current floors.
+fn scan_tile(
+    tile: &[f32],
+    width: usize,
+    r0: usize,
+    c0: usize,
+    rows: &mut TopK,
+    cols: &mut TopK,
+    floors: &mut Vec<f32>,
+) {
+    /// Columns checked at once: a branch-free comparison the compiler vectorises; the rare
+    /// chunk holding a candidate is then walked element by element.
+    const CHUNK: usize = 16;
+    floors.clear();
+    floors.extend((c0..c0 + width).map(|j| cols.floor(j)));
     for (i, row) in tile.chunks_exact(width).enumerate() {
         let mut floor = rows.floor(i);
-        for (j, &s) in row.iter().enumerate() {
-            if s > floor {
-                rows.push(i, c0 + j, s);
-                floor = rows.floor(i);
+        for (c, (chunk, fl)) in row.chunks(CHUNK).zip(floors.chunks_mut(CHUNK)).enumerate() {
+            let hit = chunk
+                .iter()
+                .zip(fl.iter())
+                .fold(false, |acc, (&s, &f)| acc | (s > f.min(floor)));
+            if !hit {
+                continue;
             }
-            if s > cols.floor(c0 + j) {
-                cols.push(c0 + j, r0 + i, s);
+            for (jj, (&s, f)) in chunk.iter().zip(fl.iter_mut()).enumerate() {
+                let j = c * CHUNK + jj;
+                if s > floor {
+                    rows.push(i, c0 + j, s);
+                    floor = rows.floor(i);
+                }
+                if s > *f {
+                    cols.push(c0 + j, r0 + i, s);
+                    *f = cols.floor(c0 + j);
+                }
             }
         }
     }
