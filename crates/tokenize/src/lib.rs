@@ -1,5 +1,53 @@
-//! Tokenization for bitext (filled by the tokenization issue): a `Tokenizer` trait with a
-//! serde-tagged spec, a sentencepiece backend, joint subword training for two languages, a
-//! Unicode-aware word tokenizer for word-level methods, and vocabularies with special tokens.
+//! Tokenization for bitext: text in, token ids out.
 //!
-//! Nothing is implemented here yet.
+//! - [`Tokenizer`]: the trait every tokenizer implements (encode to ids and pieces, decode,
+//!   batch encoding on all cores — [`set_parallelism`] or `BITEXT_PARALLELISM=false` turns
+//!   that off), with [`TokenizerSpec`] to choose one from a config file.
+//! - [`WordTokenizer`]: a Unicode-aware, deterministic word tokenizer for word-level methods
+//!   (EMD sentence distance, IBM-1, word alignment, bag-of-words encoders): punctuation split
+//!   off, numbers kept whole, HTML entities of Moses-tokenized corpora unescaped, optional
+//!   lowercasing. Its rules are listed in [`word`].
+//! - [`Vocab`]: token ↔ id with special tokens (pad, unk, bos, eos, language tags), built from
+//!   [`TokenCounter`] counts by [`VocabBuilder`] (frequency cut-off, size limit), saved and
+//!   loaded in a small text format ([`vocab::file`]).
+//! - [`SequenceConfig`]: bos/eos and truncation to a maximum length.
+//! - [`WordLevel`]: word tokenizer + vocabulary as a [`Tokenizer`].
+//!
+//! ```
+//! use bitext_tokenize::{SequenceConfig, TokenCounter, Tokenizer, VocabBuilder, WordLevel, WordTokenizer};
+//! # fn main() -> bitext_tokenize::Result<()> {
+//! let words = WordTokenizer::default();
+//! assert_eq!(
+//!     words.tokenize("Ich soll Miranda Kerr &quot; anziehen &quot; , sagte er am 13. November ."),
+//!     ["Ich", "soll", "Miranda", "Kerr", "\"", "anziehen", "\"", ",", "sagte", "er", "am", "13.",
+//!      "November", "."]
+//! );
+//!
+//! let corpus = ["Der Hund bellt .", "Die Katze schläft .", "Der Hund schläft ."];
+//! let counts = TokenCounter::from_texts(&words, &corpus);
+//! let vocab = VocabBuilder::new().lang_tags(["de", "en"]).min_count(2).build(&counts)?;
+//! let seq = SequenceConfig { add_bos: true, add_eos: true, max_len: Some(60) };
+//! let tok = WordLevel::new(words, vocab, seq)?;
+//! let ids = tok.encode_batch_ids(&["Der Hund schläft .", "Die Maus"])?;
+//! assert_eq!(tok.decode(&ids[0])?, "Der Hund schläft .");
+//! assert_eq!(tok.decode(&ids[1])?, "<unk> <unk>");
+//! # Ok(())
+//! # }
+//! ```
+
+mod error;
+mod sequence;
+mod spec;
+mod tokenizer;
+pub mod vocab;
+pub mod word;
+mod word_level;
+
+pub use error::{Error, Result};
+pub use sequence::SequenceConfig;
+pub use spec::TokenizerSpec;
+pub use tokenizer::{Encoding, SpecialIds, Tokenizer, parallelism, set_parallelism};
+pub use vocab::{Role, SpecialTokens, TokenCounter, Vocab, VocabBuilder, lang_tag};
+pub use word::entities::unescape_html;
+pub use word::{WordConfig, WordTokenizer, WordTokenizerBuilder};
+pub use word_level::WordLevel;

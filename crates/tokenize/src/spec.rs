@@ -1,0 +1,98 @@
+//! [`TokenizerSpec`]: choose and configure a tokenizer from a config file or a CLI flag
+//! (`{"type": "word", "vocab": "vocab.txt"}`).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::sequence::SequenceConfig;
+use crate::tokenizer::Tokenizer;
+use crate::vocab::Vocab;
+use crate::word::{WordConfig, WordTokenizer};
+use crate::word_level::WordLevel;
+
+/// Which tokenizer to build, tagged by `type`.
+///
+/// ```
+/// use bitext_tokenize::{TokenizerSpec, WordConfig};
+/// let spec: TokenizerSpec = serde_json::from_str(
+///     r#"{"type": "word", "vocab": "vocab.txt", "word": {"lowercase": true},
+///         "sequence": {"add_eos": true, "max_len": 80}}"#,
+/// ).unwrap();
+/// let TokenizerSpec::Word { word, sequence, .. } = &spec else { unreachable!() };
+/// assert_eq!(*word, WordConfig { lowercase: true, ..WordConfig::default() });
+/// assert_eq!(sequence.max_len, Some(80));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum TokenizerSpec {
+    /// [`WordLevel`]: the word tokenizer with a vocabulary file (see [`crate::vocab::file`]).
+    Word {
+        /// The vocabulary file.
+        vocab: PathBuf,
+        /// Word tokenizer options (default: [`WordConfig::default`]).
+        #[serde(default)]
+        word: WordConfig,
+        /// Framing and truncation (default: none).
+        #[serde(default)]
+        sequence: SequenceConfig,
+    },
+}
+
+impl TokenizerSpec {
+    /// Build the tokenizer.
+    ///
+    /// # Errors
+    /// A vocabulary file that cannot be read (naming file and line); invalid parameters.
+    pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
+        match self {
+            TokenizerSpec::Word {
+                vocab,
+                word,
+                sequence,
+            } => Ok(Box::new(WordLevel::new(
+                WordTokenizer::new(*word),
+                Vocab::load(vocab)?,
+                *sequence,
+            )?)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_types_and_fields_are_rejected() {
+        for bad in [
+            r#"{"type": "wordpiece", "vocab": "v"}"#,
+            r#"{"type": "word", "vocab": "v", "lowercase": true}"#,
+            r#"{"type": "word", "vocab": "v", "word": {"lower": true}}"#,
+            r#"{"type": "word"}"#,
+        ] {
+            assert!(serde_json::from_str::<TokenizerSpec>(bad).is_err(), "{bad}");
+        }
+        let spec = TokenizerSpec::Word {
+            vocab: "v.txt".into(),
+            word: WordConfig::default(),
+            sequence: SequenceConfig::default(),
+        };
+        let json = serde_json::to_string(&spec).unwrap();
+        assert!(json.starts_with(r#"{"type":"word","#), "{json}");
+        assert_eq!(serde_json::from_str::<TokenizerSpec>(&json).unwrap(), spec);
+    }
+
+    #[test]
+    fn build_reports_the_vocabulary_file() {
+        let spec = TokenizerSpec::Word {
+            vocab: "/nonexistent/vocab.txt".into(),
+            word: WordConfig::default(),
+            sequence: SequenceConfig::default(),
+        };
+        let e = spec.build().err().unwrap().to_string();
+        assert!(e.contains("/nonexistent/vocab.txt"), "{e}");
+    }
+}
