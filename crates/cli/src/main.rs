@@ -22,6 +22,8 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Embed sentences with the bag-of-words encoder (mean of bilingual word vectors).
+    Embed(Box<cmd::embed::EmbedArgs>),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Embed(a) => cmd::embed::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),
     };

@@ -281,7 +281,8 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     let input = d.path().join("in.tsv");
     std::fs::write(
         &input,
-        "u\tein Haus\ta house\nu\tzwei\ttwo words\nu\tnein\tno\nu\tdrei Wörter hier\tthree words here\n",
+        "u\tein Haus\ta house\nu\tzwei\ttwo words\nu\tnein\tno\n\
+         u\tdrei Wörter hier\tthree words here\n",
     )
     .unwrap();
     let out = d.path().join("out.tsv");

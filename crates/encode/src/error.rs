@@ -11,9 +11,7 @@ pub enum Error {
     #[error("invalid input: {0}")]
     Invalid(String),
     /// A sentence none of whose words is in the vocabulary of its side: it has no embedding.
-    #[error(
-        "{side} sentence {index} has no word in the {side} vocabulary, so no embedding: {sentence:?}"
-    )]
+    #[error("{side} sentence {index} has no word in the {side} vocabulary: {sentence:?}")]
     NoKnownWord {
         /// The side.
         side: crate::Side,

@@ -3,6 +3,7 @@
 //! run, so the file always shows the latest numbers with the command and machine that made
 //! them).
 
+mod bucc_bow;
 mod data;
 
 use std::path::{Path, PathBuf};
@@ -28,11 +29,18 @@ impl Ctx {
 type Task = fn(&Ctx) -> Result<String>;
 
 /// Every task, in the order `cargo xtask eval` runs them.
-const TASKS: &[(&str, &str, Task)] = &[(
-    "data",
-    "read every shared data file with bitext-core's readers",
-    data::run,
-)];
+const TASKS: &[(&str, &str, Task)] = &[
+    (
+        "data",
+        "read every shared data file with bitext-core's readers",
+        data::run,
+    ),
+    (
+        "bucc_bow",
+        "margin mining of BUCC-style newsdev with the bag-of-words encoder",
+        bucc_bow::run,
+    ),
+];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--list") {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod embed;
 pub(crate) mod eval;
 pub(crate) mod filter;
 pub(crate) mod mine;
