@@ -28,6 +28,11 @@ enum Command {
     Mine(Box<cmd::mine::MineArgs>),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
     Filter(Box<cmd::filter::FilterArgs>),
+    /// Exact Earth Mover's Distance: check the solver, translate words.
+    #[command(subcommand)]
+    Emd(cmd::emd::EmdCommand),
+    /// Score aligned sentence pairs of a TSV (a score column is appended).
+    Score(cmd::score::ScoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +42,8 @@ fn main() -> ExitCode {
         Command::Embed(a) => cmd::embed::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),
+        Command::Emd(c) => cmd::emd::run(c),
+        Command::Score(a) => cmd::score::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

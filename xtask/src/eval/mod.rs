@@ -5,6 +5,8 @@
 
 mod bucc_bow;
 mod data;
+mod filter;
+mod word;
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +41,16 @@ const TASKS: &[(&str, &str, Task)] = &[
         "bucc_bow",
         "margin mining of BUCC-style newsdev with the bag-of-words encoder",
         bucc_bow::run,
+    ),
+    (
+        "word",
+        "word translation de→en: NN, CSLS, GC and the Earth Mover's Distance (Zhang et al.)",
+        word::run,
+    ),
+    (
+        "filter",
+        "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
+        filter::run,
     ),
 ];
 
