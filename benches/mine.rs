@@ -1,12 +1,14 @@
-//! Benchmarks of margin mining after the kNN search: margin scoring of both directions'
-//! candidates from the search's similarities, retrieval, and greedy one-to-one selection, on
-//! seeded synthetic neighbour lists (the search itself is benchmarked with the kNN backends).
+//! Benchmarks of margin mining: the one-pass exact search of both directions
+//! (`exact_both`), then margin scoring of both directions' candidates from the search's
+//! similarities, retrieval, and greedy one-to-one selection, on seeded synthetic data.
 
 use std::hint::black_box;
 
-use bitext::core::Rng;
+use bitext::core::{Embeddings, Rng};
 use bitext::knn::Neighbors;
-use bitext::mine::{Miner, NeighborPair, Retrieval, ScoredPair, greedy_one_to_one};
+use bitext::mine::{
+    BidirectionalParams, Miner, NeighborPair, Retrieval, ScoredPair, exact_both, greedy_one_to_one,
+};
 use bitext::similarity::{MarginFunction, MarginSpec};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -61,5 +63,34 @@ fn bench_margin_and_retrieval(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_margin_and_retrieval);
+/// `n` random unit rows of dimension `d`.
+fn unit_rows(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
+    let mut e =
+        Embeddings::new((0..n * d).map(|_| rng.normal() as f32).collect(), d).expect("whole rows");
+    e.normalize_l2();
+    e
+}
+
+fn bench_exact_both(c: &mut Criterion) {
+    let (n, d, k) = (4096, 1024, 4);
+    let mut rng = Rng::seed(7);
+    let (x, y) = (unit_rows(n, d, &mut rng), unit_rows(n, d, &mut rng));
+    let mut g = c.benchmark_group("mine");
+    g.sample_size(10);
+    // One pass computes n × n inner products of d dimensions: 2 n² d flop.
+    g.throughput(Throughput::Elements((n * n) as u64));
+    for threads in [1, 2] {
+        let p = BidirectionalParams {
+            threads,
+            ..BidirectionalParams::default()
+        };
+        let id = format!("n={n}/d={d}/k={k}/threads={threads}");
+        g.bench_function(BenchmarkId::new("exact_both", id), |b| {
+            b.iter(|| exact_both(x.view(), y.view(), k, k, p, &mut |_, _| {}).expect("valid"));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_margin_and_retrieval, bench_exact_both);
 criterion_main!(benches);
