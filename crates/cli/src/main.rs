@@ -33,6 +33,9 @@ enum Command {
     Emd(cmd::emd::EmdCommand),
     /// Score aligned sentence pairs of a TSV (a score column is appended).
     Score(cmd::score::ScoreArgs),
+    /// Train sentencepiece models; encode and decode text with them.
+    #[command(subcommand)]
+    Tokenize(cmd::tokenize::TokenizeCommand),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Filter(a) => cmd::filter::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
+        Command::Tokenize(c) => cmd::tokenize::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

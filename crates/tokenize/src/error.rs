@@ -28,6 +28,18 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// The sentencepiece library (C++) failed: it rejected a model or a training run, or could
+    /// not encode or decode; the message is its own.
+    #[error("sentencepiece: {0}")]
+    Sentencepiece(String),
+    /// A tokenizer that needs a feature this build of bitext-tokenize lacks.
+    #[error("{what} needs the `{feature}` feature of bitext-tokenize, which this build lacks")]
+    MissingFeature {
+        /// What was asked for.
+        what: String,
+        /// The cargo feature.
+        feature: &'static str,
+    },
     /// An error of a tokenizer implemented in another crate.
     #[error(transparent)]
     Backend(Box<dyn std::error::Error + Send + Sync>),

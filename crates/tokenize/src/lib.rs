@@ -12,6 +12,10 @@
 //!   loaded in a small text format ([`vocab::file`]).
 //! - [`SequenceConfig`]: bos/eos and truncation to a maximum length.
 //! - [`WordLevel`]: word tokenizer + vocabulary as a [`Tokenizer`].
+//! - With the feature `sentencepiece` (off by default; builds SentencePiece's C++ with cmake):
+//!   `Sentencepiece`, real sentencepiece `.model` files as a [`Tokenizer`] (the same ids and
+//!   pieces as `spm_encode`), and `SubwordTrainer`, joint unigram/BPE training for two
+//!   languages from Rust, writing a `.model` (module `spm`).
 //!
 //! ```
 //! use bitext_tokenize::{SequenceConfig, TokenCounter, Tokenizer, VocabBuilder, WordLevel, WordTokenizer};
@@ -38,6 +42,8 @@
 mod error;
 mod sequence;
 mod spec;
+#[cfg(feature = "sentencepiece")]
+pub mod spm;
 mod tokenizer;
 pub mod vocab;
 pub mod word;
@@ -46,6 +52,11 @@ mod word_level;
 pub use error::{Error, Result};
 pub use sequence::SequenceConfig;
 pub use spec::TokenizerSpec;
+#[cfg(feature = "sentencepiece")]
+pub use spm::{
+    InputReport, ModelType, Normalization, Piece, PieceType, Sentencepiece, SubwordTrainer,
+    TrainReport, TrainedModel,
+};
 pub use tokenizer::{Encoding, SpecialIds, Tokenizer, parallelism, set_parallelism};
 pub use vocab::{Role, SpecialTokens, TokenCounter, Vocab, VocabBuilder, lang_tag};
 pub use word::entities::unescape_html;

@@ -1,5 +1,5 @@
 //! [`TokenizerSpec`]: choose and configure a tokenizer from a config file or a CLI flag
-//! (`{"type": "word", "vocab": "vocab.txt"}`).
+//! (`{"type": "word", "vocab": "vocab.txt"}`, `{"type": "sentencepiece", "model": "m.model"}`).
 
 use std::path::PathBuf;
 
@@ -39,13 +39,25 @@ pub enum TokenizerSpec {
         #[serde(default)]
         sequence: SequenceConfig,
     },
+    /// `Sentencepiece` (module `spm`): a sentencepiece `.model` file. Needs the
+    /// `sentencepiece` feature to build (the spec itself parses without it, so that a config
+    /// file names a clear error rather than an unknown type).
+    Sentencepiece {
+        /// The `.model` file.
+        model: PathBuf,
+        /// Framing and truncation (default: none, as `spm_encode`).
+        #[serde(default)]
+        sequence: SequenceConfig,
+    },
 }
 
 impl TokenizerSpec {
     /// Build the tokenizer.
     ///
     /// # Errors
-    /// A vocabulary file that cannot be read (naming file and line); invalid parameters.
+    /// A vocabulary or model file that cannot be read (naming the file, and the line or byte
+    /// offset); invalid parameters; [`crate::Error::MissingFeature`] for a sentencepiece spec
+    /// in a build without the `sentencepiece` feature.
     pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
         match self {
             TokenizerSpec::Word {
@@ -57,6 +69,15 @@ impl TokenizerSpec {
                 Vocab::load(vocab)?,
                 *sequence,
             )?)),
+            #[cfg(feature = "sentencepiece")]
+            TokenizerSpec::Sentencepiece { model, sequence } => Ok(Box::new(
+                crate::spm::Sentencepiece::open(model)?.with_sequence(*sequence)?,
+            )),
+            #[cfg(not(feature = "sentencepiece"))]
+            TokenizerSpec::Sentencepiece { model, .. } => Err(crate::Error::MissingFeature {
+                what: format!("the sentencepiece model {}", model.display()),
+                feature: "sentencepiece",
+            }),
         }
     }
 }
@@ -83,6 +104,24 @@ mod tests {
         let json = serde_json::to_string(&spec).unwrap();
         assert!(json.starts_with(r#"{"type":"word","#), "{json}");
         assert_eq!(serde_json::from_str::<TokenizerSpec>(&json).unwrap(), spec);
+    }
+
+    #[test]
+    fn sentencepiece_specs_parse_and_name_the_model() {
+        let spec: TokenizerSpec = serde_json::from_str(
+            r#"{"type": "sentencepiece", "model": "/nonexistent/m.model",
+                "sequence": {"add_eos": true}}"#,
+        )
+        .unwrap();
+        let TokenizerSpec::Sentencepiece { model, sequence } = &spec else {
+            unreachable!()
+        };
+        assert_eq!(model, &PathBuf::from("/nonexistent/m.model"));
+        assert!(sequence.add_eos);
+        // Without the feature: a missing feature; with it: a missing file. Both name the model.
+        let e = spec.build().err().unwrap().to_string();
+        assert!(e.contains("/nonexistent/m.model"), "{e}");
+        assert!(serde_json::from_str::<TokenizerSpec>(r#"{"type": "sentencepiece"}"#).is_err());
     }
 
     #[test]

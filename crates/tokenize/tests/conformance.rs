@@ -170,3 +170,38 @@ fn decode_skips_framing_and_keeps_unknowns() {
     let ids = t.encode_ids("Der Hund , sagte Quokka").unwrap();
     assert_eq!(t.decode(&ids).unwrap(), "der hund , sagte <unk>");
 }
+
+/// A joint BPE model trained on the sample texts (feature `sentencepiece`), once.
+#[cfg(feature = "sentencepiece")]
+fn sentencepiece_model() -> bitext_tokenize::Sentencepiece {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let bytes = BYTES.get_or_init(|| {
+        let lines: Vec<&str> = TEXTS[..5].iter().copied().cycle().take(50).collect();
+        bitext_tokenize::SubwordTrainer::new()
+            .model_type(bitext_tokenize::ModelType::Bpe)
+            .vocab_size(120)
+            .character_coverage(1.0)
+            .lang_tags(["de", "en"])
+            .train_corpora(&[("sample", &lines[..])])
+            .unwrap()
+            .to_bytes()
+            .to_vec()
+    });
+    bitext_tokenize::Sentencepiece::from_bytes(bytes.as_slice()).unwrap()
+}
+
+#[cfg(feature = "sentencepiece")]
+fn sentencepiece_framed() -> bitext_tokenize::Sentencepiece {
+    sentencepiece_model()
+        .with_sequence(SequenceConfig {
+            add_bos: true,
+            add_eos: true,
+            max_len: Some(8),
+        })
+        .unwrap()
+}
+
+#[cfg(feature = "sentencepiece")]
+tokenizer_conformance!(sentencepiece, sentencepiece_model);
+#[cfg(feature = "sentencepiece")]
+tokenizer_conformance!(sentencepiece_framed, sentencepiece_framed);

@@ -6,6 +6,7 @@
 mod bucc_bow;
 mod data;
 mod filter;
+mod tokenize;
 mod word;
 
 use std::path::{Path, PathBuf};
@@ -51,6 +52,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "filter",
         "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
         filter::run,
+    ),
+    (
+        "tokenize",
+        "sentencepiece models vs spm_encode; joint subword models trained on gettext de+en",
+        tokenize::run,
     ),
 ];
 

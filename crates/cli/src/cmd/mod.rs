@@ -6,3 +6,4 @@ pub(crate) mod eval;
 pub(crate) mod filter;
 pub(crate) mod mine;
 pub(crate) mod score;
+pub(crate) mod tokenize;

@@ -1,0 +1,381 @@
+//! End-to-end tests of `bitext tokenize train|encode|decode` on text generated here, with a
+//! model trained in the test. Where Debian's `spm_encode` / `spm_decode` are installed (CI
+//! installs the `sentencepiece` package), the output is compared with theirs byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use bitext_core::Rng;
+
+fn bitext() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitext"))
+}
+
+fn run(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Run with `input` on stdin; stdout as bytes.
+fn pipe(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
+    use std::io::Write as _;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    (
+        out.status.success(),
+        out.stdout,
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// `n` lines of generated text in one language, seeded.
+fn text(words: &[&str], n: usize, seed: u64) -> String {
+    let mut rng = Rng::seed(seed);
+    let mut out = String::new();
+    for _ in 0..n {
+        let len = 2 + rng.below(8);
+        let line: Vec<&str> = (0..len).map(|_| *rng.choose(words).unwrap()).collect();
+        out.push_str(&line.join(" "));
+        out.push_str(if rng.bernoulli(0.3) { ", 42!\n" } else { ".\n" });
+    }
+    out
+}
+
+const DE: &[&str] = &[
+    "der", "Hund", "schläft", "im", "Garten", "und", "die", "Katze", "läuft", "über", "Straße",
+    "heute", "nicht", "groß",
+];
+const EN: &[&str] = &[
+    "the", "dog", "sleeps", "in", "garden", "and", "cat", "runs", "over", "street", "today", "not",
+    "big",
+];
+
+/// Train a joint BPE model on generated German and English files in `dir`.
+fn train(dir: &Path) -> PathBuf {
+    let de = write(dir, "train.de", text(DE, 300, 1).as_bytes());
+    let en = write(dir, "train.en", text(EN, 300, 2).as_bytes());
+    let model = dir.join("joint.model");
+    let (ok, _, err) = run(bitext()
+        .args(["tokenize", "train", "--input"])
+        .arg(&de)
+        .arg("--input")
+        .arg(&en)
+        .args([
+            "--vocab-size",
+            "90",
+            "--model-type",
+            "bpe",
+            "--lang",
+            "de,en",
+        ])
+        .args(["--character-coverage", "1.0", "--threads", "2", "--model"])
+        .arg(&model));
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("trained a bpe model of 90 pieces on 600 sentences"),
+        "{err}"
+    );
+    assert!(err.contains("train.de: 300 lines, 300 used"), "{err}");
+    model
+}
+
+/// Input with what `spm_encode` must survive: empty and blank lines, `\r`, an unknown
+/// character, a language tag, a last line without newline.
+fn sample_input() -> Vec<u8> {
+    let mut s = text(DE, 20, 7);
+    s.push_str(&text(EN, 20, 8));
+    s.push_str("\n   \nder Hund\r\n<de> der Hund 😀\nüber  die   Straße\nlast line");
+    s.into_bytes()
+}
+
+/// Debian's `spm_encode` with its own library: cargo puts the vendored
+/// `libsentencepiece.so.0` (0.2.1) on `LD_LIBRARY_PATH` for tests, where the Debian binary
+/// (0.1.97) would load it and stop being an independent reference.
+fn debian(bin: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.env_remove("LD_LIBRARY_PATH");
+    cmd
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+#[test]
+fn train_encode_decode_one_line_per_line() {
+    let d = tempfile::tempdir().unwrap();
+    let model = train(d.path());
+    let input = sample_input();
+    let n_lines = input.split(|&b| b == b'\n').count();
+    let mut outputs = Vec::new();
+    for format in ["id", "piece"] {
+        let (ok, out, err) = pipe(
+            bitext()
+                .args(["tokenize", "encode", "--output-format", format, "--model"])
+                .arg(&model),
+            &input,
+        );
+        assert!(ok, "{err}");
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), n_lines, "{format}");
+        assert!(out.ends_with('\n'));
+        // The empty and the blank line give empty lines.
+        assert_eq!(lines[40], "");
+        assert_eq!(lines[41], "");
+        outputs.push(out);
+    }
+    let ids: Vec<&str> = outputs[0].lines().collect();
+    let pieces: Vec<&str> = outputs[1].lines().collect();
+    // The tag is one piece (after the `▁` of sentencepiece's dummy prefix) with id 4.
+    let tag = pieces[43].split(' ').position(|p| p == "<de>").unwrap();
+    assert_eq!(ids[43].split(' ').nth(tag), Some("4"), "{}", ids[43]);
+    assert!(pieces[43].ends_with(" 😀"), "{}", pieces[43]);
+    assert!(ids[43].ends_with(" 1"), "{}", ids[43]);
+    for (i, p) in ids.iter().zip(&pieces) {
+        assert_eq!(i.split(' ').count(), p.split(' ').count());
+    }
+
+    // Decoding ids and pieces gives the normalized text back.
+    let ids_file = write(d.path(), "ids.txt", outputs[0].as_bytes());
+    let pieces_file = write(d.path(), "pieces.txt", outputs[1].as_bytes());
+    let dec = d.path().join("dec.txt");
+    for (file, format) in [(&ids_file, "id"), (&pieces_file, "piece")] {
+        let (ok, _, err) = run(bitext()
+            .args(["tokenize", "decode", "--input-format", format, "--model"])
+            .arg(&model)
+            .arg("--input")
+            .arg(file)
+            .arg("--output")
+            .arg(&dec));
+        assert!(ok, "{err}");
+        let text = std::fs::read_to_string(&dec).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), n_lines);
+        assert_eq!(
+            lines[0],
+            String::from_utf8(input.clone())
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+        );
+        assert_eq!(lines[42], "der Hund");
+        assert_eq!(lines[44], "über die Straße");
+        assert_eq!(lines[45], "last line");
+        let unk = if format == "id" { " ⁇ " } else { "😀" };
+        assert!(lines[43].ends_with(unk), "{format}: {}", lines[43]);
+    }
+
+    // --output writes the same bytes as stdout; several inputs are read in order.
+    let half = input.len() / 2;
+    let cut = half + input[half..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let a = write(d.path(), "a.txt", &input[..cut]);
+    let b = write(d.path(), "b.txt", &input[cut..]);
+    let out_file = d.path().join("out.ids");
+    let (ok, _, err) = run(bitext()
+        .args(["tokenize", "encode", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&a)
+        .arg("--input")
+        .arg(&b)
+        .arg("--output")
+        .arg(&out_file));
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
+
+    // Debian's spm_encode gives the same bytes for the same model.
+    match which("spm_encode") {
+        Some(spm) => {
+            for (format, ours) in ["id", "piece"].iter().zip(&outputs) {
+                let (ok, theirs, err) = pipe(
+                    debian(&spm)
+                        .arg(format!("--model={}", model.display()))
+                        .arg(format!("--output_format={format}")),
+                    &input,
+                );
+                assert!(ok, "{err}");
+                assert_eq!(String::from_utf8(theirs).unwrap(), *ours, "{format}");
+            }
+        }
+        None => eprintln!("spm_encode not installed: comparison with it skipped"),
+    }
+}
+
+#[test]
+fn framing_matches_spm_encode_extra_options() {
+    let d = tempfile::tempdir().unwrap();
+    let model = train(d.path());
+    let input = text(DE, 30, 3).into_bytes();
+    let (ok, out, err) = pipe(
+        bitext()
+            .args(["tokenize", "encode", "--add-bos", "--add-eos", "--model"])
+            .arg(&model),
+        &input,
+    );
+    assert!(ok, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("2 ") && l.ends_with(" 3")),
+        "{out}"
+    );
+    if let Some(spm) = which("spm_encode") {
+        let (ok, theirs, err) = pipe(
+            debian(&spm)
+                .arg(format!("--model={}", model.display()))
+                .args(["--output_format=id", "--extra_options=bos:eos"]),
+            &input,
+        );
+        assert!(ok, "{err}");
+        assert_eq!(String::from_utf8(theirs).unwrap(), out);
+    }
+    let (ok, out, err) = pipe(
+        bitext()
+            .args([
+                "tokenize",
+                "encode",
+                "--add-eos",
+                "--max-len",
+                "3",
+                "--model",
+            ])
+            .arg(&model),
+        &input,
+    );
+    assert!(ok, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.lines()
+            .all(|l| l.split(' ').count() <= 3 && l.ends_with(" 3")),
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_name_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let model = train(d.path());
+
+    let bad = write(d.path(), "bad.txt", b"der Hund\ndie \xff Katze\n");
+    let (ok, _, err) = run(bitext()
+        .args(["tokenize", "encode", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&bad));
+    assert!(
+        !ok && err.contains("bad.txt:2: invalid UTF-8 at byte 4"),
+        "{err}"
+    );
+
+    let (ok, _, err) = pipe(
+        bitext()
+            .args(["tokenize", "encode", "--empty", "error", "--model"])
+            .arg(&model),
+        b"der Hund\n\ndie Katze\n",
+    );
+    assert!(!ok && err.contains("<stdin>:2: empty line"), "{err}");
+
+    let out = d.path().join("never.txt");
+    for (name, bytes) in [
+        ("missing.model", None),
+        ("corrupt.model", Some(&b"not a model"[..])),
+    ] {
+        let path = d.path().join(name);
+        if let Some(b) = bytes {
+            std::fs::write(&path, b).unwrap();
+        }
+        let (ok, _, err) = run(bitext()
+            .args(["tokenize", "encode", "--model"])
+            .arg(&path)
+            .arg("--input")
+            .arg(&bad)
+            .arg("--output")
+            .arg(&out));
+        assert!(!ok && err.contains(name), "{err}");
+    }
+    // A failed run leaves no output behind.
+    let (ok, _, _) = run(bitext()
+        .args(["tokenize", "encode", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&bad)
+        .arg("--output")
+        .arg(&out));
+    assert!(!ok && !out.exists());
+
+    let ids = write(d.path(), "ids.txt", b"5 6\n7 x\n");
+    let (ok, _, err) = run(bitext()
+        .args(["tokenize", "decode", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&ids));
+    assert!(!ok && err.contains("ids.txt:2: not an id list"), "{err}");
+    let ids = write(d.path(), "ids2.txt", b"5 6\n7 90\n");
+    let (ok, _, err) = run(bitext()
+        .args(["tokenize", "decode", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&ids));
+    assert!(
+        !ok && err.contains("ids2.txt:2: token id 90 is outside"),
+        "{err}"
+    );
+
+    let empty = write(d.path(), "e.de", b"der Hund\n\n");
+    let m2 = d.path().join("m2.model");
+    let train = |extra: &[&str]| {
+        run(bitext()
+            .args(["tokenize", "train", "--vocab-size", "40", "--input"])
+            .arg(&empty)
+            .args(extra)
+            .arg("--model")
+            .arg(&m2))
+    };
+    let (ok, _, err) = train(&[]);
+    assert!(!ok && err.contains("e.de:2: empty line"), "{err}");
+    assert!(!m2.exists());
+    let (ok, _, err) = train(&["--skip-empty", "--model-type", "bpe"]);
+    // One sentence is too little for 40 pieces: sentencepiece's own message comes through.
+    assert!(!ok && err.contains("sentencepiece"), "{err}");
+    let (ok, _, err) =
+        run(bitext().args(["tokenize", "train", "--vocab-size", "10", "--model", "x"]));
+    assert!(!ok && err.contains("--input"), "{err}");
+}
+
+#[test]
+fn tokenize_subcommands_have_help() {
+    for args in [
+        &["tokenize", "--help"][..],
+        &["tokenize", "train", "--help"],
+        &["tokenize", "encode", "--help"],
+        &["tokenize", "decode", "--help"],
+    ] {
+        let (ok, out, _) = run(bitext().args(args));
+        assert!(ok && out.contains("Usage:"), "{args:?}: {out}");
+    }
+}

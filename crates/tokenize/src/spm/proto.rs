@@ -1,0 +1,426 @@
+//! Reading a sentencepiece `.model` file (a serialized `ModelProto`, protobuf wire format) in
+//! Rust: the piece table and the few settings bitext reports. The C++ library parses the file
+//! again to encode; reading it here first gives precise errors for corrupt files (with the byte
+//! offset), id → piece lookups without FFI, and the model's metadata.
+//!
+//! Only the fields below are read; every other field is skipped by wire type, as protobuf
+//! readers do. Field numbers are those of `sentencepiece_model.proto` (SentencePiece 0.2.1).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// What a piece of a sentencepiece model is (`ModelProto.SentencePiece.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PieceType {
+    /// An ordinary subword.
+    Normal,
+    /// The unknown piece (`<unk>`): exactly one per model.
+    Unknown,
+    /// A control symbol (`<s>`, `</s>`, `<pad>`): never produced from text, dropped by decoding.
+    Control,
+    /// A user-defined symbol (such as a language tag `<de>`): always one piece when it occurs
+    /// in the text.
+    UserDefined,
+    /// A byte-fallback piece (`<0x41>`).
+    Byte,
+    /// A piece kept in the table but never used.
+    Unused,
+}
+
+impl PieceType {
+    fn from_proto(v: u64) -> Option<Self> {
+        Some(match v {
+            1 => PieceType::Normal,
+            2 => PieceType::Unknown,
+            3 => PieceType::Control,
+            4 => PieceType::UserDefined,
+            5 => PieceType::Unused,
+            6 => PieceType::Byte,
+            _ => return None,
+        })
+    }
+}
+
+/// The segmentation algorithm of a sentencepiece model (`TrainerSpec.ModelType`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ModelType {
+    /// Unigram language model (Kudo 2018), sentencepiece's default.
+    #[default]
+    Unigram,
+    /// Byte-pair encoding (Sennrich et al. 2016), as in Kim et al.'s joint BPE.
+    Bpe,
+    /// Whitespace-separated words.
+    Word,
+    /// Single characters.
+    Char,
+}
+
+impl ModelType {
+    fn from_proto(v: u64) -> Option<Self> {
+        Some(match v {
+            1 => ModelType::Unigram,
+            2 => ModelType::Bpe,
+            3 => ModelType::Word,
+            4 => ModelType::Char,
+            _ => return None,
+        })
+    }
+
+    /// The name sentencepiece uses (`unigram`, `bpe`, `word`, `char`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelType::Unigram => "unigram",
+            ModelType::Bpe => "bpe",
+            ModelType::Word => "word",
+            ModelType::Char => "char",
+        }
+    }
+}
+
+impl fmt::Display for ModelType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One entry of the piece table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    /// The piece's text (`▁` stands for a space).
+    pub piece: String,
+    /// Its score (log probability for unigram models, merge order for BPE).
+    pub score: f32,
+    /// What it is.
+    pub kind: PieceType,
+}
+
+/// What bitext reads from a `.model` file.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ModelProto {
+    pub(crate) pieces: Vec<Piece>,
+    pub(crate) model_type: ModelType,
+    pub(crate) byte_fallback: bool,
+    pub(crate) normalizer: String,
+}
+
+/// A malformed model: where (byte offset into the file) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProtoError {
+    pub(crate) offset: usize,
+    pub(crate) reason: String,
+}
+
+type Result<T> = std::result::Result<T, ProtoError>;
+
+enum Value<'a> {
+    Varint(u64),
+    Fixed32(u32),
+    Fixed64,
+    Bytes(&'a [u8]),
+}
+
+/// A protobuf message: a sequence of `(field number, value)`.
+struct Fields<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// Offset of `buf` in the file, for errors.
+    base: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn new(buf: &'a [u8], base: usize) -> Self {
+        Self { buf, pos: 0, base }
+    }
+
+    fn err(&self, at: usize, reason: impl Into<String>) -> ProtoError {
+        ProtoError {
+            offset: self.base + at,
+            reason: reason.into(),
+        }
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let start = self.pos;
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Err(self.err(start, "truncated varint"));
+            };
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err(start, "varint longer than 10 bytes"))
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        let start = self.pos;
+        match self.pos.checked_add(n).filter(|&e| e <= self.buf.len()) {
+            Some(end) => {
+                self.pos = end;
+                Ok(&self.buf[start..end])
+            }
+            None => Err(self.err(
+                start,
+                format!(
+                    "truncated {what}: needs {n} bytes, {} left",
+                    self.buf.len() - start
+                ),
+            )),
+        }
+    }
+
+    /// The next field: its number, the offset of its value (in the file) and the value.
+    fn next_field(&mut self) -> Result<Option<(u64, usize, Value<'a>)>> {
+        if self.pos >= self.buf.len() {
+            return Ok(None);
+        }
+        let at = self.pos;
+        let key = self.varint()?;
+        let (field, wire) = (key >> 3, key & 7);
+        if field == 0 {
+            return Err(self.err(at, "field number 0"));
+        }
+        let value_at = self.base + self.pos;
+        let value = match wire {
+            0 => Value::Varint(self.varint()?),
+            1 => {
+                self.take(8, "fixed64 field")?;
+                Value::Fixed64
+            }
+            2 => {
+                let n = self.varint()?;
+                let n = usize::try_from(n).map_err(|_| self.err(at, "absurd length"))?;
+                Value::Bytes(self.take(n, "length-delimited field")?)
+            }
+            5 => {
+                let b = self.take(4, "fixed32 field")?;
+                Value::Fixed32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            w => return Err(self.err(at, format!("unsupported wire type {w} (field {field})"))),
+        };
+        Ok(Some((field, value_at, value)))
+    }
+}
+
+fn utf8(bytes: &[u8], at: usize, what: &str) -> Result<String> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| ProtoError {
+        offset: at + e.utf8_error().valid_up_to(),
+        reason: format!("{what} is not valid UTF-8"),
+    })
+}
+
+fn wrong_type(at: usize, what: &str) -> ProtoError {
+    ProtoError {
+        offset: at,
+        reason: format!("{what} has the wrong wire type"),
+    }
+}
+
+fn read_piece(buf: &[u8], base: usize) -> Result<Piece> {
+    let mut f = Fields::new(buf, base);
+    let (mut piece, mut score, mut kind) = (None, 0.0f32, PieceType::Normal);
+    while let Some((field, at, v)) = f.next_field()? {
+        match (field, v) {
+            (1, Value::Bytes(b)) => piece = Some(utf8(b, at, "piece")?),
+            (2, Value::Fixed32(bits)) => score = f32::from_bits(bits),
+            (3, Value::Varint(t)) => {
+                kind = PieceType::from_proto(t).ok_or_else(|| ProtoError {
+                    offset: at,
+                    reason: format!("unknown piece type {t}"),
+                })?;
+            }
+            (1, _) => return Err(wrong_type(at, "piece")),
+            (2, _) => return Err(wrong_type(at, "score")),
+            (3, _) => return Err(wrong_type(at, "piece type")),
+            _ => {}
+        }
+    }
+    let piece = piece.filter(|p| !p.is_empty()).ok_or_else(|| ProtoError {
+        offset: base,
+        reason: "a piece without text".into(),
+    })?;
+    Ok(Piece { piece, score, kind })
+}
+
+/// Parse a serialized `ModelProto`.
+pub(crate) fn parse(buf: &[u8]) -> Result<ModelProto> {
+    if buf.is_empty() {
+        return Err(ProtoError {
+            offset: 0,
+            reason: "empty file: not a sentencepiece model".into(),
+        });
+    }
+    let mut model = ModelProto {
+        pieces: Vec::new(),
+        model_type: ModelType::Unigram,
+        byte_fallback: false,
+        normalizer: String::new(),
+    };
+    let mut f = Fields::new(buf, 0);
+    while let Some((field, at, v)) = f.next_field()? {
+        match (field, v) {
+            (1, Value::Bytes(b)) => model.pieces.push(read_piece(b, at)?),
+            (2, Value::Bytes(b)) => read_trainer_spec(b, at, &mut model)?,
+            (3, Value::Bytes(b)) => {
+                let mut n = Fields::new(b, at);
+                while let Some((field, at, v)) = n.next_field()? {
+                    if let (1, Value::Bytes(name)) = (field, v) {
+                        model.normalizer = utf8(name, at, "normalizer name")?;
+                    }
+                }
+            }
+            (1..=5, _) => return Err(wrong_type(at, "a ModelProto field")),
+            _ => {}
+        }
+    }
+    if model.pieces.is_empty() {
+        return Err(ProtoError {
+            offset: 0,
+            reason: "no pieces: not a sentencepiece model".into(),
+        });
+    }
+    let unknown = model
+        .pieces
+        .iter()
+        .filter(|p| p.kind == PieceType::Unknown)
+        .count();
+    if unknown != 1 {
+        return Err(ProtoError {
+            offset: 0,
+            reason: format!("{unknown} unknown pieces (a sentencepiece model has exactly one)"),
+        });
+    }
+    Ok(model)
+}
+
+fn read_trainer_spec(buf: &[u8], base: usize, model: &mut ModelProto) -> Result<()> {
+    let mut f = Fields::new(buf, base);
+    while let Some((field, at, v)) = f.next_field()? {
+        match (field, v) {
+            (3, Value::Varint(t)) => {
+                model.model_type = ModelType::from_proto(t).ok_or_else(|| ProtoError {
+                    offset: at,
+                    reason: format!("unknown model type {t}"),
+                })?;
+            }
+            (35, Value::Varint(b)) => model.byte_fallback = b != 0,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Protobuf encoding helpers for hand-built models.
+    pub(crate) fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    pub(crate) fn bytes_field(field: u64, b: &[u8], out: &mut Vec<u8>) {
+        varint(field << 3 | 2, out);
+        varint(b.len() as u64, out);
+        out.extend_from_slice(b);
+    }
+
+    pub(crate) fn piece(text: &str, score: f32, kind: u64) -> Vec<u8> {
+        let mut p = Vec::new();
+        bytes_field(1, text.as_bytes(), &mut p);
+        varint(2 << 3 | 5, &mut p);
+        p.extend_from_slice(&score.to_le_bytes());
+        varint(3 << 3, &mut p);
+        varint(kind, &mut p);
+        p
+    }
+
+    fn model(pieces: &[Vec<u8>], model_type: u64) -> Vec<u8> {
+        let mut m = Vec::new();
+        for p in pieces {
+            bytes_field(1, p, &mut m);
+        }
+        let mut spec = Vec::new();
+        varint(3 << 3, &mut spec);
+        varint(model_type, &mut spec);
+        varint(35 << 3, &mut spec);
+        varint(1, &mut spec);
+        bytes_field(2, &spec, &mut m);
+        let mut norm = Vec::new();
+        bytes_field(1, b"identity", &mut norm);
+        bytes_field(3, &norm, &mut m);
+        // An unknown field (a fixed64 numbered 99) is skipped.
+        varint(99 << 3 | 1, &mut m);
+        m.extend_from_slice(&[0; 8]);
+        m
+    }
+
+    #[test]
+    fn reads_pieces_types_and_settings() {
+        let m = model(
+            &[
+                piece("<unk>", 0.0, 2),
+                piece("<s>", 0.0, 3),
+                piece("▁a", -1.5, 1),
+            ],
+            2,
+        );
+        let p = parse(&m).unwrap();
+        assert_eq!(p.pieces.len(), 3);
+        assert_eq!(p.pieces[2].piece, "▁a");
+        assert!((p.pieces[2].score + 1.5).abs() < 1e-6);
+        assert_eq!(p.pieces[0].kind, PieceType::Unknown);
+        assert_eq!(p.pieces[1].kind, PieceType::Control);
+        assert_eq!(p.model_type, ModelType::Bpe);
+        assert!(p.byte_fallback);
+        assert_eq!(p.normalizer, "identity");
+    }
+
+    #[test]
+    fn corrupt_models_are_rejected_with_an_offset() {
+        let good = model(&[piece("<unk>", 0.0, 2), piece("a", -1.0, 1)], 1);
+        for cut in [1, 5, good.len() - 3] {
+            let e = parse(&good[..cut]).unwrap_err();
+            assert!(e.reason.contains("truncated"), "{cut}: {e:?}");
+            assert!(e.offset <= cut, "{cut}: {e:?}");
+        }
+        assert!(parse(b"").unwrap_err().reason.contains("empty"));
+        // Text is not a model: 'h' = field 13, wire type 0, then 'l' = wire type 4 (a group).
+        let e = parse(b"hello world\n").unwrap_err();
+        assert!(e.reason.contains("wire type"), "{e:?}");
+        let no_unk = model(&[piece("a", -1.0, 1)], 1);
+        assert!(
+            parse(&no_unk)
+                .unwrap_err()
+                .reason
+                .contains("0 unknown pieces")
+        );
+        let bad_type = model(&[piece("<unk>", 0.0, 2), piece("a", -1.0, 9)], 1);
+        assert!(
+            parse(&bad_type)
+                .unwrap_err()
+                .reason
+                .contains("piece type 9")
+        );
+        let mut bad_utf8 = piece("<unk>", 0.0, 2);
+        bad_utf8[2] = 0xff;
+        assert!(
+            parse(&model(&[bad_utf8], 1))
+                .unwrap_err()
+                .reason
+                .contains("UTF-8")
+        );
+    }
+}
