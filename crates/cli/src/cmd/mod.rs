@@ -1,6 +1,9 @@
 //! One module per subcommand.
 
+pub(crate) mod embed;
 pub(crate) mod emd;
 pub(crate) mod eval;
+pub(crate) mod filter;
+pub(crate) mod mine;
 pub(crate) mod score;
 pub(crate) mod tokenize;
