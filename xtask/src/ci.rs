@@ -6,7 +6,11 @@ use crate::{cargo, run_cmd};
 
 /// Features turned on for CI's clippy, test and doc runs (`package/feature`; never
 /// `--all-features`, which would pull in wgpu).
-pub(crate) const CI_FEATURES: &[&str] = &["bitext-tokenize/sentencepiece"];
+pub(crate) const CI_FEATURES: &[&str] = &[
+    "bitext-tokenize/sentencepiece",
+    "bitext-knn/faiss",
+    "bitext-cli/faiss",
+];
 
 /// Extra `cargo` invocations of `cargo xtask ci --full`: checks too slow for the 45-minute CI
 /// budget on two cores, run by hand before resolving the issues that need them.
@@ -20,6 +24,18 @@ pub(crate) const FULL_EXTRA: &[&[&str]] = &[
         "wgpu",
         "--all-targets",
         "--locked",
+    ],
+    // faiss OPQ training (about two minutes).
+    &[
+        "test",
+        "-p",
+        "bitext-knn",
+        "--features",
+        "faiss",
+        "--test",
+        "conformance",
+        "--",
+        "--ignored",
     ],
 ];
 

@@ -2,6 +2,8 @@
 //! file only parses arguments and reports errors.
 
 mod cmd;
+mod index;
+mod input;
 
 use std::process::ExitCode;
 
@@ -20,6 +22,12 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
+    /// Embed sentences: bag-of-words encoder (mean of bilingual word vectors) or a trained model.
+    Embed(Box<cmd::embed::EmbedArgs>),
+    /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
+    Mine(Box<cmd::mine::MineArgs>),
+    /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
+    Filter(Box<cmd::filter::FilterArgs>),
     /// Exact Earth Mover's Distance: check the solver, translate words.
     #[command(subcommand)]
     Emd(cmd::emd::EmdCommand),
@@ -31,19 +39,19 @@ enum Command {
     /// Train a neural model (siamese classifier, MLP similarity) into a model directory.
     #[command(subcommand)]
     Train(cmd::train::TrainCommand),
-    /// Sentence embeddings from a trained model.
-    Embed(Box<cmd::embed::EmbedArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
+        Command::Embed(a) => cmd::embed::run(&a),
+        Command::Mine(a) => cmd::mine::run(&a),
+        Command::Filter(a) => cmd::filter::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
         Command::Tokenize(c) => cmd::tokenize::run(c),
         Command::Train(c) => cmd::train::run(&c),
-        Command::Embed(a) => cmd::embed::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,6 +17,15 @@ pub enum Side {
     Target,
 }
 
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Source => "source",
+            Side::Target => "target",
+        })
+    }
+}
+
 /// Turns sentences into fixed-size vectors in a space shared by both languages.
 ///
 /// Implementors write [`SentenceEncoder::dim`] and [`SentenceEncoder::encode_batch`]; the

@@ -10,6 +10,16 @@ pub enum Error {
     /// An input the encoder cannot encode (empty sentence, wrong side, …).
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// A sentence none of whose words is in the vocabulary of its side: it has no embedding.
+    #[error("{side} sentence {index} has no word in the {side} vocabulary: {sentence:?}")]
+    NoKnownWord {
+        /// The side.
+        side: crate::Side,
+        /// Its position (0-based) among the sentences encoded.
+        index: usize,
+        /// The sentence.
+        sentence: String,
+    },
     /// An error of an encoder implemented in another crate (e.g. a neural backend).
     #[error(transparent)]
     Backend(Box<dyn std::error::Error + Send + Sync>),

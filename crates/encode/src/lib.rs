@@ -2,11 +2,33 @@
 //! [`bitext_core::Embeddings`]) and encoders that need no neural network. Neural encoders
 //! (`bitext-neural`) implement the same trait, so miners and the CLI take any of them.
 //!
-//! The bag-of-words encoder averaging bilingual word embeddings arrives with the margin-mining
-//! issue.
+//! - [`BowEncoder`]: the (optionally TF-IDF weighted, [`Idf`]) mean of bilingual word
+//!   embeddings read from one `.vec` file per language, with an explicit out-of-vocabulary
+//!   policy (see [`bow`]).
+//!
+//! ```
+//! use bitext_core::Embeddings;
+//! use bitext_core::io::vec::WordVectors;
+//! use bitext_encode::{BowEncoder, SentenceEncoder, Side};
+//! # fn main() -> bitext_encode::Result<()> {
+//! let words = |w: [&str; 2]| w.map(String::from).to_vec();
+//! let rows = Embeddings::from_rows([[1.0, 0.0], [0.0, 1.0]], 2)?;
+//! let de = WordVectors::new(words(["haus", "katze"]), rows.clone())?;
+//! let en = WordVectors::new(words(["house", "cat"]), rows)?;
+//! let enc = BowEncoder::builder(de, en).build()?;
+//! let x = enc.encode(Side::Source, &["Das Haus ."])?;
+//! let y = enc.encode(Side::Target, &["The house ."])?;
+//! assert_eq!(x.row(0), y.row(0));
+//! # Ok(())
+//! # }
+//! ```
 
+pub mod bow;
 mod encoder;
 mod error;
+mod idf;
 
+pub use bow::{BowEncoder, BowEncoderBuilder, Coverage, NoKnownWord, Weighting};
 pub use encoder::{SentenceEncoder, Side};
 pub use error::{Error, Result};
+pub use idf::Idf;

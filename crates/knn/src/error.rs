@@ -7,6 +7,15 @@ pub enum Error {
     /// A file or matrix problem (names the file, line and reason).
     #[error(transparent)]
     Core(#[from] bitext_core::Error),
+    /// Bad vectors (NaN, ±∞, a norm too large), naming the input and the row.
+    #[error("{what}: {source}")]
+    Input {
+        /// Which input (e.g. "query vectors").
+        what: &'static str,
+        /// Where and what.
+        #[source]
+        source: bitext_core::Error,
+    },
     /// Vectors of the wrong dimension.
     #[error("dimension mismatch: the index holds {index}-dimensional vectors, got {got}")]
     Dimension {
@@ -26,6 +35,10 @@ pub enum Error {
     /// Invalid parameters or inputs.
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// A backend or format this build does not include (e.g. faiss without the `faiss`
+    /// feature); the message says how to get it.
+    #[error("{0}")]
+    Unsupported(String),
     /// An error of a backend (e.g. faiss).
     #[error("{backend}: {message}")]
     Backend {

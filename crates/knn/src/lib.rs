@@ -1,11 +1,64 @@
-//! k-nearest-neighbour search over embeddings: the [`KnnIndex`] trait and the [`Neighbors`] it
-//! returns.
+//! k-nearest-neighbour search over embeddings: the [`KnnIndex`] trait, the [`Neighbors`] it
+//! returns, and its backends.
 //!
-//! The exact blocked-GEMM backend, the faiss backend (feature `faiss`) and the serde-tagged
-//! index spec arrive with the margin-mining issue.
+//! | backend | what | feature |
+//! |---|---|---|
+//! | [`ExactIndex`] | exact brute force: blocked matrix products (AVX-512 / AVX2 / portable kernels chosen at run time) with the top-k selection fused in, multi-threaded (rayon); owns its vectors or borrows them zero-copy (e.g. from a memory map) | default |
+//! | `FaissIndex` | any faiss `index_factory` string (`Flat`, `IVF1024,Flat`, `IVF4096,PQ64`, `OPQ64,IVF4096,PQ64`, `HNSW32,Flat`), trained, searched with `nprobe` / `efSearch`, saved and loaded | `faiss` |
+//!
+//! [`IndexSpec`] picks a backend from a config (`{"type":"exact","metric":"inner_product"}`,
+//! `{"type":"faiss","factory":"IVF1024,Flat","nprobe":8}`) or a CLI string (`exact`,
+//! `IVF1024,Flat`); [`load_index`] loads any saved index.
+//!
+//! Scores: inner products, best (largest) first; or squared Euclidean distances, best
+//! (smallest) first. Ids are row indices in the order vectors were added.
+//!
+//! # Saved exact indexes
+//!
+//! [`KnnIndex::save`] on an [`ExactIndex`] writes (atomically) a small self-describing header
+//! and then the vectors as raw little-endian `f32`, so that numpy reads them in one call:
+//!
+//! ```text
+//! offset 0    8 bytes  magic \x93BTXKNN\x01 (0x93 'B' 'T' 'X' 'K' 'N' 'N' 0x01)
+//! offset 8    4 bytes  H, the header length, u32 little-endian
+//! offset 12   H bytes  UTF-8 JSON, padded with spaces (and a final newline) so that 12 + H is
+//!                      a multiple of 64:
+//!                      {"format":"bitext-knn-exact","version":1,"metric":"inner_product",
+//!                       "dim":1024,"len":100000,"dtype":"<f4"}
+//! offset 12+H          len × dim little-endian f32, row-major; row i is id i
+//! ```
+//!
+//! In Python: `h = json.loads(raw[12:12 + H])` and
+//! `np.fromfile(path, "<f4", offset=12 + H).reshape(h["len"], h["dim"])`. A faiss index is saved
+//! in faiss's own format (`faiss.read_index` reads it).
+//!
+//! ```
+//! use bitext_core::Embeddings;
+//! use bitext_knn::{IndexSpec, KnnIndex, Metric};
+//! # fn main() -> bitext_knn::Result<()> {
+//! let tgt = Embeddings::from_rows([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]], 2)?;
+//! let src = Embeddings::from_rows([[0.6, 0.8], [1.0, 0.0]], 2)?;
+//! let spec: IndexSpec = "exact".parse()?;
+//! let index = spec.build_over(tgt.view())?; // borrows tgt: no copy
+//! let nn = index.search(src.view(), 2)?;
+//! assert_eq!(nn.ids(0), &[1, 2]);
+//! assert!((nn.scores(0)[0] - 0.96).abs() < 1e-6);
+//! assert_eq!(nn.ids(1), &[0, 1]);
+//! # Ok(())
+//! # }
+//! ```
 
+mod check;
 mod error;
+mod exact;
+#[cfg(feature = "faiss")]
+mod faiss_index;
 mod index;
+mod spec;
 
 pub use error::{Error, Result};
+pub use exact::{ExactIndex, ExactParams, Kernel, dot};
+#[cfg(feature = "faiss")]
+pub use faiss_index::FaissIndex;
 pub use index::{KnnIndex, Metric, Neighbors};
+pub use spec::{IndexSpec, load_index};

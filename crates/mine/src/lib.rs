@@ -1,5 +1,46 @@
-//! Mining strategies (filled by the margin-mining issue): forward, backward, intersection and
-//! max-score retrieval, greedy one-to-one extraction, thresholds and top-N, filtering of aligned
-//! pairs under a line or word budget, and a `Miner` composing index, scorer and strategy.
+//! Mining and filtering parallel sentences from scored candidates.
 //!
-//! Nothing is implemented here yet.
+//! - [`Miner`]: kNN search in both directions with any [`bitext_knn::KnnIndex`], candidates
+//!   scored by a margin over the search's own similarities ([`bitext_similarity::Margin`]) or
+//!   by any [`bitext_similarity::PairScorer`], then [`Retrieval`] (forward, backward,
+//!   intersection, max-score), a [`Threshold`], optional one-to-one and top-N — LASER's
+//!   `mine_bitexts.py --mode mine` (Artetxe & Schwenk 2019).
+//! - [`greedy_one_to_one`] over any scored list (Grégoire & Langlais 2018, §5.2), [`top_n`],
+//!   [`apply_threshold`].
+//! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.
+//!   2019, §4.2), writing bicleaner-style TSV.
+//! - [`extract`]: classifier extraction — score candidates, keep `score >= ρ`, one-to-one.
+//!
+//! ```
+//! use bitext_mine::{Retrieval, ScoredCandidates, ScoredPair, retrieve};
+//! # fn main() -> bitext_mine::Result<()> {
+//! // Two sources, two targets, one candidate each way.
+//! let fwd = ScoredCandidates::new(1, vec![1, 1], vec![0.9, 0.4])?;
+//! let bwd = ScoredCandidates::new(1, vec![1, 0], vec![0.3, 0.9])?;
+//! let pairs = retrieve(Retrieval::Intersection, &fwd, &bwd)?;
+//! assert_eq!(pairs, vec![ScoredPair::new(0.9, 0, 1)]);
+//! # Ok(())
+//! # }
+//! ```
+
+mod bidir;
+mod error;
+mod extract;
+pub mod filter;
+mod miner;
+mod pairs;
+mod retrieval;
+#[doc(hidden)]
+pub mod testing;
+mod unit;
+
+pub use bidir::{BidirectionalParams, exact_both};
+pub use error::{Error, Result};
+pub use extract::{all_pairs, extract};
+pub use filter::{Budget, TsvFilter, WordSide};
+pub use miner::{IndexFactory, Miner, NeighborPair, Progress, Stage};
+pub use pairs::{
+    ScoredPair, Threshold, apply_threshold, check_scores, greedy_one_to_one, sort_descending, top_n,
+};
+pub use retrieval::{Retrieval, ScoredCandidates, retrieve};
+pub use unit::UnitRows;

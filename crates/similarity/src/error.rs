@@ -7,6 +7,9 @@ pub enum Error {
     /// A file or matrix problem (names the file, line and reason).
     #[error(transparent)]
     Core(#[from] bitext_core::Error),
+    /// A kNN problem (e.g. malformed neighbour lists).
+    #[error(transparent)]
+    Knn(#[from] bitext_knn::Error),
     /// A pair index outside the corpora the scorer was built on.
     #[error(
         "pair {index} = ({src}, {tgt}) is out of range: {n_src} source and {n_tgt} target items"

@@ -3,6 +3,7 @@
 //! run, so the file always shows the latest numbers with the command and machine that made
 //! them).
 
+mod bucc_bow;
 mod data;
 mod filter;
 mod neural;
@@ -38,6 +39,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "data",
         "read every shared data file with bitext-core's readers",
         data::run,
+    ),
+    (
+        "bucc_bow",
+        "margin mining of BUCC-style newsdev with the bag-of-words encoder",
+        bucc_bow::run,
     ),
     (
         "word",

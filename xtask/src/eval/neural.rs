@@ -70,14 +70,23 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     let minutes: f64 = env("BITEXT_EVAL_NEURAL_MINUTES", 30.0);
     let preset: String = env("BITEXT_EVAL_NEURAL_PRESET", "small".to_string());
     let negatives: usize = env("BITEXT_EVAL_NEURAL_NEGATIVES", 7);
+    let report = dir.join("eval-training.md");
     if env("BITEXT_EVAL_NEURAL_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
+        let earlier = std::fs::read_to_string(&report).unwrap_or_default();
         writeln!(
             md,
-            "Model reused from an earlier run: `{}`.\n",
-            dir.display()
+            "Model reused from an earlier run of this evaluation (`BITEXT_EVAL_NEURAL_REUSE=1`, \
+             `{}`){}\n\n{earlier}",
+            dir.display(),
+            if earlier.is_empty() {
+                "."
+            } else {
+                "; its training:"
+            }
         )?;
         return Ok(SiameseEncoder::load(&dir, BackendSpec::Flex)?);
     }
+    let start = md.len();
     let _ = std::fs::remove_dir_all(&dir);
     let (de, en, what) = training_text(ctx)?;
     let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
@@ -126,8 +135,8 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         md,
         "**Training.** {what} (de → en), 1% held out for validation ({} pairs); {} pairs \
          dropped for an empty side. Joint lowercased word vocabulary (bitext-tokenize \
-         `WordLevel`, min count {}, at most {} tokens): {} tokens — a word vocabulary; bitext-tokenize's joint \
-         subword training reached main only as this run started, switching to it is next. Network preset `{preset}` (embeddings {}, GRU {} per direction, {} \
+         `WordLevel`, min count {}, at most {} tokens): {} tokens. Network preset `{preset}` \
+         (embeddings {}, GRU {} per direction, {} \
          hidden units, dropout {}/{}), {negatives} random negatives per pair resampled every \
          epoch, Adam {} with the learning rate halved when validation loss stalls, \
          batches of ≤ 128 pairs, global-norm clipping at 5, {} min budget: **{:.1} min** of \
@@ -148,6 +157,8 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         Threads::available(),
     )?;
     history(md, &trained.fitted.state)?;
+    std::fs::write(&report, &md[start..])
+        .with_context(|| format!("writing {}", report.display()))?;
     Ok(SiameseEncoder::load(&dir, BackendSpec::Flex)?)
 }
 
@@ -383,6 +394,56 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         best.prf.f1,
         t0.elapsed().as_secs_f64()
     )?;
+    margin_mining(bucc, scorer.src_vectors(), scorer.tgt_vectors(), md)
+}
+
+/// (b), second half: the encoder's sentence vectors mined like any embeddings (bitext-mine,
+/// exact kNN both ways, k = 4), cosine vs ratio margin under each retrieval strategy, best F1.
+fn margin_mining(bucc: &Bucc, de: &Embeddings, en: &Embeddings, md: &mut String) -> Result<()> {
+    use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
+    use bitext::similarity::{MarginFunction, MarginSpec};
+    const K: usize = 4;
+    let gold: std::collections::HashSet<(usize, usize)> = bucc.gold.iter().copied().collect();
+    let (su, tu) = (
+        UnitRows::new(de.view(), "source")?,
+        UnitRows::new(en.view(), "target")?,
+    );
+    writeln!(
+        md,
+        "The encoder's vectors (the classifier's [forward; backward] states) mined as \
+         embeddings: exact kNN both ways, k = {K}, best F1 over each strategy's scored pairs \
+         (the threshold is tuned on this set, as above):\n"
+    )?;
+    writeln!(md, "| scoring | fwd | bwd | intersect | max |")?;
+    writeln!(md, "|---|---|---|---|---|")?;
+    for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
+        let miner = Miner::new(MarginSpec::new(f, K));
+        let nb = miner.search_exact(
+            su.view(),
+            tu.view(),
+            BidirectionalParams::default(),
+            &mut |_, _, _| {},
+        )?;
+        let (fwd, bwd) = miner.margin_candidates(&nb)?;
+        let mut row = String::from(if f == MarginFunction::Absolute {
+            "| cosine |"
+        } else {
+            "| ratio margin |"
+        });
+        for r in Retrieval::ALL {
+            let pairs = miner.retrieval(r).select(&fwd, &bwd)?;
+            let scored: Vec<(f64, bool)> = pairs
+                .iter()
+                .map(|p| (p.score, gold.contains(&(p.src, p.tgt))))
+                .collect();
+            match best_f1_threshold(&scored, gold.len())? {
+                Some(b) => write!(row, " {:.3} |", b.prf.f1)?,
+                None => row.push_str(" 0 |"),
+            }
+        }
+        writeln!(md, "{row}")?;
+    }
+    writeln!(md)?;
     Ok(())
 }
 

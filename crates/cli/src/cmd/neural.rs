@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use bitext_core::Embeddings;
-use bitext_core::io::text::{EmptyLines, read_lines, read_parallel};
+use bitext_core::io::text::{EmptyLines, read_parallel};
 use bitext_core::io::tsv::BitextTsvReader;
 use bitext_encode::{SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
@@ -109,18 +109,6 @@ impl NeuralModel {
     }
 }
 
-/// Read sentences: one per line, or BUCC `id<TAB>sentence` lines (the text after the first
-/// tab) when `bucc`.
-pub(crate) fn read_sentences(path: &Path, bucc: bool) -> Result<Vec<String>> {
-    if bucc {
-        Ok(bitext_core::io::bucc::read_bucc_sentences(path)?
-            .sentences()
-            .to_vec())
-    } else {
-        Ok(read_lines(path, EmptyLines::Reject)?)
-    }
-}
-
 /// Parallel sentences from a TSV (two columns) or two line-parallel files.
 pub(crate) fn read_pairs(
     tsv: Option<&Path>,
@@ -158,18 +146,4 @@ pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Resul
         write_raw(path, e.view(), dtype)?;
     }
     Ok(())
-}
-
-/// A progress bar on stderr (hidden with `quiet` or when stderr is not a terminal).
-pub(crate) fn bar(len: usize, what: &str, quiet: bool) -> indicatif::ProgressBar {
-    if quiet {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{what} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} ({{per_sec}})"
-    )) {
-        pb.set_style(style);
-    }
-    pb
 }

@@ -1,0 +1,174 @@
+//! `bitext filter`: score every line of a noisy parallel corpus (bicleaner-style TSV) with its
+//! sentence embeddings and keep the best lines within a line or word budget (Kim et al. 2019,
+//! §4.2; Artetxe & Schwenk 2019, §4.3), writing the kept lines verbatim with a score column.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use bitext_mine::{Budget, Miner, Threshold, TsvFilter, UnitRows, WordSide};
+use bitext_similarity::{EmbeddingScorer, MarginFunction, MarginScorer, MarginSpec, Measure};
+use clap::{Args, ValueEnum};
+
+use crate::input::Matrix;
+
+/// How a line's two sentences are scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScorerArg {
+    /// Cosine of the two embeddings.
+    Cosine,
+    /// Ratio margin over the k nearest neighbours within the corpus (Artetxe & Schwenk).
+    Ratio,
+    /// Distance margin over the k nearest neighbours within the corpus.
+    Distance,
+}
+
+/// Which side's words count towards --budget-words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SideArg {
+    /// The source column.
+    Source,
+    /// The target column.
+    Target,
+    /// Both columns.
+    Both,
+}
+
+/// Arguments of `bitext filter`.
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    /// Input TSV; line `i` holds the sentences of embedding row `i - 1`.
+    #[arg(long, value_name = "FILE")]
+    input: PathBuf,
+    /// Column of the source sentence (1-based, as bicleaner's --scol).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    src_col: usize,
+    /// Column of the target sentence (1-based, as bicleaner's --tcol).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    tgt_col: usize,
+    /// Source embeddings, one row per input line: raw little-endian f32 or `.npy`.
+    #[arg(long, value_name = "FILE")]
+    src_embeddings: PathBuf,
+    /// Target embeddings, one row per input line.
+    #[arg(long, value_name = "FILE")]
+    trg_embeddings: PathBuf,
+    /// Embedding dimension (required for raw files).
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Raw files hold float16 values.
+    #[arg(long)]
+    fp16: bool,
+    /// Scoring.
+    #[arg(long, value_enum, default_value_t = ScorerArg::Cosine)]
+    scorer: ScorerArg,
+    /// Neighbourhood size of the margin scorers.
+    #[arg(
+        short = 'k',
+        long = "neighborhood",
+        default_value_t = 4,
+        value_name = "K"
+    )]
+    k: usize,
+    /// kNN index of the margin scorers: "exact", a JSON index spec, or (built with the `faiss`
+    /// feature) a faiss factory string.
+    #[arg(long, default_value = "exact", value_name = "SPEC")]
+    index: String,
+    /// Keep at most N lines (best first).
+    #[arg(long, value_name = "N", conflicts_with = "budget_words")]
+    budget_lines: Option<usize>,
+    /// Keep lines (best first) up to N words, counted by whitespace on --word-side.
+    #[arg(long, value_name = "N")]
+    budget_words: Option<usize>,
+    /// Which side's words count towards --budget-words.
+    #[arg(long, value_enum, default_value_t = SideArg::Target)]
+    word_side: SideArg,
+    /// Keep only lines with score >= X.
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    min_score: Option<f64>,
+    /// Write scores with this many decimals (default: the shortest exact form).
+    #[arg(long, value_name = "N")]
+    decimals: Option<usize>,
+    /// Output TSV: the kept input lines, verbatim, in input order, with a score column.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: PathBuf,
+    /// Threads of the exact search (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// No progress bars.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub(crate) fn run(a: &FilterArgs) -> Result<()> {
+    if a.src_col == 0 || a.tgt_col == 0 {
+        bail!("--src-col and --tgt-col are 1-based");
+    }
+    if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
+        bail!("--min-score must be a finite number, got {t}");
+    }
+    let src = Matrix::open(&a.src_embeddings, a.dim, a.fp16)?;
+    let trg = Matrix::open(&a.trg_embeddings, a.dim, a.fp16)?;
+    let (sv, tv) = (src.view(), trg.view());
+    if sv.dim() != tv.dim() || sv.len() != tv.len() {
+        bail!(
+            "{} holds {} × {} embeddings but {} holds {} × {}: filtering needs one row per line \
+             on both sides",
+            src.path().display(),
+            sv.len(),
+            sv.dim(),
+            trg.path().display(),
+            tv.len(),
+            tv.dim()
+        );
+    }
+    let mut filter = TsvFilter::new(a.src_col - 1, a.tgt_col - 1);
+    if let Some(lines) = a.budget_lines {
+        filter = filter.budget(Budget::Lines { lines });
+    }
+    if let Some(words) = a.budget_words {
+        let side = match a.word_side {
+            SideArg::Source => WordSide::Source,
+            SideArg::Target => WordSide::Target,
+            SideArg::Both => WordSide::Both,
+        };
+        filter = filter.budget(Budget::Words { words, side });
+    }
+    if let Some(value) = a.min_score {
+        filter = filter.threshold(Threshold::AtLeast { value });
+    }
+    if let Some(d) = a.decimals {
+        filter = filter.decimals(d);
+    }
+    let report = match a.scorer {
+        ScorerArg::Cosine => {
+            let scorer =
+                EmbeddingScorer::new(sv, tv, Measure::Cosine).context("checking the embeddings")?;
+            filter.run(&a.input, &a.output, &scorer)?
+        }
+        ScorerArg::Ratio | ScorerArg::Distance => {
+            let f = if a.scorer == ScorerArg::Ratio {
+                MarginFunction::Ratio
+            } else {
+                MarginFunction::Distance
+            };
+            let su =
+                UnitRows::new(sv, "source").with_context(|| src.path().display().to_string())?;
+            let tu =
+                UnitRows::new(tv, "target").with_context(|| trg.path().display().to_string())?;
+            let miner = Miner::new(MarginSpec::new(f, a.k));
+            let nb =
+                crate::index::search(&miner, su.view(), tu.view(), &a.index, a.threads, a.quiet)?;
+            let scorer = MarginScorer::new(miner.margin(&nb)?, su.view(), tu.view())?;
+            filter.run(&a.input, &a.output, &scorer)?
+        }
+    };
+    eprintln!(
+        "kept {} of {} lines ({} words{})",
+        report.kept,
+        report.lines,
+        report.words,
+        report
+            .min_score
+            .map_or(String::new(), |s| format!(", lowest score {s}"))
+    );
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! `bitext mine`: margin-based mining of parallel sentences from two embedding matrices, with
+//! LASER's `mine_bitexts.py` options (`--margin`, `-k`, `--retrieval`, `--threshold`, `--mode
+//! {mine,score,search}`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use bitext_core::io::AtomicFile;
+use bitext_mine::{Miner, Retrieval, ScoredPair, Threshold, UnitRows};
+use bitext_similarity::{MarginFunction, MarginScorer, MarginSpec, PairScorer};
+use clap::{Args, ValueEnum};
+
+use crate::input::{Labels, Matrix, TextFormat, labels_for};
+
+/// What `bitext mine` does with the neighbourhoods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Mode {
+    /// Mine translation pairs (retrieval over both directions' candidates).
+    Mine,
+    /// Score the aligned pairs (row i with row i), in input order.
+    Score,
+    /// Retrieve the best target of every source and print the 1-NN error (row i ↔ row i).
+    Search,
+}
+
+/// LASER's margin names (and CSLS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MarginArg {
+    /// Cosine of the candidate.
+    Absolute,
+    /// Cosine minus the mean neighbourhood similarity.
+    Distance,
+    /// Cosine over the mean neighbourhood similarity.
+    Ratio,
+    /// CSLS: twice the distance margin.
+    Csls,
+}
+
+/// LASER's retrieval names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RetrievalArg {
+    /// Each source with its best target.
+    Fwd,
+    /// Each target with its best source.
+    Bwd,
+    /// Pairs best in both directions.
+    Intersect,
+    /// Both directions' pairs, best first, greedy one-to-one.
+    Max,
+}
+
+/// Arguments of `bitext mine`.
+#[derive(Debug, Args)]
+pub(crate) struct MineArgs {
+    /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
+    #[arg(long, value_name = "FILE")]
+    src_embeddings: PathBuf,
+    /// Target embeddings (same format and dimension).
+    #[arg(long, value_name = "FILE")]
+    trg_embeddings: PathBuf,
+    /// Embedding dimension (required for raw files; checked against `.npy` headers).
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Raw files hold float16 values (read and converted, not memory-mapped).
+    #[arg(long)]
+    fp16: bool,
+    /// Source sentences (BUCC `id<TAB>sentence` or plain text, one per embedding row): output
+    /// names sources by BUCC id or by sentence instead of by row number.
+    #[arg(long, value_name = "FILE")]
+    src_text: Option<PathBuf>,
+    /// Target sentences, as --src-text.
+    #[arg(long, value_name = "FILE")]
+    trg_text: Option<PathBuf>,
+    /// Layout of --src-text/--trg-text (auto: BUCC when the first line holds a tab).
+    #[arg(long, value_enum, default_value_t = TextFormat::Auto)]
+    text_format: TextFormat,
+    /// Margin function.
+    #[arg(long, value_enum, default_value_t = MarginArg::Ratio)]
+    margin: MarginArg,
+    /// Neighbourhood size on both sides (candidates per sentence and margin means).
+    #[arg(
+        short = 'k',
+        long = "neighborhood",
+        default_value_t = 4,
+        value_name = "K"
+    )]
+    k: usize,
+    /// Neighbours of each source sentence (overrides -k).
+    #[arg(long, value_name = "K")]
+    src_k: Option<usize>,
+    /// Neighbours of each target sentence (overrides -k).
+    #[arg(long, value_name = "K")]
+    trg_k: Option<usize>,
+    /// Candidate retrieval (mode mine).
+    #[arg(long, value_enum, default_value_t = RetrievalArg::Max)]
+    retrieval: RetrievalArg,
+    /// Write only pairs with score > X (LASER applies its default of 0 in `max` retrieval
+    /// only; bitext applies a threshold in every retrieval and has none by default).
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    threshold: Option<f64>,
+    /// Keep at most the N best pairs (mode mine).
+    #[arg(long, value_name = "N")]
+    top_n: Option<usize>,
+    /// Make fwd/bwd output one-to-one, greedily by score (max and intersect already are).
+    #[arg(long)]
+    one_to_one: bool,
+    /// What to do.
+    #[arg(long, value_enum, default_value_t = Mode::Mine)]
+    mode: Mode,
+    /// kNN index: "exact" (both directions in one pass), a JSON index spec, or (built with the
+    /// `faiss` feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32".
+    #[arg(long, default_value = "exact", value_name = "SPEC")]
+    index: String,
+    /// Write scores with this many decimals (default: the shortest exact form).
+    #[arg(long, value_name = "N")]
+    decimals: Option<usize>,
+    /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Threads of the exact search (0: one per core).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// No progress bars.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub(crate) fn run(a: &MineArgs) -> Result<()> {
+    let spec = margin_spec(a);
+    spec.check()?;
+    if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
+        bail!("--threshold must be a finite number, got {t}");
+    }
+    let src = Matrix::open(&a.src_embeddings, a.dim, a.fp16)?;
+    let trg = Matrix::open(&a.trg_embeddings, a.dim, a.fp16)?;
+    let (sv, tv) = (src.view(), trg.view());
+    if sv.dim() != tv.dim() {
+        bail!(
+            "dimension mismatch: {} holds {}-dimensional embeddings but {} holds {}",
+            src.path().display(),
+            sv.dim(),
+            trg.path().display(),
+            tv.dim()
+        );
+    }
+    let src_labels = labels_for(a.src_text.as_deref(), a.text_format, &src)?;
+    let trg_labels = labels_for(a.trg_text.as_deref(), a.text_format, &trg)?;
+    let su = UnitRows::new(sv, "source").with_context(|| src.path().display().to_string())?;
+    let tu = UnitRows::new(tv, "target").with_context(|| trg.path().display().to_string())?;
+    let (su, tu) = (su.view(), tu.view());
+    if a.mode == Mode::Score && su.len() != tu.len() {
+        bail!(
+            "--mode score scores aligned pairs, but {} has {} rows and {} has {}",
+            src.path().display(),
+            su.len(),
+            trg.path().display(),
+            tu.len()
+        );
+    }
+    let mut miner = Miner::new(spec)
+        .retrieval(retrieval(a.retrieval))
+        .one_to_one(a.one_to_one);
+    if let Some(value) = a.threshold {
+        miner = miner.threshold(Threshold::Above { value });
+    }
+    if let Some(n) = a.top_n {
+        miner = miner.top_n(n);
+    }
+    let nb = crate::index::search(&miner, su, tu, &a.index, a.threads, a.quiet)?;
+    let out = Output {
+        src: &src_labels,
+        trg: &trg_labels,
+        decimals: a.decimals,
+    };
+    match a.mode {
+        Mode::Mine => {
+            let pairs = miner.mine_neighbors(&nb)?;
+            eprintln!("mined {} pairs", pairs.len());
+            out.write(a.output.as_ref(), &pairs)
+        }
+        Mode::Score => {
+            let scorer = MarginScorer::new(miner.margin(&nb)?, su, tu)?;
+            let pairs: Vec<(usize, usize)> = (0..su.len()).map(|i| (i, i)).collect();
+            let scores = scorer.score(&pairs)?;
+            let mut scored: Vec<ScoredPair> = pairs
+                .iter()
+                .zip(scores)
+                .map(|(&(i, j), s)| ScoredPair::new(s, i, j))
+                .collect();
+            if let Some(value) = a.threshold {
+                scored.retain(|p| p.score > value);
+            }
+            out.write(a.output.as_ref(), &scored)
+        }
+        Mode::Search => {
+            let (fwd, _) = miner.margin_candidates(&nb)?;
+            let best: Vec<ScoredPair> = fwd
+                .best()
+                .into_iter()
+                .enumerate()
+                .map(|(i, (j, s))| ScoredPair::new(s, i, j))
+                .collect();
+            if su.len() == tu.len() {
+                let err = best.iter().filter(|p| p.src != p.tgt).count();
+                println!(
+                    " - errors: {err}={:.2}%",
+                    100.0 * err as f64 / best.len() as f64
+                );
+            } else {
+                println!(
+                    " - no 1-NN error: the sides differ in size ({} and {})",
+                    su.len(),
+                    tu.len()
+                );
+            }
+            out.write(a.output.as_ref(), &best)
+        }
+    }
+}
+
+fn margin_spec(a: &MineArgs) -> MarginSpec {
+    let f = match a.margin {
+        MarginArg::Absolute => MarginFunction::Absolute,
+        MarginArg::Distance => MarginFunction::Distance,
+        MarginArg::Ratio => MarginFunction::Ratio,
+        MarginArg::Csls => MarginFunction::Csls,
+    };
+    MarginSpec::with_k(f, a.src_k.unwrap_or(a.k), a.trg_k.unwrap_or(a.k))
+}
+
+fn retrieval(r: RetrievalArg) -> Retrieval {
+    match r {
+        RetrievalArg::Fwd => Retrieval::Forward,
+        RetrievalArg::Bwd => Retrieval::Backward,
+        RetrievalArg::Intersect => Retrieval::Intersection,
+        RetrievalArg::Max => Retrieval::Max,
+    }
+}
+
+/// Writes `score<TAB>src<TAB>tgt` lines.
+struct Output<'a> {
+    src: &'a Labels,
+    trg: &'a Labels,
+    decimals: Option<usize>,
+}
+
+impl Output<'_> {
+    fn write(&self, path: Option<&PathBuf>, pairs: &[ScoredPair]) -> Result<()> {
+        let mut line = String::new();
+        let mut emit = |w: &mut dyn Write, p: &ScoredPair| -> std::io::Result<()> {
+            use std::fmt::Write as _;
+            line.clear();
+            let _ = match self.decimals {
+                Some(d) => write!(line, "{:.d$}", p.score),
+                None => write!(line, "{}", p.score),
+            };
+            for label in [self.src.get(p.src), self.trg.get(p.tgt)] {
+                if label.contains(['\t', '\n', '\r']) {
+                    return Err(std::io::Error::other(format!(
+                        "sentence {label:?} holds a tab or line break and cannot be written \
+                         to a TSV field"
+                    )));
+                }
+                line.push('\t');
+                line.push_str(&label);
+            }
+            line.push('\n');
+            w.write_all(line.as_bytes())
+        };
+        match path {
+            Some(p) => {
+                let mut f = AtomicFile::create(p)?;
+                for pair in pairs {
+                    emit(&mut f, pair).with_context(|| format!("writing {}", p.display()))?;
+                }
+                f.commit()?;
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let mut w = std::io::BufWriter::new(stdout.lock());
+                for pair in pairs {
+                    emit(&mut w, pair)?;
+                }
+                w.flush()?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,196 @@
+//! Inputs shared by subcommands: embedding matrices (raw little-endian f32/f16 as LASER writes
+//! them, or `.npy`, memory-mapped when they are f32), sentence files (BUCC `id<TAB>sentence` or
+//! plain text), and progress bars.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use bitext_core::io::bucc::read_bucc_sentences;
+use bitext_core::io::raw::{RawDtype, read_raw};
+use bitext_core::io::text::{EmptyLines, read_lines};
+use bitext_core::{Embeddings, EmbeddingsView, MappedEmbeddings};
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// An embedding matrix read from a file.
+pub(crate) enum Matrix {
+    /// Memory-mapped f32 (raw or `.npy`).
+    Mapped(MappedEmbeddings),
+    /// Read and converted (raw f16).
+    Owned(Embeddings, PathBuf),
+}
+
+impl Matrix {
+    /// Open `path`: `.npy` by extension (its header gives the dimension; `dim`, when given,
+    /// must agree), raw little-endian otherwise (f16 with `fp16`, f32 memory-mapped).
+    pub(crate) fn open(path: &Path, dim: Option<usize>, fp16: bool) -> Result<Self> {
+        let is_npy = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+        if fp16 && is_npy {
+            let e = bitext_core::io::npy::read_npy(path)?;
+            if let Some(d) = dim.filter(|&d| d != e.dim()) {
+                bail!(
+                    "{}: the array has dimension {} but --dim is {d}",
+                    path.display(),
+                    e.dim()
+                );
+            }
+            return Ok(Matrix::Owned(e, path.into()));
+        }
+        if fp16 {
+            let Some(dim) = dim else {
+                bail!(
+                    "{}: raw embedding files have no header; give --dim",
+                    path.display()
+                );
+            };
+            return Ok(Matrix::Owned(
+                read_raw(path, dim, RawDtype::F16)?,
+                path.into(),
+            ));
+        }
+        if is_npy && dim.is_none() {
+            return Ok(Matrix::Mapped(MappedEmbeddings::open(path, None)?));
+        }
+        if dim.is_none() {
+            bail!(
+                "{}: raw embedding files have no header; give --dim",
+                path.display()
+            );
+        }
+        Ok(Matrix::Mapped(MappedEmbeddings::open(path, dim)?))
+    }
+
+    pub(crate) fn view(&self) -> EmbeddingsView<'_> {
+        match self {
+            Matrix::Mapped(m) => m.view(),
+            Matrix::Owned(e, _) => e.view(),
+        }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            Matrix::Mapped(m) => m.path(),
+            Matrix::Owned(_, p) => p,
+        }
+    }
+}
+
+/// How a sentence file is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TextFormat {
+    /// BUCC when the first line holds a tab, plain text otherwise.
+    Auto,
+    /// BUCC sentences: `id<TAB>sentence` per line.
+    Bucc,
+    /// One sentence per line.
+    Plain,
+}
+
+/// Sentences of one side, with their BUCC ids when the file had them.
+pub(crate) struct Sentences {
+    pub(crate) path: PathBuf,
+    pub(crate) ids: Option<Vec<String>>,
+    pub(crate) sentences: Vec<String>,
+}
+
+impl Sentences {
+    /// Read `path` (empty lines are errors naming the line).
+    pub(crate) fn read(path: &Path, format: TextFormat) -> Result<Self> {
+        let bucc = match format {
+            TextFormat::Bucc => true,
+            TextFormat::Plain => false,
+            TextFormat::Auto => {
+                let mut r = bitext_core::io::LineReader::open(path)?;
+                r.advance()? && r.line().contains('\t')
+            }
+        };
+        if bucc {
+            let s = read_bucc_sentences(path)?;
+            Ok(Self {
+                path: path.into(),
+                ids: Some(s.ids().to_vec()),
+                sentences: s.sentences().to_vec(),
+            })
+        } else {
+            Ok(Self {
+                path: path.into(),
+                ids: None,
+                sentences: read_lines(path, EmptyLines::Reject)?,
+            })
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.sentences.len()
+    }
+
+    /// Check that the file has one line per embedding row.
+    pub(crate) fn check_rows(&self, m: &Matrix) -> Result<()> {
+        let rows = m.view().len();
+        if self.len() != rows {
+            bail!(
+                "{} has {} sentences but {} has {rows} embedding rows: they must match line \
+                 for row",
+                self.path.display(),
+                self.len(),
+                m.path().display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// How rows are named in outputs.
+pub(crate) enum Labels {
+    /// 0-based row indices.
+    Rows,
+    /// BUCC sentence ids.
+    Ids(Vec<String>),
+    /// The sentences themselves.
+    Text(Vec<String>),
+}
+
+impl Labels {
+    /// Ids for BUCC files, sentences for plain text, row numbers without a file.
+    pub(crate) fn of(s: Option<Sentences>) -> Self {
+        match s {
+            None => Labels::Rows,
+            Some(Sentences { ids: Some(ids), .. }) => Labels::Ids(ids),
+            Some(s) => Labels::Text(s.sentences),
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Cow<'_, str> {
+        match self {
+            Labels::Rows => Cow::Owned(i.to_string()),
+            Labels::Ids(v) | Labels::Text(v) => Cow::Borrowed(&v[i]),
+        }
+    }
+}
+
+/// Read the optional sentence file of a side and check it against the embeddings.
+pub(crate) fn labels_for(path: Option<&Path>, format: TextFormat, m: &Matrix) -> Result<Labels> {
+    let Some(p) = path else {
+        return Ok(Labels::Rows);
+    };
+    let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
+    s.check_rows(m)?;
+    Ok(Labels::of(Some(s)))
+}
+
+/// A progress bar on stderr (drawn only on a terminal), or a hidden one when `quiet`.
+pub(crate) fn progress_bar(total: usize, message: &'static str, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template(
+        "{msg:>24} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} ({per_sec}, eta {eta})",
+    )
+    .expect("valid template");
+    ProgressBar::new(total as u64)
+        .with_style(style)
+        .with_message(message)
+}

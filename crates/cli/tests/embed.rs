@@ -1,0 +1,174 @@
+//! End-to-end tests of `bitext embed`, and of embedding then mining with the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_core::io::{npy, raw};
+
+fn bitext() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitext"))
+}
+
+fn run(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// Bilingual word vectors: each concept one axis of a 4-d space.
+fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
+    (
+        write(
+            dir,
+            "de.vec",
+            "4 4\nhund 1 0 0 0\nkatze 0 1 0 0\nhaus 0 0 1 0\nbaum 0 0 0 1\n",
+        ),
+        write(
+            dir,
+            "en.vec",
+            "4 4\ndog 1 0 0 0 \ncat 0 1 0 0 \nhouse 0 0 1 0 \ntree 0 0 0 1 \n",
+        ),
+    )
+}
+
+#[test]
+fn embeds_means_of_word_vectors_to_raw_and_npy() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, _) = vectors(d.path());
+    let input = write(
+        d.path(),
+        "de.txt",
+        "Der Hund und die Katze .\nEin Haus &amp; ein Baum\nHund\n",
+    );
+    let out = d.path().join("de.f32");
+    let (ok, _, err) = run(bitext()
+        .args(["embed", "-q", "--input"])
+        .arg(&input)
+        .arg("--vectors")
+        .arg(&de)
+        .arg("-o")
+        .arg(&out));
+    assert!(ok, "{err}");
+    assert!(err.contains("embedded 3 sentences (4 dimensions)"), "{err}");
+    let e = raw::read_raw(&out, 4, raw::RawDtype::F32).unwrap();
+    let h = 0.5f32.sqrt();
+    let want = [[h, h, 0.0, 0.0], [0.0, 0.0, h, h], [1.0, 0.0, 0.0, 0.0]];
+    for (r, w) in e.rows().zip(want) {
+        assert!(r.iter().zip(w).all(|(a, b)| (a - b).abs() < 1e-6), "{r:?}");
+    }
+    let npy_out = d.path().join("de.npy");
+    let (ok, _, err) = run(bitext()
+        .args(["embed", "-q", "--tfidf", "--input"])
+        .arg(&input)
+        .arg("--vectors")
+        .arg(&de)
+        .arg("-o")
+        .arg(&npy_out));
+    assert!(ok, "{err}");
+    assert_eq!(npy::read_npy(&npy_out).unwrap().len(), 3);
+}
+
+#[test]
+fn sentences_without_known_words_fail_or_are_listed() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, _) = vectors(d.path());
+    let input = write(d.path(), "de.txt", "Hund\n123 !\nKatze\n");
+    let out = d.path().join("o.f32");
+    let (ok, _, err) = run(bitext()
+        .args(["embed", "-q", "--input"])
+        .arg(&input)
+        .arg("--vectors")
+        .arg(&de)
+        .arg("-o")
+        .arg(&out));
+    assert!(!ok);
+    assert!(
+        err.contains("de.txt:2: no word of the sentence is in the vocabulary"),
+        "{err}"
+    );
+    assert!(!out.exists(), "no partial output");
+    let list = d.path().join("missing.txt");
+    let (ok, _, err) = run(bitext()
+        .args(["embed", "-q", "--zero-unknown", "--input"])
+        .arg(&input)
+        .arg("--vectors")
+        .arg(&de)
+        .arg("--unknown-list")
+        .arg(&list)
+        .arg("-o")
+        .arg(&out));
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("1 sentences had no known word and got zero rows (lines 2)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&list).unwrap(), "2\n");
+    let e = raw::read_raw(&out, 4, raw::RawDtype::F32).unwrap();
+    assert_eq!(e.row(1), &[0.0; 4]);
+}
+
+#[test]
+fn embed_then_mine_bucc_files_by_id() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let src = write(
+        d.path(),
+        "s.de",
+        "de-1\tDer Baum\nde-2\tDie Katze\nde-3\tEin Hund , ein Haus\n",
+    );
+    let trg = write(
+        d.path(),
+        "s.en",
+        "en-1\tA dog and a house\nen-2\tThe cat\nen-3\tA tree\nen-4\tThe house\n",
+    );
+    let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    for (input, vec, out) in [(&src, &de, &xs), (&trg, &en, &ys)] {
+        let (ok, _, err) = run(bitext()
+            .args(["embed", "-q", "--input"])
+            .arg(input)
+            .arg("--vectors")
+            .arg(vec)
+            .arg("-o")
+            .arg(out));
+        assert!(ok, "{err}");
+    }
+    let (ok, out, err) = run(bitext()
+        .args([
+            "mine",
+            "-q",
+            "-k",
+            "1",
+            "--margin",
+            "absolute",
+            "--retrieval",
+            "intersect",
+        ])
+        .arg("--src-embeddings")
+        .arg(&xs)
+        .arg("--trg-embeddings")
+        .arg(&ys)
+        .arg("--src-text")
+        .arg(&src)
+        .arg("--trg-text")
+        .arg(&trg));
+    assert!(ok, "{err}");
+    let mut pairs: Vec<(String, String)> = out
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[1].to_owned(), f[2].to_owned())
+        })
+        .collect();
+    pairs.sort();
+    let want = [("de-1", "en-3"), ("de-2", "en-2"), ("de-3", "en-1")];
+    assert_eq!(pairs, want.map(|(a, b)| (a.to_owned(), b.to_owned())));
+}

@@ -1,0 +1,377 @@
+//! End-to-end tests of `bitext mine` on small embedding and sentence files built here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_core::io::{npy, raw};
+use bitext_core::{Embeddings, Rng};
+
+fn bitext() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bitext"))
+}
+
+fn run(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
+/// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must
+/// normalise them.
+fn data(seed: u64) -> (Embeddings, Embeddings) {
+    let mut rng = Rng::seed(seed);
+    let mut row = || (0..D).map(|_| rng.normal() as f32).collect::<Vec<_>>();
+    let x: Vec<Vec<f32>> = (0..30)
+        .map(|_| row().iter().map(|v| 3.0 * v).collect())
+        .collect();
+    let mut y: Vec<Vec<f32>> = (0..35).map(|_| row()).collect();
+    for (j, t) in y.iter_mut().enumerate().take(10) {
+        let noise = row();
+        *t = x[9 - j]
+            .iter()
+            .zip(&noise)
+            .map(|(a, n)| a + 0.3 * n)
+            .collect();
+    }
+    (
+        Embeddings::from_rows(x, D).unwrap(),
+        Embeddings::from_rows(y, D).unwrap(),
+    )
+}
+
+const D: usize = 64;
+
+fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
+    let p = dir.join(name);
+    raw::write_raw(&p, e.view(), raw::RawDtype::F32).unwrap();
+    p
+}
+
+fn mine(x: &Path, y: &Path) -> Command {
+    let mut c = bitext();
+    c.args(["mine", "-q", "--dim", "64", "--src-embeddings"])
+        .arg(x)
+        .arg("--trg-embeddings")
+        .arg(y);
+    c
+}
+
+fn parse(out: &str) -> Vec<(f64, String, String)> {
+    out.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 3, "{l}");
+            (f[0].parse().unwrap(), f[1].to_string(), f[2].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = data(1);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let out = d.path().join("out.tsv");
+    let (ok, _, err) = run(mine(&xp, &yp)
+        .args(["-k", "2", "--retrieval", "intersect", "-o"])
+        .arg(&out));
+    assert!(ok, "{err}");
+    let pairs = parse(&std::fs::read_to_string(&out).unwrap());
+    assert!(pairs.windows(2).all(|w| w[0].0 >= w[1].0), "{pairs:?}");
+    let mut top: Vec<(usize, usize)> = pairs[..10]
+        .iter()
+        .map(|p| (p.1.parse().unwrap(), p.2.parse().unwrap()))
+        .collect();
+    top.sort_unstable();
+    assert_eq!(
+        top,
+        (0..10).map(|i| (i, 9 - i)).collect::<Vec<_>>(),
+        "{pairs:?}"
+    );
+
+    // BUCC files: ids; plain text: sentences. Same pairs, same scores.
+    let bucc = |name: &str, n: usize, p: &str| {
+        let path = d.path().join(name);
+        let text: String = (0..n).map(|i| format!("{p}-{i:03}\tSatz {i}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let (xb, yb) = (bucc("x.bucc", 30, "de"), bucc("y.bucc", 35, "en"));
+    let (ok, stdout, err) = run(mine(&xp, &yp)
+        .args(["-k", "2", "--retrieval", "intersect", "--src-text"])
+        .arg(&xb)
+        .arg("--trg-text")
+        .arg(&yb));
+    assert!(ok, "{err}");
+    let by_id = parse(&stdout);
+    assert_eq!(by_id.len(), pairs.len());
+    for (b, p) in by_id.iter().zip(&pairs) {
+        let (i, j): (usize, usize) = (p.1.parse().unwrap(), p.2.parse().unwrap());
+        assert_eq!(
+            (b.0, &b.1, &b.2),
+            (p.0, &format!("de-{i:03}"), &format!("en-{j:03}"))
+        );
+    }
+    let plain = d.path().join("x.txt");
+    std::fs::write(
+        &plain,
+        (0..30)
+            .map(|i| format!("sentence number {i}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let (ok, stdout, err) = run(mine(&xp, &yp).args(["-k", "2", "--src-text"]).arg(&plain));
+    assert!(ok, "{err}");
+    assert!(
+        parse(&stdout)
+            .iter()
+            .all(|p| p.1.starts_with("sentence number "))
+    );
+
+    // .npy input gives the same output as raw.
+    let (xn, yn) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    npy::write_npy(&xn, x.view()).unwrap();
+    npy::write_npy(&yn, y.view()).unwrap();
+    let (ok, stdout, err) = run(bitext()
+        .args([
+            "mine",
+            "-q",
+            "-k",
+            "2",
+            "--retrieval",
+            "intersect",
+            "--src-embeddings",
+        ])
+        .arg(&xn)
+        .arg("--trg-embeddings")
+        .arg(&yn));
+    assert!(ok, "{err}");
+    assert_eq!(stdout, std::fs::read_to_string(&out).unwrap());
+}
+
+/// Every `--index` gives the pairs of the one-pass exact search: the exact index searched one
+/// direction at a time (a JSON spec), and faiss's flat index when the CLI is built with it.
+#[test]
+fn index_backends_agree_with_the_one_pass_search() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = data(3);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let mine_with = |index: &str| {
+        let (ok, stdout, err) = run(mine(&xp, &yp).args(["-k", "3", "--index", index]));
+        assert!(ok, "--index {index}: {err}");
+        parse(&stdout)
+    };
+    let one_pass = mine_with("exact");
+    assert!(one_pass.len() >= 10, "{one_pass:?}");
+    assert_eq!(mine_with(r#"{"type":"exact","query_block":4}"#), one_pass);
+    #[cfg(feature = "faiss")]
+    {
+        let flat = mine_with("Flat");
+        assert_eq!(flat.len(), one_pass.len());
+        for (f, e) in flat.iter().zip(&one_pass) {
+            assert_eq!((&f.1, &f.2), (&e.1, &e.2), "{flat:?}\n{one_pass:?}");
+            assert!((f.0 - e.0).abs() < 1e-5, "{f:?} vs {e:?}");
+        }
+    }
+}
+
+#[test]
+fn threshold_top_n_score_and_search_modes() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = data(2);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let (ok, all, _) = run(mine(&xp, &yp).args(["-k", "3", "--margin", "distance"]));
+    assert!(ok);
+    let all = parse(&all);
+    let cut = all[2].0;
+    let (_, kept, _) = run(mine(&xp, &yp)
+        .args(["-k", "3", "--margin", "distance", "--threshold"])
+        .arg(cut.to_string()));
+    assert_eq!(
+        parse(&kept).len(),
+        2,
+        "score > threshold keeps the two above it"
+    );
+    let (_, top, _) = run(mine(&xp, &yp).args(["-k", "3", "--margin", "distance", "--top-n", "1"]));
+    assert_eq!(parse(&top), all[..1].to_vec());
+
+    // Score mode: aligned pairs (i, i) in input order; needs equal sizes.
+    let (ok, _, err) = run(mine(&xp, &yp).args(["--mode", "score", "-k", "2"]));
+    assert!(
+        !ok && err.contains("--mode score scores aligned pairs"),
+        "{err}"
+    );
+    let (ok, out, err) = run(mine(&xp, &xp).args(["--mode", "score", "-k", "2"]));
+    assert!(ok, "{err}");
+    let scored = parse(&out);
+    let order: Vec<String> = scored.iter().map(|p| p.1.clone()).collect();
+    assert_eq!(order, (0..30).map(|i| i.to_string()).collect::<Vec<_>>());
+    assert!(scored.iter().all(|p| p.1 == p.2 && p.0 > 1.0), "{scored:?}");
+
+    // Search mode: the 1-NN error against the identity, as LASER prints it.
+    let rev = Embeddings::from_rows((0..30).rev().map(|i| x.row(i).to_vec()), D).unwrap();
+    let rp = write_raw(d.path(), "rev.f32", &rev);
+    let (ok, out, err) = run(mine(&xp, &xp).args(["--mode", "search", "-k", "1"]));
+    assert!(ok, "{err}");
+    assert!(out.starts_with(" - errors: 0=0.00%"), "{out}");
+    let (_, out, _) = run(mine(&xp, &rp).args(["--mode", "search", "-k", "1"]));
+    assert!(out.starts_with(" - errors: 30=100.00%"), "{out}");
+}
+
+#[test]
+fn bad_inputs_are_clear_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = data(3);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let check = |cmd: &mut Command, want: &str| {
+        let (ok, _, err) = run(cmd);
+        assert!(!ok, "expected failure containing {want:?}");
+        assert!(err.contains(want), "{err}");
+    };
+    check(
+        mine(&xp, &yp).args(["-k", "36"]),
+        "k = 36 neighbours of each source sentence",
+    );
+    let (xn, yn) = (d.path().join("x.npy"), d.path().join("y4.npy"));
+    npy::write_npy(&xn, x.view()).unwrap();
+    let y4 = Embeddings::from_rows(y.rows().map(|r| r[..4].to_vec()), 4).unwrap();
+    npy::write_npy(&yn, y4.view()).unwrap();
+    check(
+        bitext()
+            .args(["mine", "--src-embeddings"])
+            .arg(&xn)
+            .arg("--trg-embeddings")
+            .arg(&yn),
+        "dimension mismatch",
+    );
+    let mut nan = y.clone();
+    nan.row_mut(5)[2] = f32::NAN;
+    let np = d.path().join("nan.f32");
+    let bytes: Vec<u8> = nan
+        .as_slice()
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(&np, bytes).unwrap();
+    check(
+        &mut mine(&xp, &np),
+        "target embeddings: row 5, column 2 is NaN",
+    );
+    let empty = d.path().join("empty.f32");
+    std::fs::write(&empty, b"").unwrap();
+    check(&mut mine(&empty, &yp), "empty.f32: file is empty");
+    let short = d.path().join("short.txt");
+    std::fs::write(&short, "one\ntwo\n").unwrap();
+    check(
+        mine(&xp, &yp).arg("--src-text").arg(&short),
+        "has 2 sentences but",
+    );
+    check(
+        mine(&xp, &yp).args(["--index", r#"{"type":"annoy"}"#]),
+        "--index",
+    );
+    check(
+        mine(&xp, &yp).args(["--index", r#"{"type":"exact","metric":"l2"}"#]),
+        "needs an inner-product index",
+    );
+    check(
+        bitext()
+            .args(["mine", "--src-embeddings"])
+            .arg(&xp)
+            .arg("--trg-embeddings")
+            .arg(&yp),
+        "give --dim",
+    );
+    check(mine(&xp, &yp).args(["-k", "0"]), "at least one neighbour");
+}
+
+#[test]
+fn filter_keeps_the_best_lines_within_a_word_budget() {
+    let d = tempfile::tempdir().unwrap();
+    // Four aligned pairs; cosines 1, 0.8, 0, 0.6 by construction.
+    let x = Embeddings::from_rows([[1.0f32, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], 2).unwrap();
+    let y = Embeddings::from_rows([[2.0f32, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]], 2).unwrap();
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let input = d.path().join("in.tsv");
+    std::fs::write(
+        &input,
+        "u\tein Haus\ta house\nu\tzwei\ttwo words\nu\tnein\tno\n\
+         u\tdrei Wörter hier\tthree words here\n",
+    )
+    .unwrap();
+    let out = d.path().join("out.tsv");
+    let filter = |extra: &[&str]| {
+        let mut c = bitext();
+        c.args([
+            "filter",
+            "-q",
+            "--dim",
+            "2",
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--input",
+        ])
+        .arg(&input)
+        .arg("--src-embeddings")
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&yp)
+        .arg("-o")
+        .arg(&out)
+        .args(extra);
+        run(&mut c)
+    };
+    // By score: line 1 (2 words), 2 (2 → 4), 4 (3 → 7), 3 (1 → 8). Budget 6 stops before 4.
+    let (ok, _, err) = filter(&["--budget-words", "6"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("kept 2 of 4 lines (4 words"), "{err}");
+    let got = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("u\tein Haus\ta house\t"));
+    let s: f64 = lines[1].rsplit('\t').next().unwrap().parse().unwrap();
+    assert!((s - 0.8).abs() < 1e-6, "{s}");
+    let (ok, _, err) = filter(&["--budget-lines", "3", "--decimals", "2"]);
+    assert!(ok, "{err}");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .ends_with("three words here\t0.60\n")
+    );
+    let short = write_raw(
+        d.path(),
+        "short.f32",
+        &Embeddings::from_rows([[1.0f32, 0.0]], 2).unwrap(),
+    );
+    let (ok, _, err) = run(bitext()
+        .args(["filter", "--dim", "2", "--input"])
+        .arg(&input)
+        .arg("--src-embeddings")
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&short)
+        .arg("-o")
+        .arg(&out));
+    assert!(!ok && err.contains("one row per line"), "{err}");
+}

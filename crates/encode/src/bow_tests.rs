@@ -1,0 +1,127 @@
+//! Tests of the bag-of-words encoder: hand-worked means, TF-IDF weights, the out-of-vocabulary
+//! policy and its errors.
+
+use super::*;
+
+fn wv(words: &[&str], rows: &[&[f32]]) -> WordVectors {
+    let dim = rows[0].len();
+    WordVectors::new(
+        words.iter().map(|w| (*w).to_owned()).collect(),
+        Embeddings::from_rows(rows.iter(), dim).unwrap(),
+    )
+    .unwrap()
+}
+
+fn vocab() -> (WordVectors, WordVectors) {
+    (
+        wv(
+            &["der", "hund", "bellt"],
+            &[&[1.0, 0.0, 0.0], &[0.0, 2.0, 0.0], &[0.0, 0.0, 4.0]],
+        ),
+        wv(
+            &["the", "dog", "barks"],
+            &[&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0], &[0.0, 0.0, 1.0]],
+        ),
+    )
+}
+
+fn close(a: &[f32], b: &[f32]) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
+}
+
+#[test]
+fn mean_of_known_words_with_oov_skipped_and_counted() {
+    let (de, en) = vocab();
+    let enc = BowEncoder::builder(de, en)
+        .normalize(false)
+        .build()
+        .unwrap();
+    // "Der Hund bellt laut ." → der, hund, bellt known; laut and . are not.
+    let (e, cov) = enc
+        .encode_with_coverage(Side::Source, &["Der Hund bellt laut .", "hund hund der"])
+        .unwrap();
+    assert!(
+        close(e.row(0), &[1.0 / 3.0, 2.0 / 3.0, 4.0 / 3.0]),
+        "{:?}",
+        e.row(0)
+    );
+    // Repeated words count: (2·(0,2,0) + (1,0,0)) / 3.
+    assert!(
+        close(e.row(1), &[1.0 / 3.0, 4.0 / 3.0, 0.0]),
+        "{:?}",
+        e.row(1)
+    );
+    assert_eq!((cov.tokens, cov.known, cov.no_known_word.len()), (8, 6, 0));
+    // Normalised by default; the target side uses the target vocabulary; HTML is unescaped.
+    let (de, en) = vocab();
+    let enc = BowEncoder::builder(de, en).build().unwrap();
+    let e = enc.encode(Side::Target, &["&quot;The dog&quot;"]).unwrap();
+    let h = 0.5f32.sqrt();
+    assert!(close(e.row(0), &[h, h, 0.0]), "{:?}", e.row(0));
+    assert_eq!(enc.dim(), 3);
+}
+
+#[test]
+fn lowercasing_can_be_turned_off() {
+    let (de, en) = vocab();
+    let enc = BowEncoder::builder(de, en)
+        .lowercase(false)
+        .build()
+        .unwrap();
+    let e = enc.encode(Side::Source, &["Hund hund"]).unwrap();
+    assert!(close(e.row(0), &[0.0, 1.0, 0.0]));
+}
+
+#[test]
+fn tfidf_weights_words_by_their_idf() {
+    let (de, en) = vocab();
+    // Reference: "der" in all 3 sentences, "hund" in 1, "bellt" in none.
+    let reference = ["der hund", "der", "der"];
+    let enc = BowEncoder::builder(de, en)
+        .tfidf(&reference, &["the"])
+        .normalize(false)
+        .build()
+        .unwrap();
+    assert_eq!(enc.weighting(), Weighting::TfIdf);
+    let idf = |df: f32| (4.0 / (1.0 + df)).ln() + 1.0;
+    let (wd, wh, wb) = (idf(3.0), idf(1.0), idf(0.0));
+    let e = enc.encode(Side::Source, &["der hund bellt"]).unwrap();
+    let z = wd + wh + wb;
+    assert!(
+        close(e.row(0), &[wd / z, 2.0 * wh / z, 4.0 * wb / z]),
+        "{:?}",
+        e.row(0)
+    );
+}
+
+#[test]
+fn sentences_without_a_known_word_are_errors_or_listed() {
+    let (de, en) = vocab();
+    let enc = BowEncoder::builder(de.clone(), en.clone()).build().unwrap();
+    let sents: Vec<&str> = (0..5000)
+        .map(|i| if i == 4321 { "123 !" } else { "hund" })
+        .collect();
+    let e = enc.encode(Side::Source, &sents).unwrap_err().to_string();
+    assert!(
+        e.contains("source sentence 4321 has no word in the source vocabulary")
+            && e.contains("123 !"),
+        "{e}"
+    );
+    let enc = BowEncoder::builder(de, en)
+        .no_known_word(NoKnownWord::Zero)
+        .build()
+        .unwrap();
+    let (m, cov) = enc
+        .encode_with_coverage(Side::Source, &["hund", "???", "x y"])
+        .unwrap();
+    assert_eq!(cov.no_known_word, vec![1, 2]);
+    assert_eq!(m.row(1), &[0.0; 3]);
+}
+
+#[test]
+fn vocabularies_of_different_dimensions_are_rejected() {
+    let (de, _) = vocab();
+    let en = wv(&["dog"], &[&[1.0, 0.0]]);
+    let e = BowEncoder::builder(de, en).build().unwrap_err().to_string();
+    assert!(e.contains("dimension 3 but the target ones 2"), "{e}");
+}

@@ -1,0 +1,279 @@
+//! The compute core of the exact search: query panels, the micro-kernels that compute a tile of
+//! dot products, and the scan that feeds every tile straight into the per-query top-k lists (so
+//! no score matrix is ever stored).
+//!
+//! Every kernel computes each score as the same sequence of fused multiply-adds,
+//! `s = fma(q[p], x[p], s)` for `p = 0, 1, …, d − 1` starting from `s = +0`, one SIMD lane per
+//! (query, row) pair. Scores are therefore bit-identical whichever kernel, block size or
+//! thread count is used, and equal to [`dot`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::exact::topk::TopK;
+
+/// Which micro-kernel computes the dot products of the exact search. All give bit-identical
+/// scores; they differ only in speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Kernel {
+    /// The fastest kernel this CPU supports (detected at run time).
+    #[default]
+    Auto,
+    /// Plain Rust, any CPU. Uses `f32::mul_add`, which is slow on x86-64 CPUs without FMA.
+    Portable,
+    /// x86-64 AVX2 + FMA (6 rows × 16 queries per tile).
+    Avx2,
+    /// x86-64 AVX-512F (6 rows × 32 queries per tile).
+    Avx512,
+}
+
+impl Kernel {
+    /// Whether this CPU can run the kernel (`Auto` always can).
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Auto | Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 | Kernel::Avx512 => false,
+        }
+    }
+
+    /// The kernel `Auto` stands for on this CPU.
+    #[must_use]
+    pub fn detect() -> Kernel {
+        [Kernel::Avx512, Kernel::Avx2]
+            .into_iter()
+            .find(|k| k.is_available())
+            .unwrap_or(Kernel::Portable)
+    }
+
+    /// `Auto` resolved to a concrete kernel; others checked against the CPU.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when this CPU cannot run the kernel.
+    pub fn resolve(self) -> Result<Kernel> {
+        match self {
+            Kernel::Auto => Ok(Kernel::detect()),
+            k if k.is_available() => Ok(k),
+            k => Err(Error::Invalid(format!(
+                "the {k:?} kernel needs CPU features this machine lacks; use \"auto\""
+            ))),
+        }
+    }
+
+    /// Queries per panel (the SIMD width of a tile).
+    pub(crate) fn panel_width(self) -> usize {
+        match self {
+            Kernel::Avx512 => 32,
+            _ => 16,
+        }
+    }
+}
+
+/// A block of queries packed into panels of `width` queries, each stored dimension-major
+/// (`panel[p * width + j]` is value `p` of the panel's query `j`), zero-padded to whole panels.
+#[derive(Debug)]
+pub(crate) struct Panels {
+    pub(crate) data: Vec<f32>,
+    pub(crate) width: usize,
+    pub(crate) queries: usize,
+    pub(crate) dim: usize,
+    /// Squared norms of the queries (L2 only; padded with zeros).
+    pub(crate) norms: Vec<f32>,
+}
+
+impl Panels {
+    /// Pack `rows` (row-major, `dim` values each).
+    pub(crate) fn pack(rows: &[f32], dim: usize, width: usize, norms: bool) -> Self {
+        let queries = rows.len() / dim;
+        let padded = queries.div_ceil(width) * width;
+        let mut data = vec![0.0; padded * dim];
+        for (q, row) in rows.chunks_exact(dim).enumerate() {
+            let base = (q / width) * width * dim + q % width;
+            for (p, &v) in row.iter().enumerate() {
+                data[base + p * width] = v;
+            }
+        }
+        let mut n = Vec::new();
+        if norms {
+            n = vec![0.0; padded];
+            sq_norms(rows, dim, &mut n[..queries]);
+        }
+        Self {
+            data,
+            width,
+            queries,
+            dim,
+            norms: n,
+        }
+    }
+
+    /// Number of queries counting the padding.
+    pub(crate) fn padded(&self) -> usize {
+        self.data.len() / self.dim
+    }
+}
+
+/// The dot product every kernel computes: sequential fused multiply-adds from `+0`.
+#[must_use]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).fold(0.0, |s, (&x, &y)| x.mul_add(y, s))
+}
+
+#[inline(always)]
+fn sq_norms_body(rows: &[f32], dim: usize, out: &mut [f32]) {
+    for (row, o) in rows.chunks_exact(dim).zip(out.iter_mut()) {
+        *o = row.iter().fold(0.0f32, |s, &x| x.mul_add(x, s));
+    }
+}
+
+/// Squared L2 norms of `rows` as [`dot`] computes them (`out[i] = dot(row_i, row_i)`).
+pub(crate) fn sq_norms(rows: &[f32], dim: usize, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::sq_norms(rows, dim, out) {
+        return;
+    }
+    sq_norms_body(rows, dim, out);
+}
+
+/// What the scan needs besides the scores: how to turn a dot product into a key (larger is
+/// better) for the L2 metric.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct L2Norms<'a> {
+    /// Squared norms of the scanned database rows.
+    pub(crate) rows: &'a [f32],
+}
+
+/// The ranking key of a squared L2 distance `(‖q‖² + ‖x‖²) − 2 q·x`, clamped at 0 against
+/// rounding (and NaN, possible only when the norms overflow, read as +∞): its negation.
+#[inline(always)]
+pub(crate) fn l2_key(qn: f32, xn: f32, dot: f32) -> f32 {
+    let dist = (qn + xn) - 2.0 * dot;
+    let dist = if dist.is_nan() {
+        f32::INFINITY
+    } else {
+        dist.max(0.0)
+    };
+    -dist
+}
+
+/// Turn tile row `i` (database row `id`) into keys and offer those that reach the thresholds.
+#[inline(always)]
+fn offer_row<const NR: usize>(
+    scores: &[f32; NR],
+    q0: usize,
+    qnorms: Option<&[f32]>,
+    xnorm: f32,
+    id: usize,
+    top: &mut TopK,
+) {
+    let mut keys = *scores;
+    if let Some(qn) = qnorms {
+        let qn: &[f32; NR] = qn[q0..q0 + NR].try_into().expect("padded panel norms");
+        for j in 0..NR {
+            keys[j] = l2_key(qn[j], xnorm, scores[j]);
+        }
+    }
+    let thr: &[f32; NR] = top.thresholds(q0, NR).try_into().expect("padded");
+    let mut mask = 0u64;
+    for j in 0..NR {
+        mask |= u64::from(keys[j] >= thr[j]) << j;
+    }
+    while mask != 0 {
+        let j = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        top.offer(q0 + j, keys[j], id);
+    }
+}
+
+/// Expands to a scan function: every database row of `db` (ids from `id0`) against every query
+/// of `panels`, offering the results to `top`. `$tile(q, x, d)` computes an `MR × NR` tile.
+macro_rules! scan_fn {
+    ($(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal) => {
+        $(#[$attr])*
+        fn $name(
+            panels: &Panels,
+            db: &[f32],
+            id0: usize,
+            l2: Option<L2Norms<'_>>,
+            top: &mut TopK,
+        ) {
+            const MR: usize = $mr;
+            const NR: usize = $nr;
+            let d = panels.dim;
+            let rows = db.len() / d;
+            let qnorms = l2.map(|_| &panels.norms[..]);
+            let mut pad = Vec::new();
+            let mut i0 = 0;
+            while i0 < rows {
+                let r = (rows - i0).min(MR);
+                let x = if r == MR {
+                    &db[i0 * d..(i0 + MR) * d]
+                } else {
+                    pad.clear();
+                    pad.extend_from_slice(&db[i0 * d..(i0 + r) * d]);
+                    pad.resize(MR * d, 0.0);
+                    &pad[..]
+                };
+                for (pi, q) in panels.data.chunks_exact(NR * d).enumerate() {
+                    let tile: [[f32; NR]; MR] = $tile(q, x, d);
+                    for (i, row) in tile.iter().enumerate().take(r) {
+                        let xn = l2.map_or(0.0, |n| n.rows[i0 + i]);
+                        offer_row::<NR>(row, pi * NR, qnorms, xn, id0 + i0 + i, top);
+                    }
+                }
+                i0 += MR;
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// A 4 × 16 tile in plain Rust.
+#[inline(always)]
+fn tile_portable(q: &[f32], x: &[f32], d: usize) -> [[f32; 16]; 4] {
+    let mut acc = [[0.0f32; 16]; 4];
+    let xs: [&[f32]; 4] = std::array::from_fn(|i| &x[i * d..(i + 1) * d]);
+    for (p, qv) in q.chunks_exact(16).take(d).enumerate() {
+        for (a, xr) in acc.iter_mut().zip(xs) {
+            let xv = xr[p];
+            for (s, &qj) in a.iter_mut().zip(qv) {
+                *s = qj.mul_add(xv, *s);
+            }
+        }
+    }
+    acc
+}
+
+scan_fn!(scan_portable, tile_portable, 4, 16);
+
+/// Scan `db` (row-major rows with ids `id0..`) against the query panels with `kernel` (a
+/// resolved kernel whose panel width is `panels.width`).
+pub(crate) fn scan(
+    kernel: Kernel,
+    panels: &Panels,
+    db: &[f32],
+    id0: usize,
+    l2: Option<L2Norms<'_>>,
+    top: &mut TopK,
+) {
+    debug_assert_eq!(kernel.panel_width(), panels.width);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => x86::scan_avx512(panels, db, id0, l2, top),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => x86::scan_avx2(panels, db, id0, l2, top),
+        _ => scan_portable(panels, db, id0, l2, top),
+    }
+}

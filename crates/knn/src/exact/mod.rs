@@ -1,0 +1,296 @@
+//! The exact backend: [`ExactIndex`], a brute-force search by blocked matrix products with the
+//! top-k selection fused into the kernel, multi-threaded with rayon.
+//!
+//! - Owned ([`ExactIndex::new`], [`ExactIndex::from_embeddings`]) or zero-copy over any
+//!   [`EmbeddingsView`] ([`ExactIndex::over`]), e.g. a memory-mapped file: mining two mapped
+//!   files then needs the two matrices plus `O(threads × block)` memory.
+//! - Results are exact and deterministic: scores are the sequential fused-multiply-add dot
+//!   product ([`dot`]) whatever the kernel, block size or thread count, and ties are broken by
+//!   the lower id, so results equal a full sort of all scores.
+//! - Squared L2 distances are computed as `max(0, (‖q‖² + ‖x‖²) − 2 q·x)`.
+//! - Threads: the current rayon pool (wrap calls in `ThreadPool::install` to choose).
+
+mod file;
+mod kernel;
+mod search;
+mod topk;
+
+use std::path::Path;
+
+use bitext_core::{Embeddings, EmbeddingsView};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub use kernel::{Kernel, dot};
+
+use crate::check;
+use crate::error::{Error, Result};
+use crate::index::{KnnIndex, Metric, Neighbors};
+
+/// Tuning knobs of [`ExactIndex`]; they change speed, never results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExactParams {
+    /// Queries packed and scanned together (rounded up to the kernel's panel width). Larger
+    /// blocks read the database fewer times; the packed block should fit in the L2 cache
+    /// (`query_block × dim × 4` bytes).
+    pub query_block: usize,
+    /// The micro-kernel.
+    pub kernel: Kernel,
+}
+
+impl Default for ExactParams {
+    fn default() -> Self {
+        Self {
+            query_block: 256,
+            kernel: Kernel::Auto,
+        }
+    }
+}
+
+impl ExactParams {
+    /// Largest accepted query block.
+    pub const MAX_QUERY_BLOCK: usize = 1 << 16;
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a query block of 0 or above [`Self::MAX_QUERY_BLOCK`], or a
+    /// kernel this CPU cannot run.
+    pub fn check(&self) -> Result<()> {
+        if !(1..=Self::MAX_QUERY_BLOCK).contains(&self.query_block) {
+            return Err(Error::Invalid(format!(
+                "query_block must be in 1..={}, got {}",
+                Self::MAX_QUERY_BLOCK,
+                self.query_block
+            )));
+        }
+        self.kernel.resolve().map(|_| ())
+    }
+}
+
+#[derive(Clone)]
+enum Storage<'a> {
+    Owned(Vec<f32>),
+    Borrowed(&'a [f32]),
+}
+
+/// Exact k-nearest-neighbour search over vectors it owns or borrows.
+///
+/// ```
+/// use bitext_core::Embeddings;
+/// use bitext_knn::{ExactIndex, KnnIndex, Metric};
+/// # fn main() -> bitext_knn::Result<()> {
+/// let db = Embeddings::from_rows([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]], 2)?;
+/// let index = ExactIndex::over(db.view(), Metric::InnerProduct)?; // zero-copy
+/// let q = Embeddings::from_rows([[0.0, 1.0]], 2)?;
+/// let nn = index.search(q.view(), 2)?;
+/// assert_eq!(nn.ids(0), &[2, 1]);
+/// assert_eq!(nn.scores(0), &[1.0, 0.8]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ExactIndex<'a> {
+    storage: Storage<'a>,
+    dim: usize,
+    metric: Metric,
+    /// Squared norms of the rows (L2 only).
+    norms: Vec<f32>,
+    params: ExactParams,
+}
+
+/// Whether `path` holds a saved exact index (by its magic bytes).
+pub(crate) fn file_is_exact(path: &Path) -> Result<bool> {
+    file::is_exact_file(path)
+}
+
+fn check_dim(dim: usize) -> Result<()> {
+    if dim == 0 {
+        return Err(Error::Invalid(
+            "the vector dimension must be at least 1".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Squared norms of all rows, in parallel.
+fn norms_of(v: EmbeddingsView<'_>) -> Vec<f32> {
+    let mut out = vec![0.0; v.len()];
+    let chunk = 4096;
+    out.par_chunks_mut(chunk)
+        .zip(v.as_slice().par_chunks(chunk * v.dim()))
+        .for_each(|(o, rows)| kernel::sq_norms(rows, v.dim(), o));
+    out
+}
+
+impl ExactIndex<'static> {
+    /// An empty index of `dim`-dimensional vectors that owns what is added.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `dim` is 0.
+    pub fn new(dim: usize, metric: Metric) -> Result<Self> {
+        check_dim(dim)?;
+        Ok(Self {
+            storage: Storage::Owned(Vec::new()),
+            dim,
+            metric,
+            norms: Vec::new(),
+            params: ExactParams::default(),
+        })
+    }
+
+    /// An index owning `vectors` (no copy).
+    ///
+    /// # Errors
+    /// Non-finite values or norms (naming the row).
+    pub fn from_embeddings(vectors: Embeddings, metric: Metric) -> Result<Self> {
+        check::vectors(vectors.dim(), vectors.view(), "vectors to index")?;
+        let dim = vectors.dim();
+        let norms = if metric == Metric::L2 {
+            norms_of(vectors.view())
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            storage: Storage::Owned(vectors.into_vec()),
+            dim,
+            metric,
+            norms,
+            params: ExactParams::default(),
+        })
+    }
+
+    /// Load an index saved by [`KnnIndex::save`] (the format is described in the crate
+    /// docs).
+    ///
+    /// # Errors
+    /// I/O errors and malformed or truncated files, naming the path (and byte offset or row).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let (metric, vectors) = file::load(path.as_ref())?;
+        Self::from_embeddings(vectors, metric)
+    }
+}
+
+impl<'a> ExactIndex<'a> {
+    /// An index over `vectors` without copying them (e.g. a memory-mapped file). Adding
+    /// vectors later copies the borrowed ones first.
+    ///
+    /// # Errors
+    /// Non-finite values or norms (naming the row).
+    pub fn over(vectors: EmbeddingsView<'a>, metric: Metric) -> Result<Self> {
+        check::vectors(vectors.dim(), vectors, "vectors to index")?;
+        let norms = if metric == Metric::L2 {
+            norms_of(vectors)
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            storage: Storage::Borrowed(vectors.as_slice()),
+            dim: vectors.dim(),
+            metric,
+            norms,
+            params: ExactParams::default(),
+        })
+    }
+
+    /// Use `params`.
+    ///
+    /// # Errors
+    /// As [`ExactParams::check`].
+    pub fn with_params(mut self, params: ExactParams) -> Result<Self> {
+        params.check()?;
+        self.params = params;
+        Ok(self)
+    }
+
+    /// The tuning parameters.
+    #[must_use]
+    pub fn params(&self) -> ExactParams {
+        self.params
+    }
+
+    /// The indexed vectors, row `i` being id `i`.
+    #[must_use]
+    pub fn vectors(&self) -> EmbeddingsView<'_> {
+        let data = match &self.storage {
+            Storage::Owned(v) => &v[..],
+            Storage::Borrowed(s) => s,
+        };
+        EmbeddingsView::new(data, self.dim).expect("whole rows of dimension >= 1")
+    }
+
+    /// Whether the vectors are borrowed (zero-copy) rather than owned.
+    #[must_use]
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.storage, Storage::Borrowed(_))
+    }
+
+    fn searcher(&self) -> search::Search<'_> {
+        search::Search {
+            db: self.vectors(),
+            db_norms: &self.norms,
+            metric: self.metric,
+            kernel: self.params.kernel,
+            query_block: self.params.query_block,
+        }
+    }
+}
+
+impl std::fmt::Debug for ExactIndex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExactIndex")
+            .field("dim", &self.dim)
+            .field("len", &self.len())
+            .field("metric", &self.metric)
+            .field("borrowed", &self.is_borrowed())
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+impl KnnIndex for ExactIndex<'_> {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn len(&self) -> usize {
+        self.vectors().len()
+    }
+
+    fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    fn add(&mut self, vectors: EmbeddingsView<'_>) -> Result<()> {
+        check::vectors(self.dim, vectors, "vectors to add")?;
+        if let Storage::Borrowed(s) = self.storage {
+            self.storage = Storage::Owned(s.to_vec());
+        }
+        if let Storage::Owned(v) = &mut self.storage {
+            v.extend_from_slice(vectors.as_slice());
+        }
+        if self.metric == Metric::L2 {
+            self.norms.extend(norms_of(vectors));
+        }
+        Ok(())
+    }
+
+    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors> {
+        self.search_with_progress(queries, k, &mut |_| {})
+    }
+
+    fn search_with_progress(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Neighbors> {
+        check::search(self.dim, self.len(), queries, k)?;
+        self.searcher().run(queries, k, progress)
+    }
+
+    fn save(&self, path: &Path) -> Result<()> {
+        file::save(path, self.metric, self.vectors())
+    }
+}

@@ -1,0 +1,22 @@
+//! The error type of `bitext-mine`.
+
+/// Errors of mining and filtering.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or matrix problem (names the file, line and reason).
+    #[error(transparent)]
+    Core(#[from] bitext_core::Error),
+    /// A kNN search failed (dimension mismatch, k larger than the index, a backend error).
+    #[error(transparent)]
+    Knn(#[from] bitext_knn::Error),
+    /// Scoring failed.
+    #[error(transparent)]
+    Similarity(#[from] bitext_similarity::Error),
+    /// Invalid parameters or inputs.
+    #[error("invalid input: {0}")]
+    Invalid(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,221 @@
+//! Exact kNN throughput, for side-by-side runs with faiss (`../shared/bench/bench_knn.py`).
+//!
+//! ```text
+//! # one command, data generated in memory (seeded random unit vectors):
+//! cargo run --release --example knn_bench -- --n 100000 --nq 8192 --d 1024 --k 4 --threads 1
+//! # the same data for the Python script too (raw little-endian f32 + .json headers):
+//! cargo run --release --example knn_bench -- --n 100000 --d 1024 --write /tmp/knn100k
+//! cargo run --release --example knn_bench -- --data /tmp/knn100k --nq 8192 --threads 2
+//! python bench_knn.py --data /tmp/knn100k --n-queries 8192 --threads 2 --backends faiss
+//! ```
+//!
+//! With `--data DIR`, the database is `DIR/tgt.f32` and the queries the first `--nq` rows of
+//! `DIR/src.f32`, both memory-mapped and searched in place (as `bench_knn.py` does). Prints the
+//! median, min and max queries/s and GFLOP/s (2·nq·n·d per search) over `--repeat` runs, and
+//! the peak resident memory. `--ids FILE` writes the neighbour ids of the last run as raw
+//! little-endian i64 (nq × k), for checking results against faiss.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use bitext::core::io::raw::{RawDtype, write_raw};
+use bitext::core::{Embeddings, MappedEmbeddings, Rng};
+use bitext::knn::{ExactIndex, ExactParams, KnnIndex, Metric};
+
+struct Args {
+    data: Option<PathBuf>,
+    write: Option<PathBuf>,
+    ids: Option<PathBuf>,
+    n: usize,
+    nq: usize,
+    d: usize,
+    k: usize,
+    threads: usize,
+    repeat: usize,
+    metric: Metric,
+    params: ExactParams,
+    seed: u64,
+}
+
+fn parse() -> Result<Args> {
+    let mut a = Args {
+        data: None,
+        write: None,
+        ids: None,
+        n: 100_000,
+        nq: 8192,
+        d: 1024,
+        k: 4,
+        threads: 1,
+        repeat: 3,
+        metric: Metric::InnerProduct,
+        params: ExactParams::default(),
+        seed: 1,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--data" => a.data = Some(val()?.into()),
+            "--write" => a.write = Some(val()?.into()),
+            "--ids" => a.ids = Some(val()?.into()),
+            "--n" => a.n = val()?.parse()?,
+            "--nq" => a.nq = val()?.parse()?,
+            "--d" => a.d = val()?.parse()?,
+            "--k" | "-k" => a.k = val()?.parse()?,
+            "--threads" => a.threads = val()?.parse()?,
+            "--repeat" => a.repeat = val()?.parse()?,
+            "--seed" => a.seed = val()?.parse()?,
+            "--query-block" => a.params.query_block = val()?.parse()?,
+            "--kernel" => a.params.kernel = serde_json::from_str(&format!("\"{}\"", val()?))?,
+            "--metric" => {
+                a.metric = match val()?.as_str() {
+                    "ip" | "inner_product" => Metric::InnerProduct,
+                    "l2" => Metric::L2,
+                    m => bail!("unknown metric {m} (ip or l2)"),
+                }
+            }
+            "-h" | "--help" => {
+                println!("see the module docs of examples/knn_bench.rs");
+                std::process::exit(0);
+            }
+            f => bail!("unknown flag {f}"),
+        }
+    }
+    Ok(a)
+}
+
+/// `n` random unit vectors of dimension `d`.
+fn unit_rows(n: usize, d: usize, seed: u64) -> Result<Embeddings> {
+    let mut r = Rng::seed(seed);
+    let mut e = Embeddings::new((0..n * d).map(|_| r.next_f32() * 2.0 - 1.0).collect(), d)?;
+    e.normalize_l2();
+    Ok(e)
+}
+
+fn write_matrix(dir: &Path, name: &str, e: &Embeddings) -> Result<()> {
+    write_raw(dir.join(format!("{name}.f32")), e.view(), RawDtype::F32)?;
+    let header = format!(
+        "{{\"n\": {}, \"d\": {}, \"dtype\": \"float32\", \"byte_order\": \"little\", \"layout\": \"row-major\"}}\n",
+        e.len(),
+        e.dim()
+    );
+    std::fs::write(dir.join(format!("{name}.json")), header)?;
+    Ok(())
+}
+
+fn map_matrix(dir: &Path, name: &str) -> Result<MappedEmbeddings> {
+    let json = dir.join(format!("{name}.json"));
+    let h: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json)?)
+        .with_context(|| json.display().to_string())?;
+    let d = h["d"].as_u64().context("header without d")? as usize;
+    Ok(MappedEmbeddings::open_raw(
+        dir.join(format!("{name}.f32")),
+        d,
+    )?)
+}
+
+/// CPU seconds used by this process so far (user + system), from `/proc/self/stat`.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or_default();
+    // Fields 14 and 15 (utime, stime, in clock ticks of 1/100 s) are the 12th and 13th after
+    // the command name.
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok());
+    tick(11)
+        .zip(tick(12))
+        .map_or(f64::NAN, |(u, s)| (u + s) / 100.0)
+}
+
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn main() -> Result<()> {
+    let a = parse()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads)
+        .build()?;
+    if let Some(dir) = &a.write {
+        std::fs::create_dir_all(dir)?;
+        write_matrix(dir, "src", &unit_rows(a.n, a.d, a.seed)?)?;
+        write_matrix(dir, "tgt", &unit_rows(a.n, a.d, a.seed + 1)?)?;
+        println!(
+            "wrote {n}×{d} src.f32 / tgt.f32 to {}",
+            dir.display(),
+            n = a.n,
+            d = a.d
+        );
+        return Ok(());
+    }
+    let (maps, owned);
+    let (db, queries) = match &a.data {
+        Some(dir) => {
+            maps = (map_matrix(dir, "tgt")?, map_matrix(dir, "src")?);
+            let nq = a.nq.min(maps.1.len());
+            (maps.0.view(), maps.1.view().slice_rows(0..nq))
+        }
+        None => {
+            owned = (
+                unit_rows(a.n, a.d, a.seed + 1)?,
+                unit_rows(a.nq, a.d, a.seed)?,
+            );
+            (owned.0.view(), owned.1.view())
+        }
+    };
+    let t = Instant::now();
+    let index = pool
+        .install(|| ExactIndex::over(db, a.metric))?
+        .with_params(a.params)?;
+    let build = t.elapsed().as_secs_f64();
+    let (n, nq, d) = (db.len(), queries.len(), db.dim());
+    let flop = 2.0 * nq as f64 * n as f64 * d as f64;
+    let mut times = Vec::new();
+    let mut last = None;
+    let cpu0 = cpu_seconds();
+    for _ in 0..a.repeat.max(1) {
+        let t = Instant::now();
+        last = Some(pool.install(|| index.search(queries, a.k))?);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let cpu = cpu_seconds() - cpu0;
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let med = sorted[sorted.len() / 2];
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "bitext exact {:?} kernel={:?} block={} n_q={nq} n_db={n} d={d} k={} threads={}: median \
+         {:.0} q/s ({:.0}..{:.0}), {:.1} GFLOP/s median, {:.1} best; index build {build:.3} s; \
+         times {times:.3?}; {:.1} GFLOP per CPU-second; peak RSS {:.0} MiB; loadavg {}",
+        a.metric,
+        a.params.kernel.resolve()?,
+        a.params.query_block,
+        a.k,
+        a.threads,
+        nq as f64 / med,
+        nq as f64 / sorted[sorted.len() - 1],
+        nq as f64 / sorted[0],
+        flop / med / 1e9,
+        flop / sorted[0] / 1e9,
+        flop * times.len() as f64 / cpu / 1e9,
+        peak_rss_mib().unwrap_or(f64::NAN),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    if let (Some(path), Some(nn)) = (&a.ids, last) {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+        for &id in nn.all_ids() {
+            f.write_all(&(id as i64).to_le_bytes())?;
+        }
+        f.flush()?;
+    }
+    Ok(())
+}

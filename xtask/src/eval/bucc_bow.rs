@@ -1,0 +1,227 @@
+//! Evaluation `bucc_bow`: margin mining of `dev/bucc-style/de-en.newsdev` with the
+//! bag-of-words encoder over `bwe/usem.{de,en}.vec` — best F1 (BUCC protocol: the threshold
+//! that maximises F1 over the mined list) for cosine (absolute margin) and ratio margin under
+//! each retrieval strategy, plain and TF-IDF weighted means; then the 1-NN alignment-recovery
+//! error on `dev/newstest-dev.en-de` (Kim et al. 2019, §4.1) with cosine and CSLS.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use bitext::core::Embeddings;
+use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
+use bitext::core::io::text::{EmptyLines, read_parallel};
+use bitext::encode::{BowEncoder, NoKnownWord, Side};
+use bitext::eval::alignment::line_parallel_error;
+use bitext::eval::bucc::GoldSet;
+use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
+use bitext::similarity::{MarginFunction, MarginSpec};
+
+use super::Ctx;
+
+/// Neighbourhood size (LASER's default).
+const K: usize = 4;
+
+/// The rows of `e` listed in `keep`, and a map back to the original rows.
+fn compact(e: &Embeddings, skip: &[usize]) -> Result<(Embeddings, Vec<usize>)> {
+    let keep: Vec<usize> = (0..e.len())
+        .filter(|i| skip.binary_search(i).is_err())
+        .collect();
+    let m = Embeddings::from_rows(keep.iter().map(|&i| e.row(i)), e.dim())?;
+    Ok((m, keep))
+}
+
+/// One encoder's embeddings of both sides, with the rows that had no known word removed.
+struct Encoded {
+    src: Embeddings,
+    trg: Embeddings,
+    src_rows: Vec<usize>,
+    trg_rows: Vec<usize>,
+    dropped: (usize, usize),
+    coverage: f64,
+}
+
+fn encode(enc: &BowEncoder, src: &[String], trg: &[String]) -> Result<Encoded> {
+    let (se, sc) = enc.encode_with_coverage(Side::Source, src)?;
+    let (te, tc) = enc.encode_with_coverage(Side::Target, trg)?;
+    let (s, src_rows) = compact(&se, &sc.no_known_word)?;
+    let (t, trg_rows) = compact(&te, &tc.no_known_word)?;
+    Ok(Encoded {
+        src: s,
+        trg: t,
+        src_rows,
+        trg_rows,
+        dropped: (sc.no_known_word.len(), tc.no_known_word.len()),
+        coverage: (sc.known + tc.known) as f64 / (sc.tokens + tc.tokens).max(1) as f64,
+    })
+}
+
+pub(super) fn run(ctx: &Ctx) -> Result<String> {
+    let base = "dev/bucc-style/de-en.newsdev";
+    let src = read_bucc_sentences(ctx.path(&format!("{base}.de")))?;
+    let trg = read_bucc_sentences(ctx.path(&format!("{base}.en")))?;
+    let gold_file = read_bucc_gold(ctx.path(&format!("{base}.gold")))?;
+    gold_file.check_ids(&src, &trg)?;
+    let gold = GoldSet::from_bucc(&gold_file)?;
+    let (de_vec, en_vec) = (ctx.path("bwe/usem.de.vec"), ctx.path("bwe/usem.en.vec"));
+    let t = Instant::now();
+    let mean = BowEncoder::from_vec_files(&de_vec, &en_vec, None)?
+        .no_known_word(NoKnownWord::Zero)
+        .build()?;
+    let tfidf = BowEncoder::builder(
+        mean.vectors(Side::Source).clone(),
+        mean.vectors(Side::Target).clone(),
+    )
+    .no_known_word(NoKnownWord::Zero)
+    .tfidf(src.sentences(), trg.sentences())
+    .build()?;
+    let load_s = t.elapsed().as_secs_f64();
+
+    let mut md = String::new();
+    writeln!(
+        md,
+        "BUCC-style `{base}` ({} de, {} en sentences, {} gold pairs), bag-of-words encoder \
+         over `bwe/usem.{{de,en}}.vec` (10,000 words each, 512-d; word vectors loaded in \
+         {load_s:.1} s), k = {K}, exact kNN (one pass both ways). Best F1 = the F1-optimal \
+         threshold over every pair the strategy mines (BUCC protocol, threshold tuned on this \
+         set itself: an oracle, as in LASER's BUCC reports).\n",
+        src.len(),
+        trg.len(),
+        gold.len()
+    )?;
+    writeln!(
+        md,
+        "| weighting | scoring | retrieval | P | R | F1 | threshold | pairs mined |"
+    )?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|")?;
+    let mut notes = Vec::new();
+    for (wname, enc) in [("mean", &mean), ("tf-idf", &tfidf)] {
+        let e = encode(enc, src.sentences(), trg.sentences())?;
+        notes.push(format!(
+            "{wname}: {:.1}% of tokens in the vocabulary; {} de and {} en sentences had no \
+             known word and were left out (their gold pairs count as missed)",
+            100.0 * e.coverage,
+            e.dropped.0,
+            e.dropped.1
+        ));
+        let (su, tu) = (
+            UnitRows::new(e.src.view(), "source")?,
+            UnitRows::new(e.trg.view(), "target")?,
+        );
+        for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
+            let miner = Miner::new(MarginSpec::new(f, K));
+            let nb = miner.search_exact(
+                su.view(),
+                tu.view(),
+                BidirectionalParams::default(),
+                &mut |_, _, _| {},
+            )?;
+            let (fwd, bwd) = miner.margin_candidates(&nb)?;
+            for r in Retrieval::ALL {
+                let pairs = miner.retrieval(r).select(&fwd, &bwd)?;
+                let cands: Vec<(f64, String, String)> = pairs
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.score,
+                            src.id(e.src_rows[p.src]).to_owned(),
+                            trg.id(e.trg_rows[p.tgt]).to_owned(),
+                        )
+                    })
+                    .collect();
+                let best = gold
+                    .best_threshold(&cands)
+                    .with_context(|| format!("{wname} {} {}", f.name(), r.name()))?;
+                let scoring = if f == MarginFunction::Absolute {
+                    "cosine"
+                } else {
+                    "ratio margin"
+                };
+                match best {
+                    Some(b) => writeln!(
+                        md,
+                        "| {wname} | {scoring} | {} | {:.3} | {:.3} | **{:.3}** | {:.4} | {} |",
+                        r.name(),
+                        b.prf.precision,
+                        b.prf.recall,
+                        b.prf.f1,
+                        b.threshold,
+                        cands.len()
+                    )?,
+                    None => writeln!(
+                        md,
+                        "| {wname} | {scoring} | {} | – | – | 0 | – | {} |",
+                        r.name(),
+                        cands.len()
+                    )?,
+                }
+            }
+        }
+    }
+    writeln!(md)?;
+    for n in notes {
+        writeln!(md, "- {n}")?;
+    }
+    writeln!(md)?;
+    md.push_str(&alignment_error(ctx, &mean)?);
+    Ok(md)
+}
+
+/// 1-NN alignment-recovery error on the line-parallel newstest dev set, cosine and CSLS.
+fn alignment_error(ctx: &Ctx, enc: &BowEncoder) -> Result<String> {
+    let (en, de) = read_parallel(
+        ctx.path("dev/newstest-dev.en-de.en"),
+        ctx.path("dev/newstest-dev.en-de.de"),
+        EmptyLines::Reject,
+    )?;
+    // German is the source side of the encoder.
+    let (x, xc) = enc.encode_with_coverage(Side::Source, &de)?;
+    let (y, yc) = enc.encode_with_coverage(Side::Target, &en)?;
+    // Pairs where either side has no known word cannot be aligned: drop them from both sides.
+    let mut skip: Vec<usize> = xc
+        .no_known_word
+        .iter()
+        .chain(&yc.no_known_word)
+        .copied()
+        .collect();
+    skip.sort_unstable();
+    skip.dedup();
+    let (x, _) = compact(&x, &skip)?;
+    let (y, _) = compact(&y, &skip)?;
+    let (xu, yu) = (
+        UnitRows::new(x.view(), "source")?,
+        UnitRows::new(y.view(), "target")?,
+    );
+    let mut md = format!(
+        "1-NN alignment-recovery error on `dev/newstest-dev.en-de` ({} line-parallel pairs, {} \
+         left out for having no known word on a side), mean bag of words (Kim et al. 2019, \
+         §4.1: retrieve each sentence's best match on the other side; an error is a miss of \
+         its own translation):\n\n| scoring | de→en | en→de | mean |\n|---|---|---|---|\n",
+        de.len() - skip.len(),
+        skip.len()
+    );
+    for (name, f) in [
+        ("cosine", MarginFunction::Absolute),
+        ("CSLS (k = 4)", MarginFunction::Csls),
+    ] {
+        let miner = Miner::new(MarginSpec::new(f, K));
+        let nb = miner.search_exact(
+            xu.view(),
+            yu.view(),
+            BidirectionalParams::default(),
+            &mut |_, _, _| {},
+        )?;
+        let (fwd, bwd) = miner.margin_candidates(&nb)?;
+        let f1: Vec<usize> = fwd.best().iter().map(|b| b.0).collect();
+        let b1: Vec<usize> = bwd.best().iter().map(|b| b.0).collect();
+        let err = line_parallel_error(&f1, &b1)?;
+        writeln!(
+            md,
+            "| {name} | {:.2}% | {:.2}% | {:.2}% |",
+            100.0 * err.src_to_tgt,
+            100.0 * err.tgt_to_src,
+            100.0 * err.mean
+        )?;
+    }
+    Ok(md)
+}
