@@ -73,10 +73,11 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     let report = dir.join("eval-training.md");
     if env("BITEXT_EVAL_NEURAL_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
         let earlier = std::fs::read_to_string(&report).unwrap_or_default();
+        let earlier = earlier.trim();
         writeln!(
             md,
             "Model reused from an earlier run of this evaluation (`BITEXT_EVAL_NEURAL_REUSE=1`, \
-             `{}`){}\n\n{earlier}",
+             `{}`){}\n\n{earlier}\n",
             dir.display(),
             if earlier.is_empty() {
                 "."
