@@ -13,12 +13,18 @@
 //! | [`transport`] | `bitext-transport` | Earth Mover's Distance, word translation |
 //! | [`mine`] | `bitext-mine` | retrieval strategies and filtering |
 //! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, word translation |
+//! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, MLP similarity, training loop |
+//!
+//! Features: `sentencepiece` (sentencepiece models and subword training, C++), `faiss` (the
+//! faiss kNN backend, C++), `neural` (the burn models; without it nothing here compiles burn).
 
 pub use bitext_core as core;
 pub use bitext_encode as encode;
 pub use bitext_eval as eval;
 pub use bitext_knn as knn;
 pub use bitext_mine as mine;
+#[cfg(feature = "neural")]
+pub use bitext_neural as neural;
 pub use bitext_similarity as similarity;
 pub use bitext_tokenize as tokenize;
 pub use bitext_transport as transport;

@@ -10,6 +10,7 @@ pub(crate) const CI_FEATURES: &[&str] = &[
     "bitext-tokenize/sentencepiece",
     "bitext-knn/faiss",
     "bitext-cli/faiss",
+    "bitext/neural",
 ];
 
 /// Extra `cargo` invocations of `cargo xtask ci --full`: checks too slow for the 45-minute CI
