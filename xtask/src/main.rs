@@ -1,8 +1,8 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
 //! - `cargo xtask ci [--full]`: format check, clippy with `-D warnings` on all targets, tests,
-//!   docs with `-D warnings`. This is exactly what `.ci/run` runs. `--full` adds the slow
-//!   checks kept out of CI (see [`ci::FULL_EXTRA`]).
+//!   docs with `-D warnings`, and a compile check of the wgpu backend. This is exactly what
+//!   `.ci/run` runs. `--full` adds the slow checks kept out of CI (see [`ci::FULL_EXTRA`]).
 //! - `cargo xtask eval [TASK...]`: evaluations on the real data in `../shared/data` (or
 //!   `$BITEXT_SHARED/data`), recorded in `docs/EVALUATION.md`; a notice and exit code 0 when the
 //!   data is absent. Runs in release mode.
@@ -22,7 +22,7 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci [--full]        format check, clippy -D warnings, tests, docs -D warnings
+  ci [--full]        format check, clippy -D warnings, tests, docs -D warnings, wgpu check
   eval [TASK...]     real-data evaluations into docs/EVALUATION.md (tasks: see `eval --list`)
   bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
 
