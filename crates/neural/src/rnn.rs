@@ -123,9 +123,15 @@ impl RnnLayer {
 
     /// The recurrent weights of each gate, `[H, H]` (sliced once per forward pass, so that the
     /// backward pass accumulates small per-gate gradients).
-    fn recurrent_weights(&self) -> Vec<Tensor<2>> {
+    ///
+    /// Without autodiff (`fused`), one matrix `[H, gates × H]`: a single product per step,
+    /// which is faster and needs no gradient bookkeeping.
+    fn recurrent_weights(&self, fused: bool) -> Vec<Tensor<2>> {
         let hd = self.d_hidden;
         let w = self.w_hh.val();
+        if fused {
+            return vec![w];
+        }
         (0..self.gates())
             .map(|g| w.clone().narrow(1, g * hd, hd))
             .collect()
@@ -140,7 +146,12 @@ impl RnnLayer {
         h: Tensor<2>,
         c: Option<Tensor<2>>,
     ) -> (Tensor<2>, Option<Tensor<2>>) {
-        let rec = |g: usize| h.clone().matmul(whh[g].clone());
+        let hd = self.d_hidden;
+        let fused = (whh.len() == 1).then(|| h.clone().matmul(whh[0].clone()));
+        let rec = |g: usize| match &fused {
+            Some(all) => all.clone().narrow(1, g * hd, hd),
+            None => h.clone().matmul(whh[g].clone()),
+        };
         if self.lstm {
             let i = sigmoid(gi[0].clone() + rec(0));
             let f = sigmoid(gi[1].clone() + rec(1));
@@ -177,7 +188,7 @@ impl RnnLayer {
     ) -> (Tensor<2>, Vec<Tensor<2>>) {
         let device = steps[0][0].device();
         let hd = self.d_hidden;
-        let whh = self.recurrent_weights();
+        let whh = self.recurrent_weights(!device.is_autodiff());
         let mut outputs = Vec::new();
         if reverse {
             let mut state: Option<(Tensor<2>, Option<Tensor<2>>)> = None;
@@ -392,8 +403,20 @@ impl BiRnn {
         batch_sizes: &[usize],
         keep_steps: bool,
     ) -> BiRnnOutput {
-        let (lf, of) = self.fwd.run(sf, batch_sizes, false, keep_steps);
-        let (lb, ob) = self.bwd.run(sb, batch_sizes, true, keep_steps);
+        // Without autodiff the two directions are independent pure computations: run them on
+        // two threads (each step's products are too small for gemm to split well). With
+        // autodiff they run in turn, so the graph is recorded in one order.
+        let ((lf, of), (lb, ob)) = if sf[0][0].device().is_autodiff() {
+            (
+                self.fwd.run(sf, batch_sizes, false, keep_steps),
+                self.bwd.run(sb, batch_sizes, true, keep_steps),
+            )
+        } else {
+            rayon::join(
+                || self.fwd.run(sf, batch_sizes, false, keep_steps),
+                || self.bwd.run(sb, batch_sizes, true, keep_steps),
+            )
+        };
         let steps = of
             .into_iter()
             .zip(ob)
