@@ -1,26 +1,7 @@
 //! End-to-end tests of the `bitext` binary on small files built here.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{bitext, run, write};
 
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {

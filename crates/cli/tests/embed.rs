@@ -1,28 +1,11 @@
 //! End-to-end tests of `bitext embed`, and of embedding then mining with the binary.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use bitext_core::io::{npy, raw};
 
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
+mod common;
+use common::{bitext, run, write};
 
 /// Bilingual word vectors: each concept one axis of a 4-d space.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {

@@ -1,26 +1,7 @@
 //! End-to-end tests of `bitext emd` on small files built here.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{bitext, run, write};
 
 /// Two 2×2 cases with hand-computed optima, one 2×3.
 const CASES: &str = r#"{"id": 0, "kind": "euclid", "n": 2, "m": 2, "a": [0.5, 0.5], "b": [0.5, 0.5], "cost": [0.0, 1.0, 1.0, 0.0], "optimum": 0.0}

@@ -6,18 +6,8 @@ use std::process::Command;
 use bitext_core::io::{npy, raw};
 use bitext_core::{Embeddings, Rng};
 
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{bitext, run};
 
 /// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
 /// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must

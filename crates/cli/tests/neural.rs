@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
+mod common;
+use common::bitext;
 
 fn run(cmd: &mut Command) -> (bool, String) {
     let out = cmd.output().unwrap();

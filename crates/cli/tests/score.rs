@@ -1,26 +1,9 @@
 //! End-to-end tests of `bitext score` on small files built here.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{bitext, run, write};
 
 /// German and English word vectors in one space: translations are close.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {

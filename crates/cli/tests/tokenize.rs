@@ -7,18 +7,8 @@ use std::process::{Command, Stdio};
 
 use bitext_core::Rng;
 
-fn bitext() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bitext"))
-}
-
-fn run(cmd: &mut Command) -> (bool, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{bitext, run};
 
 /// Run with `input` on stdin; stdout as bytes.
 fn pipe(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
