@@ -1,6 +1,6 @@
 //! Inputs shared by subcommands: embedding matrices (raw little-endian f32/f16 as LASER writes
 //! them, or `.npy`, memory-mapped when they are f32), sentence files (BUCC `id<TAB>sentence` or
-//! plain text), and progress bars.
+//! plain text), and progress bars; and the matching embedding output.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -193,4 +193,29 @@ pub(crate) fn progress_bar(total: usize, message: &'static str, quiet: bool) -> 
     ProgressBar::new(total as u64)
         .with_style(style)
         .with_message(message)
+}
+
+/// Check an embedding output before any work: `--fp16` needs a raw file, not `.npy`.
+pub(crate) fn check_embeddings_output(path: &Path, fp16: bool) -> Result<()> {
+    if fp16 && is_npy(path) {
+        bail!("--fp16 writes raw files; give an output name that does not end in .npy");
+    }
+    Ok(())
+}
+
+fn is_npy(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("npy"))
+}
+
+/// Write embeddings: `.npy` by extension, raw little-endian f32 (or f16 with `fp16`) otherwise.
+pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Result<()> {
+    check_embeddings_output(path, fp16)?;
+    if is_npy(path) {
+        bitext_core::io::npy::write_npy(path, e.view())?;
+    } else {
+        let dtype = if fp16 { RawDtype::F16 } else { RawDtype::F32 };
+        bitext_core::io::raw::write_raw(path, e.view(), dtype)?;
+    }
+    Ok(())
 }

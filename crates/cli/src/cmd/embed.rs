@@ -8,16 +8,16 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
-use bitext_core::io::npy::write_npy;
-use bitext_core::io::raw::{RawDtype, write_raw};
 use bitext_core::io::vec::read_vec;
 use bitext_encode::{BowEncoder, Idf, NoKnownWord, SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
 use bitext_tokenize::{WordConfig, WordTokenizer};
 use clap::Args;
 
-use crate::cmd::neural::{SideArg, load, write_embeddings};
-use crate::input::{Sentences, TextFormat, progress_bar};
+use crate::cmd::neural::{SideArg, load};
+use crate::input::{
+    Sentences, TextFormat, check_embeddings_output, progress_bar, write_embeddings,
+};
 
 /// Arguments of `bitext embed`.
 #[derive(Debug, Args)]
@@ -78,6 +78,7 @@ pub(crate) struct EmbedArgs {
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
+    check_embeddings_output(&a.output, a.fp16)?;
     match (&a.model, &a.vectors) {
         (Some(model), _) => run_model(a, model),
         (None, Some(vectors)) => run_bow(a, vectors),
@@ -111,13 +112,6 @@ fn run_model(a: &EmbedArgs, dir: &std::path::Path) -> Result<()> {
 
 /// Embeddings from the bag-of-words encoder.
 fn run_bow(a: &EmbedArgs, vec_path: &std::path::Path) -> Result<()> {
-    let npy = a
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-    if npy && a.fp16 {
-        bail!("--fp16 writes raw files; give an output name that does not end in .npy");
-    }
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
     let vectors = read_vec(vec_path, a.max_words)?;
@@ -169,12 +163,7 @@ fn run_bow(a: &EmbedArgs, vec_path: &std::path::Path) -> Result<()> {
         bar.set_position(out.len() as u64);
     }
     bar.finish_and_clear();
-    if npy {
-        write_npy(&a.output, out.view())?;
-    } else {
-        let dtype = if a.fp16 { RawDtype::F16 } else { RawDtype::F32 };
-        write_raw(&a.output, out.view(), dtype)?;
-    }
+    write_embeddings(&a.output, &out, a.fp16)?;
     eprintln!(
         "embedded {} sentences ({} dimensions) into {}",
         out.len(),

@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use bitext_core::Embeddings;
 use bitext_core::io::text::{EmptyLines, read_parallel};
 use bitext_core::io::tsv::BitextTsvReader;
 use bitext_encode::{SentenceEncoder, Side};
@@ -128,22 +127,4 @@ pub(crate) fn read_pairs(
         (None, (Some(a), Some(b))) => Ok(read_parallel(a, b, EmptyLines::Reject)?),
         _ => bail!("give either a TSV or both line-parallel files"),
     }
-}
-
-/// Write embeddings: `.npy` by extension, raw little-endian f32 (or f16) otherwise.
-pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Result<()> {
-    use bitext_core::io::raw::{RawDtype, write_raw};
-    if path
-        .extension()
-        .is_some_and(|x| x.eq_ignore_ascii_case("npy"))
-    {
-        if fp16 {
-            bail!("--fp16 writes raw files; give an output name that does not end in .npy");
-        }
-        bitext_core::io::npy::write_npy(path, e.view())?;
-    } else {
-        let dtype = if fp16 { RawDtype::F16 } else { RawDtype::F32 };
-        write_raw(path, e.view(), dtype)?;
-    }
-    Ok(())
 }

@@ -242,23 +242,17 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         }
         let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
         let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
-        let scorer = factory.build(&src, &tgt).with_context(|| {
+        let lines = || {
             format!(
                 "{}: lines {}–{}",
                 a.io.input.display(),
                 batch[0].line,
                 batch[batch.len() - 1].line
             )
-        })?;
+        };
+        let scorer = factory.build(&src, &tgt).with_context(lines)?;
         let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|i| (i, i)).collect();
-        let scores = scorer.score(&pairs).with_context(|| {
-            format!(
-                "{}: lines {}–{}",
-                a.io.input.display(),
-                batch[0].line,
-                batch[batch.len() - 1].line
-            )
-        })?;
+        let scores = scorer.score(&pairs).with_context(lines)?;
         for (rec, s) in batch.iter().zip(scores) {
             writer.write(&rec.raw, s)?;
         }
