@@ -14,7 +14,7 @@ use bitext::core::io::text::{EmptyLines, read_parallel};
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
 use bitext::eval::alignment::line_parallel_error;
 use bitext::eval::bucc::GoldSet;
-use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
+use bitext::mine::{BidirectionalParams, Miner, UnitRows};
 use bitext::similarity::{MarginFunction, MarginSpec};
 
 use super::Ctx;
@@ -104,21 +104,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
             e.dropped.0,
             e.dropped.1
         ));
-        let (su, tu) = (
-            UnitRows::new(e.src.view(), "source")?,
-            UnitRows::new(e.trg.view(), "target")?,
-        );
         for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
-            let miner = Miner::new(MarginSpec::new(f, K));
-            let nb = miner.search_exact(
-                su.view(),
-                tu.view(),
-                BidirectionalParams::default(),
-                &mut |_, _, _| {},
-            )?;
-            let (fwd, bwd) = miner.margin_candidates(&nb)?;
-            for r in Retrieval::ALL {
-                let pairs = miner.retrieval(r).select(&fwd, &bwd)?;
+            for (r, pairs) in super::mine_every_strategy(&e.src, &e.trg, f, K)? {
                 let cands: Vec<(f64, String, String)> = pairs
                     .iter()
                     .map(|p| {

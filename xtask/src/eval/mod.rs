@@ -174,3 +174,31 @@ pub(crate) fn machine() -> String {
         .unwrap_or_default();
     format!("{cpu}, {cores} cores{mem}")
 }
+
+/// Margin mining of two embedding matrices with exact kNN both ways (one pass), `k`
+/// neighbours, margin function `f`: each retrieval strategy's scored pairs, in
+/// [`bitext::mine::Retrieval::ALL`] order.
+pub(super) fn mine_every_strategy(
+    src: &bitext::core::Embeddings,
+    trg: &bitext::core::Embeddings,
+    f: bitext::similarity::MarginFunction,
+    k: usize,
+) -> Result<Vec<(bitext::mine::Retrieval, Vec<bitext::mine::ScoredPair>)>> {
+    use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
+    let (su, tu) = (
+        UnitRows::new(src.view(), "source")?,
+        UnitRows::new(trg.view(), "target")?,
+    );
+    let miner = Miner::new(bitext::similarity::MarginSpec::new(f, k));
+    let nb = miner.search_exact(
+        su.view(),
+        tu.view(),
+        BidirectionalParams::default(),
+        &mut |_, _, _| {},
+    )?;
+    let (fwd, bwd) = miner.margin_candidates(&nb)?;
+    Retrieval::ALL
+        .into_iter()
+        .map(|r| Ok((r, miner.retrieval(r).select(&fwd, &bwd)?)))
+        .collect()
+}

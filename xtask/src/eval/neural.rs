@@ -19,6 +19,8 @@ use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::{Embeddings, Rng};
 use bitext::eval::noisy::NoisyParallel;
 use bitext::eval::prf::best_f1_threshold;
+use bitext::knn::{ExactIndex, KnnIndex, Metric};
+use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::siamese::{
@@ -45,14 +47,20 @@ pub(super) fn out_dir(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Training pairs (de source, en target): gettext then the WMT sample.
-fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
+/// The gettext catalogue pairs as (German, English) columns.
+pub(super) fn gettext_de_en(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>)> {
     let (mut de, mut en) = (Vec::new(), Vec::new());
     for rec in BitextTsvReader::open(ctx.path("train/gettext.en-de.tsv"), 1, 0)? {
         let r = rec?;
         de.push(r.src);
         en.push(r.tgt);
     }
+    Ok((de, en))
+}
+
+/// Training pairs (de source, en target): gettext then the WMT sample.
+fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
+    let (mut de, mut en) = gettext_de_en(ctx)?;
     let n_gettext = de.len();
     let (wen, wde) = read_parallel(
         ctx.path("train/wmt-sample.en-de.en"),
@@ -256,27 +264,14 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// Row-normalised copy.
-fn normalized(e: &Embeddings) -> Embeddings {
-    let mut e = e.clone();
-    e.normalize_l2();
-    e
-}
-
-/// Index of the best-scoring column for each row of `a · bᵀ` (both normalised).
-fn nearest(a: &Embeddings, b: &Embeddings) -> Vec<usize> {
-    a.rows()
-        .map(|x| {
-            let mut best = (f32::NEG_INFINITY, 0);
-            for (j, y) in b.rows().enumerate() {
-                let s: f32 = x.iter().zip(y).map(|(p, q)| p * q).sum();
-                if s > best.0 {
-                    best = (s, j);
-                }
-            }
-            best.1
-        })
-        .collect()
+/// For each row of `a`, the row of `b` with the largest cosine (ties to the lower row), by
+/// bitext-knn's exact index.
+fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    a.normalize_l2();
+    b.normalize_l2();
+    let index = ExactIndex::over(b.view(), Metric::InnerProduct)?;
+    Ok(index.search(a.view(), 1)?.all_ids().to_vec())
 }
 
 /// (c) Tatoeba de-en P@1 with the encoder's vectors and cosine, and with the classifier.
@@ -289,15 +284,12 @@ fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     let d: Vec<&str> = de.iter().map(String::as_str).collect();
     let e: Vec<&str> = en.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&d, &e)?;
-    let (vd, ve) = (
-        normalized(scorer.src_vectors()),
-        normalized(scorer.tgt_vectors()),
-    );
+    let (vd, ve) = (scorer.src_vectors(), scorer.tgt_vectors());
     let p1 = |nn: &[usize]| {
         nn.iter().enumerate().filter(|(i, j)| i == *j).count() as f64 / nn.len() as f64
     };
-    let cos_de_en = p1(&nearest(&vd, &ve));
-    let cos_en_de = p1(&nearest(&ve, &vd));
+    let cos_de_en = p1(&nearest(vd, ve)?);
+    let cos_en_de = p1(&nearest(ve, vd)?);
     let n = d.len();
     let mut clf = Vec::with_capacity(n);
     for i in 0..n {
@@ -341,30 +333,34 @@ pub(super) fn read_bucc(ctx: &Ctx) -> Result<Bucc> {
 }
 
 /// Greedy one-to-one over scored candidate pairs, best score first (Grégoire & Langlais
-/// §5.2), then P/R/F1 against `gold` at the best threshold: with a threshold the greedy pass
-/// keeps a prefix of what it keeps without one, so one pass serves every threshold.
+/// §5.2, `bitext_mine::greedy_one_to_one`), then P/R/F1 against `gold` at the best threshold:
+/// with a threshold the greedy pass keeps a prefix of what it keeps without one, so one pass
+/// serves every threshold.
 pub(super) fn greedy_best(
     cands: &[(usize, usize)],
     scores: &[f64],
     gold: &[(usize, usize)],
 ) -> Result<bitext::eval::Threshold> {
+    let pairs = cands
+        .iter()
+        .zip(scores)
+        .map(|(&(i, j), &s)| ScoredPair::new(s, i, j))
+        .collect();
+    best_f1(&greedy_one_to_one(pairs)?, gold)?.context("no gold pair was extracted")
+}
+
+/// P/R/F1 of `pairs` against `gold` at the F1-optimal threshold (`None` when no gold pair
+/// is among them).
+fn best_f1(
+    pairs: &[ScoredPair],
+    gold: &[(usize, usize)],
+) -> Result<Option<bitext::eval::Threshold>> {
     let gold_set: std::collections::HashSet<(usize, usize)> = gold.iter().copied().collect();
-    let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&x, &y| scores[y].total_cmp(&scores[x]).then(x.cmp(&y)));
-    let (mut ud, mut ue) = (
-        std::collections::HashSet::new(),
-        std::collections::HashSet::new(),
-    );
-    let mut kept = Vec::new();
-    for k in order {
-        let (i, j) = cands[k];
-        if !ud.contains(&i) && !ue.contains(&j) {
-            ud.insert(i);
-            ue.insert(j);
-            kept.push((scores[k], gold_set.contains(&(i, j))));
-        }
-    }
-    best_f1_threshold(&kept, gold.len())?.context("no gold pair was extracted")
+    let scored: Vec<(f64, bool)> = pairs
+        .iter()
+        .map(|p| (p.score, gold_set.contains(&(p.src, p.tgt))))
+        .collect();
+    Ok(best_f1_threshold(&scored, gold.len())?)
 }
 
 /// (b) BUCC-style extraction on newsdev with the classifier: all pairs, greedy one-to-one,
@@ -374,11 +370,9 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     let d: Vec<&str> = bucc.de.iter().map(String::as_str).collect();
     let e: Vec<&str> = bucc.en.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&d, &e)?;
-    let cands: Vec<(usize, usize)> = (0..d.len())
-        .flat_map(|i| (0..e.len()).map(move |j| (i, j)))
-        .collect();
-    let scores = bitext::similarity::PairScorer::score(&scorer, &cands)?;
-    let best = greedy_best(&cands, &scores, &bucc.gold)?;
+    // Every probability is ≥ 0: ρ = 0 keeps the whole greedy one-to-one list.
+    let kept = extract(&scorer, all_pairs(d.len(), e.len()), 0.0)?;
+    let best = best_f1(&kept, &bucc.gold)?.context("no gold pair was extracted")?;
     writeln!(
         md,
         "**(b) BUCC-style newsdev** ({} de × {} en sentences, {} gold pairs): classifier \
@@ -388,7 +382,7 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         d.len(),
         e.len(),
         bucc.gold.len(),
-        scores.len(),
+        d.len() * e.len(),
         best.threshold,
         best.prf.precision,
         best.prf.recall,
@@ -401,14 +395,8 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
 /// (b), second half: the encoder's sentence vectors mined like any embeddings (bitext-mine,
 /// exact kNN both ways, k = 4), cosine vs ratio margin under each retrieval strategy, best F1.
 fn margin_mining(bucc: &Bucc, de: &Embeddings, en: &Embeddings, md: &mut String) -> Result<()> {
-    use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
-    use bitext::similarity::{MarginFunction, MarginSpec};
+    use bitext::similarity::MarginFunction;
     const K: usize = 4;
-    let gold: std::collections::HashSet<(usize, usize)> = bucc.gold.iter().copied().collect();
-    let (su, tu) = (
-        UnitRows::new(de.view(), "source")?,
-        UnitRows::new(en.view(), "target")?,
-    );
     writeln!(
         md,
         "The encoder's vectors (the classifier's [forward; backward] states) mined as \
@@ -418,26 +406,13 @@ fn margin_mining(bucc: &Bucc, de: &Embeddings, en: &Embeddings, md: &mut String)
     writeln!(md, "| scoring | fwd | bwd | intersect | max |")?;
     writeln!(md, "|---|---|---|---|---|")?;
     for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
-        let miner = Miner::new(MarginSpec::new(f, K));
-        let nb = miner.search_exact(
-            su.view(),
-            tu.view(),
-            BidirectionalParams::default(),
-            &mut |_, _, _| {},
-        )?;
-        let (fwd, bwd) = miner.margin_candidates(&nb)?;
         let mut row = String::from(if f == MarginFunction::Absolute {
             "| cosine |"
         } else {
             "| ratio margin |"
         });
-        for r in Retrieval::ALL {
-            let pairs = miner.retrieval(r).select(&fwd, &bwd)?;
-            let scored: Vec<(f64, bool)> = pairs
-                .iter()
-                .map(|p| (p.score, gold.contains(&(p.src, p.tgt))))
-                .collect();
-            match best_f1_threshold(&scored, gold.len())? {
+        for (_, pairs) in super::mine_every_strategy(de, en, f, K)? {
+            match best_f1(&pairs, &bucc.gold)? {
                 Some(b) => write!(row, " {:.3} |", b.prf.f1)?,
                 None => row.push_str(" 0 |"),
             }

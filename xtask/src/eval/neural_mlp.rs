@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use bitext::core::io::text::{EmptyLines, read_parallel};
-use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::{Embeddings, Rng};
 use bitext::encode::Side;
 use bitext::eval::noisy::NoisyParallel;
@@ -79,12 +78,7 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
         vectors(enc, Side::Source, &pde)?,
         vectors(enc, Side::Target, &pen)?,
     );
-    let (mut gde, mut gen_en) = (Vec::new(), Vec::new());
-    for rec in BitextTsvReader::open(ctx.path("train/gettext.en-de.tsv"), 1, 0)? {
-        let r = rec?;
-        gde.push(r.src);
-        gen_en.push(r.tgt);
-    }
+    let (gde, gen_en) = super::neural::gettext_de_en(ctx)?;
     let (ga, gb) = (
         vectors(enc, Side::Source, &gde)?,
         vectors(enc, Side::Target, &gen_en)?,
