@@ -329,37 +329,6 @@ impl SentenceEncoder for BowEncoder {
     fn batch_size(&self) -> usize {
         4096
     }
-
-    /// As the provided method, but errors name a sentence by its position in `sentences`
-    /// (not in its batch).
-    fn encode_with_progress(
-        &self,
-        side: Side,
-        sentences: &[&str],
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<Embeddings> {
-        let mut out = Embeddings::with_capacity(self.dim(), sentences.len())?;
-        for (b, chunk) in sentences.chunks(self.batch_size()).enumerate() {
-            let offset = b * self.batch_size();
-            let (e, _) = self
-                .encode_with_coverage(side, chunk)
-                .map_err(|e| match e {
-                    Error::NoKnownWord {
-                        side,
-                        index,
-                        sentence,
-                    } => Error::NoKnownWord {
-                        side,
-                        index: index + offset,
-                        sentence,
-                    },
-                    other => other,
-                })?;
-            out.extend_from_view(e.view())?;
-            progress(out.len());
-        }
-        Ok(out)
-    }
 }
 
 #[cfg(test)]

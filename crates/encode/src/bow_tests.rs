@@ -125,3 +125,18 @@ fn vocabularies_of_different_dimensions_are_rejected() {
     let e = BowEncoder::builder(de, en).build().unwrap_err().to_string();
     assert!(e.contains("dimension 3 but the target ones 2"), "{e}");
 }
+
+#[test]
+fn errors_past_the_first_batch_name_the_position_among_all_sentences() {
+    let (de, en) = vocab();
+    let enc = BowEncoder::builder(de, en).build().unwrap();
+    let mut sentences = vec!["der hund"; 5000];
+    sentences[4500] = "unbekannt";
+    let err = enc
+        .encode_with_progress(Side::Source, &sentences, &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::NoKnownWord { index: 4500, .. }),
+        "{err:?}"
+    );
+}

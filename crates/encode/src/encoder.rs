@@ -60,7 +60,10 @@ pub trait SentenceEncoder: Send + Sync {
         let mut out = Embeddings::with_capacity(self.dim(), sentences.len())?;
         let mut done = 0;
         for chunk in sentences.chunks(self.batch_size().max(1)) {
-            let e = self.encode_batch(side, chunk)?;
+            // Errors name sentences by their position in `sentences`, not in the batch.
+            let e = self
+                .encode_batch(side, chunk)
+                .map_err(|e| e.shifted(done))?;
             if e.len() != chunk.len() || e.dim() != self.dim() {
                 return Err(Error::Invalid(format!(
                     "encoder returned {}×{} for a batch of {} sentences of dimension {}",

@@ -25,5 +25,25 @@ pub enum Error {
     Backend(Box<dyn std::error::Error + Send + Sync>),
 }
 
+impl Error {
+    /// The same error with its sentence position shifted by `offset`: what a batch starting at
+    /// sentence `offset` reports, renumbered among all the sentences encoded.
+    #[must_use]
+    pub fn shifted(self, offset: usize) -> Self {
+        match self {
+            Error::NoKnownWord {
+                side,
+                index,
+                sentence,
+            } => Error::NoKnownWord {
+                side,
+                index: index + offset,
+                sentence,
+            },
+            other => other,
+        }
+    }
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
