@@ -30,9 +30,11 @@ impl Siamese {
         let mut out = Embeddings::zeros(seqs.len(), dim)?;
         let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
         let mut done = 0;
+        // On the CPU, the recurrence's weights are copied to the host once for all batches.
+        let mut host = self.rnn.host();
         for batch in batching.plan(&lengths, None) {
             let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
-            let (v, _) = to_host2(self.encode(&sents, side, None)?)?;
+            let (v, _) = to_host2(self.encode_with(&sents, side, None, host.as_mut())?)?;
             for (k, &i) in batch.iter().enumerate() {
                 out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
             }

@@ -11,7 +11,7 @@ use crate::batch::PackedBatch;
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Dense, Embedding, bce_with_logits, dropout};
-use crate::rnn::{BiRnn, BiRnnConfig};
+use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
 use crate::siamese::SiameseConfig;
 use crate::train::{Deferred, TrainLoss};
 
@@ -103,12 +103,14 @@ impl Siamese {
 
     /// Encode a packed batch: `[B, 2·hidden]` rows in the caller's order. Dropout applies when
     /// `rng` is given (training). With `deferred` (on an autodiff device), the embedding and
-    /// input-projection gradients come from the returned stage.
+    /// input-projection gradients come from the returned stage. `host`, when given, runs the
+    /// recurrence (inference on the CPU, reused across batches).
     fn encode_packed(
         &self,
         batch: &PackedBatch,
         mut rng: Option<&mut Rng>,
         deferred: bool,
+        host: Option<&mut HostBiRnn>,
     ) -> Result<(Tensor<2>, Option<Deferred>)> {
         let (out, stage) = if deferred {
             let (x, eg) =
@@ -124,7 +126,11 @@ impl Siamese {
         } else {
             let x = self.embedding.lookup(batch)?;
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
-            (self.rnn.forward(x, batch.batch_sizes(), false), None)
+            let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), false)) {
+                Some(out) => out,
+                None => self.rnn.forward(x, batch.batch_sizes(), false),
+            };
+            (out, None)
         };
         let device = out.last.device();
         let v = out.last.select(0, int1(batch.position(), &device));
@@ -137,9 +143,20 @@ impl Siamese {
     /// # Errors
     /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
     pub fn encode(&self, seqs: &[&[u32]], side: Side, rng: Option<&mut Rng>) -> Result<Tensor<2>> {
+        self.encode_with(seqs, side, rng, None)
+    }
+
+    /// [`Siamese::encode`] with a prepared host recurrence (see [`BiRnn::host`]).
+    pub(crate) fn encode_with(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        rng: Option<&mut Rng>,
+        host: Option<&mut HostBiRnn>,
+    ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
         let batch = PackedBatch::new(&self.table_ids(seqs, side))?;
-        Ok(self.encode_packed(&batch, rng, false)?.0)
+        Ok(self.encode_packed(&batch, rng, false, host)?.0)
     }
 
     /// Logits `[B]` of the matching head for sentence vectors `a`, `b` `[B, 2·hidden]`.
@@ -224,7 +241,7 @@ impl Siamese {
         let mut all = self.table_ids(src, Side::Source);
         all.extend(self.table_ids(tgt, Side::Target));
         let batch = PackedBatch::new(&all)?;
-        let (v, stage) = self.encode_packed(&batch, rng, deferred)?;
+        let (v, stage) = self.encode_packed(&batch, rng, deferred, None)?;
         let n = src.len();
         let a = v.clone().narrow(0, 0, n);
         let b = v.narrow(0, n, n);

@@ -18,6 +18,10 @@
 //! `n = tanh(x W_in + b_in + r ⊙ (h W_hn + b_hn))`, `h' = (1 − z) ⊙ n + z ⊙ h`.
 //! LSTM gates in the order input, forget, output, cell:
 //! `c' = f ⊙ c + i ⊙ g`, `h' = o ⊙ tanh(c')`.
+//!
+//! Inference on the Flex CPU backend (no autodiff) runs the recurrence on the host
+//! ([`host`]: preallocated buffers, one `gemm` per step, vectorised cells in place); every other
+//! device runs it as burn tensor operations. Both compute the same function (tested).
 
 use bitext_core::Rng;
 use burn::module::{Module, Param, ParamId};
@@ -27,6 +31,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::init::{Init, param1, param2};
 use crate::train::ParamGrad;
+
+mod cell;
+mod host;
+
+pub(crate) use host::HostBiRnn;
 
 /// The recurrent cell of a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -346,6 +355,32 @@ impl BiRnn {
     /// [`BiRnn::forward_deferred`], which computes the same values and gradients faster.
     #[must_use]
     pub fn forward(&self, x: Tensor<2>, batch_sizes: &[usize], keep_steps: bool) -> BiRnnOutput {
+        if let Some(out) = self
+            .host()
+            .and_then(|mut h| h.forward(x.clone(), batch_sizes, keep_steps))
+        {
+            return out;
+        }
+        self.forward_tensors(x, batch_sizes, keep_steps)
+    }
+
+    /// The recurrence prepared for host inference, when this layer lives on the Flex CPU
+    /// device without autodiff (`None` otherwise): reuse it across batches.
+    pub(crate) fn host(&self) -> Option<HostBiRnn> {
+        let device = self.fwd.w_hh.val().device();
+        if device.is_autodiff() || device != Device::flex() {
+            return None;
+        }
+        HostBiRnn::new(self)
+    }
+
+    /// [`BiRnn::forward`] as burn tensor operations (any device, with or without autodiff).
+    fn forward_tensors(
+        &self,
+        x: Tensor<2>,
+        batch_sizes: &[usize],
+        keep_steps: bool,
+    ) -> BiRnnOutput {
         let hd = self.d_hidden();
         let gates = self.fwd.gates();
         let sf = split_steps(&self.fwd.project(x.clone()), batch_sizes, gates, hd);
@@ -489,5 +524,70 @@ impl InputGrads {
         }
         let gx = gx.unwrap_or_else(|| self.x.zeros_like());
         (out, gx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::PackedBatch;
+    use crate::init::{float2, to_host2};
+
+    /// The host recurrence and the tensor-operation path (which every non-CPU device takes)
+    /// agree on final states and per-step outputs.
+    #[test]
+    fn host_and_tensor_paths_agree() {
+        let device = Device::flex();
+        let mut rng = Rng::seed(77);
+        let seqs: Vec<Vec<u32>> = [5usize, 1, 9, 9, 3, 7]
+            .iter()
+            .map(|&n| (0..n as u32).collect())
+            .collect();
+        let batch = PackedBatch::new(&seqs).unwrap();
+        let tokens: usize = batch.batch_sizes().iter().sum();
+        let d_in = 6;
+        let xv: Vec<f32> = (0..tokens * d_in)
+            .map(|_| rng.uniform(-2.0, 2.0) as f32)
+            .collect();
+        for cell in [CellKind::Gru, CellKind::Lstm] {
+            let rnn = BiRnnConfig {
+                cell,
+                d_input: d_in,
+                d_hidden: 19,
+            }
+            .init(&mut rng, &device);
+            let x = float2(xv.clone(), [tokens, d_in], &device);
+            // The prepared recurrence serves a larger batch first: reused buffers must not leak
+            // into the next one.
+            let mut host = rnn.host().unwrap();
+            let big: Vec<Vec<u32>> = (0..9).map(|i| (0..12 - i).collect()).collect();
+            let big = PackedBatch::new(&big).unwrap();
+            let n_big: usize = big.batch_sizes().iter().sum();
+            let xb = float2(vec![0.5; n_big * d_in], [n_big, d_in], &device);
+            assert!(host.forward(xb, big.batch_sizes(), true).is_some());
+            let fast = host.forward(x.clone(), batch.batch_sizes(), true).unwrap();
+            let slow = rnn.forward_tensors(x.clone(), batch.batch_sizes(), true);
+            let diff = |a: Tensor<2>, b: Tensor<2>| {
+                let (a, da) = to_host2(a).unwrap();
+                let (b, db) = to_host2(b).unwrap();
+                assert_eq!(da, db);
+                a.iter()
+                    .zip(&b)
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0, f32::max)
+            };
+            // And with the input projection cut into groups of at most 8 rows (≥ 1 step).
+            host.set_projection_floats(8 * rnn.fwd.gates() * 19);
+            let grouped = host.forward(x.clone(), batch.batch_sizes(), true).unwrap();
+            for fast in [fast, grouped] {
+                let d = diff(fast.last.clone(), slow.last.clone());
+                assert!(d < 1e-5, "{cell:?}: final states differ by {d}");
+                assert_eq!(fast.steps.len(), slow.steps.len());
+                for (t, (a, b)) in fast.steps.into_iter().zip(slow.steps.clone()).enumerate() {
+                    let d = diff(a, b);
+                    assert!(d < 1e-5, "{cell:?}: step {t} differs by {d}");
+                }
+            }
+        }
     }
 }
