@@ -27,6 +27,9 @@ commands:
   bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
 
 fn main() -> ExitCode {
+    // Before any thread starts: the evaluations train and encode with burn, which allocates
+    // and frees large blocks at every operation (see the function's docs).
+    bitext_neural::backend::tune_allocator();
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

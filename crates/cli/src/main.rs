@@ -42,6 +42,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Before any thread starts: reuse freed large blocks (see the function's docs).
+    bitext_neural::backend::tune_allocator();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),

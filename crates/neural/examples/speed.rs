@@ -9,13 +9,18 @@
 //! ```text
 //! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
 //!     [--reps 3] [--min-steps 20] [--min-time 10] [--backend flex|ndarray] [--preset paper]
+//!     [--default-malloc]
 //! ```
+//!
+//! Like bitext's command line, it first calls
+//! [`tune_allocator`](bitext_neural::backend::tune_allocator); `--default-malloc` measures
+//! with glibc's defaults instead.
 
 use std::time::Instant;
 
 use bitext_core::Rng;
 use bitext_encode::Side;
-use bitext_neural::backend::{BackendSpec, Threads};
+use bitext_neural::backend::{BackendSpec, Threads, tune_allocator};
 use bitext_neural::siamese::{Siamese, SiameseConfig};
 use bitext_neural::train::{OptimizerSpec, Updater};
 
@@ -31,6 +36,7 @@ struct Args {
     infer_batch: usize,
     only: Option<String>,
     vocab: usize,
+    default_malloc: bool,
 }
 
 fn parse() -> anyhow::Result<Args> {
@@ -46,6 +52,7 @@ fn parse() -> anyhow::Result<Args> {
         infer_batch: 256,
         only: None,
         vocab: 20_000,
+        default_malloc: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -56,6 +63,11 @@ fn parse() -> anyhow::Result<Args> {
                 .ok_or_else(|| anyhow::anyhow!("{} needs a value", args[i]))
         };
         match args[i].as_str() {
+            "--default-malloc" => {
+                a.default_malloc = true;
+                i += 1;
+                continue;
+            }
             "--quick" => {
                 (a.reps, a.warmup, a.min_steps, a.min_time) = (1, 1, 2, 1.0);
                 i += 1;
@@ -119,6 +131,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let args = parse()?;
+    let tuned = !args.default_malloc && tune_allocator();
     let mut config = SiameseConfig::paper(args.vocab, args.vocab);
     if args.preset != "paper" {
         config = SiameseConfig {
@@ -195,12 +208,13 @@ fn main() -> anyhow::Result<()> {
     }
 
     println!(
-        "backend {} preset {} (emb {}, hidden 2x{}, ff {}), load before {}",
+        "backend {} preset {} (emb {}, hidden 2x{}, ff {}), malloc {}, load before {}",
         args.backend,
         args.preset,
         config.emb_dim,
         config.hidden,
         config.ff,
+        if tuned { "tuned" } else { "glibc defaults" },
         loadavg()
     );
     println!("| measurement | T | steps/s | items/s (median) | min-max | load start -> end |");

@@ -9,6 +9,9 @@
 //! Threads: Flex runs its large matrix products and row-wise kernels on the current rayon pool.
 //! [`Threads`] runs a closure on a pool of a given size (`0` = one thread per core), so that the
 //! same code can be measured on one thread and on all cores.
+//!
+//! Memory: [`tune_allocator`] makes glibc keep and reuse the large blocks that burn allocates
+//! and frees at every operation (a program calls it once, at its start).
 
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
@@ -125,6 +128,44 @@ impl Threads {
     }
 }
 
+/// Make the C allocator reuse large freed blocks instead of returning them to the system
+/// (glibc on Linux; elsewhere nothing happens and `false` is returned).
+///
+/// burn allocates a fresh buffer for most results, many of them megabytes (an embedding
+/// gradient of 40,000 × 512 is 80 MB). By default glibc serves such requests with freshly
+/// mapped pages (always above 32 MiB, and on worker threads above their arena's 64 MiB heap)
+/// and unmaps them on free, so every training step pays page faults and the kernel clearing
+/// pages: 15–20% of a siamese training step in `perf` on this project's machine. This sets one
+/// arena (`M_ARENA_MAX` = 1), no mapping of large blocks (`M_MMAP_MAX` = 0) and no trimming of
+/// the heap below 2 GiB free (`M_TRIM_THRESHOLD`); freed blocks are then reused. Measured:
+/// siamese training +19–28% (`docs/BENCHMARKS.md`). The cost: the process keeps its peak heap
+/// until it exits, and threads share one allocator lock (burn's hot loops do not allocate
+/// much per element, so this did not show).
+///
+/// The setting is process-wide: call it once at the start of a program, before other
+/// threads start. bitext's command line, examples and `cargo xtask` do. Returns whether all
+/// three settings were accepted.
+pub fn tune_allocator() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: `mallopt` only adjusts glibc's allocator parameters (under its own lock);
+        // the values are in the documented ranges.
+        let ok = unsafe {
+            [
+                libc::mallopt(libc::M_ARENA_MAX, 1),
+                libc::mallopt(libc::M_MMAP_MAX, 0),
+                libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX),
+            ]
+        };
+        ok.iter().all(|&r| r == 1)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +182,19 @@ mod tests {
             r#"{"type":"flex"}"#
         );
         assert!(BackendSpec::parse("tpu").is_err());
+    }
+
+    #[test]
+    fn allocator_tuning_is_accepted_on_glibc() {
+        assert_eq!(
+            tune_allocator(),
+            cfg!(all(target_os = "linux", target_env = "gnu"))
+        );
+        // Large blocks still allocate, free and reuse.
+        for _ in 0..3 {
+            let v = vec![1.0f32; 20 << 20];
+            assert_eq!(v[(20 << 20) - 1], 1.0);
+        }
     }
 
     #[test]
