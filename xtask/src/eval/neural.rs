@@ -4,7 +4,8 @@
 //! extraction, Tatoeba P@1, and an MLP similarity (Kim et al. 2019) on the encoder's vectors.
 //!
 //! Environment knobs (defaults after the colon): `BITEXT_EVAL_NEURAL_MINUTES` training budget:
-//! 30, `BITEXT_EVAL_NEURAL_PRESET` network: small, `BITEXT_EVAL_NEURAL_NEGATIVES`: 7,
+//! 28 (the whole evaluation then stays near 30), `BITEXT_EVAL_NEURAL_PRESET` network: small,
+//! `BITEXT_EVAL_NEURAL_NEGATIVES`: 3,
 //! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run, `BITEXT_EVAL_OUT`
 //! where models go: `target/eval`.
 
@@ -73,11 +74,23 @@ fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
     Ok((de, en, format!("{n_gettext} gettext + {n_wmt} WMT pairs")))
 }
 
+/// A probability threshold as text; near 1 (where a confident classifier's thresholds sit) as
+/// `1 − ε`, so that close thresholds stay apart.
+fn rho(t: f64) -> String {
+    if t > 0.999 && t < 1.0 {
+        format!("1 − {:.1e}", 1.0 - t)
+    } else {
+        format!("{t:.4}")
+    }
+}
+
 fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     let dir = out_dir("siamese");
-    let minutes: f64 = env("BITEXT_EVAL_NEURAL_MINUTES", 30.0);
+    let minutes: f64 = env("BITEXT_EVAL_NEURAL_MINUTES", 28.0);
     let preset: String = env("BITEXT_EVAL_NEURAL_PRESET", "small".to_string());
-    let negatives: usize = env("BITEXT_EVAL_NEURAL_NEGATIVES", 7);
+    // Not the paper's 7 (the library's default): with 3, the 28 minutes cover four epochs
+    // instead of less than one, and every number of this evaluation doubled (EVALUATION.md).
+    let negatives: usize = env("BITEXT_EVAL_NEURAL_NEGATIVES", 3);
     let report = dir.join("eval-training.md");
     if env("BITEXT_EVAL_NEURAL_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
         let earlier = std::fs::read_to_string(&report).unwrap_or_default();
@@ -247,13 +260,13 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         let b = r.best.context("no gold pair")?;
         writeln!(
             md,
-            "| {:.0}% | {} | {:.3} | {:.3} | **{:.3}** | {:.4} | {:.3} / {:.3} / {:.3} | {:.1} |",
+            "| {:.0}% | {} | {:.3} | {:.3} | **{:.3}** | {} | {:.3} / {:.3} / {:.3} | {:.1} |",
             noise * 100.0,
             test.gold().len(),
             b.prf.precision,
             b.prf.recall,
             b.prf.f1,
-            b.threshold,
+            rho(b.threshold),
             p_at(0.25),
             p_at(0.5),
             p_at(0.75),
@@ -376,14 +389,14 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     writeln!(
         md,
         "**(b) BUCC-style newsdev** ({} de × {} en sentences, {} gold pairs): classifier \
-         probability on all {} pairs, greedy one-to-one, best ρ = {:.4}: P {:.3} R {:.3} \
+         probability on all {} pairs, greedy one-to-one, best ρ = {}: P {:.3} R {:.3} \
          **F1 {:.3}** ({:.0} s). (Reference: a production multilingual encoder, F1 0.916 \
          cosine / 0.938 ratio margin.)\n",
         d.len(),
         e.len(),
         bucc.gold.len(),
         d.len() * e.len(),
-        best.threshold,
+        rho(best.threshold),
         best.prf.precision,
         best.prf.recall,
         best.prf.f1,
