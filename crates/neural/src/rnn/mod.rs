@@ -20,8 +20,9 @@
 //! `c' = f ⊙ c + i ⊙ g`, `h' = o ⊙ tanh(c')`.
 //!
 //! Inference on the Flex CPU backend (no autodiff) runs the recurrence on the host
-//! ([`host`]: preallocated buffers, one `gemm` per step, vectorised cells in place); every other
-//! device runs it as burn tensor operations. Both compute the same function (tested).
+//! (`rnn/host.rs`: preallocated buffers, one `gemm` per step, vectorised cells in place);
+//! every other device runs it as burn tensor operations. Both compute the same function
+//! (tested).
 
 use bitext_core::Rng;
 use burn::module::{Module, Param, ParamId};
