@@ -138,7 +138,9 @@ impl Siamese {
     }
 
     /// Sentence vectors `[n, 2·hidden]` of token-id sequences of one language: the forward
-    /// state after the last token and the backward state after the first.
+    /// state after the last token and the backward state after the first. One batch; for many,
+    /// [`Siamese::encode_all`] batches them and, on the CPU, copies the recurrent weights to
+    /// the host once instead of once per call.
     ///
     /// # Errors
     /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
