@@ -30,8 +30,8 @@ pub mod filter;
 mod miner;
 mod pairs;
 mod retrieval;
-#[doc(hidden)]
-pub mod testing;
+#[cfg(test)]
+mod testing;
 mod unit;
 
 pub use bidir::{BidirectionalParams, exact_both};

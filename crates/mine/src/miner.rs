@@ -78,7 +78,7 @@ pub struct NeighborPair {
 /// let y = Embeddings::from_rows([[0.0, 1.0], [0.8, 0.6], [1.0, 0.0]], 2)?;
 /// let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 2)).retrieval(Retrieval::Max);
 /// # fn index(v: bitext_core::EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
-/// #     Ok(Box::new(bitext_mine::testing::BruteForce::over(v)))
+/// #     Ok(Box::new(bitext_knn::ExactIndex::over(v, bitext_knn::Metric::InnerProduct)?))
 /// # }
 /// // `index` builds any KnnIndex (exact, faiss, ...) over a matrix.
 /// let nb = miner.search(x.view(), y.view(), &index, &mut |_, _, _| {})?;

@@ -1,4 +1,4 @@
-//! A brute-force [`KnnIndex`] for tests and documentation examples: scores every stored vector
+//! A brute-force [`KnnIndex`] for this crate's unit tests: scores every stored vector
 //! in `f64`, sorts, and returns the best `k` (ties broken by the smaller id). Slow (`O(n)` per
 //! query, one thread) and obviously correct; real work uses `bitext-knn`'s backends.
 
@@ -9,7 +9,7 @@ use bitext_knn::{Error, KnnIndex, Metric, Neighbors, Result};
 
 /// Brute-force exact index (see the module docs).
 #[derive(Debug, Clone)]
-pub struct BruteForce {
+pub(crate) struct BruteForce {
     data: Embeddings,
     metric: Metric,
 }
@@ -20,7 +20,7 @@ impl BruteForce {
     /// # Panics
     /// When `dim` is 0.
     #[must_use]
-    pub fn new(dim: usize, metric: Metric) -> Self {
+    pub(crate) fn new(dim: usize, metric: Metric) -> Self {
         Self {
             data: Embeddings::with_capacity(dim, 0).expect("dim > 0"),
             metric,
@@ -32,7 +32,7 @@ impl BruteForce {
     /// # Panics
     /// When `v` holds a non-finite value.
     #[must_use]
-    pub fn over(v: EmbeddingsView<'_>) -> Self {
+    pub(crate) fn over(v: EmbeddingsView<'_>) -> Self {
         let mut b = Self::new(v.dim(), Metric::InnerProduct);
         b.add(v).expect("same dimension");
         b
