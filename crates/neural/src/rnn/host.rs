@@ -13,7 +13,7 @@
 use burn::tensor::Tensor;
 use gemm::Parallelism;
 
-use super::{BiRnn, BiRnnOutput, RnnLayer, cell};
+use super::{BiRnn, BiRnnOutput, RnnLayer, cell, step_starts};
 use crate::init::{float2, to_host1, to_host2};
 
 /// `dst[m, n] (+)= a[m, k] · b[k, n]`, all row-major and contiguous; adds to `dst` when
@@ -126,33 +126,27 @@ impl HostDirection {
         })
     }
 
-    /// Run over packed inputs `x` `[N, d_in]` laid out by `batch_sizes` (step `t` holds the
-    /// first `batch_sizes[t]` rows; its inputs follow those of step `t − 1`). Returns the final
-    /// states `[B, H]` (packed order) and, when `keep_steps`, every step's states `[N, H]` in
-    /// the same layout as `x` (empty otherwise).
+    /// Run over packed inputs `x` `[N, d_in]` laid out by `starts` (see [`step_starts`]; step
+    /// `t` holds the first `starts[t + 1] − starts[t]` rows, its inputs follow those of step
+    /// `t − 1`). Returns the final states `[B, H]` (packed order) and, when `keep_steps`, every
+    /// step's states `[N, H]` in the same layout as `x` (empty otherwise).
     fn run(
         &mut self,
         x: &[f32],
-        batch_sizes: &[usize],
+        starts: &[usize],
         reverse: bool,
         keep_steps: bool,
         par: Parallelism,
     ) -> (&[f32], &[f32]) {
         let hd = self.hd;
         let gh = self.b_ih.len();
-        let tokens: usize = batch_sizes.iter().sum();
-        let rows = batch_sizes.first().copied().unwrap_or(0);
+        let steps = starts.len().saturating_sub(1);
+        let tokens = starts.last().copied().unwrap_or(0);
+        let rows = starts.get(1).copied().unwrap_or(0);
         zeroed(&mut self.h, rows * hd);
         zeroed(&mut self.c, if self.lstm { rows * hd } else { 0 });
         self.rec.resize(rows * gh, 0.0);
         zeroed(&mut self.out, if keep_steps { tokens * hd } else { 0 });
-        let mut starts = Vec::with_capacity(batch_sizes.len() + 1);
-        let mut off = 0;
-        for &n in batch_sizes {
-            starts.push(off);
-            off += n;
-        }
-        starts.push(off);
         // The input projection x·W_ih + b runs per group of consecutive steps (their rows are
         // contiguous in the packed layout) of at most `PROJECTION_FLOATS` values, not for the
         // whole batch at once: the buffer stays small enough for the allocator to reuse it
@@ -160,8 +154,8 @@ impl HostDirection {
         let cap = rows.max(self.projection_floats / gh.max(1));
         let mut groups = Vec::new();
         let mut t0 = 0;
-        for t in 1..=batch_sizes.len() {
-            if t == batch_sizes.len() || starts[t + 1] - starts[t0] > cap {
+        for t in 1..=steps {
+            if t == steps || starts[t + 1] - starts[t0] > cap {
                 groups.push(t0..t);
                 t0 = t;
             }
@@ -178,16 +172,16 @@ impl HostDirection {
             }
             let xg = &x[s0 * self.d_in..s1 * self.d_in];
             matmul(gi, xg, &self.w_ih, [s1 - s0, self.d_in, gh], true, par);
-            let order: Box<dyn Iterator<Item = usize>> = if reverse {
-                Box::new(group.rev())
-            } else {
-                Box::new(group)
-            };
             // Forward, rows whose sentence has ended are no longer touched and keep their
             // last state; backward, a row joins at its last token with the zero state it was
             // given.
-            for t in order {
-                let (n, s) = (batch_sizes[t], starts[t]);
+            for i in 0..group.len() {
+                let t = if reverse {
+                    group.end - 1 - i
+                } else {
+                    group.start + i
+                };
+                let (s, n) = (starts[t], starts[t + 1] - starts[t]);
                 let (h, rec) = (&mut self.h[..n * hd], &mut self.rec[..n * gh]);
                 matmul(rec, h, &self.w_hh, [n, hd, gh], false, par);
                 let gi = &self.gi[(s - s0) * gh..(s - s0 + n) * gh];
@@ -255,10 +249,11 @@ impl HostBiRnn {
             Parallelism::None
         };
         let hd = self.fwd.hd;
+        let starts = step_starts(batch_sizes);
         let (fwd, bwd) = (&mut self.fwd, &mut self.bwd);
         let ((lf, of), (lb, ob)) = rayon::join(
-            || fwd.run(&xv, batch_sizes, false, keep_steps, par),
-            || bwd.run(&xv, batch_sizes, true, keep_steps, par),
+            || fwd.run(&xv, &starts, false, keep_steps, par),
+            || bwd.run(&xv, &starts, true, keep_steps, par),
         );
         let join = |f: &[f32], b: &[f32]| -> Vec<f32> {
             let mut v = Vec::with_capacity(2 * f.len());
@@ -273,13 +268,9 @@ impl HostBiRnn {
         let steps = if keep_steps {
             let tokens = of.len() / hd.max(1);
             let all = float2(join(of, ob), [tokens, 2 * hd], &device);
-            let mut off = 0;
-            batch_sizes
-                .iter()
-                .map(|&n| {
-                    off += n;
-                    all.clone().narrow(0, off - n, n)
-                })
+            starts
+                .windows(2)
+                .map(|w| all.clone().narrow(0, w[0], w[1] - w[0]))
                 .collect()
         } else {
             Vec::new()

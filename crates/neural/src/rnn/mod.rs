@@ -254,6 +254,17 @@ impl RnnLayer {
     }
 }
 
+/// Where each step's rows start in a packed layout, plus the total: `T + 1` offsets (step `t`
+/// holds rows `starts[t]..starts[t + 1]`).
+fn step_starts(batch_sizes: &[usize]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(batch_sizes.iter().scan(0, |off, &n| {
+            *off += n;
+            Some(*off)
+        }))
+        .collect()
+}
+
 /// Cut projected inputs `[N, G·H]` into per-step, per-gate views `[batch_sizes[t], H]`.
 fn split_steps(
     gi: &Tensor<2>,
@@ -261,12 +272,10 @@ fn split_steps(
     gates: usize,
     hd: usize,
 ) -> Vec<Vec<Tensor<2>>> {
-    let mut off = 0;
-    batch_sizes
-        .iter()
-        .map(|&n| {
-            let rows = gi.clone().narrow(0, off, n);
-            off += n;
+    step_starts(batch_sizes)
+        .windows(2)
+        .map(|w| {
+            let rows = gi.clone().narrow(0, w[0], w[1] - w[0]);
             (0..gates)
                 .map(|g| rows.clone().narrow(1, g * hd, hd))
                 .collect()
