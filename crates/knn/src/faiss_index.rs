@@ -183,10 +183,6 @@ impl KnnIndex for FaissIndex {
             .map_err(|e| backend(format!("add: {e}")))
     }
 
-    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors> {
-        self.search_with_progress(queries, k, &mut |_| {})
-    }
-
     fn search_with_progress(
         &self,
         queries: EmbeddingsView<'_>,

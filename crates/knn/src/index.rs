@@ -112,7 +112,8 @@ impl Neighbors {
 
 /// A k-nearest-neighbour index over vectors of one dimension.
 ///
-/// Backends write the required methods; callers check nothing themselves: `add` and `search`
+/// Backends write the required methods (`dim`, `len`, `metric`, `add`,
+/// `search_with_progress`, `save`); callers check nothing themselves: `add` and the searches
 /// return [`Error::Dimension`] for vectors of the wrong dimension and `search` returns
 /// [`Error::KTooLarge`] when `k > len()`.
 pub trait KnnIndex: Send + Sync {
@@ -150,26 +151,26 @@ pub trait KnnIndex: Send + Sync {
     /// [`Error::Dimension`]; non-finite values; backend failures.
     fn add(&mut self, vectors: EmbeddingsView<'_>) -> Result<()>;
 
-    /// The `k` nearest neighbours of each query.
+    /// The `k` nearest neighbours of each query, calling `progress` with the number of queries
+    /// done as the search advances (for progress bars on long searches; a backend that cannot
+    /// tell calls it once at the end).
     ///
     /// # Errors
     /// [`Error::Dimension`]; [`Error::KTooLarge`]; non-finite query values; backend failures.
-    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors>;
-
-    /// As [`KnnIndex::search`], calling `progress` with the number of queries done as the
-    /// search advances (for progress bars on long searches).
-    ///
-    /// # Errors
-    /// As [`KnnIndex::search`].
     fn search_with_progress(
         &self,
         queries: EmbeddingsView<'_>,
         k: usize,
         progress: &mut dyn FnMut(usize),
-    ) -> Result<Neighbors> {
-        let n = self.search(queries, k)?;
-        progress(queries.len());
-        Ok(n)
+    ) -> Result<Neighbors>;
+
+    /// The `k` nearest neighbours of each query ([`KnnIndex::search_with_progress`] without a
+    /// progress report).
+    ///
+    /// # Errors
+    /// As [`KnnIndex::search_with_progress`].
+    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors> {
+        self.search_with_progress(queries, k, &mut |_| {})
     }
 
     /// Save the index to `path` (atomically).

@@ -60,7 +60,12 @@ impl KnnIndex for BruteForce {
         self.data.extend_from_view(vectors)?;
         Ok(())
     }
-    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors> {
+    fn search_with_progress(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        _progress: &mut dyn FnMut(usize),
+    ) -> Result<Neighbors> {
         if queries.dim() != self.dim() {
             return Err(Error::Dimension {
                 index: self.dim(),

@@ -276,10 +276,6 @@ impl KnnIndex for ExactIndex<'_> {
         Ok(())
     }
 
-    fn search(&self, queries: EmbeddingsView<'_>, k: usize) -> Result<Neighbors> {
-        self.search_with_progress(queries, k, &mut |_| {})
-    }
-
     fn search_with_progress(
         &self,
         queries: EmbeddingsView<'_>,
