@@ -1,0 +1,38 @@
+//! Test support for bitext: one conformance suite per trait, the brute-force reference kNN, and
+//! the seeded data they need. Not published; packages take it as a dev-dependency of their
+//! integration tests (`tests/`), never as a normal dependency, and never from `#[cfg(test)]`
+//! unit tests (which would see a second copy of the crate under test).
+//!
+//! | trait | suite (macro) | checks |
+//! |---|---|---|
+//! | `Tokenizer` | [`tokenizer_suite!`] | [`tokenizer`] |
+//! | `SentenceEncoder` | [`sentence_encoder_suite!`] | [`encoder`] |
+//! | `KnnIndex` | [`knn_index_suite!`] | [`knn`] (oracle: [`BruteForce`]) |
+//! | `PairScorer` | [`pair_scorer_suite!`] | [`scorer`] |
+//! | `TransportSolver` | [`transport_solver_suite!`] | [`transport`] (oracle: [`transport::ssp_cost`]) |
+//!
+//! Each macro expands to a module with one `#[test]` per check, so test output names the
+//! implementation and the check (`exact_owned::matches_the_reference`). The checks are public
+//! functions, usable on their own. Instantiate a suite once per implementation, in the tests of
+//! the crate that owns it:
+//!
+//! ```ignore
+//! use bitext_knn::{ExactIndex, KnnIndex};
+//! use bitext_testkit::knn::Expect;
+//!
+//! bitext_testkit::knn_index_suite!(
+//!     exact_borrowed,
+//!     |data, metric| Box::new(ExactIndex::over(data.view(), metric).unwrap()),
+//!     Expect::exact()
+//! );
+//! ```
+
+pub mod data;
+pub mod encoder;
+pub mod knn;
+mod reference;
+pub mod scorer;
+pub mod tokenizer;
+pub mod transport;
+
+pub use reference::{BruteForce, rank, score};
