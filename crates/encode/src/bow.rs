@@ -192,7 +192,7 @@ impl BowEncoderBuilder {
             None => (None, None),
         };
         let side = |vectors: Arc<WordVectors>, idf: Option<Idf>| SideVectors {
-            idf: idf.map(|i| vectors.words().iter().map(|w| i.idf(w)).collect()),
+            idf: idf.map(|i| vectors.words().iter().map(|w| i.weight(w) as f32).collect()),
             vectors,
         };
         Ok(BowEncoder {

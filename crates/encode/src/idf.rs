@@ -1,5 +1,6 @@
 //! Inverse document frequencies of words, counted over a reference corpus in which every
-//! sentence is a document.
+//! sentence is a document: the one IDF of the project (the bag-of-words encoder here and the
+//! sentence distance of `bitext-transport` both weigh words with it).
 //!
 //! ```text
 //! idf(w) = ln((1 + N) / (1 + df(w))) + 1
@@ -18,13 +19,43 @@ use bitext_tokenize::WordTokenizer;
 use crate::error::{Error, Result};
 
 /// Document frequencies over a reference corpus.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Idf {
     docs: usize,
-    df: HashMap<String, u32>,
+    df: HashMap<String, usize>,
 }
 
 impl Idf {
+    /// Count document frequencies over sentences already split into words (normalise them as
+    /// the sentences to be weighted are). An empty corpus gives every word weight 1.
+    ///
+    /// ```
+    /// use bitext_encode::Idf;
+    /// let idf = Idf::from_documents([vec!["a", "b", "a"], vec!["a"]]);
+    /// assert_eq!((idf.docs(), idf.df("a"), idf.df("b")), (2, 2, 1));
+    /// assert_eq!(idf.weight("a"), 1.0);
+    /// ```
+    pub fn from_documents<I, S, T>(documents: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: IntoIterator<Item = T>,
+        T: AsRef<str>,
+    {
+        let mut idf = Self::default();
+        let mut seen: Vec<String> = Vec::new();
+        for doc in documents {
+            idf.docs += 1;
+            seen.clear();
+            seen.extend(doc.into_iter().map(|w| w.as_ref().to_owned()));
+            seen.sort_unstable();
+            seen.dedup();
+            for w in seen.drain(..) {
+                *idf.df.entry(w).or_default() += 1;
+            }
+        }
+        idf
+    }
+
     /// Count document frequencies of the tokens of `sentences` (one document each).
     ///
     /// # Errors
@@ -38,40 +69,30 @@ impl Idf {
                 "the IDF reference corpus has no sentences".into(),
             ));
         }
-        let mut df: HashMap<String, u32> = HashMap::new();
-        let mut seen: Vec<String> = Vec::new();
-        for s in sentences {
-            seen.clear();
-            tokenizer.for_each_token(s.as_ref(), |t| seen.push(t.to_owned()));
-            seen.sort_unstable();
-            seen.dedup();
-            for t in seen.drain(..) {
-                *df.entry(t).or_insert(0) += 1;
-            }
-        }
-        Ok(Self {
-            docs: sentences.len(),
-            df,
-        })
+        Ok(Self::from_documents(sentences.iter().map(|s| {
+            let mut tokens: Vec<String> = Vec::new();
+            tokenizer.for_each_token(s.as_ref(), |t| tokens.push(t.to_owned()));
+            tokens
+        })))
     }
 
     /// Number of reference sentences `N`.
     #[must_use]
-    pub fn documents(&self) -> usize {
+    pub fn docs(&self) -> usize {
         self.docs
     }
 
     /// Sentences of the reference that contain `word`.
     #[must_use]
-    pub fn df(&self, word: &str) -> u32 {
+    pub fn df(&self, word: &str) -> usize {
         self.df.get(word).copied().unwrap_or(0)
     }
 
-    /// `ln((1 + N) / (1 + df(word))) + 1`.
+    /// The weight of `word`: `ln((1 + N) / (1 + df(word))) + 1`, always at least 1 (computed
+    /// in `f64`; the encoder rounds it to `f32`).
     #[must_use]
-    pub fn idf(&self, word: &str) -> f32 {
-        let n = self.docs as f64;
-        (((1.0 + n) / (1.0 + f64::from(self.df(word)))).ln() + 1.0) as f32
+    pub fn weight(&self, word: &str) -> f64 {
+        ((1 + self.docs) as f64 / (1 + self.df(word)) as f64).ln() + 1.0
     }
 }
 
@@ -84,14 +105,17 @@ mod tests {
         let tok = WordTokenizer::default();
         let idf = Idf::from_sentences(&tok, &["a b a", "a c", "d"]).unwrap();
         assert_eq!(
-            (idf.documents(), idf.df("a"), idf.df("b"), idf.df("z")),
+            (idf.docs(), idf.df("a"), idf.df("b"), idf.df("z")),
             (3, 2, 1, 0)
         );
         // ln(4/3) + 1, ln(4/2) + 1, ln(4/1) + 1.
-        assert!((idf.idf("a") - ((4.0f32 / 3.0).ln() + 1.0)).abs() < 1e-6);
-        assert!((idf.idf("b") - (2.0f32.ln() + 1.0)).abs() < 1e-6);
-        assert!((idf.idf("z") - (4.0f32.ln() + 1.0)).abs() < 1e-6);
+        assert!((idf.weight("a") - ((4.0f64 / 3.0).ln() + 1.0)).abs() < 1e-12);
+        assert!((idf.weight("b") - (2.0f64.ln() + 1.0)).abs() < 1e-12);
+        assert!((idf.weight("z") - (4.0f64.ln() + 1.0)).abs() < 1e-12);
         let empty: [&str; 0] = [];
         assert!(Idf::from_sentences(&tok, &empty).is_err());
+        // Counting tokenized sentences is counting their words.
+        let words = Idf::from_documents([vec!["a", "b", "a"], vec!["a", "c"], vec!["d"]]);
+        assert_eq!(words, idf);
     }
 }
