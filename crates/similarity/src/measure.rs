@@ -7,11 +7,14 @@ use bitext_core::EmbeddingsView;
 use crate::error::{Error, Result};
 use crate::scorer::PairScorer;
 
-/// Lanes of the unrolled loops: eight independent `f32` accumulators, which the compiler turns
-/// into one SIMD register and which keep the rounding error well below that of a serial sum.
+/// Lanes of the unrolled Euclidean loop: eight independent `f32` accumulators, which the
+/// compiler turns into one SIMD register and which keep the rounding error well below that of
+/// a serial sum.
 const LANES: usize = 8;
 
-/// Inner product `a · b`, accumulated in `f32` over eight lanes.
+/// Inner product `a · b`, computed by [`bitext_knn::dot`], the kernel of the exact kNN search
+/// (sequential fused multiply-adds from `+0`): a pair scored here gets bit for bit the
+/// similarity the search found for it.
 ///
 /// # Panics
 /// When the lengths differ.
@@ -22,20 +25,7 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         b.len(),
         "dot product of vectors of different lengths"
     );
-    let mut acc = [0f32; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for l in 0..LANES {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
+    bitext_knn::dot(a, b)
 }
 
 /// Squared Euclidean norm `a · a`.
