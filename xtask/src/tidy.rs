@@ -20,6 +20,9 @@ const RANKS: &[(&str, u32)] = &[
     ("bitext-transport", 5),
     ("bitext-neural", 5),
     ("bitext-mine", 6),
+    // Test support: the conformance suites of the traits of the crates above; a
+    // dev-dependency of integration tests only (`testkit_is_only_used_by_integration_tests`).
+    ("bitext-testkit", 6),
     ("bitext-eval", 7),
     ("bitext-cli", 8),
 ];
@@ -158,6 +161,63 @@ fn crates_follow_the_data_flow_and_only_neural_uses_burn() {
     }
     assert_eq!(seen, RANKS.len(), "crates/ and RANKS disagree");
     assert!(bad.is_empty(), "architecture:\n{}", bad.join("\n"));
+}
+
+/// The test-support crate: a dev-dependency only, so that no library or binary links the
+/// suites (and their dependencies) and unit tests never see a second copy of the crate under
+/// test.
+const TESTKIT: &str = "bitext-testkit";
+
+#[test]
+fn testkit_is_only_used_by_integration_tests() {
+    let root = project_root();
+    let mut manifests = vec![root.join("Cargo.toml"), root.join("xtask/Cargo.toml")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        manifests.push(entry.path().join("Cargo.toml"));
+    }
+    let mut bad = Vec::new();
+    for manifest in manifests {
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        // `[workspace.dependencies]` only declares versions and paths for members to use.
+        let mut in_workspace_deps = false;
+        let own: String = text
+            .lines()
+            .filter(|l| {
+                if l.trim_start().starts_with('[') {
+                    in_workspace_deps = l.trim() == "[workspace.dependencies]";
+                }
+                !in_workspace_deps
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let deps = dependencies(&own);
+        for kind in ["dependencies", "build-dependencies"] {
+            if deps.get(kind).into_iter().flatten().any(|d| d == TESTKIT) {
+                bad.push(format!(
+                    "{}: {TESTKIT} in [{kind}] (it may only be a dev-dependency)",
+                    manifest.display()
+                ));
+            }
+        }
+    }
+    // Unit tests (`src/`) of a crate the testkit depends on would see a second copy of that
+    // crate; only `tests/`, `benches/` and `examples/` may use it.
+    let testkit_src = root.join("crates/testkit");
+    for f in all_sources() {
+        let in_src = f.components().any(|c| c.as_os_str() == "src");
+        if in_src && !f.starts_with(&testkit_src) && !f.starts_with(root.join("xtask")) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            if text.contains("bitext_testkit") {
+                bad.push(format!(
+                    "{}: uses bitext_testkit outside tests/",
+                    f.display()
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "testkit:\n{}", bad.join("\n"));
 }
 
 #[test]
