@@ -22,20 +22,22 @@
 //! Inference on the Flex CPU backend (no autodiff) runs the recurrence on the host
 //! (`rnn/host.rs`: preallocated buffers, one `gemm` per step, vectorised cells in place);
 //! every other device runs it as burn tensor operations. Both compute the same function
-//! (tested).
+//! (tested). Training takes [`BiRnn::forward_deferred`] (`rnn/deferred.rs`), which defers the
+//! gradients of the input projection to three large products.
 
 use bitext_core::Rng;
-use burn::module::{Module, Param, ParamId};
+use burn::module::{Module, Param};
 use burn::tensor::activation::{sigmoid, tanh};
-use burn::tensor::{Device, Gradients, Tensor};
+use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::init::{Init, param1, param2};
-use crate::train::ParamGrad;
 
 mod cell;
+mod deferred;
 mod host;
 
+pub use deferred::InputGrads;
 pub(crate) use host::HostBiRnn;
 
 /// The recurrent cell of a layer.
@@ -398,49 +400,6 @@ impl BiRnn {
         self.recur(&sf, &sb, batch_sizes, keep_steps)
     }
 
-    /// Training forward pass with the input projection's gradients deferred: `x` is an
-    /// **inner** (non-autodiff) tensor `[N, d_input]`; the projections `x·W_ih + b` are
-    /// computed in one product per direction without tracking, and their per-step slices enter
-    /// the recurrence as gradient leaves. After `backward`, [`InputGrads::finish`] turns the
-    /// leaves' gradients into the gradients of `W_ih`, `b_ih` and `x` with three large
-    /// products.
-    ///
-    /// This is the same computation as [`BiRnn::forward`] (the tests check the gradients
-    /// agree), minus what burn's autodiff makes of slicing one large tensor once per time step:
-    /// a zero-filled gradient of the whole tensor per slice, quadratic in the sentence length.
-    #[must_use]
-    pub fn forward_deferred(
-        &self,
-        x: Tensor<2>,
-        batch_sizes: &[usize],
-        keep_steps: bool,
-    ) -> (BiRnnOutput, InputGrads) {
-        let hd = self.d_hidden();
-        let gates = self.fwd.gates();
-        let leaves = |layer: &RnnLayer| -> Vec<Vec<Tensor<2>>> {
-            split_steps(&layer.project_inner(x.clone()), batch_sizes, gates, hd)
-                .into_iter()
-                .map(|g| {
-                    g.into_iter()
-                        .map(|t| Tensor::from_inner(t).require_grad())
-                        .collect()
-                })
-                .collect()
-        };
-        let (sf, sb) = (leaves(&self.fwd), leaves(&self.bwd));
-        let out = self.recur(&sf, &sb, batch_sizes, keep_steps);
-        let dirs = [(&self.fwd, sf), (&self.bwd, sb)]
-            .into_iter()
-            .map(|(layer, steps)| DirectionLeaves {
-                w_ih: layer.w_ih.val().inner(),
-                w_ih_id: layer.w_ih.id,
-                b_ih_id: layer.b_ih.id,
-                steps,
-            })
-            .collect();
-        (out, InputGrads { x, dirs, hd })
-    }
-
     fn recur(
         &self,
         sf: &[Vec<Tensor<2>>],
@@ -471,69 +430,6 @@ impl BiRnn {
             last: Tensor::cat(vec![lf, lb], 1),
             steps,
         }
-    }
-}
-
-struct DirectionLeaves {
-    w_ih: Tensor<2>,
-    w_ih_id: ParamId,
-    b_ih_id: ParamId,
-    steps: Vec<Vec<Tensor<2>>>,
-}
-
-/// The deferred part of a [`BiRnn::forward_deferred`] pass: turns the gradients of the
-/// per-step projection leaves into parameter and input gradients.
-pub struct InputGrads {
-    x: Tensor<2>,
-    dirs: Vec<DirectionLeaves>,
-    hd: usize,
-}
-
-impl std::fmt::Debug for InputGrads {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("InputGrads")
-            .field("x", &self.x.dims())
-            .finish_non_exhaustive()
-    }
-}
-
-impl InputGrads {
-    /// After `loss.backward()`: the gradients of both directions' `W_ih` and `b_ih`, and the
-    /// gradient of the input `x` `[N, d_input]` (inner tensors).
-    #[must_use]
-    pub fn finish(self, grads: &mut Gradients) -> (Vec<ParamGrad>, Tensor<2>) {
-        let mut out = Vec::new();
-        let mut gx: Option<Tensor<2>> = None;
-        for dir in self.dirs {
-            let gates = dir.steps.first().map_or(0, Vec::len);
-            let per_gate: Vec<Tensor<2>> = (0..gates)
-                .map(|g| {
-                    let rows: Vec<Tensor<2>> = dir
-                        .steps
-                        .iter()
-                        .map(|step| {
-                            step[g].grad_remove(grads).unwrap_or_else(|| {
-                                let [n, h] = step[g].dims();
-                                Tensor::zeros([n, h], &self.x.device())
-                            })
-                        })
-                        .collect();
-                    Tensor::cat(rows, 0)
-                })
-                .collect();
-            let gg = Tensor::cat(per_gate, 1); // [N, G·H]
-            let gw = self.x.clone().transpose().matmul(gg.clone());
-            let gb = gg.clone().sum_dim(0).reshape([gates * self.hd]);
-            let dx = gg.matmul(dir.w_ih.transpose());
-            gx = Some(match gx {
-                Some(a) => a + dx,
-                None => dx,
-            });
-            out.push(ParamGrad::Rank2(dir.w_ih_id, gw));
-            out.push(ParamGrad::Rank1(dir.b_ih_id, gb));
-        }
-        let gx = gx.unwrap_or_else(|| self.x.zeros_like());
-        (out, gx)
     }
 }
 
