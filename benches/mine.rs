@@ -1,14 +1,12 @@
 //! Benchmarks of margin mining: the one-pass exact search of both directions
-//! (`exact_both`), then margin scoring of both directions' candidates from the search's
+//! (`bitext_knn::OnePass`), then margin scoring of both directions' candidates from the search's
 //! similarities, retrieval, and greedy one-to-one selection, on seeded synthetic data.
 
 use std::hint::black_box;
 
 use bitext::core::{Embeddings, Rng};
-use bitext::knn::Neighbors;
-use bitext::mine::{
-    BidirectionalParams, Miner, NeighborPair, Retrieval, ScoredPair, exact_both, greedy_one_to_one,
-};
+use bitext::knn::{BidirectionalSearch, ExactParams, Metric, NeighborPair, Neighbors, OnePass};
+use bitext::mine::{Miner, Retrieval, ScoredPair, greedy_one_to_one};
 use bitext::similarity::{MarginFunction, MarginSpec};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -80,13 +78,20 @@ fn bench_exact_both(c: &mut Criterion) {
     // One pass computes n × n inner products of d dimensions: 2 n² d flop.
     g.throughput(Throughput::Elements((n * n) as u64));
     for threads in [1, 2] {
-        let p = BidirectionalParams {
-            threads,
-            ..BidirectionalParams::default()
+        let search = OnePass {
+            metric: Metric::InnerProduct,
+            params: ExactParams {
+                threads,
+                ..ExactParams::default()
+            },
         };
         let id = format!("n={n}/d={d}/k={k}/threads={threads}");
-        g.bench_function(BenchmarkId::new("exact_both", id), |b| {
-            b.iter(|| exact_both(x.view(), y.view(), k, k, p, &mut |_, _| {}).expect("valid"));
+        g.bench_function(BenchmarkId::new("one_pass", id), |b| {
+            b.iter(|| {
+                search
+                    .search_both(x.view(), y.view(), k, k, &mut |_, _, _| {})
+                    .expect("valid")
+            });
         });
     }
     g.finish();

@@ -32,7 +32,7 @@ use bitext::core::io::vec::WordVectors;
 use bitext::core::{Embeddings, MappedEmbeddings, Rng};
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
 use bitext::eval::bucc::GoldSet;
-use bitext::mine::{BidirectionalParams, Miner, Retrieval, Threshold, UnitRows};
+use bitext::mine::{MineSpec, Miner, Retrieval, Threshold};
 use bitext::similarity::{MarginFunction, MarginSpec};
 use clap::Parser;
 
@@ -151,18 +151,8 @@ fn main() -> Result<()> {
     if let Some(value) = a.threshold {
         miner = miner.threshold(Threshold::Above { value });
     }
-    let (xu, yu) = (
-        UnitRows::new(x.view(), "source")?,
-        UnitRows::new(y.view(), "target")?,
-    );
     let t = std::time::Instant::now();
-    let nb = miner.search_exact(
-        xu.view(),
-        yu.view(),
-        BidirectionalParams::default(),
-        &mut |_, _, _| {},
-    )?;
-    let pairs = miner.mine_neighbors(&nb)?;
+    let pairs = MineSpec::new(miner).mine(x.view(), y.view(), &mut |_, _, _| {})?;
     println!(
         "{} × {} sentences, {} margin, k = {}, {} retrieval: {} pairs in {:.2} s",
         x.len(),

@@ -1,15 +1,16 @@
-//! The `--index` option (which kNN backend builds the search indexes: an `IndexSpec` of
-//! `bitext-knn`) and the two searches of margin scoring with a progress bar per stage. Plain
-//! `exact` searches both directions in one pass over the similarity tiles; any other spec (a
-//! JSON exact spec with its own parameters, a faiss factory string) builds an index over each
-//! side in turn.
+//! The `--index` option (which kNN backend searches: an `IndexSpec` of `bitext-knn`, parsed
+//! once, before any file is read) and the both-ways search of margin scoring through the
+//! library's recipe (`bitext_mine::MineSpec`), with a progress bar per stage. Every exact
+//! spec (`exact`, `{"type":"exact",…}`) searches both directions in one pass over the
+//! similarity tiles; a faiss spec builds an index over each side in turn. `--threads` sizes
+//! the exact search's thread pool; results do not depend on it.
 
 use anyhow::{Result, bail};
-use bitext_mine::{BidirectionalParams, Miner, NeighborPair, Stage};
+use bitext_knn::{IndexSpec, Metric, Stage};
+use bitext_mine::{MineSpec, Neighbourhoods};
 use indicatif::ProgressBar;
 
 use crate::input::progress_bar;
-use bitext_knn::{IndexSpec, Metric};
 
 /// The index spec named by `--index`: `exact`, a JSON spec or a faiss factory string, ranking by
 /// inner product (the embeddings are L2-normalised, so it is the cosine).
@@ -29,16 +30,14 @@ pub(crate) fn parse_spec(spec: &str) -> Result<IndexSpec> {
     Ok(parsed)
 }
 
-/// Both directions' neighbours: the one-pass exact search for `exact`, two index searches
-/// otherwise; a progress bar per stage.
-pub(crate) fn search(
-    miner: &Miner,
-    src: bitext_core::EmbeddingsView<'_>,
-    trg: bitext_core::EmbeddingsView<'_>,
-    spec: &str,
-    threads: usize,
+/// Both sides normalised and searched both ways by `spec` ([`MineSpec::neighbourhoods`]); a
+/// progress bar per stage.
+pub(crate) fn neighbourhoods<'a>(
+    spec: &MineSpec,
+    src: bitext_core::EmbeddingsView<'a>,
+    trg: bitext_core::EmbeddingsView<'a>,
     quiet: bool,
-) -> Result<NeighborPair> {
+) -> Result<Neighbourhoods<'a>> {
     let mut bar: Option<(Stage, ProgressBar)> = None;
     let mut progress = |stage: Stage, done: usize, total: usize| {
         if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
@@ -58,18 +57,9 @@ pub(crate) fn search(
             b.set_position(done as u64);
         }
     };
-    let index = parse_spec(spec)?;
-    let nb = if spec.trim().eq_ignore_ascii_case("exact") {
-        let params = BidirectionalParams {
-            threads,
-            ..BidirectionalParams::default()
-        };
-        miner.search_exact(src, trg, params, &mut progress)
-    } else {
-        miner.search(src, trg, &index, &mut progress)
-    };
+    let hoods = spec.neighbourhoods(src, trg, &mut progress);
     if let Some((_, b)) = bar {
         b.finish_and_clear();
     }
-    Ok(nb?)
+    Ok(hoods?)
 }

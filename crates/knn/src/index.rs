@@ -19,27 +19,57 @@ pub enum Metric {
     L2,
 }
 
-/// The `k` nearest neighbours of each of a batch of queries: ids (row indices in the order the
-/// vectors were added) and scores (inner products, descending; or squared L2 distances,
-/// ascending), best first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Neighbors {
-    k: usize,
-    ids: Vec<usize>,
-    scores: Vec<f32>,
+/// A score type of neighbour or candidate lists: `f32` (kNN similarities and distances) or
+/// `f64` (margins and other scores computed from them).
+pub trait Score: Copy + PartialOrd + std::fmt::Display + std::fmt::Debug {
+    /// Whether the score is a finite number.
+    fn is_finite_score(self) -> bool;
 }
 
-impl Neighbors {
+impl Score for f32 {
+    fn is_finite_score(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Score for f64 {
+    fn is_finite_score(self) -> bool {
+        self.is_finite()
+    }
+}
+
+/// The `k` nearest neighbours (or scored candidates) of each of a batch of queries: ids (row
+/// indices in the order the vectors were added) and scores, best first — inner products,
+/// descending, or squared L2 distances, ascending, for kNN results (`f32`); any score with
+/// larger = better for candidates scored otherwise (`f64`, e.g. bitext-mine's
+/// `ScoredCandidates`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbors<S = f32> {
+    k: usize,
+    ids: Vec<usize>,
+    scores: Vec<S>,
+}
+
+impl<S: Score> Neighbors<S> {
     /// Wrap row-major `ids` and `scores` of `k` neighbours per query.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when `k` is 0 or the lengths disagree.
-    pub fn new(k: usize, ids: Vec<usize>, scores: Vec<f32>) -> Result<Self> {
+    /// [`Error::Invalid`] when `k` is 0, the lengths disagree or a score is not finite (naming
+    /// the query and the rank).
+    pub fn new(k: usize, ids: Vec<usize>, scores: Vec<S>) -> Result<Self> {
         if k == 0 || ids.len() != scores.len() || !ids.len().is_multiple_of(k) {
             return Err(Error::Invalid(format!(
                 "neighbour lists: k = {k}, {} ids, {} scores",
                 ids.len(),
                 scores.len()
+            )));
+        }
+        if let Some(p) = scores.iter().position(|s| !s.is_finite_score()) {
+            return Err(Error::Invalid(format!(
+                "candidate {} of sentence {} has score {}, not a finite number",
+                p % k,
+                p / k,
+                scores[p]
             )));
         }
         Ok(Self { k, ids, scores })
@@ -77,7 +107,7 @@ impl Neighbors {
     /// # Panics
     /// When `q >= len()`.
     #[must_use]
-    pub fn scores(&self, q: usize) -> &[f32] {
+    pub fn scores(&self, q: usize) -> &[S] {
         &self.scores[q * self.k..(q + 1) * self.k]
     }
 
@@ -89,15 +119,34 @@ impl Neighbors {
 
     /// All scores, row-major (`len() × k()`).
     #[must_use]
-    pub fn all_scores(&self) -> &[f32] {
+    pub fn all_scores(&self) -> &[S] {
         &self.scores
+    }
+
+    /// Each query's candidate with the largest score and that score (the first such, when
+    /// several tie) — for lists whose scores were recomputed (e.g. margins) and so need not
+    /// be sorted any more.
+    #[must_use]
+    pub fn best(&self) -> Vec<(usize, S)> {
+        (0..self.len())
+            .map(|q| {
+                let (ids, scores) = (self.ids(q), self.scores(q));
+                let mut b = 0;
+                for c in 1..self.k {
+                    if scores[c] > scores[b] {
+                        b = c;
+                    }
+                }
+                (ids[b], scores[b])
+            })
+            .collect()
     }
 
     /// Append the queries of `other` (same `k`), e.g. results of consecutive query blocks.
     ///
     /// # Errors
     /// [`Error::Invalid`] when the `k` differ.
-    pub fn append(&mut self, other: Neighbors) -> Result<()> {
+    pub fn append(&mut self, other: Neighbors<S>) -> Result<()> {
         if other.k != self.k {
             return Err(Error::Invalid(format!(
                 "cannot append k = {} to k = {}",
@@ -234,6 +283,18 @@ mod tests {
                 .is_err()
         );
         assert!(Neighbors::new(2, vec![1], vec![0.3]).is_err());
-        assert!(Neighbors::new(0, vec![], vec![]).is_err());
+        assert!(Neighbors::<f32>::new(0, vec![], vec![]).is_err());
+        let e = Neighbors::new(2, vec![1, 0], vec![0.5, f64::NAN]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("candidate 1 of sentence 0 has score NaN"),
+            "{e}"
+        );
+        let c = Neighbors::new(
+            3,
+            vec![4, 5, 6, 7, 8, 9],
+            vec![0.1, 0.9, 0.9, 2.0, 1.0, 3.0],
+        );
+        assert_eq!(c.unwrap().best(), vec![(5, 0.9), (9, 3.0)]);
     }
 }

@@ -6,6 +6,11 @@
 //! | [`ExactIndex`] | exact brute force: blocked matrix products (AVX-512 / AVX2 / portable kernels chosen at run time) with the top-k selection fused in, multi-threaded (rayon); owns its vectors or borrows them zero-copy (e.g. from a memory map) | default |
 //! | `FaissIndex` | any faiss `index_factory` string (`Flat`, `IVF1024,Flat`, `IVF4096,PQ64`, `OPQ64,IVF4096,PQ64`, `HNSW32,Flat`), trained, searched with `nprobe` / `efSearch`, saved and loaded | `faiss` |
 //!
+//! Margin mining searches both ways ([`BidirectionalSearch`]): [`OnePass`] computes both
+//! directions from one pass over the similarity tiles of the exact backend; [`TwoIndexes`]
+//! searches an index over each side built by any [`IndexFactory`] (faiss); an [`IndexSpec`]
+//! picks one of the two.
+//!
 //! [`IndexSpec`] picks a backend from a config (`{"type":"exact","metric":"inner_product"}`,
 //! `{"type":"faiss","factory":"IVF1024,Flat","nprobe":8}`) or a CLI string (`exact`,
 //! `IVF1024,Flat`); [`load_index`] loads any saved index.
@@ -48,6 +53,7 @@
 //! # }
 //! ```
 
+mod both;
 mod check;
 mod error;
 mod exact;
@@ -56,9 +62,13 @@ mod faiss_index;
 mod index;
 mod spec;
 
+pub use both::{
+    BidirectionalSearch, IndexFactory, NeighborPair, OnePass, Progress, Stage, TwoIndexes,
+    check_pair,
+};
 pub use error::{Error, Result};
 pub use exact::{ExactIndex, ExactParams, Kernel, dot};
 #[cfg(feature = "faiss")]
 pub use faiss_index::FaissIndex;
-pub use index::{KnnIndex, Metric, Neighbors};
+pub use index::{KnnIndex, Metric, Neighbors, Score};
 pub use spec::{IndexSpec, load_index};

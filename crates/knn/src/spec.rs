@@ -54,6 +54,9 @@ pub enum IndexSpec {
         /// Micro-kernel (speed only).
         #[serde(default, skip_serializing_if = "is_auto")]
         kernel: Kernel,
+        /// Threads (speed only; 0 or absent: the current rayon pool).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        threads: usize,
     },
     /// A faiss index built by `index_factory` (feature `faiss`).
     Faiss {
@@ -75,6 +78,10 @@ pub enum IndexSpec {
         #[serde(default = "default_seed")]
         seed: u64,
     },
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn is_auto(k: &Kernel) -> bool {
@@ -99,6 +106,7 @@ impl IndexSpec {
             metric,
             query_block: None,
             kernel: Kernel::Auto,
+            threads: 0,
         }
     }
 
@@ -163,11 +171,7 @@ impl IndexSpec {
     /// [`Error::Unsupported`] for a faiss spec in a build without the `faiss` feature.
     pub fn check(&self) -> Result<()> {
         match self {
-            IndexSpec::Exact {
-                query_block,
-                kernel,
-                ..
-            } => self.exact_params(*query_block, *kernel).check(),
+            IndexSpec::Exact { .. } => self.exact_params().check(),
             IndexSpec::Faiss {
                 factory,
                 nprobe,
@@ -201,12 +205,45 @@ impl IndexSpec {
         }
     }
 
-    fn exact_params(&self, query_block: Option<usize>, kernel: Kernel) -> ExactParams {
-        let d = ExactParams::default();
-        ExactParams {
-            query_block: query_block.unwrap_or(d.query_block),
-            kernel,
+    /// The one-pass both-ways search of an exact spec (its metric and tuning); `None` for
+    /// other backends.
+    #[must_use]
+    pub fn exact_search(&self) -> Option<crate::OnePass> {
+        match self {
+            IndexSpec::Exact { metric, .. } => Some(crate::OnePass {
+                metric: *metric,
+                params: self.exact_params(),
+            }),
+            IndexSpec::Faiss { .. } => None,
         }
+    }
+
+    /// The exact backend's tuning (the defaults for other backends).
+    fn exact_params(&self) -> ExactParams {
+        let d = ExactParams::default();
+        match self {
+            IndexSpec::Exact {
+                query_block,
+                kernel,
+                threads,
+                ..
+            } => ExactParams {
+                query_block: query_block.unwrap_or(d.query_block),
+                kernel: *kernel,
+                threads: *threads,
+            },
+            IndexSpec::Faiss { .. } => d,
+        }
+    }
+
+    /// Set the threads of the exact search (0: the current rayon pool). faiss indexes use
+    /// OpenMP's threads (`OMP_NUM_THREADS`), which this does not change.
+    #[must_use]
+    pub fn with_threads(mut self, n: usize) -> Self {
+        if let IndexSpec::Exact { threads, .. } = &mut self {
+            *threads = n;
+        }
+        self
     }
 
     /// An empty index of `dim`-dimensional vectors (train it if
@@ -217,13 +254,8 @@ impl IndexSpec {
     pub fn build(&self, dim: usize) -> Result<Box<dyn KnnIndex>> {
         self.check()?;
         match self {
-            IndexSpec::Exact {
-                metric,
-                query_block,
-                kernel,
-            } => Ok(Box::new(
-                ExactIndex::new(dim, *metric)?
-                    .with_params(self.exact_params(*query_block, *kernel))?,
+            IndexSpec::Exact { metric, .. } => Ok(Box::new(
+                ExactIndex::new(dim, *metric)?.with_params(self.exact_params())?,
             )),
             IndexSpec::Faiss { .. } => self.build_faiss(dim),
         }
@@ -238,13 +270,8 @@ impl IndexSpec {
     pub fn build_over<'a>(&self, vectors: EmbeddingsView<'a>) -> Result<Box<dyn KnnIndex + 'a>> {
         self.check()?;
         match self {
-            IndexSpec::Exact {
-                metric,
-                query_block,
-                kernel,
-            } => Ok(Box::new(
-                ExactIndex::over(vectors, *metric)?
-                    .with_params(self.exact_params(*query_block, *kernel))?,
+            IndexSpec::Exact { metric, .. } => Ok(Box::new(
+                ExactIndex::over(vectors, *metric)?.with_params(self.exact_params())?,
             )),
             IndexSpec::Faiss {
                 train_size, seed, ..
@@ -289,11 +316,7 @@ impl IndexSpec {
         };
         let exact_file = crate::exact::file_is_exact(path)?;
         match self {
-            IndexSpec::Exact {
-                metric,
-                query_block,
-                kernel,
-            } => {
+            IndexSpec::Exact { metric, .. } => {
                 if !exact_file {
                     return Err(mismatch("faiss (or unknown)", *metric));
                 }
@@ -301,9 +324,7 @@ impl IndexSpec {
                 if index.metric() != *metric {
                     return Err(mismatch("bitext exact", index.metric()));
                 }
-                Ok(Box::new(
-                    index.with_params(self.exact_params(*query_block, *kernel))?,
-                ))
+                Ok(Box::new(index.with_params(self.exact_params())?))
             }
             IndexSpec::Faiss { metric, .. } => {
                 if exact_file {

@@ -50,6 +50,7 @@ fn kernels_blocks_and_threads_give_identical_results() {
                     ExactParams {
                         query_block,
                         kernel,
+                        ..ExactParams::default()
                     },
                     threads,
                 );
@@ -204,6 +205,7 @@ fn progress_is_reported_per_query_block_from_any_thread() {
     let params = ExactParams {
         query_block: 32, // a multiple of every kernel's panel width
         kernel: Kernel::Auto,
+        ..ExactParams::default()
     };
     let index = ExactIndex::over(db.view(), Metric::InnerProduct)
         .unwrap()

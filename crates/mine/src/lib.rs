@@ -1,10 +1,14 @@
 //! Mining and filtering parallel sentences from scored candidates.
 //!
-//! - [`Miner`]: kNN search in both directions with any [`bitext_knn::KnnIndex`], candidates
+//! - [`Miner`]: kNN search in both directions with any [`bitext_knn::BidirectionalSearch`]
+//!   (bitext-knn's exact one-pass search, or an index per side from any backend), candidates
 //!   scored by a margin over the search's own similarities ([`bitext_similarity::Margin`]) or
 //!   by any [`bitext_similarity::PairScorer`], then [`Retrieval`] (forward, backward,
 //!   intersection, max-score), a [`Threshold`], optional one-to-one and top-N — LASER's
 //!   `mine_bitexts.py --mode mine` (Artetxe & Schwenk 2019).
+//! - [`MineSpec`]: the whole recipe as one value (miner + index spec), from two embedding
+//!   matrices to scored pairs; [`Neighbourhoods`] gives mining, aligned-pair scoring and 1-NN
+//!   retrieval from one search.
 //! - [`greedy_one_to_one`] over any scored list (Grégoire & Langlais 2018, §5.2), [`top_n`],
 //!   [`apply_threshold`].
 //! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.
@@ -23,24 +27,22 @@
 //! # }
 //! ```
 
-mod bidir;
 mod error;
 mod extract;
 pub mod filter;
 mod miner;
 mod pairs;
+mod recipe;
 mod retrieval;
-#[cfg(test)]
-mod testing;
 mod unit;
 
-pub use bidir::{BidirectionalParams, exact_both};
 pub use error::{Error, Result};
 pub use extract::{all_pairs, extract};
 pub use filter::{Budget, TsvFilter, WordSide};
-pub use miner::{IndexFactory, Miner, NeighborPair, Progress, Stage};
+pub use miner::Miner;
 pub use pairs::{
     ScoredPair, Threshold, apply_threshold, check_scores, greedy_one_to_one, sort_descending, top_n,
 };
+pub use recipe::{MineSpec, Neighbourhoods};
 pub use retrieval::{Retrieval, ScoredCandidates, retrieve};
 pub use unit::UnitRows;

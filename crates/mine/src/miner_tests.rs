@@ -2,14 +2,27 @@
 //! over the full similarity matrix, on planted data, with other scorers, and its errors.
 
 use super::*;
-use crate::testing::BruteForce;
 use bitext_core::{Embeddings, Rng};
-use bitext_knn::Metric;
+use bitext_knn::{ExactIndex, IndexSpec, KnnIndex, Metric, OnePass, Stage, TwoIndexes};
 use bitext_similarity::{EmbeddingScorer, MarginFunction, Measure};
 use proptest::prelude::*;
 
-fn brute(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
-    Ok(Box::new(BruteForce::over(v)))
+/// The exact search in one pass (bitext-knn tests it against two searches and a brute force).
+const EXACT: OnePass = OnePass {
+    metric: Metric::InnerProduct,
+    params: bitext_knn::ExactParams {
+        query_block: 256,
+        kernel: bitext_knn::Kernel::Auto,
+        threads: 0,
+    },
+};
+
+/// An index per side from a factory: the path of faiss and other backends.
+fn two_indexes() -> TwoIndexes<impl bitext_knn::IndexFactory> {
+    fn exact(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
+        Ok(Box::new(ExactIndex::over(v, Metric::InnerProduct)?))
+    }
+    TwoIndexes::new(exact, Metric::InnerProduct)
 }
 
 fn unit_rows(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
@@ -141,7 +154,7 @@ proptest! {
         let r = Retrieval::ALL[ri];
         let (x, y) = planted(nx, ny, nx.min(ny) / 2, 6, seed);
         let miner = Miner::new(MarginSpec::new(f, k)).retrieval(r);
-        let got = miner.mine(x.view(), y.view(), &brute, &mut |_, _, _| {});
+        let got = miner.mine(x.view(), y.view(), &EXACT, &mut |_, _, _| {});
         let mut want = laser_reference(&x, &y, k, f, r);
         if f == MarginFunction::Ratio && got.is_err() {
             // Random low-dimensional vectors can have negative neighbourhood means: the ratio
@@ -170,7 +183,7 @@ fn planted_pairs_are_found_and_cut_by_threshold_and_top_n() {
     let (x, y) = planted(40, 50, 30, 16, 7);
     let spec = MarginSpec::new(MarginFunction::Ratio, 4);
     let pairs = Miner::new(spec)
-        .mine(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .mine(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap();
     let top: Vec<_> = pairs[..30].iter().map(|p| (p.src, p.tgt)).collect();
     assert!(top.iter().all(|&(i, j)| i == j && i < 30), "{top:?}");
@@ -179,12 +192,12 @@ fn planted_pairs_are_found_and_cut_by_threshold_and_top_n() {
     let cut = 0.5 * (pairs[29].score + pairs[30].score);
     let kept = Miner::new(spec)
         .threshold(Threshold::Above { value: cut })
-        .mine(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .mine(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap();
     assert_eq!(kept.len(), 30);
     let five = Miner::new(spec)
         .top_n(5)
-        .mine(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .mine(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap();
     assert_eq!(five, pairs[..5].to_vec());
 }
@@ -197,7 +210,7 @@ fn any_pair_scorer_can_score_the_candidates() {
         .one_to_one(true);
     let mut stages = Vec::new();
     let nb = miner
-        .search(x.view(), y.view(), &brute, &mut |s, _, _| {
+        .search(x.view(), y.view(), &two_indexes(), &mut |s, _, _| {
             if stages.last() != Some(&s) {
                 stages.push(s);
             }
@@ -231,7 +244,7 @@ fn bad_input_gives_clear_errors() {
     let (x, y) = planted(5, 3, 2, 4, 1);
     let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 4));
     let e = miner
-        .mine(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .mine(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap_err()
         .to_string();
     assert!(
@@ -240,7 +253,7 @@ fn bad_input_gives_clear_errors() {
     );
     let z = Embeddings::from_rows([[1.0f32, 0.0, 0.0]], 3).unwrap();
     let e = miner
-        .mine(x.view(), z.view(), &brute, &mut |_, _, _| {})
+        .mine(x.view(), z.view(), &EXACT, &mut |_, _, _| {})
         .unwrap_err();
     assert!(
         e.to_string()
@@ -249,18 +262,14 @@ fn bad_input_gives_clear_errors() {
     );
     let empty = Embeddings::with_capacity(4, 0).unwrap();
     let e = miner
-        .mine(empty.view(), y.view(), &brute, &mut |_, _, _| {})
+        .mine(empty.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap_err();
     assert!(
         e.to_string().contains("source side has no sentences"),
         "{e}"
     );
-    fn l2(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
-        let mut b = BruteForce::new(v.dim(), Metric::L2);
-        b.add(v)?;
-        Ok(Box::new(b))
-    }
     let m1 = Miner::new(MarginSpec::new(MarginFunction::Ratio, 1));
+    let l2 = IndexSpec::exact(Metric::L2);
     let e = m1
         .mine(x.view(), y.view(), &l2, &mut |_, _, _| {})
         .unwrap_err();
@@ -268,7 +277,7 @@ fn bad_input_gives_clear_errors() {
     let mut nan = x.clone();
     nan.row_mut(2)[1] = f32::NAN;
     assert!(
-        m1.mine(nan.view(), y.view(), &brute, &mut |_, _, _| {})
+        m1.mine(nan.view(), y.view(), &EXACT, &mut |_, _, _| {})
             .is_err()
     );
     let bad = Miner::new(MarginSpec::new(MarginFunction::Ratio, 1))
@@ -277,35 +286,23 @@ fn bad_input_gives_clear_errors() {
 }
 
 #[test]
-fn bidirectional_search_equals_two_searches() {
+fn one_pass_and_two_indexes_mine_the_same_pairs() {
     let (x, y) = planted(60, 45, 20, 16, 11);
     let miner = Miner::new(MarginSpec::with_k(MarginFunction::Ratio, 4, 3));
     let two = miner
-        .search(x.view(), y.view(), &brute, &mut |_, _, _| {})
+        .search(x.view(), y.view(), &two_indexes(), &mut |_, _, _| {})
         .unwrap();
-    let params = crate::BidirectionalParams {
-        src_block: 7,
-        trg_block: 13,
-        threads: 2,
-    };
     let one = miner
-        .search_exact(x.view(), y.view(), params, &mut |_, _, _| {})
+        .search(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap();
-    assert_eq!(one.forward.all_ids(), two.forward.all_ids());
-    assert_eq!(one.backward.all_ids(), two.backward.all_ids());
-    let (a, b) = (
+    assert_eq!(one, two);
+    assert_eq!(
         miner.mine_neighbors(&one).unwrap(),
-        miner.mine_neighbors(&two).unwrap(),
-    );
-    assert_eq!(a.len(), b.len());
-    assert!(
-        a.iter()
-            .zip(&b)
-            .all(|(p, q)| (p.src, p.tgt) == (q.src, q.tgt))
+        miner.mine_neighbors(&two).unwrap()
     );
     let big = Miner::new(MarginSpec::new(MarginFunction::Ratio, 46));
     let e = big
-        .search_exact(x.view(), y.view(), params, &mut |_, _, _| {})
+        .search(x.view(), y.view(), &EXACT, &mut |_, _, _| {})
         .unwrap_err();
     assert!(e.to_string().contains("target side has only 45"), "{e}");
 }

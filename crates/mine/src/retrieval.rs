@@ -70,101 +70,21 @@ impl std::str::FromStr for Retrieval {
 }
 
 /// The scored candidates of one direction: for each query sentence, `k` sentences of the other
-/// side and their scores (row-major, `len() × k()`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScoredCandidates {
-    k: usize,
-    ids: Vec<usize>,
-    scores: Vec<f64>,
-}
+/// side and their scores (row-major, `len() × k()`): bitext-knn's neighbour lists with `f64`
+/// scores (margins, classifier probabilities), which `ScoredCandidates::new` checks to be
+/// finite.
+pub type ScoredCandidates = bitext_knn::Neighbors<f64>;
 
-impl ScoredCandidates {
-    /// Wrap row-major ids and scores of `k` candidates per query.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] when `k` is 0, the lengths disagree or a score is not finite.
-    pub fn new(k: usize, ids: Vec<usize>, scores: Vec<f64>) -> Result<Self> {
-        if k == 0 || ids.len() != scores.len() || !ids.len().is_multiple_of(k) {
-            return Err(Error::Invalid(format!(
-                "candidate lists: k = {k}, {} ids, {} scores",
-                ids.len(),
-                scores.len()
-            )));
-        }
-        if let Some(p) = scores.iter().position(|s| !s.is_finite()) {
-            return Err(Error::Invalid(format!(
-                "candidate {} of sentence {} has score {}, not a finite number",
-                p % k,
-                p / k,
-                scores[p]
-            )));
-        }
-        Ok(Self { k, ids, scores })
-    }
-
-    /// Candidates per query.
-    #[must_use]
-    pub fn k(&self) -> usize {
-        self.k
-    }
-
-    /// Number of query sentences.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.ids.len() / self.k
-    }
-
-    /// Whether there are none.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
-    /// Candidate ids of query `q`.
-    ///
-    /// # Panics
-    /// When `q >= len()`.
-    #[must_use]
-    pub fn ids(&self, q: usize) -> &[usize] {
-        &self.ids[q * self.k..(q + 1) * self.k]
-    }
-
-    /// Candidate scores of query `q`.
-    ///
-    /// # Panics
-    /// When `q >= len()`.
-    #[must_use]
-    pub fn scores(&self, q: usize) -> &[f64] {
-        &self.scores[q * self.k..(q + 1) * self.k]
-    }
-
-    /// Each query's best candidate and its score (the first of the highest score).
-    #[must_use]
-    pub fn best(&self) -> Vec<(usize, f64)> {
-        (0..self.len())
-            .map(|q| {
-                let (ids, scores) = (self.ids(q), self.scores(q));
-                let mut b = 0;
-                for c in 1..self.k {
-                    if scores[c] > scores[b] {
-                        b = c;
-                    }
-                }
-                (ids[b], scores[b])
-            })
-            .collect()
-    }
-
-    fn check_ids(&self, n_other: usize, what: &str) -> Result<()> {
-        match self.ids.iter().position(|&id| id >= n_other) {
-            Some(p) => Err(Error::Invalid(format!(
-                "{what} candidate {} of sentence {} is out of range: the other side has \
-                 {n_other} sentences",
-                self.ids[p],
-                p / self.k
-            ))),
-            None => Ok(()),
-        }
+/// Check that every candidate id of `c` is a sentence of the other side (`n_other`).
+fn check_ids(c: &ScoredCandidates, n_other: usize, what: &str) -> Result<()> {
+    match c.all_ids().iter().position(|&id| id >= n_other) {
+        Some(p) => Err(Error::Invalid(format!(
+            "{what} candidate {} of sentence {} is out of range: the other side has \
+             {n_other} sentences",
+            c.all_ids()[p],
+            p / c.k()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -180,8 +100,8 @@ pub fn retrieve(
     fwd: &ScoredCandidates,
     bwd: &ScoredCandidates,
 ) -> Result<Vec<ScoredPair>> {
-    fwd.check_ids(bwd.len(), "forward")?;
-    bwd.check_ids(fwd.len(), "backward")?;
+    check_ids(fwd, bwd.len(), "forward")?;
+    check_ids(bwd, fwd.len(), "backward")?;
     let fwd_best = fwd.best();
     let bwd_best = bwd.best();
     let forward = || {

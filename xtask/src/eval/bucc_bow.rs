@@ -14,7 +14,7 @@ use bitext::core::io::text::{EmptyLines, read_parallel};
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
 use bitext::eval::alignment::line_parallel_error;
 use bitext::eval::bucc::GoldSet;
-use bitext::mine::{BidirectionalParams, Miner, UnitRows};
+use bitext::mine::{MineSpec, Miner};
 use bitext::similarity::{MarginFunction, MarginSpec};
 
 use super::Ctx;
@@ -175,10 +175,6 @@ fn alignment_error(ctx: &Ctx, enc: &BowEncoder) -> Result<String> {
     skip.dedup();
     let (x, _) = compact(&x, &skip)?;
     let (y, _) = compact(&y, &skip)?;
-    let (xu, yu) = (
-        UnitRows::new(x.view(), "source")?,
-        UnitRows::new(y.view(), "target")?,
-    );
     let mut md = format!(
         "1-NN alignment-recovery error on `dev/newstest-dev.en-de` ({} line-parallel pairs, {} \
          left out for having no known word on a side), mean bag of words (Kim et al. 2019, \
@@ -191,14 +187,9 @@ fn alignment_error(ctx: &Ctx, enc: &BowEncoder) -> Result<String> {
         ("cosine", MarginFunction::Absolute),
         ("CSLS (k = 4)", MarginFunction::Csls),
     ] {
-        let miner = Miner::new(MarginSpec::new(f, K));
-        let nb = miner.search_exact(
-            xu.view(),
-            yu.view(),
-            BidirectionalParams::default(),
-            &mut |_, _, _| {},
-        )?;
-        let (fwd, bwd) = miner.margin_candidates(&nb)?;
+        let spec = MineSpec::new(Miner::new(MarginSpec::new(f, K)));
+        let hoods = spec.neighbourhoods(x.view(), y.view(), &mut |_, _, _| {})?;
+        let (fwd, bwd) = hoods.candidates()?;
         let f1: Vec<usize> = fwd.best().iter().map(|b| b.0).collect();
         let b1: Vec<usize> = bwd.best().iter().map(|b| b.0).collect();
         let err = line_parallel_error(&f1, &b1)?;

@@ -184,19 +184,10 @@ pub(super) fn mine_every_strategy(
     f: bitext::similarity::MarginFunction,
     k: usize,
 ) -> Result<Vec<(bitext::mine::Retrieval, Vec<bitext::mine::ScoredPair>)>> {
-    use bitext::mine::{BidirectionalParams, Miner, Retrieval, UnitRows};
-    let (su, tu) = (
-        UnitRows::new(src.view(), "source")?,
-        UnitRows::new(trg.view(), "target")?,
-    );
+    use bitext::mine::{MineSpec, Miner, Retrieval};
     let miner = Miner::new(bitext::similarity::MarginSpec::new(f, k));
-    let nb = miner.search_exact(
-        su.view(),
-        tu.view(),
-        BidirectionalParams::default(),
-        &mut |_, _, _| {},
-    )?;
-    let (fwd, bwd) = miner.margin_candidates(&nb)?;
+    let hoods = MineSpec::new(miner).neighbourhoods(src.view(), trg.view(), &mut |_, _, _| {})?;
+    let (fwd, bwd) = hoods.candidates()?;
     Retrieval::ALL
         .into_iter()
         .map(|r| Ok((r, miner.retrieval(r).select(&fwd, &bwd)?)))

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_mine::{Budget, Miner, Threshold, TsvFilter, UnitRows, WordSide};
-use bitext_similarity::{EmbeddingScorer, MarginFunction, MarginScorer, MarginSpec, Measure};
+use bitext_mine::{Budget, MineSpec, Miner, Threshold, TsvFilter, WordSide};
+use bitext_similarity::{EmbeddingScorer, MarginFunction, MarginSpec, Measure};
 use clap::{Args, ValueEnum};
 
 use crate::input::Matrix;
@@ -105,6 +105,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
         bail!("--min-score must be a finite number, got {t}");
     }
+    let index = crate::index::parse_spec(&a.index)?.with_threads(a.threads);
     let src = Matrix::open(&a.src_embeddings, a.dim, a.fp16)?;
     let trg = Matrix::open(&a.trg_embeddings, a.dim, a.fp16)?;
     let (sv, tv) = (src.view(), trg.view());
@@ -150,15 +151,16 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             } else {
                 MarginFunction::Distance
             };
-            let su =
-                UnitRows::new(sv, "source").with_context(|| src.path().display().to_string())?;
-            let tu =
-                UnitRows::new(tv, "target").with_context(|| trg.path().display().to_string())?;
-            let miner = Miner::new(MarginSpec::new(f, a.k));
-            let nb =
-                crate::index::search(&miner, su.view(), tu.view(), &a.index, a.threads, a.quiet)?;
-            let scorer = MarginScorer::new(miner.margin(&nb)?, su.view(), tu.view())?;
-            filter.run(&a.input, &a.output, &scorer)?
+            let spec = MineSpec::new(Miner::new(MarginSpec::new(f, a.k))).index(index);
+            let hoods =
+                crate::index::neighbourhoods(&spec, sv, tv, a.quiet).with_context(|| {
+                    format!(
+                        "searching {} against {}",
+                        src.path().display(),
+                        trg.path().display()
+                    )
+                })?;
+            filter.run(&a.input, &a.output, &hoods.scorer()?)?
         }
     };
     eprintln!(

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
-use bitext_mine::{Miner, Retrieval, ScoredPair, Threshold, UnitRows};
-use bitext_similarity::{MarginFunction, MarginScorer, MarginSpec, PairScorer};
+use bitext_mine::{MineSpec, Miner, Retrieval, ScoredPair, Threshold};
+use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
 
 use crate::input::{Labels, Matrix, TextFormat, labels_for};
@@ -108,8 +108,9 @@ pub(crate) struct MineArgs {
     /// What to do.
     #[arg(long, value_enum, default_value_t = Mode::Mine)]
     mode: Mode,
-    /// kNN index: "exact" (both directions in one pass), a JSON index spec, or (built with the
-    /// `faiss` feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32".
+    /// kNN index: "exact" (both directions in one pass over the similarity tiles; so does any
+    /// JSON exact spec such as '{"type":"exact","query_block":512}'), or (built with the `faiss`
+    /// feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32" (an index per side).
     #[arg(long, default_value = "exact", value_name = "SPEC")]
     index: String,
     /// Write scores with this many decimals (default: the shortest exact form).
@@ -118,7 +119,8 @@ pub(crate) struct MineArgs {
     /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Threads of the exact search (0: one per core).
+    /// Threads of the exact search (0: one per core); the output does not depend on it. faiss
+    /// indexes use OpenMP's threads (OMP_NUM_THREADS).
     #[arg(long, default_value_t = 0, value_name = "N")]
     threads: usize,
     /// No progress bars.
@@ -129,6 +131,7 @@ pub(crate) struct MineArgs {
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let spec = margin_spec(a);
     spec.check()?;
+    let index = crate::index::parse_spec(&a.index)?.with_threads(a.threads);
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }
@@ -146,16 +149,13 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     }
     let src_labels = labels_for(a.src_text.as_deref(), a.text_format, &src)?;
     let trg_labels = labels_for(a.trg_text.as_deref(), a.text_format, &trg)?;
-    let su = UnitRows::new(sv, "source").with_context(|| src.path().display().to_string())?;
-    let tu = UnitRows::new(tv, "target").with_context(|| trg.path().display().to_string())?;
-    let (su, tu) = (su.view(), tu.view());
-    if a.mode == Mode::Score && su.len() != tu.len() {
+    if a.mode == Mode::Score && sv.len() != tv.len() {
         bail!(
             "--mode score scores aligned pairs, but {} has {} rows and {} has {}",
             src.path().display(),
-            su.len(),
+            sv.len(),
             trg.path().display(),
-            tu.len()
+            tv.len()
         );
     }
     let mut miner = Miner::new(spec)
@@ -167,7 +167,14 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     if let Some(n) = a.top_n {
         miner = miner.top_n(n);
     }
-    let nb = crate::index::search(&miner, su, tu, &a.index, a.threads, a.quiet)?;
+    let spec = MineSpec::new(miner).index(index);
+    let hoods = crate::index::neighbourhoods(&spec, sv, tv, a.quiet).with_context(|| {
+        format!(
+            "mining {} against {}",
+            src.path().display(),
+            trg.path().display()
+        )
+    })?;
     let out = Output {
         src: &src_labels,
         trg: &trg_labels,
@@ -175,13 +182,13 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     };
     match a.mode {
         Mode::Mine => {
-            let pairs = miner.mine_neighbors(&nb)?;
+            let pairs = hoods.pairs()?;
             eprintln!("mined {} pairs", pairs.len());
             out.write(a.output.as_ref(), &pairs)
         }
         Mode::Score => {
-            let scorer = MarginScorer::new(miner.margin(&nb)?, su, tu)?;
-            let pairs: Vec<(usize, usize)> = (0..su.len()).map(|i| (i, i)).collect();
+            let scorer = hoods.scorer()?;
+            let pairs: Vec<(usize, usize)> = (0..sv.len()).map(|i| (i, i)).collect();
             let scores = scorer.score(&pairs)?;
             let mut scored: Vec<ScoredPair> = pairs
                 .iter()
@@ -194,14 +201,14 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             out.write(a.output.as_ref(), &scored)
         }
         Mode::Search => {
-            let (fwd, _) = miner.margin_candidates(&nb)?;
+            let (fwd, _) = hoods.candidates()?;
             let best: Vec<ScoredPair> = fwd
                 .best()
                 .into_iter()
                 .enumerate()
                 .map(|(i, (j, s))| ScoredPair::new(s, i, j))
                 .collect();
-            if su.len() == tu.len() {
+            if sv.len() == tv.len() {
                 let err = best.iter().filter(|p| p.src != p.tgt).count();
                 println!(
                     " - errors: {err}={:.2}%",
@@ -210,8 +217,8 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             } else {
                 println!(
                     " - no 1-NN error: the sides differ in size ({} and {})",
-                    su.len(),
-                    tu.len()
+                    sv.len(),
+                    tv.len()
                 );
             }
             out.write(a.output.as_ref(), &best)

@@ -166,7 +166,19 @@ pub(crate) fn l2_key(qn: f32, xn: f32, dot: f32) -> f32 {
     -dist
 }
 
-/// Turn tile row `i` (database row `id`) into keys and offer those that reach the thresholds.
+/// The other direction of a both-ways scan: the best queries of every database row.
+#[derive(Debug)]
+pub(crate) struct Back<'t> {
+    /// One list per database row (indexed by database id), of query ids.
+    pub(crate) top: &'t mut TopK,
+    /// Id of the first query of the scanned block.
+    pub(crate) q_off: usize,
+    /// Real queries in the block (its panels are padded with zeros past them).
+    pub(crate) queries: usize,
+}
+
+/// Turn tile row `i` (database row `id`) into keys and offer those that reach the thresholds:
+/// to the queries' lists, and (both-ways scans) to the row's list of queries.
 #[inline(always)]
 fn offer_row<const NR: usize>(
     scores: &[f32; NR],
@@ -175,6 +187,7 @@ fn offer_row<const NR: usize>(
     xnorm: f32,
     id: usize,
     top: &mut TopK,
+    back: Option<&mut Back<'_>>,
 ) {
     let mut keys = *scores;
     if let Some(qn) = qnorms {
@@ -193,10 +206,25 @@ fn offer_row<const NR: usize>(
         mask &= mask - 1;
         top.offer(q0 + j, keys[j], id);
     }
+    if let Some(b) = back {
+        // Padding queries (past `queries`) are zeros, not queries: never offered.
+        let real = b.queries.saturating_sub(q0).min(NR);
+        let thr = b.top.thresholds(id, 1)[0];
+        let mut mask = 0u64;
+        for (j, &key) in keys.iter().enumerate().take(real) {
+            mask |= u64::from(key >= thr) << j;
+        }
+        while mask != 0 {
+            let j = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            b.top.offer(id, keys[j], b.q_off + q0 + j);
+        }
+    }
 }
 
 /// Expands to a scan function: every database row of `db` (ids from `id0`) against every query
-/// of `panels`, offering the results to `top`. `$tile(q, x, d)` computes an `MR × NR` tile.
+/// of `panels`, offering the results to `top` and, in both-ways scans, to `back`.
+/// `$tile(q, x, d)` computes an `MR × NR` tile.
 macro_rules! scan_fn {
     ($(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal) => {
         $(#[$attr])*
@@ -206,6 +234,7 @@ macro_rules! scan_fn {
             id0: usize,
             l2: Option<L2Norms<'_>>,
             top: &mut TopK,
+            mut back: Option<&mut Back<'_>>,
         ) {
             const MR: usize = $mr;
             const NR: usize = $nr;
@@ -228,7 +257,15 @@ macro_rules! scan_fn {
                     let tile: [[f32; NR]; MR] = $tile(q, x, d);
                     for (i, row) in tile.iter().enumerate().take(r) {
                         let xn = l2.map_or(0.0, |n| n.rows[i0 + i]);
-                        offer_row::<NR>(row, pi * NR, qnorms, xn, id0 + i0 + i, top);
+                        offer_row::<NR>(
+                            row,
+                            pi * NR,
+                            qnorms,
+                            xn,
+                            id0 + i0 + i,
+                            top,
+                            back.as_deref_mut(),
+                        );
                     }
                 }
                 i0 += MR;
@@ -259,7 +296,8 @@ fn tile_portable(q: &[f32], x: &[f32], d: usize) -> [[f32; 16]; 4] {
 scan_fn!(scan_portable, tile_portable, 4, 16);
 
 /// Scan `db` (row-major rows with ids `id0..`) against the query panels with `kernel` (a
-/// resolved kernel whose panel width is `panels.width`).
+/// resolved kernel whose panel width is `panels.width`); `back`, when given, also receives
+/// every score for the database rows' lists of queries.
 pub(crate) fn scan(
     kernel: Kernel,
     panels: &Panels,
@@ -267,13 +305,14 @@ pub(crate) fn scan(
     id0: usize,
     l2: Option<L2Norms<'_>>,
     top: &mut TopK,
+    back: Option<&mut Back<'_>>,
 ) {
     debug_assert_eq!(kernel.panel_width(), panels.width);
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => x86::scan_avx512(panels, db, id0, l2, top),
+        Kernel::Avx512 => x86::scan_avx512(panels, db, id0, l2, top, back),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => x86::scan_avx2(panels, db, id0, l2, top),
-        _ => scan_portable(panels, db, id0, l2, top),
+        Kernel::Avx2 => x86::scan_avx2(panels, db, id0, l2, top, back),
+        _ => scan_portable(panels, db, id0, l2, top, back),
     }
 }

@@ -37,6 +37,9 @@ pub struct ExactParams {
     pub query_block: usize,
     /// The micro-kernel.
     pub kernel: Kernel,
+    /// Threads of a search: 0 runs it in the current rayon pool (the global one unless the
+    /// caller `install`s another), `n` in a pool of `n` threads made for it.
+    pub threads: usize,
 }
 
 impl Default for ExactParams {
@@ -44,6 +47,7 @@ impl Default for ExactParams {
         Self {
             query_block: 256,
             kernel: Kernel::Auto,
+            threads: 0,
         }
     }
 }
@@ -52,12 +56,22 @@ impl ExactParams {
     /// Largest accepted query block.
     pub const MAX_QUERY_BLOCK: usize = 1 << 16;
 
+    /// Most threads accepted.
+    pub const MAX_THREADS: usize = 4096;
+
     /// Check the parameters.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for a query block of 0 or above [`Self::MAX_QUERY_BLOCK`], or a
-    /// kernel this CPU cannot run.
+    /// [`Error::Invalid`] for a query block of 0 or above [`Self::MAX_QUERY_BLOCK`], more than
+    /// [`Self::MAX_THREADS`] threads, or a kernel this CPU cannot run.
     pub fn check(&self) -> Result<()> {
+        if self.threads > Self::MAX_THREADS {
+            return Err(Error::Invalid(format!(
+                "threads must be at most {}, got {}",
+                Self::MAX_THREADS,
+                self.threads
+            )));
+        }
         if !(1..=Self::MAX_QUERY_BLOCK).contains(&self.query_block) {
             return Err(Error::Invalid(format!(
                 "query_block must be in 1..={}, got {}",
@@ -226,6 +240,39 @@ impl<'a> ExactIndex<'a> {
         matches!(self.storage, Storage::Borrowed(_))
     }
 
+    /// Both directions from one pass over the scores: the `k` nearest indexed vectors of every
+    /// query (as [`KnnIndex::search`]) and the `k_back` nearest queries of every indexed vector
+    /// (as a search of these vectors in an index of the queries), with the same scores, ids
+    /// and tie order as those two searches, at the cost of one. `progress` gets the queries
+    /// done. Memory: the lists, plus one `len() × k_back` list set per running thread.
+    ///
+    /// # Errors
+    /// As [`KnnIndex::search`]; [`Error::KTooLarge`] when `k_back` exceeds the queries.
+    pub fn search_both_with_progress(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        k_back: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Neighbors, Neighbors)> {
+        check::search(self.dim, self.len(), queries, k)?;
+        if k_back == 0 {
+            return Err(Error::Invalid("k must be at least 1".into()));
+        }
+        if k_back > queries.len() {
+            return Err(Error::KTooLarge {
+                k: k_back,
+                len: queries.len(),
+            });
+        }
+        let (forward, backward) = self
+            .searcher()
+            .run_both(queries, k, Some(k_back), progress)?;
+        let backward =
+            backward.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+        Ok((forward, backward))
+    }
+
     fn searcher(&self) -> search::Search<'_> {
         search::Search {
             db: self.vectors(),
@@ -233,6 +280,7 @@ impl<'a> ExactIndex<'a> {
             metric: self.metric,
             kernel: self.params.kernel,
             query_block: self.params.query_block,
+            threads: self.params.threads,
         }
     }
 }

@@ -1,16 +1,22 @@
 //! The blocked, multi-threaded exact search: queries are cut into blocks, each block is packed
 //! once and scanned against the database rows in place (a memory map is read block by block,
 //! never copied); the database is also split across threads when there are too few query
-//! blocks to keep every thread busy, and the parts' lists merged. Results do not depend on the thread count: scores are
-//! computed identically everywhere and the top-k order is strict (see `topk`).
+//! blocks to keep every thread busy, and the parts' lists merged. Results do not depend on the
+//! thread count: scores are computed identically everywhere and the top-k order is strict (see
+//! `topk`).
+//!
+//! A both-ways search also keeps, for every database row, its best queries: each score of a
+//! tile goes to the query's list and to the row's list, so both directions cost one pass. The
+//! rows' lists live in accumulators (one per task running at a time, reused by the next task)
+//! that are merged at the end.
 
-use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
 use bitext_core::EmbeddingsView;
 
 use crate::error::{Error, Result};
-use crate::exact::kernel::{self, Kernel, L2Norms, Panels};
+use crate::exact::kernel::{self, Back, Kernel, L2Norms, Panels};
 use crate::exact::topk::TopK;
 use crate::index::{Metric, Neighbors};
 
@@ -24,6 +30,8 @@ pub(crate) struct Search<'a> {
     pub(crate) metric: Metric,
     pub(crate) kernel: Kernel,
     pub(crate) query_block: usize,
+    /// Threads (0: the current pool).
+    pub(crate) threads: usize,
 }
 
 impl Search<'_> {
@@ -39,12 +47,49 @@ impl Search<'_> {
         k: usize,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Neighbors> {
+        Ok(self.run_both(queries, k, None, progress)?.0)
+    }
+
+    /// As [`Search::run`]; with `k_back`, also the `k_back` best queries of every database row
+    /// (from the same scores, in the same pass).
+    pub(crate) fn run_both(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        k_back: Option<usize>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Neighbors, Option<Neighbors>)> {
+        if self.threads == 0 {
+            return self.run_in(None, queries, k, k_back, progress);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .map_err(|e| Error::Invalid(format!("cannot start {} threads: {e}", self.threads)))?;
+        self.run_in(Some(&pool), queries, k, k_back, progress)
+    }
+
+    /// [`Search::run_both`] in `pool` (`None`: the current pool). The tasks run in the pool;
+    /// the calling thread collects their results and reports progress.
+    fn run_in(
+        &self,
+        pool: Option<&rayon::ThreadPool>,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        k_back: Option<usize>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Neighbors, Option<Neighbors>)> {
         let kernel = self.kernel.resolve()?;
         let width = kernel.panel_width();
         let qb = self.query_block.div_ceil(width).max(1) * width;
         let nq = queries.len();
         let blocks = nq.div_ceil(qb);
-        let threads = rayon::current_num_threads().max(1);
+        let threads = pool
+            .map_or_else(
+                rayon::current_num_threads,
+                rayon::ThreadPool::current_num_threads,
+            )
+            .max(1);
         let splits = if blocks >= threads {
             1
         } else {
@@ -55,14 +100,36 @@ impl Search<'_> {
         };
         let block_rows = |b: usize| b * qb..((b + 1) * qb).min(nq);
         let mut parts: Vec<Vec<TopK>> = (0..blocks).map(|_| Vec::with_capacity(splits)).collect();
-        rayon::in_place_scope(|scope| {
+        let n_db = self.db.len();
+        // Idle accumulators of the database rows' lists: a task takes one (or makes one when
+        // all are busy) and gives it back, so there are at most as many as tasks at a time.
+        let backs: Mutex<Vec<TopK>> = Mutex::new(Vec::new());
+        let backs = &backs;
+        in_scope(pool, |scope| {
             let (tx, rx) = mpsc::channel();
             for b in 0..blocks {
                 for part in 0..splits {
                     let tx = tx.clone();
                     let q = queries.slice_rows(block_rows(b));
+                    let q_off = block_rows(b).start;
                     scope.spawn(move |_| {
-                        let top = self.scan_part(kernel, q, k, part, splits);
+                        let mut back = k_back.map(|kb| {
+                            let idle = backs.lock().unwrap_or_else(PoisonError::into_inner).pop();
+                            idle.unwrap_or_else(|| TopK::new(kb, n_db, n_db))
+                        });
+                        let queries = q.len();
+                        let sink = back.as_mut().map(|top| Back {
+                            top,
+                            q_off,
+                            queries,
+                        });
+                        let top = self.scan_part(kernel, q, k, part, splits, sink);
+                        if let Some(acc) = back {
+                            backs
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .push(acc);
+                        }
                         // The receiver outlives the scope: sending cannot fail.
                         let _ = tx.send((b, top));
                     });
@@ -96,27 +163,42 @@ impl Search<'_> {
                 }
             }
         });
+        let unfinished =
+            || Error::Invalid("a search task did not finish (a thread panicked?)".into());
         let mut ids = Vec::with_capacity(nq * k);
         let mut scores = Vec::with_capacity(nq * k);
+        for block in parts {
+            let top = merged(block).ok_or_else(unfinished)?;
+            self.drain(top, &mut ids, &mut scores)?;
+        }
+        let forward = Neighbors::new(k, ids, scores)?;
+        let backward = match k_back {
+            None => None,
+            Some(kb) => {
+                let mut accs = backs.lock().unwrap_or_else(PoisonError::into_inner);
+                let top = merged(std::mem::take(&mut *accs)).ok_or_else(unfinished)?;
+                let (mut ids, mut scores) = (Vec::with_capacity(n_db * kb), Vec::new());
+                scores.reserve(n_db * kb);
+                self.drain(top, &mut ids, &mut scores)?;
+                Some(Neighbors::new(kb, ids, scores)?)
+            }
+        };
+        Ok((forward, backward))
+    }
+
+    /// Append the ids and scores of `top`'s lists.
+    fn drain(&self, top: TopK, ids: &mut Vec<usize>, scores: &mut Vec<f32>) -> Result<()> {
         let to_score = |key: f32| match self.metric {
             Metric::InnerProduct => key,
             Metric::L2 => -key,
         };
-        for block in parts {
-            let mut block = block.into_iter();
-            let mut top = block.next().ok_or_else(|| {
-                Error::Invalid("a search task did not finish (a thread panicked?)".into())
-            })?;
-            for other in block {
-                top.merge(&other);
-            }
-            if !top.drain_into(&mut ids, &mut scores, to_score) {
-                return Err(Error::Invalid(
-                    "scores came out NaN: vector norms too large for f32".into(),
-                ));
-            }
+        if top.drain_into(ids, scores, to_score) {
+            Ok(())
+        } else {
+            Err(Error::Invalid(
+                "scores came out NaN: vector norms too large for f32".into(),
+            ))
         }
-        Neighbors::new(k, ids, scores)
     }
 
     /// The top-k lists of query block `q` over database part `part` of `splits`.
@@ -127,6 +209,7 @@ impl Search<'_> {
         k: usize,
         part: usize,
         splits: usize,
+        back: Option<Back<'_>>,
     ) -> TopK {
         let l2 = self.metric == Metric::L2;
         let panels = Panels::pack(q.as_slice(), q.dim(), kernel.panel_width(), l2);
@@ -139,8 +222,27 @@ impl Search<'_> {
                 rows: &self.db_norms[r0..r1],
             });
             let rows = self.db.slice_rows(r0..r1).as_slice();
-            kernel::scan(kernel, &panels, rows, r0, norms, &mut top);
+            let mut back = back;
+            kernel::scan(kernel, &panels, rows, r0, norms, &mut top, back.as_mut());
         }
         top
     }
+}
+
+/// A scope in `pool` (`None`: the current pool) whose closure runs on the calling thread.
+fn in_scope<'s, R>(pool: Option<&rayon::ThreadPool>, op: impl FnOnce(&rayon::Scope<'s>) -> R) -> R {
+    match pool {
+        Some(pool) => pool.in_place_scope(op),
+        None => rayon::in_place_scope(op),
+    }
+}
+
+/// The lists of `tops` (the same queries, disjoint candidates) merged into one.
+fn merged(tops: Vec<TopK>) -> Option<TopK> {
+    let mut tops = tops.into_iter();
+    let mut top = tops.next()?;
+    for other in tops {
+        top.merge(&other);
+    }
+    Some(top)
 }

@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{L2Norms, Panels, offer_row, sq_norms_body};
+use super::{Back, L2Norms, Panels, offer_row, sq_norms_body};
 use crate::exact::topk::TopK;
 
 /// 6 rows × 32 queries: 12 zmm accumulators.
@@ -110,10 +110,11 @@ pub(super) fn scan_avx512(
     id0: usize,
     l2: Option<L2Norms<'_>>,
     top: &mut TopK,
+    back: Option<&mut Back<'_>>,
 ) {
     assert!(std::arch::is_x86_feature_detected!("avx512f"));
     // SAFETY: the CPU supports AVX-512F (asserted above).
-    unsafe { scan_avx512_inner(panels, db, id0, l2, top) }
+    unsafe { scan_avx512_inner(panels, db, id0, l2, top, back) }
 }
 
 /// The AVX2 + FMA scan.
@@ -126,12 +127,13 @@ pub(super) fn scan_avx2(
     id0: usize,
     l2: Option<L2Norms<'_>>,
     top: &mut TopK,
+    back: Option<&mut Back<'_>>,
 ) {
     assert!(
         std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
     );
     // SAFETY: the CPU supports AVX2 and FMA (asserted above).
-    unsafe { scan_avx2_inner(panels, db, id0, l2, top) }
+    unsafe { scan_avx2_inner(panels, db, id0, l2, top, back) }
 }
 
 #[target_feature(enable = "fma")]
