@@ -1,10 +1,10 @@
 //! Training the siamese classifier from text into a model directory, loading it back, and the
-//! `SentenceEncoder` / `PairScorer` conformance suites run on the neural implementations.
+//! shared `SentenceEncoder` / `PairScorer` conformance suites (`bitext_testkit`) run on the
+//! neural implementations: the siamese encoder, the siamese scorer and the MLP scorer.
 
 use std::sync::OnceLock;
 
 use bitext_core::{Embeddings, Rng};
-use bitext_encode::{SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::mlp::{Mlp, MlpConfig, MlpScorer};
@@ -15,32 +15,16 @@ use bitext_neural::siamese::{
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
-
-/// Sentences `a3 a7 a1` whose translation is `b1 b7 b3` (reversed, renamed): learnable.
-fn corpus(n: usize, seed: u64) -> (Vec<String>, Vec<String>) {
-    let mut rng = Rng::seed(seed);
-    (0..n)
-        .map(|_| {
-            let len = 2 + rng.below(5);
-            let w: Vec<usize> = (0..len).map(|_| rng.below(20)).collect();
-            let s = w
-                .iter()
-                .map(|i| format!("a{i}"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let t = w.iter().rev().map(|i| format!("b{i}")).collect::<Vec<_>>();
-            (s, t.join(" "))
-        })
-        .unzip()
-}
+use bitext_testkit::data::parallel_text;
+use bitext_testkit::{pair_scorer_suite, sentence_encoder_suite};
 
 /// One model trained once for all tests of this file.
 fn trained() -> &'static (tempfile::TempDir, f64) {
     static MODEL: OnceLock<(tempfile::TempDir, f64)> = OnceLock::new();
     MODEL.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let (src, tgt) = corpus(60, 1);
-        let (vs, vt) = corpus(20, 2);
+        let (src, tgt) = parallel_text(60, 1);
+        let (vs, vt) = parallel_text(20, 2);
         let mut train = SiameseTrainConfig::paper(3);
         train.negatives = 3;
         train.batching = Bucketing {
@@ -93,7 +77,7 @@ fn learns_held_out_pairs_and_saves_a_loadable_directory() {
     assert_eq!(model_kind(dir.path()).unwrap(), "siamese");
     let enc = encoder();
     assert!(enc.text().shared());
-    let (src, tgt) = corpus(30, 9);
+    let (src, tgt) = parallel_text(30, 9);
     let s: Vec<&str> = src.iter().map(String::as_str).collect();
     let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&s, &t).unwrap();
@@ -112,73 +96,18 @@ fn learns_held_out_pairs_and_saves_a_loadable_directory() {
     );
 }
 
-macro_rules! sentence_encoder_conformance {
-    ($name:ident, $make:expr) => {
-        mod $name {
-            use super::*;
-
-            #[test]
-            fn shapes_order_and_batching_agree() {
-                let enc = $make;
-                let sents = ["a1 a2 a3", "a4", "a5 a6", "a7 a8 a9 a10 a11", "a1"];
-                let all = enc.encode_batch(Side::Source, &sents).unwrap();
-                assert_eq!((all.len(), all.dim()), (sents.len(), enc.dim()));
-                for (i, s) in sents.iter().enumerate() {
-                    let one = enc.encode_batch(Side::Source, &[*s]).unwrap();
-                    for (a, b) in one.row(0).iter().zip(all.row(i)) {
-                        assert!((a - b).abs() < 1e-5, "sentence {i}: {a} vs {b}");
-                    }
-                }
-                let chunked = enc.encode(Side::Source, &sents).unwrap();
-                assert_eq!(chunked.len(), sents.len());
-                assert!(all.check_finite().is_ok());
-            }
-
-            #[test]
-            fn empty_text_is_an_error() {
-                let enc = $make;
-                assert!(enc.encode_batch(Side::Target, &["b1", ""]).is_err());
-            }
-        }
-    };
+/// A siamese scorer over 12 sources and 10 targets: the translations of the first 8 sources,
+/// then 2 unrelated sentences.
+fn siamese_scorer() -> bitext_neural::siamese::SiameseScorer {
+    let (src, tgt) = parallel_text(12, 31);
+    let (_, other) = parallel_text(2, 32);
+    let s: Vec<&str> = src.iter().map(String::as_str).collect();
+    let t: Vec<&str> = tgt[..8].iter().chain(&other).map(String::as_str).collect();
+    encoder().scorer(&s, &t).unwrap()
 }
 
-macro_rules! pair_scorer_conformance {
-    ($name:ident, $make:expr) => {
-        mod $name {
-            use super::*;
-
-            #[test]
-            fn scores_are_probabilities_in_any_batching() {
-                let scorer = $make;
-                let (n, m) = scorer.sizes();
-                let pairs: Vec<(usize, usize)> =
-                    (0..n).flat_map(|i| (0..m).map(move |j| (i, j))).collect();
-                let all = scorer.score(&pairs).unwrap();
-                assert!(all.iter().all(|p| (0.0..=1.0).contains(p)));
-                for (k, p) in pairs.iter().enumerate().step_by(3) {
-                    let one = scorer.score(&[*p]).unwrap()[0];
-                    assert!((one - all[k]).abs() < 1e-5, "{p:?}: {one} vs {}", all[k]);
-                }
-                assert!(scorer.score(&[(n, 0)]).is_err());
-                assert!(scorer.score(&[(0, m)]).is_err());
-                assert!(scorer.score(&[]).unwrap().is_empty());
-            }
-        }
-    };
-}
-
-sentence_encoder_conformance!(siamese_encoder, encoder());
-pair_scorer_conformance!(
-    siamese_scorer,
-    encoder()
-        .scorer(
-            &["a1 a2", "a3", "a4 a5 a6"],
-            &["b2 b1", "b3", "b9", "b6 b5"]
-        )
-        .unwrap()
-);
-pair_scorer_conformance!(mlp_scorer, {
+/// An untrained MLP scorer over 4 × 3 random 5-dimensional vectors.
+fn mlp_scorer() -> MlpScorer {
     let mut rng = Rng::seed(4);
     let mut rows = |n: usize| {
         Embeddings::from_rows(
@@ -190,4 +119,22 @@ pair_scorer_conformance!(mlp_scorer, {
     let (a, b) = (rows(4), rows(3));
     let mlp = Mlp::new(&MlpConfig::paper(5), 1, &burn::tensor::Device::flex()).unwrap();
     MlpScorer::new(&mlp, a, b).unwrap()
-});
+}
+
+sentence_encoder_suite!(
+    siamese_encoder,
+    encoder(),
+    bitext_testkit::encoder::Expect::within(1e-5).retrieving(0.7)
+);
+pair_scorer_suite!(
+    siamese,
+    siamese_scorer(),
+    bitext_testkit::scorer::Expect::within(1e-5)
+        .probabilities()
+        .planted(8)
+);
+pair_scorer_suite!(
+    mlp,
+    mlp_scorer(),
+    bitext_testkit::scorer::Expect::within(1e-5).probabilities()
+);

@@ -1,192 +1,17 @@
-//! The transport solvers against an independent min-cost-flow solver, their invariants
-//! (proptest), and their errors on bad input. One conformance suite runs for every solver.
-
-mod reference;
+//! Properties of the solvers beyond the shared conformance suite (tests/conformance.rs): the
+//! network simplex's optimality, basic solutions and symmetries (proptest, against the
+//! testkit's independent min-cost-flow solver), larger problems, parameters and specs, the
+//! iteration cap, problem checks, and the lower bounds.
 
 use bitext_core::Rng;
+use bitext_testkit::transport::reference::{
+    check_marginals, costs, euclidean, north_west_cost, plan_cost, ssp_cost, weights,
+};
 use bitext_transport::{
-    Balance, CostMatrix, Error, InitialBasis, NetworkSimplex, Problem, SimplexParams,
-    SinkhornParams, SolverSpec, Transport, TransportSolver, bounds,
+    Balance, CostMatrix, Error, NetworkSimplex, Problem, SimplexParams, SinkhornParams, SolverSpec,
+    TransportSolver, bounds,
 };
 use proptest::prelude::*;
-use reference::{costs, euclidean, north_west_cost, ssp_cost, weights};
-
-/// Marginals of `t` against the weights: the lighter side (or both, balanced) exactly within
-/// `tol` (relative to the mass), the heavier side at most its weights.
-fn check_marginals(t: &Transport, a: &[f64], b: &[f64], balance: Balance, tol: f64) {
-    let (ma, mb): (f64, f64) = (a.iter().sum(), b.iter().sum());
-    let rows = t.row_sums(a.len());
-    let cols = t.col_sums(b.len());
-    let equal = balance == Balance::Equal || (ma - mb).abs() <= 1e-9 * ma.max(mb);
-    let scale = if equal { ma / mb } else { 1.0 };
-    let mass = ma.min(mb);
-    for (side, got, want, exact) in [
-        ("row", &rows, a.to_vec(), equal || ma <= mb),
-        (
-            "col",
-            &cols,
-            b.iter().map(|x| x * scale).collect(),
-            equal || mb <= ma,
-        ),
-    ] {
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            if exact {
-                assert!((g - w).abs() <= tol * mass, "{side} {k}: {g} vs {w}");
-            } else {
-                assert!(*g <= w + tol * mass, "{side} {k}: {g} > {w}");
-            }
-        }
-    }
-    let sum: f64 = t.plan.iter().map(|f| f.mass).sum();
-    assert!((sum - t.mass).abs() <= 1e-9 * mass);
-    assert!(t.plan.iter().all(|f| f.mass >= 0.0));
-}
-
-/// `Σ W_ij C_ij` of the plan.
-fn plan_cost(t: &Transport, cost: &[f64], m: usize) -> f64 {
-    t.plan
-        .iter()
-        .map(|f| f.mass * cost[f.src * m + f.tgt])
-        .sum()
-}
-
-macro_rules! conformance {
-    ($name:ident, $make:expr, $tol:expr) => {
-        mod $name {
-            use super::*;
-
-            fn solver() -> Box<dyn TransportSolver> {
-                Box::new($make)
-            }
-
-            #[test]
-            fn matches_the_reference_and_meets_the_marginals() {
-                let mut s = solver();
-                let mut rng = Rng::seed(11);
-                for case in 0..40 {
-                    let (n, m) = (1 + rng.below(7), 1 + rng.below(7));
-                    let a = weights(&mut rng, n, 0.2, 1.0);
-                    let b = weights(&mut rng, m, 0.2, 1.0);
-                    let c = costs(&mut rng, n, m, case % 3 == 0);
-                    let p = Problem::new(&a, &b, CostMatrix::new(&c, n, m).unwrap()).unwrap();
-                    let t = s.solve(&p).unwrap();
-                    let want = ssp_cost(&a, &b, &c);
-                    assert!(
-                        (t.cost - want).abs() <= $tol * want.abs().max(1e-3),
-                        "case {case} ({n}×{m}): {} vs {want}",
-                        t.cost
-                    );
-                    check_marginals(&t, &a, &b, Balance::Equal, $tol);
-                    assert!((plan_cost(&t, &c, m) - t.cost).abs() <= 1e-9 * t.cost.max(1.0));
-                    assert!((s.solve_cost(&p).unwrap() - t.cost).abs() <= 1e-12 * t.cost.max(1.0));
-                }
-            }
-
-            #[test]
-            fn partial_form_moves_the_lighter_mass() {
-                let mut s = solver();
-                let mut rng = Rng::seed(12);
-                for case in 0..30 {
-                    let (n, m) = (1 + rng.below(6), 1 + rng.below(6));
-                    let (ma, mb) = if case % 2 == 0 {
-                        (1.0, 2.5)
-                    } else {
-                        (3.0, 1.0)
-                    };
-                    let a = weights(&mut rng, n, 0.1, ma);
-                    let b = weights(&mut rng, m, 0.1, mb);
-                    let c = costs(&mut rng, n, m, case % 4 == 0);
-                    let p = Problem::new(&a, &b, CostMatrix::new(&c, n, m).unwrap())
-                        .unwrap()
-                        .partial();
-                    let t = s.solve(&p).unwrap();
-                    let want = ssp_cost(&a, &b, &c);
-                    assert!(
-                        (t.cost - want).abs() <= $tol * want.abs().max(1e-3),
-                        "case {case}: {} vs {want}",
-                        t.cost
-                    );
-                    assert!((t.mass - ma.min(mb)).abs() <= $tol * ma.min(mb));
-                    check_marginals(&t, &a, &b, Balance::Partial, $tol);
-                    assert!((t.distance() - t.cost / t.mass).abs() < 1e-15);
-                }
-            }
-
-            #[test]
-            fn bad_input_is_an_error() {
-                let mut s = solver();
-                let c = [0.0, 1.0, 1.0, 0.0];
-                let cm = CostMatrix::new(&c, 2, 2).unwrap();
-                for (a, b) in [
-                    ([-0.5, 1.5], [1.0, 1.0]),
-                    ([f64::NAN, 1.0], [1.0, 1.0]),
-                    ([1.0, 1.0], [f64::INFINITY, 1.0]),
-                    ([0.0, 0.0], [0.5, 0.5]),
-                ] {
-                    assert!(Problem::new(&a, &b, cm).is_err(), "{a:?} {b:?}");
-                }
-                assert!(matches!(
-                    Problem::new(&[1.0], &[1.0, 1.0], cm),
-                    Err(Error::Shape(_))
-                ));
-                assert!(matches!(
-                    Problem::new(&[0.0, 0.0], &[1.0, 1.0], cm),
-                    Err(Error::ZeroMass { side: "source" })
-                ));
-                assert!(CostMatrix::new(&c, 3, 2).is_err());
-                let p = Problem::new(&[1.0, 1.0], &[1.0, 2.0], cm).unwrap();
-                assert!(matches!(s.solve(&p), Err(Error::Unbalanced { .. })));
-                let nan = [0.0, f64::NAN, 1.0, 0.0];
-                let p = Problem::new(
-                    &[0.5, 0.5],
-                    &[0.5, 0.5],
-                    CostMatrix::new(&nan, 2, 2).unwrap(),
-                )
-                .unwrap();
-                let e = s.solve(&p).unwrap_err();
-                assert!(matches!(e, Error::BadCost { row: 0, col: 1, .. }), "{e}");
-                // A NaN cost in a row of zero weight is still an error.
-                let p = Problem::new(
-                    &[0.0, 1.0],
-                    &[0.5, 0.5],
-                    CostMatrix::new(&nan, 2, 2).unwrap(),
-                )
-                .unwrap();
-                assert!(matches!(
-                    s.solve(&p),
-                    Err(Error::BadCost { row: 0, col: 1, .. })
-                ));
-            }
-        }
-    };
-}
-
-conformance!(network_simplex, NetworkSimplex::default(), 1e-9);
-conformance!(
-    network_simplex_vogel,
-    SimplexParams::default()
-        .initial(InitialBasis::Vogel)
-        .check()
-        .unwrap(),
-    1e-9
-);
-conformance!(
-    network_simplex_north_west,
-    SimplexParams::default()
-        .initial(InitialBasis::NorthWest)
-        .check()
-        .unwrap(),
-    1e-9
-);
-conformance!(
-    sinkhorn,
-    SinkhornParams::default()
-        .reg(1e-3)
-        .tolerance(1e-7)
-        .check()
-        .unwrap(),
-    3e-2
-);
 
 /// A random balanced or partial problem for proptest: `(a, b, costs, n, m)`.
 fn problem_strategy(
@@ -353,4 +178,28 @@ fn centroid_distance_bounds_the_distance() {
         assert!(bounds::relaxed_cost(&p) / 2.0 <= d + 1e-9);
     }
     assert!(bounds::centroid_distance(&[1.0], &[0.0; 3], &[1.0], &[0.0; 2], 2).is_err());
+}
+
+#[test]
+fn problems_check_their_weights_and_shapes() {
+    let c = [0.0, 1.0, 1.0, 0.0];
+    let cm = CostMatrix::new(&c, 2, 2).unwrap();
+    for (a, b) in [
+        ([-0.5, 1.5], [1.0, 1.0]),
+        ([f64::NAN, 1.0], [1.0, 1.0]),
+        ([1.0, 1.0], [f64::INFINITY, 1.0]),
+        ([0.0, 0.0], [0.5, 0.5]),
+    ] {
+        assert!(Problem::new(&a, &b, cm).is_err(), "{a:?} {b:?}");
+    }
+    assert!(matches!(
+        Problem::new(&[1.0], &[1.0, 1.0], cm),
+        Err(Error::Shape(_))
+    ));
+    assert!(matches!(
+        Problem::new(&[0.0, 0.0], &[1.0, 1.0], cm),
+        Err(Error::ZeroMass { side: "source" })
+    ));
+    assert!(CostMatrix::new(&c, 3, 2).is_err());
+    assert!(CostMatrix::new(&c, usize::MAX, 2).is_err());
 }
