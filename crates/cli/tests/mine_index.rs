@@ -1,0 +1,197 @@
+//! `bitext mine` writes byte-identical output for every spelling of the exact index and every
+//! thread count, and the same bytes as the two-index exact path (an `ExactIndex` searched from
+//! each side: what `--index '{"type":"exact"}'` ran before the one-pass search served every
+//! exact spec), on planted data large enough for several query blocks and split databases.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_core::io::raw;
+use bitext_core::{Embeddings, EmbeddingsView, Rng};
+use bitext_knn::{ExactIndex, KnnIndex, Metric, TwoIndexes};
+use bitext_mine::{Miner, Retrieval, ScoredPair, UnitRows};
+use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
+
+mod common;
+use common::{bitext, run};
+
+const D: usize = 24;
+
+/// `n` sources and `m` targets; targets `j < planted` are noisy copies of source `j`.
+fn planted(n: usize, m: usize, planted: usize, seed: u64) -> (Embeddings, Embeddings) {
+    let mut rng = Rng::seed(seed);
+    let mut row = |scale: f32| {
+        (0..D)
+            .map(|_| scale * rng.normal() as f32)
+            .collect::<Vec<_>>()
+    };
+    let x: Vec<Vec<f32>> = (0..n).map(|_| row(2.0)).collect();
+    let mut y: Vec<Vec<f32>> = (0..m).map(|_| row(1.0)).collect();
+    for (j, t) in y.iter_mut().enumerate().take(planted) {
+        let noise = row(0.4);
+        *t = x[j].iter().zip(&noise).map(|(a, e)| a + e).collect();
+    }
+    (
+        Embeddings::from_rows(x, D).unwrap(),
+        Embeddings::from_rows(y, D).unwrap(),
+    )
+}
+
+fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
+    let p = dir.join(name);
+    raw::write_raw(&p, e.view(), raw::RawDtype::F32).unwrap();
+    p
+}
+
+fn mine(x: &Path, y: &Path, extra: &[&str]) -> String {
+    let mut c: Command = bitext();
+    c.args(["mine", "-q", "--dim", &D.to_string(), "--src-embeddings"])
+        .arg(x)
+        .arg("--trg-embeddings")
+        .arg(y)
+        .args(extra);
+    let (ok, out, err) = run(&mut c);
+    assert!(ok, "{extra:?}: {err}");
+    out
+}
+
+/// The CLI's lines (`score<TAB>src<TAB>tgt`, shortest exact score) of `pairs`.
+fn lines(pairs: &[ScoredPair]) -> String {
+    let mut s = String::new();
+    for p in pairs {
+        writeln!(s, "{}\t{}\t{}", p.score, p.src, p.tgt).unwrap();
+    }
+    s
+}
+
+fn exact_index(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
+    Ok(Box::new(ExactIndex::over(v, Metric::InnerProduct)?))
+}
+
+#[test]
+fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_searches() {
+    let d = tempfile::tempdir().unwrap();
+    // 600 sources: three query blocks of 256; 530 targets.
+    let (x, y) = planted(600, 530, 200, 17);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    let spellings = [
+        "exact",
+        "EXACT",
+        r#"{"type":"exact"}"#,
+        r#"{"type":"exact","metric":"inner_product","query_block":64,"kernel":"portable"}"#,
+        r#"{"type":"exact","threads":3}"#,
+    ];
+    for (margin, retrieval, f, r) in [
+        ("ratio", "max", MarginFunction::Ratio, Retrieval::Max),
+        (
+            "distance",
+            "intersect",
+            MarginFunction::Distance,
+            Retrieval::Intersection,
+        ),
+        (
+            "absolute",
+            "fwd",
+            MarginFunction::Absolute,
+            Retrieval::Forward,
+        ),
+    ] {
+        let args = ["--margin", margin, "--retrieval", retrieval, "-k", "5"];
+        // The reference: the two-index exact path through the library.
+        let (xu, yu) = (
+            UnitRows::new(x.view(), "source").unwrap(),
+            UnitRows::new(y.view(), "target").unwrap(),
+        );
+        let miner = Miner::new(MarginSpec::new(f, 5)).retrieval(r);
+        let two = TwoIndexes::new(exact_index, Metric::InnerProduct);
+        let nb = miner
+            .search(xu.view(), yu.view(), &two, &mut |_, _, _| {})
+            .unwrap();
+        let want = lines(&miner.mine_neighbors(&nb).unwrap());
+        assert!(want.lines().count() > 100, "{margin} {retrieval}");
+        for index in spellings {
+            for threads in ["0", "1", "2"] {
+                let got = mine(
+                    &xp,
+                    &yp,
+                    &[&args[..], &["--index", index, "--threads", threads]].concat(),
+                );
+                assert!(
+                    got == want,
+                    "{margin} {retrieval} --index {index} --threads {threads}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn score_and_search_modes_agree_across_spellings_and_threads() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(300, 300, 250, 23);
+    let (xp, yp) = (
+        write_raw(d.path(), "x.f32", &x),
+        write_raw(d.path(), "y.f32", &y),
+    );
+    // Aligned pairs scored by the margin over the two-index neighbourhoods.
+    let (xu, yu) = (
+        UnitRows::new(x.view(), "source").unwrap(),
+        UnitRows::new(y.view(), "target").unwrap(),
+    );
+    let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 4));
+    let nb = miner
+        .search(
+            xu.view(),
+            yu.view(),
+            &TwoIndexes::new(exact_index, Metric::InnerProduct),
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+    let scorer =
+        bitext_similarity::MarginScorer::new(miner.margin(&nb).unwrap(), xu.view(), yu.view())
+            .unwrap();
+    let aligned: Vec<(usize, usize)> = (0..300).map(|i| (i, i)).collect();
+    let scores = scorer.score(&aligned).unwrap();
+    let want: Vec<ScoredPair> = aligned
+        .iter()
+        .zip(scores)
+        .map(|(&(i, j), s)| ScoredPair::new(s, i, j))
+        .collect();
+    let want = lines(&want);
+    for (index, threads) in [("exact", "1"), (r#"{"type":"exact"}"#, "2"), ("exact", "0")] {
+        let a = [
+            "--mode",
+            "score",
+            "-k",
+            "4",
+            "--index",
+            index,
+            "--threads",
+            threads,
+        ];
+        assert!(mine(&xp, &yp, &a) == want, "score {index} {threads}");
+    }
+    let search = |index: &str, threads: &str| {
+        mine(
+            &xp,
+            &yp,
+            &[
+                "--mode",
+                "search",
+                "-k",
+                "1",
+                "--index",
+                index,
+                "--threads",
+                threads,
+            ],
+        )
+    };
+    let first = search("exact", "1");
+    assert!(first.starts_with(" - errors: "), "{first}");
+    assert_eq!(search(r#"{"type":"exact","query_block":32}"#, "2"), first);
+}
