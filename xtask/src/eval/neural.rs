@@ -18,8 +18,8 @@ use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::{EmptyLines, read_parallel};
 use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::{Embeddings, Rng};
+use bitext::eval::bucc::GoldSet;
 use bitext::eval::noisy::NoisyParallel;
-use bitext::eval::prf::best_f1_threshold;
 use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 use bitext_neural::backend::{BackendSpec, Threads};
@@ -363,17 +363,14 @@ pub(super) fn greedy_best(
 }
 
 /// P/R/F1 of `pairs` against `gold` at the F1-optimal threshold (`None` when no gold pair
-/// is among them).
+/// is among them): the eval crate's [`GoldSet::best_threshold`].
 fn best_f1(
     pairs: &[ScoredPair],
     gold: &[(usize, usize)],
 ) -> Result<Option<bitext::eval::Threshold>> {
-    let gold_set: std::collections::HashSet<(usize, usize)> = gold.iter().copied().collect();
-    let scored: Vec<(f64, bool)> = pairs
-        .iter()
-        .map(|p| (p.score, gold_set.contains(&(p.src, p.tgt))))
-        .collect();
-    Ok(best_f1_threshold(&scored, gold.len())?)
+    let gold = GoldSet::new(gold.iter().copied())?;
+    let scored: Vec<(f64, usize, usize)> = pairs.iter().map(|p| (p.score, p.src, p.tgt)).collect();
+    Ok(gold.best_threshold(&scored)?)
 }
 
 /// (b) BUCC-style extraction on newsdev with the classifier: all pairs, greedy one-to-one,

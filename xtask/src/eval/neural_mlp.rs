@@ -118,7 +118,7 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
         vectors(enc, Side::Source, &bucc.de)?,
         vectors(enc, Side::Target, &bucc.en)?,
     );
-    let candidates = top_k_cosine(&ba, &bb, 10);
+    let candidates = top_k_cosine(&ba, &bb, 10)?;
 
     writeln!(
         md,
@@ -192,20 +192,18 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
     Ok(())
 }
 
-/// For each row of `a`, the `k` rows of `b` with the highest cosine.
-fn top_k_cosine(a: &Embeddings, b: &Embeddings, k: usize) -> Vec<(usize, usize)> {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    a.normalize_l2();
-    b.normalize_l2();
-    let mut out = Vec::new();
-    for (i, x) in a.rows().enumerate() {
-        let mut s: Vec<(f32, usize)> = b
-            .rows()
-            .enumerate()
-            .map(|(j, y)| (x.iter().zip(y).map(|(p, q)| p * q).sum(), j))
-            .collect();
-        s.sort_by(|p, q| q.0.total_cmp(&p.0));
-        out.extend(s.iter().take(k).map(|&(_, j)| (i, j)));
-    }
-    out
+/// For each row of `a`, the `k` rows of `b` with the highest cosine (bitext-knn's exact
+/// search over the normalised rows; ties to the lower id).
+fn top_k_cosine(a: &Embeddings, b: &Embeddings, k: usize) -> Result<Vec<(usize, usize)>> {
+    use bitext::knn::{ExactIndex, KnnIndex, Metric};
+    use bitext::mine::UnitRows;
+    let (a, b) = (
+        UnitRows::new(a.view(), "source")?,
+        UnitRows::new(b.view(), "target")?,
+    );
+    let nn = ExactIndex::over(b.view(), Metric::InnerProduct)?
+        .search(a.view(), k.min(b.view().len()))?;
+    Ok((0..nn.len())
+        .flat_map(|i| nn.ids(i).iter().map(move |&j| (i, j)))
+        .collect())
 }
