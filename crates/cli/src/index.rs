@@ -12,6 +12,27 @@ use indicatif::ProgressBar;
 
 use crate::input::progress_bar;
 
+/// `--index` and `--threads`: the kNN search of margin scoring.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SearchArgs {
+    /// kNN index: "exact" (both directions in one pass over the similarity tiles; so does any
+    /// JSON exact spec such as '{"type":"exact","query_block":512}'), or (built with the `faiss`
+    /// feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32" (an index per side).
+    #[arg(long, default_value = "exact", value_name = "SPEC")]
+    pub(crate) index: String,
+    /// Threads of the exact search (0: one per core); the output does not depend on it. faiss
+    /// indexes use OpenMP's threads (OMP_NUM_THREADS).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(crate) threads: usize,
+}
+
+impl SearchArgs {
+    /// The spec, parsed and checked (before any file is read), with the threads.
+    pub(crate) fn spec(&self) -> Result<IndexSpec> {
+        Ok(parse_spec(&self.index)?.with_threads(self.threads))
+    }
+}
+
 /// The index spec named by `--index`: `exact`, a JSON spec or a faiss factory string, ranking by
 /// inner product (the embeddings are L2-normalised, so it is the cosine).
 pub(crate) fn parse_spec(spec: &str) -> Result<IndexSpec> {

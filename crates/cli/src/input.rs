@@ -21,6 +21,34 @@ pub(crate) enum Matrix {
     Owned(Embeddings, PathBuf),
 }
 
+/// `--src-embeddings`, `--trg-embeddings`, `--dim`, `--fp16`: the two matrices of `mine` and
+/// `filter`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct EmbeddingArgs {
+    /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) src_embeddings: PathBuf,
+    /// Target embeddings (same format and dimension).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trg_embeddings: PathBuf,
+    /// Embedding dimension (required for raw files; checked against `.npy` headers).
+    #[arg(long, value_name = "D")]
+    pub(crate) dim: Option<usize>,
+    /// Raw files hold float16 values (read and converted, not memory-mapped).
+    #[arg(long)]
+    pub(crate) fp16: bool,
+}
+
+impl EmbeddingArgs {
+    /// Open (memory-map, or read and convert) both matrices.
+    pub(crate) fn open(&self) -> Result<(Matrix, Matrix)> {
+        Ok((
+            Matrix::open(&self.src_embeddings, self.dim, self.fp16)?,
+            Matrix::open(&self.trg_embeddings, self.dim, self.fp16)?,
+        ))
+    }
+}
+
 impl Matrix {
     /// Open `path`: `.npy` by extension (its header gives the dimension; `dim`, when given,
     /// must agree), raw little-endian otherwise (f16 with `fp16`, f32 memory-mapped).

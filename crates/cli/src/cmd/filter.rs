@@ -9,7 +9,8 @@ use bitext_mine::{Budget, MineSpec, Miner, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{EmbeddingScorer, MarginFunction, MarginSpec, Measure};
 use clap::{Args, ValueEnum};
 
-use crate::input::Matrix;
+use crate::index::SearchArgs;
+use crate::input::EmbeddingArgs;
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,18 +46,9 @@ pub(crate) struct FilterArgs {
     /// Column of the target sentence (1-based, as bicleaner's --tcol).
     #[arg(long, default_value_t = 2, value_name = "N")]
     tgt_col: usize,
-    /// Source embeddings, one row per input line: raw little-endian f32 or `.npy`.
-    #[arg(long, value_name = "FILE")]
-    src_embeddings: PathBuf,
-    /// Target embeddings, one row per input line.
-    #[arg(long, value_name = "FILE")]
-    trg_embeddings: PathBuf,
-    /// Embedding dimension (required for raw files).
-    #[arg(long, value_name = "D")]
-    dim: Option<usize>,
-    /// Raw files hold float16 values.
-    #[arg(long)]
-    fp16: bool,
+    /// The embeddings, one row per input line on each side.
+    #[command(flatten)]
+    embeddings: EmbeddingArgs,
     /// Scoring.
     #[arg(long, value_enum, default_value_t = ScorerArg::Cosine)]
     scorer: ScorerArg,
@@ -68,10 +60,6 @@ pub(crate) struct FilterArgs {
         value_name = "K"
     )]
     k: usize,
-    /// kNN index of the margin scorers: "exact", a JSON index spec, or (built with the `faiss`
-    /// feature) a faiss factory string.
-    #[arg(long, default_value = "exact", value_name = "SPEC")]
-    index: String,
     /// Keep at most N lines (best first).
     #[arg(long, value_name = "N", conflicts_with = "budget_words")]
     budget_lines: Option<usize>,
@@ -90,9 +78,9 @@ pub(crate) struct FilterArgs {
     /// Output TSV: the kept input lines, verbatim, in input order, with a score column.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
-    /// Threads of the exact search (0: one per core).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    threads: usize,
+    /// The kNN search of the margin scorers.
+    #[command(flatten)]
+    search: SearchArgs,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -105,9 +93,8 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
         bail!("--min-score must be a finite number, got {t}");
     }
-    let index = crate::index::parse_spec(&a.index)?.with_threads(a.threads);
-    let src = Matrix::open(&a.src_embeddings, a.dim, a.fp16)?;
-    let trg = Matrix::open(&a.trg_embeddings, a.dim, a.fp16)?;
+    let index = a.search.spec()?;
+    let (src, trg) = a.embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
     if sv.dim() != tv.dim() || sv.len() != tv.len() {
         bail!(

@@ -11,7 +11,8 @@ use bitext_mine::{MineSpec, Miner, Retrieval, ScoredPair, Threshold};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
 
-use crate::input::{Labels, Matrix, TextFormat, labels_for};
+use crate::index::SearchArgs;
+use crate::input::{EmbeddingArgs, Labels, TextFormat, labels_for};
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,18 +54,8 @@ pub(crate) enum RetrievalArg {
 /// Arguments of `bitext mine`.
 #[derive(Debug, Args)]
 pub(crate) struct MineArgs {
-    /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
-    #[arg(long, value_name = "FILE")]
-    src_embeddings: PathBuf,
-    /// Target embeddings (same format and dimension).
-    #[arg(long, value_name = "FILE")]
-    trg_embeddings: PathBuf,
-    /// Embedding dimension (required for raw files; checked against `.npy` headers).
-    #[arg(long, value_name = "D")]
-    dim: Option<usize>,
-    /// Raw files hold float16 values (read and converted, not memory-mapped).
-    #[arg(long)]
-    fp16: bool,
+    #[command(flatten)]
+    embeddings: EmbeddingArgs,
     /// Source sentences (BUCC `id<TAB>sentence` or plain text, one per embedding row): output
     /// names sources by BUCC id or by sentence instead of by row number.
     #[arg(long, value_name = "FILE")]
@@ -108,21 +99,14 @@ pub(crate) struct MineArgs {
     /// What to do.
     #[arg(long, value_enum, default_value_t = Mode::Mine)]
     mode: Mode,
-    /// kNN index: "exact" (both directions in one pass over the similarity tiles; so does any
-    /// JSON exact spec such as '{"type":"exact","query_block":512}'), or (built with the `faiss`
-    /// feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32" (an index per side).
-    #[arg(long, default_value = "exact", value_name = "SPEC")]
-    index: String,
     /// Write scores with this many decimals (default: the shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
     /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Threads of the exact search (0: one per core); the output does not depend on it. faiss
-    /// indexes use OpenMP's threads (OMP_NUM_THREADS).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    threads: usize,
+    #[command(flatten)]
+    search: SearchArgs,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -131,12 +115,11 @@ pub(crate) struct MineArgs {
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let spec = margin_spec(a);
     spec.check()?;
-    let index = crate::index::parse_spec(&a.index)?.with_threads(a.threads);
+    let index = a.search.spec()?;
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }
-    let src = Matrix::open(&a.src_embeddings, a.dim, a.fp16)?;
-    let trg = Matrix::open(&a.trg_embeddings, a.dim, a.fp16)?;
+    let (src, trg) = a.embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
     if sv.dim() != tv.dim() {
         bail!(
