@@ -28,7 +28,6 @@
 //! all punctuation (or, with [`OovPolicy::Drop`], all unknown) has no words to move: its
 //! distance to anything is [`SentenceConfig::oov_cost`], as far as unknown words are.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bitext_core::io::vec::WordVectors;
@@ -37,52 +36,10 @@ use crate::error::{Error, Result};
 use crate::problem::{CostMatrix, Problem};
 use crate::solver::{SolverSpec, TransportSolver};
 
-/// Inverse document frequencies of one language, counted on a reference corpus:
-/// `idf(w) = ln((1 + N) / (1 + df(w))) + 1` for `N` sentences of which `df(w)` contain `w`
-/// (smoothed: always positive, largest for words the corpus never saw).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Idf {
-    docs: usize,
-    df: HashMap<String, usize>,
-}
-
-impl Idf {
-    /// Count document frequencies over sentences of words (normalise them as the sentences
-    /// to be weighted are: see [`SentenceDistance::words`]).
-    pub fn from_sentences<I, S, T>(sentences: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: IntoIterator<Item = T>,
-        T: AsRef<str>,
-    {
-        let mut idf = Self::default();
-        let mut seen: Vec<String> = Vec::new();
-        for s in sentences {
-            idf.docs += 1;
-            seen.clear();
-            seen.extend(s.into_iter().map(|w| w.as_ref().to_string()));
-            seen.sort_unstable();
-            seen.dedup();
-            for w in seen.drain(..) {
-                *idf.df.entry(w).or_default() += 1;
-            }
-        }
-        idf
-    }
-
-    /// The weight of `word`.
-    #[must_use]
-    pub fn weight(&self, word: &str) -> f64 {
-        let df = self.df.get(word).copied().unwrap_or(0);
-        ((1 + self.docs) as f64 / (1 + df) as f64).ln() + 1.0
-    }
-
-    /// Number of reference sentences.
-    #[must_use]
-    pub fn docs(&self) -> usize {
-        self.docs
-    }
-}
+/// Inverse document frequencies of one language, counted on a reference corpus (the IDF of
+/// `bitext-encode`): build the tables with [`Idf::from_documents`] over the sentences' words as
+/// [`SentenceDistance::words`] gives them.
+pub use bitext_encode::Idf;
 
 /// What happens to words without an embedding.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

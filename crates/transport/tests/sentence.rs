@@ -42,8 +42,8 @@ fn toks(s: &str) -> Vec<&str> {
 fn bags_weigh_by_tf_idf_and_skip_punctuation() {
     // "de0" is in every reference sentence, "de1" in one of four.
     let ref_de = [vec!["de0", "de1"], vec!["de0"], vec!["de0"], vec!["de0"]];
-    let idf_de = Idf::from_sentences(ref_de.iter().map(|s| s.iter()));
-    let idf_en = Idf::from_sentences([["en0"].iter()]);
+    let idf_de = Idf::from_documents(ref_de.iter().map(|s| s.iter()));
+    let idf_en = Idf::from_documents([["en0"].iter()]);
     let w0 = (5.0f64 / 5.0).ln() + 1.0;
     let w1 = (5.0f64 / 2.0).ln() + 1.0;
     assert!((idf_de.weight("de0") - w0).abs() < 1e-12);

@@ -43,7 +43,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     )?;
     let idf = |file: &str| -> Result<Idf> {
         let lines = read_lines(ctx.path(file), EmptyLines::Keep)?;
-        Ok(Idf::from_sentences(
+        Ok(Idf::from_documents(
             lines.iter().map(|l| plain.words(&tok.tokenize(l))),
         ))
     };

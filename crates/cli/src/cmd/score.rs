@@ -179,7 +179,7 @@ fn emd_factory(io: &IoArgs, a: &EmdArgs) -> Result<Box<dyn ScorerFactory>> {
         None
     } else {
         let count = |lines: Vec<String>| {
-            Idf::from_sentences(lines.iter().map(|l| plain.words(&tokenizer.tokenize(l))))
+            Idf::from_documents(lines.iter().map(|l| plain.words(&tokenizer.tokenize(l))))
         };
         Some(match (&a.src_idf, &a.tgt_idf) {
             (Some(s), Some(t)) => (
