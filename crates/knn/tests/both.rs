@@ -1,6 +1,7 @@
-//! The both-ways search: the one pass equals two exact searches bit for bit (ids, scores, tie
-//! order) for every kernel, block size, thread count and metric, including padded panels,
-//! split databases and exact ties; the spec dispatches every spelling of `exact` to it.
+//! The both-ways search: every implementation passes the testkit's `BidirectionalSearch`
+//! suite; the one pass equals two exact searches bit for bit (ids, scores, tie order) for every
+//! kernel, block size, thread count and metric, including padded panels, split databases and
+//! exact ties; the spec dispatches every spelling of `exact` to it.
 
 use bitext_core::{Embeddings, Rng};
 use bitext_knn::{
@@ -30,6 +31,44 @@ impl IndexFactory for Exact {
         Ok(Box::new(ExactIndex::over(v, self.0)?))
     }
 }
+
+bitext_testkit::bidirectional_search_suite!(
+    one_pass,
+    |m| Box::new(OnePass::new(m)),
+    bitext_testkit::both::Expect::Exact
+);
+
+bitext_testkit::bidirectional_search_suite!(
+    one_pass_small_blocks_three_threads,
+    |metric| Box::new(OnePass {
+        metric,
+        params: ExactParams {
+            query_block: 16,
+            kernel: Kernel::Portable,
+            threads: 3,
+        },
+    }),
+    bitext_testkit::both::Expect::Exact
+);
+
+bitext_testkit::bidirectional_search_suite!(
+    two_exact_indexes,
+    |m| Box::new(TwoIndexes::new(Exact(m), m)),
+    bitext_testkit::both::Expect::Exact
+);
+
+bitext_testkit::bidirectional_search_suite!(
+    exact_spec,
+    |m| Box::new(IndexSpec::exact(m)),
+    bitext_testkit::both::Expect::Exact
+);
+
+#[cfg(feature = "faiss")]
+bitext_testkit::bidirectional_search_suite!(
+    faiss_flat_spec,
+    |m| Box::new(IndexSpec::faiss("Flat", m)),
+    bitext_testkit::both::Expect::Rounded(1e-4)
+);
 
 /// Two independent exact searches: today's two-index path over `ExactIndex`.
 fn two_searches(

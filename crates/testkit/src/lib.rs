@@ -9,6 +9,7 @@
 //! | `SentenceEncoder` | [`sentence_encoder_suite!`] | [`encoder`] |
 //! | `KnnIndex` | [`knn_index_suite!`] | [`knn`] (oracle: [`BruteForce`]) |
 //! | `PairScorer` | [`pair_scorer_suite!`] | [`scorer`] |
+//! | `BidirectionalSearch` | [`bidirectional_search_suite!`] | [`both`] (oracle: [`BruteForce`] from each side) |
 //! | `TransportSolver` | [`transport_solver_suite!`] | [`transport`] (oracle: [`transport::ssp_cost`]) |
 //!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
@@ -27,6 +28,7 @@
 //! );
 //! ```
 
+pub mod both;
 pub mod data;
 pub mod encoder;
 pub mod knn;
