@@ -38,12 +38,18 @@ enum Command {
     Tokenize(cmd::tokenize::TokenizeCommand),
     /// Train a neural model (siamese classifier, MLP similarity) into a model directory.
     #[command(subcommand)]
+    #[cfg_attr(
+        not(feature = "neural"),
+        command(
+            about = "Train a neural model (not in this build: needs the cargo feature \
+                     `neural`)"
+        )
+    )]
     Train(cmd::train::TrainCommand),
 }
 
 fn main() -> ExitCode {
-    // Before any thread starts: reuse freed large blocks (see the function's docs).
-    bitext_neural::backend::tune_allocator();
+    // Process-wide settings (the allocator's) are made by the commands that need them.
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),

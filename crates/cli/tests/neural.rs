@@ -1,5 +1,6 @@
 //! End-to-end: `bitext train siamese|mlp`, `bitext embed --model`, `bitext score --model` on
-//! small files built here.
+//! small files built here; in a build without the cargo feature `neural`
+//! (`cargo test -p bitext-cli --no-default-features`), the error those commands give instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,6 +44,7 @@ fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
     (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
 }
 
+#[cfg(feature = "neural")]
 #[test]
 fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     let d = tempfile::tempdir().unwrap();
@@ -139,4 +141,72 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     assert!(!ok);
     assert!(err.contains("bad.tsv:2"), "{err}");
     assert!(!d.path().join("bad.out").exists());
+}
+
+#[cfg(not(feature = "neural"))]
+#[test]
+fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 10);
+    let model = d.path().join("siamese");
+    let runs: [(&str, Vec<std::ffi::OsString>); 3] = [
+        (
+            "`bitext train`",
+            vec![
+                "train".into(),
+                "siamese".into(),
+                "--src".into(),
+                src.clone().into(),
+                "--tgt".into(),
+                tgt.clone().into(),
+                "-o".into(),
+                model.clone().into(),
+            ],
+        ),
+        (
+            "`bitext embed --model`",
+            vec![
+                "embed".into(),
+                "--model".into(),
+                model.clone().into(),
+                "--input".into(),
+                src.into(),
+                "-o".into(),
+                d.path().join("e.npy").into(),
+            ],
+        ),
+        (
+            "`bitext score --model`",
+            vec![
+                "score".into(),
+                "--model".into(),
+                model.clone().into(),
+                "--input".into(),
+                tsv.into(),
+                "--output".into(),
+                d.path().join("scored.tsv").into(),
+            ],
+        ),
+    ];
+    for (what, args) in runs {
+        let (ok, err) = run(bitext().args(&args));
+        assert!(!ok, "{what} succeeded");
+        assert!(
+            err.contains(&format!("{what} is not available"))
+                && err.contains("built without the cargo feature `neural`")
+                && err.contains("cargo install --path crates/cli"),
+            "{err}"
+        );
+    }
+    assert!(!model.exists());
+    assert!(!d.path().join("e.npy").exists());
+    assert!(!d.path().join("scored.tsv").exists());
+
+    // The commands and flags are the same in every build; `--help` marks the missing ones.
+    let help = bitext().arg("--help").output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        help.contains("train     Train a neural model (not in this build: needs the cargo feature"),
+        "{help}"
+    );
 }

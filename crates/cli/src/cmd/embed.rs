@@ -4,20 +4,36 @@
 //! (`--model DIR`, written by `bitext train`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::vec::read_vec;
-use bitext_encode::{BowEncoder, Idf, NoKnownWord, SentenceEncoder, Side};
-use bitext_neural::backend::BackendSpec;
+use bitext_encode::{BowEncoder, Idf, NoKnownWord, Side};
 use bitext_tokenize::{WordConfig, WordTokenizer};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use crate::cmd::neural::{SideArg, load};
 use crate::input::{
     Sentences, TextFormat, check_embeddings_output, progress_bar, write_embeddings,
 };
+
+/// A side on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SideArg {
+    /// The source language (the first language of the training pairs).
+    Source,
+    /// The target language.
+    Target,
+}
+
+impl From<SideArg> for Side {
+    fn from(s: SideArg) -> Side {
+        match s {
+            SideArg::Source => Side::Source,
+            SideArg::Target => Side::Target,
+        }
+    }
+}
 
 /// Arguments of `bitext embed`.
 #[derive(Debug, Args)]
@@ -40,12 +56,20 @@ pub(crate) struct EmbedArgs {
     /// Neural encoder: a model directory written by `bitext train` (a siamese classifier, or an
     /// MLP whose encoder is used).
     #[arg(long, value_name = "DIR")]
+    #[cfg_attr(
+        not(feature = "neural"),
+        arg(help = "Neural encoder (not in this build: needs the cargo feature `neural`)")
+    )]
     model: Option<PathBuf>,
     /// With --model: which language the input is in.
     #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "model")]
+    // Parsed in every build, so that the flags do not depend on cargo features; read only by
+    // the neural encoder.
+    #[cfg_attr(not(feature = "neural"), allow(dead_code))]
     side: SideArg,
     /// With --model: burn backend (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex", requires = "model")]
+    #[cfg_attr(not(feature = "neural"), allow(dead_code))]
     backend: String,
     /// Read only the first N words of --vectors (the most frequent, in fastText/MUSE files).
     #[arg(long, value_name = "N", requires = "vectors")]
@@ -78,7 +102,6 @@ pub(crate) struct EmbedArgs {
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
-    check_embeddings_output(&a.output, a.fp16)?;
     match (&a.model, &a.vectors) {
         (Some(model), _) => run_model(a, model),
         (None, Some(vectors)) => run_bow(a, vectors),
@@ -87,8 +110,14 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
 }
 
 /// Embeddings from a trained neural model.
-fn run_model(a: &EmbedArgs, dir: &std::path::Path) -> Result<()> {
-    let model = load(dir, BackendSpec::parse(&a.backend)?)?;
+#[cfg(feature = "neural")]
+fn run_model(a: &EmbedArgs, dir: &Path) -> Result<()> {
+    use bitext_encode::SentenceEncoder;
+
+    crate::cmd::neural::start_neural_command();
+    check_embeddings_output(&a.output, a.fp16)?;
+    let backend = bitext_neural::backend::BackendSpec::parse(&a.backend)?;
+    let model = crate::cmd::neural::load(dir, backend)?;
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
     let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
@@ -110,8 +139,15 @@ fn run_model(a: &EmbedArgs, dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// `--model` in a binary without the neural models: the error that says how to get them.
+#[cfg(not(feature = "neural"))]
+fn run_model(_: &EmbedArgs, _: &Path) -> Result<()> {
+    Err(crate::cmd::neural_unavailable("`bitext embed --model`"))
+}
+
 /// Embeddings from the bag-of-words encoder.
-fn run_bow(a: &EmbedArgs, vec_path: &std::path::Path) -> Result<()> {
+fn run_bow(a: &EmbedArgs, vec_path: &Path) -> Result<()> {
+    check_embeddings_output(&a.output, a.fp16)?;
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
     let vectors = read_vec(vec_path, a.max_words)?;

@@ -5,7 +5,20 @@ pub(crate) mod emd;
 pub(crate) mod eval;
 pub(crate) mod filter;
 pub(crate) mod mine;
+#[cfg(feature = "neural")]
 pub(crate) mod neural;
 pub(crate) mod score;
 pub(crate) mod tokenize;
 pub(crate) mod train;
+
+/// The error of a neural command or option (`what`, e.g. "`bitext train`") in a binary built
+/// without the cargo feature `neural`. Those commands and options still parse in such a
+/// build, so that `--help` and the flags are the same in every build.
+#[cfg(not(feature = "neural"))]
+pub(crate) fn neural_unavailable(what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} is not available: this bitext was built without the cargo feature `neural` \
+         (the neural models, on burn); install the default build, which has it: \
+         `cargo install --path crates/cli` (without `--no-default-features`)"
+    )
+}

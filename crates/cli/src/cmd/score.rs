@@ -44,17 +44,26 @@ pub(crate) struct ScoreArgs {
 
 /// Options of `--scorer model`.
 #[derive(Debug, Args)]
+// Parsed in every build, so that the flags do not depend on cargo features; read only with the
+// feature `neural`.
+#[cfg_attr(not(feature = "neural"), allow(dead_code))]
 pub(crate) struct NeuralArgs {
     /// Model directory written by `bitext train` (siamese classifier or MLP similarity).
     #[arg(long, value_name = "DIR", required_if_eq("scorer", "model"))]
+    #[cfg_attr(
+        not(feature = "neural"),
+        arg(help = "Neural model directory (not in this build: needs the cargo feature `neural`)")
+    )]
     model: Option<PathBuf>,
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex")]
     backend: String,
 }
 
+#[cfg(feature = "neural")]
 struct NeuralFactory(crate::cmd::neural::NeuralModel);
 
+#[cfg(feature = "neural")]
 impl ScorerFactory for NeuralFactory {
     fn build(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
         self.0.scorer(src, tgt)
@@ -205,21 +214,33 @@ fn emd_factory(io: &IoArgs, a: &EmdArgs) -> Result<Box<dyn ScorerFactory>> {
     }))
 }
 
+/// The scorer of `--model DIR`.
+#[cfg(feature = "neural")]
+fn neural_factory(a: &NeuralArgs) -> Result<Box<dyn ScorerFactory>> {
+    crate::cmd::neural::start_neural_command();
+    let dir = a
+        .model
+        .as_deref()
+        .context("--scorer model needs --model DIR")?;
+    let backend = bitext_neural::backend::BackendSpec::parse(&a.backend)?;
+    Ok(Box::new(NeuralFactory(crate::cmd::neural::load(
+        dir, backend,
+    )?)))
+}
+
+/// `--model` in a binary without the neural models: the error that says how to get them.
+#[cfg(not(feature = "neural"))]
+fn neural_factory(_: &NeuralArgs) -> Result<Box<dyn ScorerFactory>> {
+    Err(crate::cmd::neural_unavailable("`bitext score --model`"))
+}
+
 pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
     let factory: Box<dyn ScorerFactory> = match a.scorer.unwrap_or(ScorerKind::Model) {
         ScorerKind::Emd => emd_factory(&a.io, &a.emd)?,
-        ScorerKind::Model => {
-            let dir = a
-                .neural
-                .model
-                .as_deref()
-                .context("--scorer model needs --model DIR")?;
-            let backend = bitext_neural::backend::BackendSpec::parse(&a.neural.backend)?;
-            Box::new(NeuralFactory(crate::cmd::neural::load(dir, backend)?))
-        }
+        ScorerKind::Model => neural_factory(&a.neural)?,
     };
     let start = Instant::now();
     let mut reader = BitextTsvReader::open(&a.io.input, a.io.src_col, a.io.tgt_col)?;

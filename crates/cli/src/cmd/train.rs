@@ -5,29 +5,18 @@
 //!   parallel text.
 //! - `bitext train mlp`: the MLP similarity (Kim et al. 2019) on the sentence vectors of a
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
+//!
+//! The arguments parse in every build, so that `--help` and the flags are the same; the
+//! training itself (the `training` module, on burn) compiles only with the cargo feature
+//! `neural`, and without it `bitext train` says how to get it.
 
-use std::path::{Path, PathBuf};
+// Without the feature the arguments are parsed and never read.
+#![cfg_attr(not(feature = "neural"), allow(dead_code))]
 
-use anyhow::{Context, Result, bail};
-use bitext_core::Rng;
-use bitext_encode::Side;
-use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::batch::Bucketing;
-use bitext_neural::mlp::{
-    Mlp, MlpConfig, MlpDescription, MlpTask, PairSet, cosine_rows, random_negatives,
-    worst_of_portion,
-};
-use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{
-    SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
-    train_siamese,
-};
-use bitext_neural::text::WordVocabConfig;
-use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
-use bitext_tokenize::{SequenceConfig, WordConfig};
+use std::path::PathBuf;
+
+use anyhow::Result;
 use clap::{Args, Subcommand};
-
-use crate::cmd::neural::read_pairs;
 
 /// Training subcommands.
 #[derive(Debug, Subcommand)]
@@ -82,35 +71,6 @@ pub(crate) struct CommonArgs {
     quiet: bool,
 }
 
-impl CommonArgs {
-    fn train_config(&self, epochs: usize, lr: f64, clip: Option<f64>) -> Result<TrainConfig> {
-        let lr = self.lr.unwrap_or(lr);
-        let c = TrainConfig {
-            epochs: self.epochs.unwrap_or(epochs),
-            optimizer: if self.optimizer == "sgd" {
-                OptimizerSpec::Sgd { lr, momentum: 0.0 }
-            } else {
-                OptimizerSpec::adam(lr)
-            },
-            schedule: if self.plateau {
-                LrSchedule::Plateau { factor: 0.5 }
-            } else {
-                LrSchedule::Constant
-            },
-            clip_norm: clip,
-            patience: Some(self.patience),
-            seed: self.seed,
-            max_steps: None,
-            time_limit_secs: self.time_limit.map(|m| m * 60.0),
-            backend: BackendSpec::parse(&self.backend)?,
-            threads: Threads(self.threads),
-            progress: !self.quiet,
-        };
-        c.check()?;
-        Ok(c)
-    }
-}
-
 /// Where training pairs come from.
 #[derive(Debug, Args)]
 pub(crate) struct PairArgs {
@@ -129,16 +89,6 @@ pub(crate) struct PairArgs {
     /// Target sentences, one per line.
     #[arg(long, value_name = "FILE", requires = "src")]
     tgt: Option<PathBuf>,
-}
-
-impl PairArgs {
-    fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
-        read_pairs(
-            self.tsv.as_deref(),
-            (self.src_col, self.tgt_col),
-            (self.src.as_deref(), self.tgt.as_deref()),
-        )
-    }
 }
 
 /// Arguments of `bitext train siamese`.
@@ -218,162 +168,238 @@ pub(crate) struct MlpArgs {
     common: CommonArgs,
 }
 
+/// Train the model `cmd` names.
+#[cfg(feature = "neural")]
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
+    crate::cmd::neural::start_neural_command();
     match cmd {
-        TrainCommand::Siamese(a) => siamese(a),
-        TrainCommand::Mlp(a) => mlp(a),
+        TrainCommand::Siamese(a) => training::siamese(a),
+        TrainCommand::Mlp(a) => training::mlp(a),
     }
 }
 
-fn report(state: &TrainerState, dir: &Path, quiet: bool) {
-    if quiet {
-        return;
-    }
-    let best = state.history.get(state.best_epoch.wrapping_sub(1));
-    eprintln!(
-        "saved the best model (epoch {}, validation loss {}) to {}",
-        state.best_epoch,
-        best.and_then(|b| b.valid.as_ref())
-            .map_or("n/a".to_string(), |v| format!("{:.4}", v.loss)),
-        dir.display()
-    );
+/// `bitext train` in a binary without the neural models: the error that says how to get them.
+#[cfg(not(feature = "neural"))]
+pub(crate) fn run(_: &TrainCommand) -> Result<()> {
+    Err(crate::cmd::neural_unavailable("`bitext train`"))
 }
 
-fn split(
-    src: Vec<String>,
-    tgt: Vec<String>,
-    fraction: f64,
-    seed: u64,
-) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
-    let (tr, va) = split_indices(src.len(), fraction, &mut Rng::seed(seed));
-    let pick = |v: &[String], i: &[usize]| i.iter().map(|&k| v[k].clone()).collect::<Vec<_>>();
-    (
-        pick(&src, &tr),
-        pick(&tgt, &tr),
-        pick(&src, &va),
-        pick(&tgt, &va),
-    )
-}
+/// The training itself, on burn (only with the cargo feature `neural`).
+#[cfg(feature = "neural")]
+mod training {
+    use std::path::Path;
 
-fn siamese(a: &SiameseArgs) -> Result<()> {
-    let (src, tgt) = a.pairs.read()?;
-    let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
-        (Some(s), Some(t)) => {
-            let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
-            (src, tgt, vs, vt)
+    use anyhow::{Context, Result, bail};
+    use bitext_core::Rng;
+    use bitext_encode::Side;
+    use bitext_neural::backend::{BackendSpec, Threads};
+    use bitext_neural::batch::Bucketing;
+    use bitext_neural::mlp::{
+        Mlp, MlpConfig, MlpDescription, MlpTask, PairSet, cosine_rows, random_negatives,
+        worst_of_portion,
+    };
+    use bitext_neural::rnn::CellKind;
+    use bitext_neural::siamese::{
+        SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
+        train_siamese,
+    };
+    use bitext_neural::text::WordVocabConfig;
+    use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
+    use bitext_tokenize::{SequenceConfig, WordConfig};
+
+    use super::{CommonArgs, MlpArgs, PairArgs, SiameseArgs};
+    use crate::cmd::neural::read_pairs;
+
+    impl CommonArgs {
+        fn train_config(&self, epochs: usize, lr: f64, clip: Option<f64>) -> Result<TrainConfig> {
+            let lr = self.lr.unwrap_or(lr);
+            let c = TrainConfig {
+                epochs: self.epochs.unwrap_or(epochs),
+                optimizer: if self.optimizer == "sgd" {
+                    OptimizerSpec::Sgd { lr, momentum: 0.0 }
+                } else {
+                    OptimizerSpec::adam(lr)
+                },
+                schedule: if self.plateau {
+                    LrSchedule::Plateau { factor: 0.5 }
+                } else {
+                    LrSchedule::Constant
+                },
+                clip_norm: clip,
+                patience: Some(self.patience),
+                seed: self.seed,
+                max_steps: None,
+                time_limit_secs: self.time_limit.map(|m| m * 60.0),
+                backend: BackendSpec::parse(&self.backend)?,
+                threads: Threads(self.threads),
+                progress: !self.quiet,
+            };
+            c.check()?;
+            Ok(c)
         }
-        _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
-    };
-    let mut network = SiameseConfig::preset(&a.preset, 1)?;
-    network.cell = if a.cell == "lstm" {
-        CellKind::Lstm
-    } else {
-        CellKind::Gru
-    };
-    let mut train = SiameseTrainConfig::paper(a.common.seed);
-    train.negatives = a.negatives;
-    train.batching = Bucketing {
-        max_items: a.batch,
-        max_tokens: a.max_tokens,
-    };
-    train.train = a.common.train_config(15, 2e-4, Some(a.clip))?;
-    let vocab = WordVocabConfig {
-        joint: !a.separate_vocab,
-        min_count: a.min_count,
-        max_size: Some(a.max_vocab),
-        word: WordConfig {
-            lowercase: !a.keep_case,
-            ..WordConfig::default()
-        },
-        sequence: SequenceConfig {
-            max_len: Some(a.max_len),
-            ..SequenceConfig::default()
-        },
-    };
-    let job = SiameseTextTraining {
-        src: &ts,
-        tgt: &tt,
-        valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
-        network,
-        train,
-        vocab,
-    };
-    let out = train_siamese(&job, &a.common.out, a.common.resume)?;
-    if !a.common.quiet && out.dropped_pairs > 0 {
+    }
+
+    impl PairArgs {
+        fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
+            read_pairs(
+                self.tsv.as_deref(),
+                (self.src_col, self.tgt_col),
+                (self.src.as_deref(), self.tgt.as_deref()),
+            )
+        }
+    }
+
+    fn report(state: &TrainerState, dir: &Path, quiet: bool) {
+        if quiet {
+            return;
+        }
+        let best = state.history.get(state.best_epoch.wrapping_sub(1));
         eprintln!(
-            "dropped {} training pairs with a side that has no tokens",
-            out.dropped_pairs
+            "saved the best model (epoch {}, validation loss {}) to {}",
+            state.best_epoch,
+            best.and_then(|b| b.valid.as_ref())
+                .map_or("n/a".to_string(), |v| format!("{:.4}", v.loss)),
+            dir.display()
         );
     }
-    report(&out.fitted.state, &a.common.out, a.common.quiet);
-    Ok(())
-}
 
-fn mlp(a: &MlpArgs) -> Result<()> {
-    let backend = BackendSpec::parse(&a.common.backend)?;
-    let enc = SiameseEncoder::load(&a.encoder, backend)
-        .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
-    let (src, tgt) = a.pairs.read()?;
-    let vec = |side: Side, s: &[String]| -> Result<bitext_core::Embeddings> {
-        let r: Vec<&str> = s.iter().map(String::as_str).collect();
-        Ok(enc.vectors(side, &r)?)
-    };
-    let (pa, pb) = (vec(Side::Source, &src)?, vec(Side::Target, &tgt)?);
-    let count = a.count.unwrap_or(pa.len());
-    let mut rng = Rng::seed(a.common.seed);
-    let set = if a.negatives == "random" {
-        let neg = random_negatives(pa.len(), count, &mut rng);
-        PairSet::with_negative_pairs(pa.view(), pb.view(), &neg)?
-    } else if let Some(x) = a.negatives.strip_prefix("worst:") {
-        let portion: f64 = x
-            .trim_end_matches('%')
-            .parse()
-            .with_context(|| format!("--negatives worst:X needs a percentage, got {x:?}"))?;
-        let noisy = a
-            .noisy
-            .as_deref()
-            .context("--negatives worst:X needs --noisy FILE")?;
-        let (ns, nt) = read_pairs(
-            Some(noisy),
-            (a.pairs.src_col, a.pairs.tgt_col),
-            (None, None),
-        )?;
-        let (na, nb) = (vec(Side::Source, &ns)?, vec(Side::Target, &nt)?);
-        let idx = worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?;
-        let mut sa = bitext_core::Embeddings::with_capacity(na.dim(), idx.len())?;
-        let mut sb = bitext_core::Embeddings::with_capacity(nb.dim(), idx.len())?;
-        for &i in &idx {
-            sa.push_row(na.row(i))?;
-            sb.push_row(nb.row(i))?;
+    fn split(
+        src: Vec<String>,
+        tgt: Vec<String>,
+        fraction: f64,
+        seed: u64,
+    ) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
+        let (tr, va) = split_indices(src.len(), fraction, &mut Rng::seed(seed));
+        let pick = |v: &[String], i: &[usize]| i.iter().map(|&k| v[k].clone()).collect::<Vec<_>>();
+        (
+            pick(&src, &tr),
+            pick(&tgt, &tr),
+            pick(&src, &va),
+            pick(&tgt, &va),
+        )
+    }
+
+    pub(super) fn siamese(a: &SiameseArgs) -> Result<()> {
+        let (src, tgt) = a.pairs.read()?;
+        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
+            (Some(s), Some(t)) => {
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                (src, tgt, vs, vt)
+            }
+            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
+        };
+        let mut network = SiameseConfig::preset(&a.preset, 1)?;
+        network.cell = if a.cell == "lstm" {
+            CellKind::Lstm
+        } else {
+            CellKind::Gru
+        };
+        let mut train = SiameseTrainConfig::paper(a.common.seed);
+        train.negatives = a.negatives;
+        train.batching = Bucketing {
+            max_items: a.batch,
+            max_tokens: a.max_tokens,
+        };
+        train.train = a.common.train_config(15, 2e-4, Some(a.clip))?;
+        let vocab = WordVocabConfig {
+            joint: !a.separate_vocab,
+            min_count: a.min_count,
+            max_size: Some(a.max_vocab),
+            word: WordConfig {
+                lowercase: !a.keep_case,
+                ..WordConfig::default()
+            },
+            sequence: SequenceConfig {
+                max_len: Some(a.max_len),
+                ..SequenceConfig::default()
+            },
+        };
+        let job = SiameseTextTraining {
+            src: &ts,
+            tgt: &tt,
+            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+            network,
+            train,
+            vocab,
+        };
+        let out = train_siamese(&job, &a.common.out, a.common.resume)?;
+        if !a.common.quiet && out.dropped_pairs > 0 {
+            eprintln!(
+                "dropped {} training pairs with a side that has no tokens",
+                out.dropped_pairs
+            );
         }
-        PairSet::from_sets(pa.view(), pb.view(), sa.view(), sb.view())?
-    } else {
-        bail!(
-            "--negatives must be `random` or `worst:X`, got {:?}",
-            a.negatives
-        );
-    };
-    let (train, valid) = set.split(a.common.valid_fraction.max(0.05), &mut rng)?;
-    let encoder = a
-        .encoder
-        .canonicalize()
-        .unwrap_or_else(|_| a.encoder.clone());
-    let desc = MlpDescription {
-        network: MlpConfig {
-            dim: pa.dim(),
-            hidden: a.hidden.clone(),
-            dropout: 0.0,
-        },
-        encoder: Some(encoder.display().to_string()),
-    };
-    let config = a.common.train_config(30, 1e-3, None)?;
-    let mut task = MlpTask::new(desc.clone(), train, Some(valid), a.batch)?;
-    let model = Mlp::new(
-        &desc.network,
-        a.common.seed,
-        &config.backend.autodiff_device()?,
-    )?;
-    let fitted = fit(&mut task, model, &config, &a.common.out, a.common.resume)?;
-    report(&fitted.state, &a.common.out, a.common.quiet);
-    Ok(())
+        report(&out.fitted.state, &a.common.out, a.common.quiet);
+        Ok(())
+    }
+
+    pub(super) fn mlp(a: &MlpArgs) -> Result<()> {
+        let backend = BackendSpec::parse(&a.common.backend)?;
+        let enc = SiameseEncoder::load(&a.encoder, backend)
+            .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
+        let (src, tgt) = a.pairs.read()?;
+        let vec = |side: Side, s: &[String]| -> Result<bitext_core::Embeddings> {
+            let r: Vec<&str> = s.iter().map(String::as_str).collect();
+            Ok(enc.vectors(side, &r)?)
+        };
+        let (pa, pb) = (vec(Side::Source, &src)?, vec(Side::Target, &tgt)?);
+        let count = a.count.unwrap_or(pa.len());
+        let mut rng = Rng::seed(a.common.seed);
+        let set = if a.negatives == "random" {
+            let neg = random_negatives(pa.len(), count, &mut rng);
+            PairSet::with_negative_pairs(pa.view(), pb.view(), &neg)?
+        } else if let Some(x) = a.negatives.strip_prefix("worst:") {
+            let portion: f64 = x
+                .trim_end_matches('%')
+                .parse()
+                .with_context(|| format!("--negatives worst:X needs a percentage, got {x:?}"))?;
+            let noisy = a
+                .noisy
+                .as_deref()
+                .context("--negatives worst:X needs --noisy FILE")?;
+            let (ns, nt) = read_pairs(
+                Some(noisy),
+                (a.pairs.src_col, a.pairs.tgt_col),
+                (None, None),
+            )?;
+            let (na, nb) = (vec(Side::Source, &ns)?, vec(Side::Target, &nt)?);
+            let idx =
+                worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?;
+            let mut sa = bitext_core::Embeddings::with_capacity(na.dim(), idx.len())?;
+            let mut sb = bitext_core::Embeddings::with_capacity(nb.dim(), idx.len())?;
+            for &i in &idx {
+                sa.push_row(na.row(i))?;
+                sb.push_row(nb.row(i))?;
+            }
+            PairSet::from_sets(pa.view(), pb.view(), sa.view(), sb.view())?
+        } else {
+            bail!(
+                "--negatives must be `random` or `worst:X`, got {:?}",
+                a.negatives
+            );
+        };
+        let (train, valid) = set.split(a.common.valid_fraction.max(0.05), &mut rng)?;
+        let encoder = a
+            .encoder
+            .canonicalize()
+            .unwrap_or_else(|_| a.encoder.clone());
+        let desc = MlpDescription {
+            network: MlpConfig {
+                dim: pa.dim(),
+                hidden: a.hidden.clone(),
+                dropout: 0.0,
+            },
+            encoder: Some(encoder.display().to_string()),
+        };
+        let config = a.common.train_config(30, 1e-3, None)?;
+        let mut task = MlpTask::new(desc.clone(), train, Some(valid), a.batch)?;
+        let model = Mlp::new(
+            &desc.network,
+            a.common.seed,
+            &config.backend.autodiff_device()?,
+        )?;
+        let fitted = fit(&mut task, model, &config, &a.common.out, a.common.resume)?;
+        report(&fitted.state, &a.common.out, a.common.quiet);
+        Ok(())
+    }
 }
