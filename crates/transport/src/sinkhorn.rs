@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::problem::{Flow, Problem, Transport};
-use crate::solver::TransportSolver;
+use crate::solver::{TransportSolver, check_common, setters};
 
 /// Parameters of the Sinkhorn solver; [`SinkhornParams::check`] turns them into a solver.
 ///
@@ -50,35 +50,15 @@ impl Default for SinkhornParams {
     }
 }
 
+setters!(SinkhornParams {
+    reg: f64,
+    max_iterations: usize,
+    tolerance: f64,
+    mass_tolerance: f64,
+    scaling: bool,
+});
+
 impl SinkhornParams {
-    /// Set [`SinkhornParams::reg`].
-    #[must_use]
-    pub fn reg(mut self, v: f64) -> Self {
-        self.reg = v;
-        self
-    }
-
-    /// Set [`SinkhornParams::max_iterations`].
-    #[must_use]
-    pub fn max_iterations(mut self, v: usize) -> Self {
-        self.max_iterations = v;
-        self
-    }
-
-    /// Set [`SinkhornParams::tolerance`].
-    #[must_use]
-    pub fn tolerance(mut self, v: f64) -> Self {
-        self.tolerance = v;
-        self
-    }
-
-    /// Set [`SinkhornParams::scaling`].
-    #[must_use]
-    pub fn scaling(mut self, v: bool) -> Self {
-        self.scaling = v;
-        self
-    }
-
     /// Validate and build the solver.
     ///
     /// # Errors
@@ -91,19 +71,11 @@ impl SinkhornParams {
                 self.reg
             )));
         }
-        if self.max_iterations == 0 {
-            return Err(Error::Param("max_iterations must be at least 1".into()));
-        }
+        check_common(self.max_iterations, self.mass_tolerance)?;
         if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
             return Err(Error::Param(format!(
                 "tolerance must be in (0, 1), got {}",
                 self.tolerance
-            )));
-        }
-        if !(0.0..=0.1).contains(&self.mass_tolerance) {
-            return Err(Error::Param(format!(
-                "mass_tolerance must be in [0, 0.1], got {}",
-                self.mass_tolerance
             )));
         }
         Ok(Sinkhorn {

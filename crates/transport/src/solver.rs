@@ -1,10 +1,42 @@
 //! The [`TransportSolver`] trait, through which the exact network simplex and the entropic
 //! Sinkhorn solver are used interchangeably, and [`SolverSpec`], which picks one from a config.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::problem::{Problem, Transport};
 use crate::simplex::{NetworkSimplex, SimplexParams};
 use crate::sinkhorn::{Sinkhorn, SinkhornParams};
+
+/// Builder-style setters of a solver's parameter struct: `params.field(value)`, one per named
+/// field.
+macro_rules! setters {
+    ($ty:ident { $($field:ident: $t:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("Set [`", stringify!($ty), "::", stringify!($field), "`].")]
+                #[must_use]
+                pub fn $field(mut self, v: $t) -> Self {
+                    self.$field = v;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use setters;
+
+/// The checks every solver's parameters share: an iteration cap of at least 1 and a mass
+/// tolerance in `[0, 0.1]`.
+pub(crate) fn check_common(max_iterations: usize, mass_tolerance: f64) -> Result<()> {
+    if max_iterations == 0 {
+        return Err(Error::Param("max_iterations must be at least 1".into()));
+    }
+    if !(0.0..=0.1).contains(&mass_tolerance) {
+        return Err(Error::Param(format!(
+            "mass_tolerance must be in [0, 0.1], got {mass_tolerance}"
+        )));
+    }
+    Ok(())
+}
 
 /// Solves transport problems. Solvers keep scratch buffers between calls (hence `&mut self`):
 /// give each thread its own (e.g. with [`SolverSpec::build`] in rayon's `map_init`).

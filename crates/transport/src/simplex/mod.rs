@@ -24,7 +24,7 @@ use tree::{Alloc, NONE, Tree};
 
 use crate::error::{Error, Result};
 use crate::problem::{Flow, Problem, Transport};
-use crate::solver::TransportSolver;
+use crate::solver::{TransportSolver, check_common, setters};
 
 /// Parameters of the network simplex; [`SimplexParams::check`] turns them into a solver.
 ///
@@ -67,61 +67,26 @@ impl Default for SimplexParams {
     }
 }
 
+setters!(SimplexParams {
+    max_iterations: usize,
+    tolerance: f64,
+    mass_tolerance: f64,
+    block_factor: f64,
+    initial: InitialBasis,
+});
+
 impl SimplexParams {
-    /// Set [`SimplexParams::max_iterations`].
-    #[must_use]
-    pub fn max_iterations(mut self, v: usize) -> Self {
-        self.max_iterations = v;
-        self
-    }
-
-    /// Set [`SimplexParams::tolerance`].
-    #[must_use]
-    pub fn tolerance(mut self, v: f64) -> Self {
-        self.tolerance = v;
-        self
-    }
-
-    /// Set [`SimplexParams::mass_tolerance`].
-    #[must_use]
-    pub fn mass_tolerance(mut self, v: f64) -> Self {
-        self.mass_tolerance = v;
-        self
-    }
-
-    /// Set [`SimplexParams::block_factor`].
-    #[must_use]
-    pub fn block_factor(mut self, v: f64) -> Self {
-        self.block_factor = v;
-        self
-    }
-
-    /// Set [`SimplexParams::initial`].
-    #[must_use]
-    pub fn initial(mut self, v: InitialBasis) -> Self {
-        self.initial = v;
-        self
-    }
-
     /// Validate and build the solver.
     ///
     /// # Errors
     /// [`Error::Param`] for a zero iteration cap, a tolerance outside `[0, 1e-3]`, a mass
     /// tolerance outside `[0, 0.1]`, or a block factor that is not positive and finite.
     pub fn check(self) -> Result<NetworkSimplex> {
-        if self.max_iterations == 0 {
-            return Err(Error::Param("max_iterations must be at least 1".into()));
-        }
+        check_common(self.max_iterations, self.mass_tolerance)?;
         if !(0.0..=1e-3).contains(&self.tolerance) {
             return Err(Error::Param(format!(
                 "tolerance must be in [0, 1e-3], got {}",
                 self.tolerance
-            )));
-        }
-        if !(0.0..=0.1).contains(&self.mass_tolerance) {
-            return Err(Error::Param(format!(
-                "mass_tolerance must be in [0, 0.1], got {}",
-                self.mass_tolerance
             )));
         }
         if !(self.block_factor.is_finite() && self.block_factor > 0.0) {
