@@ -156,7 +156,11 @@ proptest! {
 fn errors() {
     // A NaN similarity cannot reach the margin: neighbour lists refuse it.
     let e = Neighbors::new(1, vec![0, 0], vec![0.5, f32::NAN]).unwrap_err();
-    assert!(e.to_string().contains("candidate 0 of sentence 1 has score NaN"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("candidate 0 of sentence 1 has score NaN"),
+        "{e}"
+    );
     let bwd = Neighbors::new(1, vec![1], vec![0.5]).unwrap();
     let spec = MarginSpec::new(MarginFunction::Ratio, 1);
     let fwd = Neighbors::new(1, vec![0, 3], vec![0.5, 0.4]).unwrap();
