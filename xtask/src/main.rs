@@ -1,7 +1,8 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
-//! - `cargo xtask ci [--full]`: format check, clippy with `-D warnings` on all targets, tests,
-//!   docs with `-D warnings`, and a compile check of the wgpu backend. This is exactly what
+//! - `cargo xtask ci [--full]`: format check, a check that the CLI without its `neural` feature
+//!   links no burn, clippy with `-D warnings` on all targets (and on that CLI), tests, docs with
+//!   `-D warnings`, and a compile check of the wgpu backend. This is exactly what
 //!   `.ci/run` runs. `--full` adds the slow checks kept out of CI (see [`ci::FULL_EXTRA`]).
 //! - `cargo xtask eval [TASK...]`: evaluations on the real data in `../shared/data` (or
 //!   `$BITEXT_SHARED/data`), recorded in `docs/EVALUATION.md`; a notice and exit code 0 when the
@@ -22,14 +23,18 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci [--full]        format check, clippy -D warnings, tests, docs -D warnings, wgpu check
+  ci [--full]        format check, burn-free CLI check, clippy -D warnings, tests,
+                     docs -D warnings, wgpu check
   eval [TASK...]     real-data evaluations into docs/EVALUATION.md (tasks: see `eval --list`)
   bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
 
 fn main() -> ExitCode {
-    // Before any thread starts: the evaluations train and encode with burn, which allocates
-    // and frees large blocks at every operation (see the function's docs).
-    bitext_neural::backend::tune_allocator();
+    // Before any thread starts, and only for the evaluations: they train and encode with burn,
+    // which allocates and frees large blocks at every operation (see the function's docs); the
+    // other commands only run cargo.
+    if std::env::args().nth(1).as_deref() == Some("eval") {
+        bitext_neural::backend::tune_allocator();
+    }
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
