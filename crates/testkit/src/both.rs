@@ -211,33 +211,16 @@ pub fn rejects_bad_input(build: BuildBoth, _e: Expect) {
 #[macro_export]
 macro_rules! bidirectional_search_suite {
     ($name:ident, $build:expr, $expect:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            fn build() -> $crate::both::BuildBoth {
-                $build
-            }
-
-            #[test]
-            fn matches_the_reference() {
-                $crate::both::matches_the_reference(build(), $expect);
-            }
-
-            #[test]
-            fn full_neighbourhoods_list_every_row() {
-                $crate::both::full_neighbourhoods_list_every_row(build(), $expect);
-            }
-
-            #[test]
-            fn reports_progress() {
-                $crate::both::reports_progress(build(), $expect);
-            }
-
-            #[test]
-            fn rejects_bad_input() {
-                $crate::both::rejects_bad_input(build(), $expect);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            both,
+            ($build, $expect),
+            [
+                matches_the_reference,
+                full_neighbourhoods_list_every_row,
+                reports_progress,
+                rejects_bad_input
+            ]
+        );
     };
 }

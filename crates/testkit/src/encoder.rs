@@ -243,39 +243,18 @@ pub fn translations_are_nearest<E: SentenceEncoder>(make: impl Fn() -> E, e: Exp
 #[macro_export]
 macro_rules! sentence_encoder_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[test]
-            fn one_row_per_sentence() {
-                $crate::encoder::one_row_per_sentence(|| $make, $expect);
-            }
-
-            #[test]
-            fn batching_does_not_change_rows() {
-                $crate::encoder::batching_does_not_change_rows(|| $make, $expect);
-            }
-
-            #[test]
-            fn deterministic_across_threads() {
-                $crate::encoder::deterministic_across_threads(|| $make, $expect);
-            }
-
-            #[test]
-            fn unencodable_sentences_are_errors_or_rows() {
-                $crate::encoder::unencodable_sentences_are_errors_or_rows(|| $make, $expect);
-            }
-
-            #[test]
-            fn forwards_through_pointers() {
-                $crate::encoder::forwards_through_pointers(|| $make, $expect);
-            }
-
-            #[test]
-            fn translations_are_nearest() {
-                $crate::encoder::translations_are_nearest(|| $make, $expect);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            encoder,
+            (|| $make, $expect),
+            [
+                one_row_per_sentence,
+                batching_does_not_change_rows,
+                deterministic_across_threads,
+                unencodable_sentences_are_errors_or_rows,
+                forwards_through_pointers,
+                translations_are_nearest
+            ]
+        );
     };
 }

@@ -394,53 +394,20 @@ pub fn rejects_bad_input(build: Build, _e: Expect) {
 #[macro_export]
 macro_rules! knn_index_suite {
     ($name:ident, $build:expr, $expect:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            fn build() -> $crate::knn::Build {
-                $build
-            }
-
-            #[test]
-            fn matches_the_reference() {
-                $crate::knn::matches_the_reference(build(), $expect);
-            }
-
-            #[test]
-            fn finds_planted_neighbours() {
-                $crate::knn::finds_planted_neighbours(build(), $expect);
-            }
-
-            #[test]
-            fn single_queries_equal_batches() {
-                $crate::knn::single_queries_equal_batches(build(), $expect);
-            }
-
-            #[test]
-            fn added_vectors_continue_the_ids() {
-                $crate::knn::added_vectors_continue_the_ids(build(), $expect);
-            }
-
-            #[test]
-            fn saves_and_loads() {
-                $crate::knn::saves_and_loads(build(), $expect);
-            }
-
-            #[test]
-            fn reports_progress() {
-                $crate::knn::reports_progress(build(), $expect);
-            }
-
-            #[test]
-            fn searches_from_many_threads() {
-                $crate::knn::searches_from_many_threads(build(), $expect);
-            }
-
-            #[test]
-            fn rejects_bad_input() {
-                $crate::knn::rejects_bad_input(build(), $expect);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            knn,
+            ($build, $expect),
+            [
+                matches_the_reference,
+                finds_planted_neighbours,
+                single_queries_equal_batches,
+                added_vectors_continue_the_ids,
+                saves_and_loads,
+                reports_progress,
+                searches_from_many_threads,
+                rejects_bad_input
+            ]
+        );
     };
 }

@@ -38,3 +38,24 @@ pub mod tokenizer;
 pub mod transport;
 
 pub use reference::{BruteForce, rank, score};
+
+/// Expands to a module `$name` holding one `#[test]` per check, each calling
+/// `$crate::$module::$check` with the arguments `$args` (one parenthesised group): the body of
+/// every suite macro.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __suite {
+    ($name:ident, $module:ident, $args:tt, [$($check:ident),* $(,)?]) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            $(
+                #[test]
+                fn $check() {
+                    $crate::$module::$check $args;
+                }
+            )*
+        }
+    };
+}

@@ -204,39 +204,18 @@ pub fn translations_outscore_unrelated_pairs<S: PairScorer>(make: impl Fn() -> S
 #[macro_export]
 macro_rules! pair_scorer_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[test]
-            fn sizes_are_positive() {
-                $crate::scorer::sizes_are_positive(|| $make, $expect);
-            }
-
-            #[test]
-            fn rejects_pairs_out_of_range() {
-                $crate::scorer::rejects_pairs_out_of_range(|| $make, $expect);
-            }
-
-            #[test]
-            fn batches_do_not_change_scores() {
-                $crate::scorer::batches_do_not_change_scores(|| $make, $expect);
-            }
-
-            #[test]
-            fn scores_from_many_threads() {
-                $crate::scorer::scores_from_many_threads(|| $make, $expect);
-            }
-
-            #[test]
-            fn forwards_through_pointers() {
-                $crate::scorer::forwards_through_pointers(|| $make, $expect);
-            }
-
-            #[test]
-            fn translations_outscore_unrelated_pairs() {
-                $crate::scorer::translations_outscore_unrelated_pairs(|| $make, $expect);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            scorer,
+            (|| $make, $expect),
+            [
+                sizes_are_positive,
+                rejects_pairs_out_of_range,
+                batches_do_not_change_scores,
+                scores_from_many_threads,
+                forwards_through_pointers,
+                translations_outscore_unrelated_pairs
+            ]
+        );
     };
 }

@@ -173,44 +173,19 @@ pub fn forwards_through_pointers<T: Tokenizer + 'static>(make: impl Fn() -> T) {
 #[macro_export]
 macro_rules! tokenizer_suite {
     ($name:ident, $make:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[test]
-            fn ids_and_pieces_agree() {
-                $crate::tokenizer::ids_and_pieces_agree(|| $make);
-            }
-
-            #[test]
-            fn empty_text_has_only_special_tokens() {
-                $crate::tokenizer::empty_text_has_only_special_tokens(|| $make);
-            }
-
-            #[test]
-            fn batches_equal_single_encodes() {
-                $crate::tokenizer::batches_equal_single_encodes(|| $make);
-            }
-
-            #[test]
-            fn special_ids_are_distinct() {
-                $crate::tokenizer::special_ids_are_distinct(|| $make);
-            }
-
-            #[test]
-            fn decodes_every_id_and_rejects_others() {
-                $crate::tokenizer::decodes_every_id_and_rejects_others(|| $make);
-            }
-
-            #[test]
-            fn decode_then_encode_is_stable() {
-                $crate::tokenizer::decode_then_encode_is_stable(|| $make);
-            }
-
-            #[test]
-            fn forwards_through_pointers() {
-                $crate::tokenizer::forwards_through_pointers(|| $make);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            tokenizer,
+            (|| $make),
+            [
+                ids_and_pieces_agree,
+                empty_text_has_only_special_tokens,
+                batches_equal_single_encodes,
+                special_ids_are_distinct,
+                decodes_every_id_and_rejects_others,
+                decode_then_encode_is_stable,
+                forwards_through_pointers
+            ]
+        );
     };
 }

@@ -222,34 +222,17 @@ pub fn rejects_bad_input<S: TransportSolver>(make: impl Fn() -> S, _e: Expect) {
 #[macro_export]
 macro_rules! transport_solver_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[test]
-            fn matches_the_reference() {
-                $crate::transport::matches_the_reference(|| $make, $expect);
-            }
-
-            #[test]
-            fn partial_form_moves_the_lighter_mass() {
-                $crate::transport::partial_form_moves_the_lighter_mass(|| $make, $expect);
-            }
-
-            #[test]
-            fn reuse_equals_a_fresh_solver() {
-                $crate::transport::reuse_equals_a_fresh_solver(|| $make, $expect);
-            }
-
-            #[test]
-            fn simple_problems_have_known_answers() {
-                $crate::transport::simple_problems_have_known_answers(|| $make, $expect);
-            }
-
-            #[test]
-            fn rejects_bad_input() {
-                $crate::transport::rejects_bad_input(|| $make, $expect);
-            }
-        }
+        $crate::__suite!(
+            $name,
+            transport,
+            (|| $make, $expect),
+            [
+                matches_the_reference,
+                partial_form_moves_the_lighter_mass,
+                reuse_equals_a_fresh_solver,
+                simple_problems_have_known_answers,
+                rejects_bad_input
+            ]
+        );
     };
 }
