@@ -5,6 +5,8 @@
 //! - [`BowEncoder`]: the (optionally TF-IDF weighted, [`Idf`]) mean of bilingual word
 //!   embeddings read from one `.vec` file per language, with an explicit out-of-vocabulary
 //!   policy (see [`bow`]).
+//! - [`EncoderSpec`]: which encoder to build, from a config file or a CLI flag (serde, tagged by
+//!   `"type"`): `bow` is built here, `model` (a neural model directory) by `bitext-neural`.
 //!
 //! ```
 //! use bitext_core::Embeddings;
@@ -27,8 +29,10 @@ pub mod bow;
 mod encoder;
 mod error;
 mod idf;
+mod spec;
 
 pub use bow::{BowEncoder, BowEncoderBuilder, Coverage, NoKnownWord, Weighting};
 pub use encoder::{SentenceEncoder, Side};
 pub use error::{Error, Result};
 pub use idf::Idf;
+pub use spec::{BowSpec, EncoderSpec};

@@ -1,0 +1,340 @@
+//! [`EncoderSpec`]: which sentence encoder to build, from a config file (serde, tagged by
+//! `"type"`) or a CLI flag (`bow:FILE`, `model:DIR`, or the JSON itself).
+//!
+//! ```text
+//! {"type": "bow", "vectors": "de.vec"}
+//! {"type": "bow", "vectors": "de.vec", "target_vectors": "en.vec", "max_words": 200000}
+//! {"type": "bow", "vectors": "de.vec", "weighting": "tf_idf", "idf_corpus": "de.txt",
+//!  "lowercase": false, "no_known_word": "zero"}
+//! {"type": "model", "dir": "runs/siamese", "backend": "flex"}
+//! ```
+//!
+//! This crate builds the bag-of-words encoder ([`EncoderSpec::build_bow`],
+//! [`EncoderSpec::build`]); a `model` spec names a neural model directory, which only
+//! `bitext-neural` can load (its `spec` module builds every variant), so that this crate never
+//! depends on burn.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use bitext_core::io::LineReader;
+use bitext_core::io::bucc::read_bucc_sentences;
+use bitext_core::io::text::{EmptyLines, read_lines};
+use bitext_core::io::vec::read_vec;
+use bitext_tokenize::{WordConfig, WordTokenizer};
+use serde::{Deserialize, Serialize};
+
+use crate::bow::{BowEncoder, NoKnownWord, Weighting};
+use crate::encoder::SentenceEncoder;
+use crate::error::{Error, Result};
+use crate::idf::Idf;
+
+/// Backend of a neural model when the spec names none.
+const DEFAULT_BACKEND: &str = "flex";
+
+/// Which sentence encoder to use, with its parameters.
+///
+/// Parsed from a CLI string by [`FromStr`]: a string starting with `{` is read as JSON;
+/// `bow:FILE` is the bag-of-words encoder over the word vectors `FILE` with default settings;
+/// `model:DIR` is the neural model in `DIR` on the default backend.
+///
+/// ```
+/// use bitext_encode::{EncoderSpec, NoKnownWord, Weighting};
+/// let s: EncoderSpec = "bow:de.vec".parse().unwrap();
+/// assert_eq!(s, EncoderSpec::bow("de.vec"));
+/// let j: EncoderSpec =
+///     r#"{"type":"bow","vectors":"de.vec","weighting":"tf_idf","no_known_word":"zero"}"#
+///         .parse()
+///         .unwrap();
+/// let EncoderSpec::Bow(b) = &j else { panic!("not bow") };
+/// assert_eq!((b.weighting, b.no_known_word, b.lowercase), (Weighting::TfIdf, NoKnownWord::Zero, true));
+/// assert_eq!(j.to_string().parse::<EncoderSpec>().unwrap(), j);
+/// // Neural models are loaded by bitext-neural, not here.
+/// let m: EncoderSpec = "model:runs/siamese".parse().unwrap();
+/// assert!(m.build(None::<&[&str]>).err().unwrap().to_string().contains("bitext-neural"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum EncoderSpec {
+    /// [`BowEncoder`]: the (optionally TF-IDF weighted) mean of bilingual word vectors.
+    Bow(BowSpec),
+    /// A trained neural model (siamese classifier, or an MLP whose encoder is used), built
+    /// only by `bitext-neural`.
+    Model {
+        /// The model directory (written by `bitext train`).
+        dir: PathBuf,
+        /// The burn backend (`flex`, `ndarray`, `wgpu`; the last two need cargo features of
+        /// `bitext-neural`).
+        #[serde(default = "default_backend")]
+        backend: String,
+    },
+}
+
+/// The parameters of the bag-of-words encoder (the `bow` variant of [`EncoderSpec`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BowSpec {
+    /// Word vectors (fastText/MUSE `.vec`) of the source side, and of the target side too
+    /// when `target_vectors` is absent (one file holding both languages, or a run that
+    /// encodes one language).
+    pub vectors: PathBuf,
+    /// Word vectors of the target side, in the same space as `vectors`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_vectors: Option<PathBuf>,
+    /// Read only the first `max_words` words of each vector file (the most frequent, in
+    /// fastText/MUSE files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_words: Option<usize>,
+    /// Lowercase tokens before lookup (default: on, as `.vec` vocabularies usually are).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub lowercase: bool,
+    /// The plain mean, or TF-IDF weights.
+    #[serde(default, skip_serializing_if = "is_mean")]
+    pub weighting: Weighting,
+    /// Reference corpus of the IDF (`tf_idf` only): BUCC `id<TAB>sentence` when its first
+    /// line holds a tab, else one sentence per line. Absent: the sentences the caller
+    /// passes to [`EncoderSpec::build_bow`] (the CLI passes its input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idf_corpus: Option<PathBuf>,
+    /// What a sentence without a known word becomes.
+    #[serde(default, skip_serializing_if = "is_error")]
+    pub no_known_word: NoKnownWord,
+    /// L2-normalise sentence vectors (default: on).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub normalize: bool,
+}
+
+impl BowSpec {
+    /// Default settings over one vector file: lowercase, plain mean, an error for a sentence
+    /// without a known word, normalised rows.
+    #[must_use]
+    pub fn new(vectors: impl Into<PathBuf>) -> Self {
+        BowSpec {
+            vectors: vectors.into(),
+            target_vectors: None,
+            max_words: None,
+            lowercase: true,
+            weighting: Weighting::Mean,
+            idf_corpus: None,
+            no_known_word: NoKnownWord::Error,
+            normalize: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_mean(w: &Weighting) -> bool {
+    *w == Weighting::Mean
+}
+
+fn is_error(p: &NoKnownWord) -> bool {
+    *p == NoKnownWord::Error
+}
+
+fn default_backend() -> String {
+    DEFAULT_BACKEND.into()
+}
+
+impl EncoderSpec {
+    /// The bag-of-words encoder over one vector file, with default settings (lowercase, plain
+    /// mean, an error for a sentence without a known word, normalised rows).
+    #[must_use]
+    pub fn bow(vectors: impl Into<PathBuf>) -> Self {
+        EncoderSpec::Bow(BowSpec::new(vectors))
+    }
+
+    /// The neural model in `dir` on the default backend (`flex`).
+    #[must_use]
+    pub fn model(dir: impl Into<PathBuf>) -> Self {
+        EncoderSpec::Model {
+            dir: dir.into(),
+            backend: default_backend(),
+        }
+    }
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for `max_words: 0`, an `idf_corpus` without TF-IDF weighting, or an
+    /// empty path or backend name.
+    pub fn check(&self) -> Result<()> {
+        let empty = |p: &Path, what: &str| {
+            if p.as_os_str().is_empty() {
+                Err(Error::Invalid(format!(
+                    "the encoder spec's {what} is empty"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            EncoderSpec::Bow(BowSpec {
+                vectors,
+                target_vectors,
+                max_words,
+                weighting,
+                idf_corpus,
+                ..
+            }) => {
+                empty(vectors, "vectors")?;
+                if let Some(t) = target_vectors {
+                    empty(t, "target_vectors")?;
+                }
+                if *max_words == Some(0) {
+                    return Err(Error::Invalid("max_words must be at least 1".into()));
+                }
+                if let Some(c) = idf_corpus {
+                    empty(c, "idf_corpus")?;
+                    if *weighting != Weighting::TfIdf {
+                        return Err(Error::Invalid(format!(
+                            "idf_corpus {} is given but the weighting is not tf_idf",
+                            c.display()
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            EncoderSpec::Model { dir, backend } => {
+                empty(dir, "model directory")?;
+                if backend.trim().is_empty() {
+                    return Err(Error::Invalid("the encoder spec's backend is empty".into()));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether the spec names a neural model (built only by `bitext-neural`).
+    #[must_use]
+    pub fn is_neural(&self) -> bool {
+        matches!(self, EncoderSpec::Model { .. })
+    }
+
+    /// Build the bag-of-words encoder: read the vector file(s), and with TF-IDF weighting count
+    /// the IDF over `idf_corpus`, or over `idf_reference` when the spec names no corpus.
+    ///
+    /// # Errors
+    /// As [`EncoderSpec::check`]; a vector or corpus file that is missing or malformed (naming
+    /// the file and line); [`Error::Invalid`] for TF-IDF weighting with neither a corpus nor
+    /// reference sentences, for vector files of different dimensions, and for a `model` spec
+    /// (which `bitext-neural` builds).
+    pub fn build_bow<S: AsRef<str>>(&self, idf_reference: Option<&[S]>) -> Result<BowEncoder> {
+        self.check()?;
+        let EncoderSpec::Bow(BowSpec {
+            vectors,
+            target_vectors,
+            max_words,
+            lowercase,
+            weighting,
+            idf_corpus,
+            no_known_word,
+            normalize,
+        }) = self
+        else {
+            return Err(self.neural_only());
+        };
+        let src = read_vec(vectors, *max_words)?;
+        let builder = match target_vectors {
+            Some(t) => BowEncoder::builder(src, read_vec(t, *max_words)?),
+            None => BowEncoder::builder_shared(src),
+        };
+        let mut builder = builder
+            .lowercase(*lowercase)
+            .no_known_word(*no_known_word)
+            .normalize(*normalize);
+        if *weighting == Weighting::TfIdf {
+            let tokenizer = WordTokenizer::new(WordConfig {
+                lowercase: *lowercase,
+                ..WordConfig::default()
+            });
+            let idf = match (idf_corpus, idf_reference) {
+                (Some(p), _) => Idf::from_sentences(&tokenizer, &read_sentences(p)?)
+                    .map_err(|e| Error::Invalid(format!("{}: {e}", p.display())))?,
+                (None, Some(r)) => Idf::from_sentences(&tokenizer, r)?,
+                (None, None) => {
+                    return Err(Error::Invalid(
+                        "TF-IDF weighting needs an idf_corpus or reference sentences".into(),
+                    ));
+                }
+            };
+            builder = builder.tfidf_from(idf.clone(), idf);
+        }
+        builder.build()
+    }
+
+    /// Build the encoder as a trait object: [`EncoderSpec::build_bow`] for `bow`.
+    ///
+    /// # Errors
+    /// As [`EncoderSpec::build_bow`]; for a `model` spec, [`Error::Invalid`] saying that
+    /// neural models are built by `bitext-neural`.
+    pub fn build<S: AsRef<str>>(
+        &self,
+        idf_reference: Option<&[S]>,
+    ) -> Result<Box<dyn SentenceEncoder>> {
+        Ok(Box::new(self.build_bow(idf_reference)?))
+    }
+
+    /// The error of building a `model` spec here.
+    fn neural_only(&self) -> Error {
+        let dir = match self {
+            EncoderSpec::Model { dir, .. } => dir.display().to_string(),
+            EncoderSpec::Bow(_) => String::new(),
+        };
+        Error::Invalid(format!(
+            "the encoder spec names the neural model {dir}: neural models are built by \
+             bitext-neural (bitext_neural::spec), which bitext-encode does not depend on"
+        ))
+    }
+}
+
+/// Sentences of a reference corpus: BUCC `id<TAB>sentence` when the first line holds a tab,
+/// else one sentence per line (empty lines are errors naming the line).
+fn read_sentences(path: &Path) -> Result<Vec<String>> {
+    let mut r = LineReader::open(path)?;
+    let bucc = r.advance()? && r.line().contains('\t');
+    Ok(if bucc {
+        read_bucc_sentences(path)?.sentences().to_vec()
+    } else {
+        read_lines(path, EmptyLines::Reject)?
+    })
+}
+
+impl FromStr for EncoderSpec {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let t = s.trim();
+        let spec = if t.starts_with('{') {
+            serde_json::from_str(t)
+                .map_err(|e| Error::Invalid(format!("encoder spec {t:?}: {e}")))?
+        } else if let Some(p) = t.strip_prefix("bow:") {
+            EncoderSpec::bow(p)
+        } else if let Some(p) = t.strip_prefix("model:") {
+            EncoderSpec::model(p)
+        } else {
+            return Err(Error::Invalid(format!(
+                "encoder spec {t:?}: expected bow:FILE, model:DIR or JSON \
+                 ({{\"type\": \"bow\", \"vectors\": FILE, …}})"
+            )));
+        };
+        spec.check()?;
+        Ok(spec)
+    }
+}
+
+impl fmt::Display for EncoderSpec {
+    /// The spec as JSON (what [`FromStr`] reads back).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let json = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&json)
+    }
+}
