@@ -6,7 +6,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use bitext_core::io::LineReader;
-use bitext_core::{Error as CoreError, Location};
 
 use crate::error::{Error, Result};
 
@@ -74,27 +73,23 @@ impl Lexicon {
 /// Missing file, invalid UTF-8, a line without exactly one tab, an empty word, a duplicate pair,
 /// or an empty file — naming the file and line.
 pub fn read_lexicon(path: impl AsRef<Path>) -> Result<Lexicon> {
-    let path = path.as_ref();
-    let mut r = LineReader::open(path)?;
     let mut lex = Lexicon::default();
-    while r.advance()? {
-        let line = r.line();
-        let mut parts = line.split('\t');
-        let (Some(s), Some(t), None) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(r.error("expected source<TAB>target").into());
-        };
-        if s.is_empty() || t.is_empty() {
-            return Err(r.error("empty word").into());
+    LineReader::open(path)?.each_line("pairs", |r, line| {
+        let f = r.fields(line, 2, "source<TAB>target")?;
+        if f[0].is_empty() || f[1].is_empty() {
+            return Err(r.error("empty word"));
         }
-        let (s, t) = (s.to_string(), t.to_string());
-        if !lex.map.entry(s).or_default().insert(t) {
-            return Err(r.error("duplicate pair").into());
+        if !lex
+            .map
+            .entry(f[0].to_string())
+            .or_default()
+            .insert(f[1].to_string())
+        {
+            return Err(r.error("duplicate pair"));
         }
         lex.pairs += 1;
-    }
-    if lex.pairs == 0 {
-        return Err(CoreError::parse(path, Location::File, "file is empty: no pairs").into());
-    }
+        Ok(())
+    })?;
     Ok(lex)
 }
 
@@ -255,22 +250,19 @@ mod tests {
         let p = d.path().join("lex.tsv");
         std::fs::write(&p, "haus\thouse\nhaus\thome\n").unwrap();
         assert_eq!(read_lexicon(&p).unwrap().pairs(), 2);
-        std::fs::write(&p, "haus\thouse\nhaus house\n").unwrap();
-        assert!(
-            read_lexicon(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("lex.tsv:2: expected")
-        );
-        std::fs::write(&p, "haus\thouse\nhaus\thouse\n").unwrap();
-        assert!(
-            read_lexicon(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("lex.tsv:2: duplicate")
-        );
-        std::fs::write(&p, "").unwrap();
-        assert!(read_lexicon(&p).is_err());
+        for (content, want) in [
+            (
+                "haus\thouse\nhaus house\n",
+                "lex.tsv:2: missing tab: expected",
+            ),
+            ("haus\thouse\nhaus\thouse\n", "lex.tsv:2: duplicate"),
+            ("haus\t\n", "lex.tsv:1: empty word"),
+            ("", "lex.tsv: file is empty"),
+        ] {
+            std::fs::write(&p, content).unwrap();
+            let e = read_lexicon(&p).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
         let vocab = HashSet::new();
         assert!(
             evaluate_word_translation(&["haus"], |_| Vec::<&str>::new(), &lex(), &vocab).is_err()

@@ -23,42 +23,29 @@ use crate::solver::TransportSolver;
 /// A missing file, invalid UTF-8, a line without exactly one tab, an empty word, a count that
 /// is not a finite non-negative number, a duplicate word (naming both lines), or an empty file.
 pub fn read_frequencies(path: impl AsRef<Path>) -> Result<Vec<(String, f64)>> {
-    let path = path.as_ref();
-    let mut r = LineReader::open(path)?;
     let mut out = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    while r.advance()? {
-        let line = r.line();
-        let mut parts = line.split('\t');
-        let (Some(word), Some(count), None) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(r.error("expected word<TAB>count").into());
-        };
+    LineReader::open(path)?.each_line("words", |r, line| {
+        let f = r.fields(line, 2, "word<TAB>count")?;
+        let (word, count) = (f[0], f[1]);
         if word.is_empty() {
-            return Err(r.error("empty word").into());
+            return Err(r.error("empty word"));
         }
         let c: f64 = count
             .trim()
             .parse()
             .map_err(|_| r.error(format!("count {count:?} of {word:?} is not a number")))?;
         if !(c.is_finite() && c >= 0.0) {
-            return Err(r
-                .error(format!(
-                    "count {count} of {word:?} must be finite and non-negative"
-                ))
-                .into());
+            return Err(r.error(format!(
+                "count {count} of {word:?} must be finite and non-negative"
+            )));
         }
         if let Some(first) = seen.insert(word.to_string(), r.line_number()) {
-            return Err(r
-                .error(format!("duplicate word {word:?} (first on line {first})"))
-                .into());
+            return Err(r.error(format!("duplicate word {word:?} (first on line {first})")));
         }
         out.push((word.to_string(), c));
-    }
-    if out.is_empty() {
-        return Err(
-            bitext_core::Error::parse(path, bitext_core::Location::File, "file is empty").into(),
-        );
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -299,7 +286,7 @@ mod tests {
         assert_eq!(v.freqs(), &[7.0, 5.0]);
         assert_eq!(v.head(1).words(), &["der".to_string()]);
         for (content, want) in [
-            ("der 5\n", "w.freq:1: expected word<TAB>count"),
+            ("der 5\n", "w.freq:1: missing tab: expected word<TAB>count"),
             ("der\t-1\n", "w.freq:1: count -1"),
             ("der\tx\n", "w.freq:1: count \"x\""),
             (

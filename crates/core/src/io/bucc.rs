@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
-use crate::io::{AtomicFile, LineReader, check_field, split_tabs};
+use crate::io::{AtomicFile, LineReader, check_field};
 
 /// The sentences of one side of a BUCC corpus, in file order, with an id → row index map.
 #[derive(Debug, Clone, Default)]
@@ -139,25 +139,15 @@ pub fn read_bucc_sentences(path: impl AsRef<Path>) -> Result<BuccSentences> {
 ///
 /// # Errors
 /// As [`read_bucc_sentences`].
-pub fn parse_bucc_sentences<R: BufRead>(mut r: LineReader<R>) -> Result<BuccSentences> {
+pub fn parse_bucc_sentences<R: BufRead>(r: LineReader<R>) -> Result<BuccSentences> {
     let mut s = BuccSentences {
         path: r.path().to_path_buf(),
         ..BuccSentences::default()
     };
-    while r.advance()? {
-        let line = r.line();
-        let f = split_tabs(&r, line, 2, "id<TAB>sentence")?;
-        let (id, sentence) = (f[0].to_string(), f[1].to_string());
-        let n = r.line_number();
-        s.push(n, id, sentence)?;
-    }
-    if s.is_empty() {
-        return Err(Error::parse(
-            r.path(),
-            Location::File,
-            "file is empty: no sentences",
-        ));
-    }
+    r.each_line("sentences", |r, line| {
+        let f = r.fields(line, 2, "id<TAB>sentence")?;
+        s.push(r.line_number(), f[0].to_string(), f[1].to_string())
+    })?;
     Ok(s)
 }
 
@@ -303,22 +293,13 @@ fn push_gold(
 /// or an empty file — each naming the file and line.
 pub fn read_bucc_gold(path: impl AsRef<Path>) -> Result<BuccGold> {
     let path = path.as_ref();
-    let mut r = LineReader::open(path)?;
     let mut seen = HashMap::new();
     let mut pairs = Vec::new();
-    while r.advance()? {
-        let line = r.line();
-        let f = split_tabs(&r, line, 2, "source id<TAB>target id")?;
+    LineReader::open(path)?.each_line("gold pairs", |r, line| {
+        let f = r.fields(line, 2, "source id<TAB>target id")?;
         let (a, b) = (f[0].to_string(), f[1].to_string());
-        push_gold(path, r.line_number(), &mut seen, &mut pairs, a, b)?;
-    }
-    if pairs.is_empty() {
-        return Err(Error::parse(
-            path,
-            Location::File,
-            "file is empty: no gold pairs",
-        ));
-    }
+        push_gold(path, r.line_number(), &mut seen, &mut pairs, a, b)
+    })?;
     Ok(BuccGold {
         path: path.to_path_buf(),
         pairs,

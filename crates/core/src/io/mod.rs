@@ -230,27 +230,47 @@ impl<R: BufRead> LineReader<R> {
             ))),
         }
     }
-}
 
-/// Split `line` on tabs, requiring exactly `n` fields; the error says how many were found.
-pub(crate) fn split_tabs<'a, R: BufRead>(
-    reader: &LineReader<R>,
-    line: &'a str,
-    n: usize,
-    what: &str,
-) -> Result<Vec<&'a str>> {
-    let fields: Vec<&str> = line.split('\t').collect();
-    if fields.len() == n {
-        return Ok(fields);
+    /// Call `f` with every remaining line (and the reader, for [`LineReader::error`] and
+    /// [`LineReader::fields`]): the one loop of the line-based readers.
+    ///
+    /// # Errors
+    /// As [`LineReader::advance`] and `f`; a file without any line is an error,
+    /// `file is empty: no {what}`.
+    pub fn each_line<E: From<Error>>(
+        mut self,
+        what: &str,
+        mut f: impl FnMut(&Self, &str) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        while self.advance()? {
+            f(&self, self.line())?;
+        }
+        if self.line == 0 {
+            let reason = format!("file is empty: no {what}");
+            return Err(Error::parse(&self.path, Location::File, reason).into());
+        }
+        Ok(())
     }
-    Err(if fields.len() == 1 {
-        reader.error(format!("missing tab: expected {what}"))
-    } else {
-        reader.error(format!(
-            "expected {n} tab-separated fields ({what}), found {}",
-            fields.len()
-        ))
-    })
+
+    /// Split `line` on tabs, requiring exactly `n` fields (`what` describes them, e.g.
+    /// `"id<TAB>sentence"`); the error names the line and says how many were found.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for a line with another number of fields.
+    pub fn fields<'a>(&self, line: &'a str, n: usize, what: &str) -> Result<Vec<&'a str>> {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.len() == n {
+            return Ok(fields);
+        }
+        Err(if fields.len() == 1 {
+            self.error(format!("missing tab: expected {what}"))
+        } else {
+            self.error(format!(
+                "expected {n} tab-separated fields ({what}), found {}",
+                fields.len()
+            ))
+        })
+    }
 }
 
 /// Reject text that cannot be written as one TSV field (tabs or line breaks inside).

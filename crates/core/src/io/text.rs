@@ -24,23 +24,14 @@ pub enum EmptyLines {
 /// Missing file, invalid UTF-8 (with line), an empty line under [`EmptyLines::Reject`], or a file
 /// with no lines at all.
 pub fn read_lines(path: impl AsRef<Path>, empty: EmptyLines) -> Result<Vec<String>> {
-    let path = path.as_ref();
-    let mut r = LineReader::open(path)?;
     let mut out = Vec::new();
-    while r.advance()? {
-        let line = r.line();
+    LineReader::open(path)?.each_line("lines", |r, line| {
         if empty == EmptyLines::Reject && line.trim().is_empty() {
             return Err(r.error("empty line"));
         }
         out.push(line.to_string());
-    }
-    if out.is_empty() {
-        return Err(Error::parse(
-            path,
-            Location::File,
-            "file is empty: no lines",
-        ));
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 

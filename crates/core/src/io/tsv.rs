@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
 use crate::io::text::EmptyLines;
-use crate::io::{AtomicFile, LineReader, check_field, split_tabs};
+use crate::io::{AtomicFile, LineReader, check_field};
 
 /// One line of a mined-pairs file: a score and the two sides (row indices, sentence ids or
 /// sentences).
@@ -44,26 +44,17 @@ fn parse_score<R: BufRead>(r: &LineReader<R>, s: &str) -> Result<f64> {
 /// Missing file, invalid UTF-8, a line without exactly three fields, a score that is not a
 /// finite number, an empty side, or an empty file — naming the file and line.
 pub fn read_mined_pairs(path: impl AsRef<Path>) -> Result<Vec<MinedPair>> {
-    let path = path.as_ref();
-    let mut r = LineReader::open(path)?;
     let mut out = Vec::new();
-    while r.advance()? {
-        let line = r.line();
-        let f = split_tabs(&r, line, 3, "score<TAB>source<TAB>target")?;
-        let score = parse_score(&r, f[0])?;
+    LineReader::open(path)?.each_line("pairs", |r, line| {
+        let f = r.fields(line, 3, "score<TAB>source<TAB>target")?;
+        let score = parse_score(r, f[0])?;
         if f[1].is_empty() || f[2].is_empty() {
             return Err(r.error("empty source or target field"));
         }
         let (src, tgt) = (f[1].to_string(), f[2].to_string());
         out.push(MinedPair { score, src, tgt });
-    }
-    if out.is_empty() {
-        return Err(Error::parse(
-            path,
-            Location::File,
-            "file is empty: no pairs",
-        ));
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
