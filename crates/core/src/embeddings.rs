@@ -132,19 +132,19 @@ impl Embeddings {
     /// Number of values per row.
     #[must_use]
     pub fn dim(&self) -> usize {
-        self.dim
+        self.view().dim()
     }
 
     /// Number of rows.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.data.len() / self.dim
+        self.view().len()
     }
 
     /// Whether there are no rows.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.view().is_empty()
     }
 
     /// Row `i`.
@@ -190,7 +190,7 @@ impl Embeddings {
 
     /// Iterate over rows.
     pub fn rows(&self) -> std::slice::ChunksExact<'_, f32> {
-        self.data.chunks_exact(self.dim)
+        self.view().rows()
     }
 
     /// Rows `range` as a zero-copy view.
@@ -393,6 +393,15 @@ impl<'a> Iterator for Blocks<'a> {
 }
 
 impl ExactSizeIterator for Blocks<'_> {}
+
+#[cfg(test)]
+impl Embeddings {
+    /// A `rows × dim` matrix of standard normal values drawn from `seed` (for tests).
+    pub(crate) fn random(rows: usize, dim: usize, seed: u64) -> Self {
+        let mut rng = crate::Rng::seed(seed);
+        Self::new((0..rows * dim).map(|_| rng.normal() as f32).collect(), dim).unwrap()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -332,9 +332,7 @@ mod tests {
     proptest! {
         #[test]
         fn round_trip(rows in 1usize..30, dim in 1usize..40, seed in any::<u64>()) {
-            let mut rng = crate::Rng::seed(seed);
-            let data: Vec<f32> = (0..rows * dim).map(|_| rng.normal() as f32).collect();
-            let e = Embeddings::new(data, dim).unwrap();
+            let e = Embeddings::random(rows, dim, seed);
             let d = tempfile::tempdir().unwrap();
             let p = d.path().join("e.npy");
             write_npy(&p, e.view()).unwrap();

@@ -270,9 +270,7 @@ mod tests {
     proptest! {
         #[test]
         fn f32_round_trip(rows in 1usize..20, dim in 1usize..17, seed in any::<u64>()) {
-            let mut rng = crate::Rng::seed(seed);
-            let data: Vec<f32> = (0..rows * dim).map(|_| rng.normal() as f32).collect();
-            let e = Embeddings::new(data, dim).unwrap();
+            let e = Embeddings::random(rows, dim, seed);
             let d = tmp();
             let p = d.path().join("e.f32");
             write_raw(&p, e.view(), RawDtype::F32).unwrap();
@@ -282,9 +280,7 @@ mod tests {
 
         #[test]
         fn f16_round_trip_within_half_precision(rows in 1usize..10, dim in 1usize..9, seed in any::<u64>()) {
-            let mut rng = crate::Rng::seed(seed);
-            let data: Vec<f32> = (0..rows * dim).map(|_| rng.normal() as f32).collect();
-            let e = Embeddings::new(data, dim).unwrap();
+            let e = Embeddings::random(rows, dim, seed);
             let d = tmp();
             let p = d.path().join("e.f16");
             write_raw(&p, e.view(), RawDtype::F16).unwrap();

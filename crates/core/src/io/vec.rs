@@ -226,10 +226,8 @@ mod tests {
     proptest! {
         #[test]
         fn round_trip(n in 1usize..20, dim in 1usize..10, seed in any::<u64>()) {
-            let mut rng = crate::Rng::seed(seed);
             let words: Vec<String> = (0..n).map(|i| format!("wört{i}")).collect();
-            let data: Vec<f32> = (0..n * dim).map(|_| rng.normal() as f32).collect();
-            let wv = WordVectors::new(words, Embeddings::new(data, dim).unwrap()).unwrap();
+            let wv = WordVectors::new(words, Embeddings::random(n, dim, seed)).unwrap();
             let d = tempfile::tempdir().unwrap();
             let p = d.path().join("w.vec");
             write_vec(&p, &wv).unwrap();
