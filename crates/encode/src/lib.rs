@@ -35,4 +35,4 @@ pub use bow::{BowEncoder, BowEncoderBuilder, Coverage, NoKnownWord, Weighting};
 pub use encoder::{SentenceEncoder, Side};
 pub use error::{Error, Result};
 pub use idf::Idf;
-pub use spec::{BowSpec, EncoderSpec};
+pub use spec::{BowSpec, EncoderSpec, ModelSpec};

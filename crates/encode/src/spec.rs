@@ -62,14 +62,57 @@ pub enum EncoderSpec {
     Bow(BowSpec),
     /// A trained neural model (siamese classifier, or an MLP whose encoder is used), built
     /// only by `bitext-neural`.
-    Model {
-        /// The model directory (written by `bitext train`).
-        dir: PathBuf,
-        /// The burn backend (`flex`, `ndarray`, `wgpu`; the last two need cargo features of
-        /// `bitext-neural`).
-        #[serde(default = "default_backend")]
-        backend: String,
-    },
+    Model(ModelSpec),
+}
+
+/// A trained neural model directory and the backend to run it on: the `model` variant of
+/// [`EncoderSpec`] and of `bitext_mine::ScorerSpec`, loaded only by `bitext-neural` (which
+/// this crate and the miner never depend on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// The model directory (written by `bitext train`).
+    pub dir: PathBuf,
+    /// The burn backend (`flex`, `ndarray`, `wgpu`; the last two need cargo features of
+    /// `bitext-neural`).
+    #[serde(default = "default_backend")]
+    pub backend: String,
+}
+
+impl ModelSpec {
+    /// The model in `dir` on the default backend (`flex`).
+    #[must_use]
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ModelSpec {
+            dir: dir.into(),
+            backend: default_backend(),
+        }
+    }
+
+    /// Check that the directory and backend are named.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an empty directory or backend name.
+    pub fn check(&self) -> Result<()> {
+        if self.dir.as_os_str().is_empty() || self.backend.trim().is_empty() {
+            return Err(Error::Invalid(format!(
+                "a model spec needs a directory and a backend, got {:?} and {:?}",
+                self.dir, self.backend
+            )));
+        }
+        Ok(())
+    }
+
+    /// The error of building this model in a crate that cannot: neural models are loaded by
+    /// `bitext-neural`. `what` names the spec ("encoder", "scorer").
+    #[must_use]
+    pub fn neural_only(&self, what: &str) -> String {
+        format!(
+            "the {what} spec names the neural model {}: neural models are built by \
+             bitext-neural (bitext_neural::spec), which this crate does not depend on",
+            self.dir.display()
+        )
+    }
 }
 
 /// The parameters of the bag-of-words encoder (the `bow` variant of [`EncoderSpec`]).
@@ -155,10 +198,7 @@ impl EncoderSpec {
     /// The neural model in `dir` on the default backend (`flex`).
     #[must_use]
     pub fn model(dir: impl Into<PathBuf>) -> Self {
-        EncoderSpec::Model {
-            dir: dir.into(),
-            backend: default_backend(),
-        }
+        EncoderSpec::Model(ModelSpec::new(dir))
     }
 
     /// Check the parameters.
@@ -203,20 +243,14 @@ impl EncoderSpec {
                 }
                 Ok(())
             }
-            EncoderSpec::Model { dir, backend } => {
-                empty(dir, "model directory")?;
-                if backend.trim().is_empty() {
-                    return Err(Error::Invalid("the encoder spec's backend is empty".into()));
-                }
-                Ok(())
-            }
+            EncoderSpec::Model(m) => m.check(),
         }
     }
 
     /// Whether the spec names a neural model (built only by `bitext-neural`).
     #[must_use]
     pub fn is_neural(&self) -> bool {
-        matches!(self, EncoderSpec::Model { .. })
+        matches!(self, EncoderSpec::Model(_))
     }
 
     /// Build the bag-of-words encoder: read the vector file(s), and with TF-IDF weighting count
@@ -229,7 +263,11 @@ impl EncoderSpec {
     /// (which `bitext-neural` builds).
     pub fn build_bow<S: AsRef<str>>(&self, idf_reference: Option<&[S]>) -> Result<BowEncoder> {
         self.check()?;
-        let EncoderSpec::Bow(BowSpec {
+        let bow = match self {
+            EncoderSpec::Bow(b) => b,
+            EncoderSpec::Model(m) => return Err(Error::Invalid(m.neural_only("encoder"))),
+        };
+        let BowSpec {
             vectors,
             target_vectors,
             max_words,
@@ -238,10 +276,7 @@ impl EncoderSpec {
             idf_corpus,
             no_known_word,
             normalize,
-        }) = self
-        else {
-            return Err(self.neural_only());
-        };
+        } = bow;
         let src = read_vec(vectors, *max_words)?;
         let builder = match target_vectors {
             Some(t) => BowEncoder::builder(src, read_vec(t, *max_words)?),
@@ -281,18 +316,6 @@ impl EncoderSpec {
         idf_reference: Option<&[S]>,
     ) -> Result<Box<dyn SentenceEncoder>> {
         Ok(Box::new(self.build_bow(idf_reference)?))
-    }
-
-    /// The error of building a `model` spec here.
-    fn neural_only(&self) -> Error {
-        let dir = match self {
-            EncoderSpec::Model { dir, .. } => dir.display().to_string(),
-            EncoderSpec::Bow(_) => String::new(),
-        };
-        Error::Invalid(format!(
-            "the encoder spec names the neural model {dir}: neural models are built by \
-             bitext-neural (bitext_neural::spec), which bitext-encode does not depend on"
-        ))
     }
 }
 
