@@ -49,13 +49,12 @@ pub fn read_frequencies(path: impl AsRef<Path>) -> Result<Vec<(String, f64)>> {
     Ok(out)
 }
 
-/// One side of a word-translation problem: words, their corpus frequencies and their
-/// (bilingual) embeddings, row `i` belonging to word `i`.
+/// One side of a word-translation problem: word vectors (bilingual embeddings, row `i`
+/// belonging to word `i`) and the words' corpus frequencies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vocabulary {
-    words: Vec<String>,
+    vectors: WordVectors,
     freqs: Vec<f64>,
-    vectors: Embeddings,
 }
 
 impl Vocabulary {
@@ -63,7 +62,8 @@ impl Vocabulary {
     ///
     /// # Errors
     /// [`Error::Shape`] when the counts differ; [`Error::BadWeight`] for a negative or
-    /// non-finite frequency; a non-finite vector value.
+    /// non-finite frequency; a non-finite vector value; an empty, duplicate or
+    /// whitespace-holding word (see [`WordVectors::new`]).
     pub fn new(words: Vec<String>, freqs: Vec<f64>, vectors: Embeddings) -> Result<Self> {
         if words.len() != freqs.len() || words.len() != vectors.len() {
             return Err(Error::Shape(format!(
@@ -73,6 +73,11 @@ impl Vocabulary {
                 vectors.len()
             )));
         }
+        Self::with_freqs(WordVectors::new(words, vectors)?, freqs)
+    }
+
+    /// Word vectors with one frequency per word.
+    fn with_freqs(vectors: WordVectors, freqs: Vec<f64>) -> Result<Self> {
         if let Some(index) = freqs.iter().position(|f| !(f.is_finite() && *f >= 0.0)) {
             return Err(Error::BadWeight {
                 side: "vocabulary",
@@ -80,12 +85,8 @@ impl Vocabulary {
                 value: freqs[index],
             });
         }
-        vectors.check_finite()?;
-        Ok(Self {
-            words,
-            freqs,
-            vectors,
-        })
+        vectors.vectors().check_finite()?;
+        Ok(Self { vectors, freqs })
     }
 
     /// Load the first `limit` words of a `.vec` file (all without a limit) and their
@@ -115,24 +116,25 @@ impl Vocabulary {
                 })
             })
             .collect::<Result<Vec<f64>>>()?;
-        Self::new(wv.words().to_vec(), f, wv.vectors().clone())
+        Self::with_freqs(wv, f)
     }
 
     /// The first `k` words (the most frequent ones when the files are sorted by frequency).
     #[must_use]
     pub fn head(&self, k: usize) -> Self {
         let k = k.min(self.len());
+        let words = self.words()[..k].to_vec();
+        let vectors = self.vectors().slice_rows(0..k).to_owned();
         Self {
-            words: self.words[..k].to_vec(),
+            vectors: WordVectors::new(words, vectors).expect("a prefix of valid word vectors"),
             freqs: self.freqs[..k].to_vec(),
-            vectors: self.vectors.slice_rows(0..k).to_owned(),
         }
     }
 
     /// The words.
     #[must_use]
     pub fn words(&self) -> &[String] {
-        &self.words
+        self.vectors.words()
     }
 
     /// Their frequencies.
@@ -144,19 +146,25 @@ impl Vocabulary {
     /// Their embeddings.
     #[must_use]
     pub fn vectors(&self) -> EmbeddingsView<'_> {
-        self.vectors.view()
+        self.vectors.vectors().view()
+    }
+
+    /// The words and their embeddings.
+    #[must_use]
+    pub fn word_vectors(&self) -> &WordVectors {
+        &self.vectors
     }
 
     /// Number of words.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.freqs.len()
     }
 
     /// Whether there are none.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.freqs.is_empty()
     }
 }
 
