@@ -314,7 +314,8 @@ impl SentenceDistance {
 
     /// The distance if it can be below `threshold`: the relaxed EMD (every word's mass moves
     /// to its cheapest counterpart, a lower bound in `O(k·l)` once the costs are known) is
-    /// checked first, and `None` returned without solving when it reaches `threshold`.
+    /// checked first, and `None` returned without solving when it reaches `threshold` (an
+    /// infinite `threshold` skips the bound: that is [`SentenceDistance::distance`]).
     ///
     /// # Errors
     /// The solver's errors.
@@ -334,7 +335,7 @@ impl SentenceDistance {
             &tgt.weights,
             CostMatrix::new(&cost, src.len(), tgt.len())?,
         )?;
-        if crate::bounds::relaxed_cost(&p) >= threshold {
+        if threshold < f64::INFINITY && crate::bounds::relaxed_cost(&p) >= threshold {
             return Ok(None);
         }
         Ok(Some(solver.solve_cost(&p)?))
@@ -345,16 +346,8 @@ impl SentenceDistance {
     /// # Errors
     /// The solver's errors.
     pub fn distance(&self, src: &Bag, tgt: &Bag, solver: &mut dyn TransportSolver) -> Result<f64> {
-        if src.is_empty() || tgt.is_empty() {
-            return Ok(self.config.oov_cost);
-        }
-        let cost = self.costs(src, tgt);
-        let p = Problem::new(
-            &src.weights,
-            &tgt.weights,
-            CostMatrix::new(&cost, src.len(), tgt.len())?,
-        )?;
-        solver.solve_cost(&p)
+        let d = self.distance_below(src, tgt, f64::INFINITY, solver)?;
+        Ok(d.expect("every distance is below +∞ (the OOV cost is finite, no bound is checked)"))
     }
 
     /// The distance between two tokenized sentences.

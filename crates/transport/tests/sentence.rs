@@ -1,32 +1,24 @@
 //! The TF-IDF sentence distance, its scorer and the noise protocol on small synthetic
-//! bilingual vocabularies built here.
+//! bilingual vocabularies (the testkit's lexicon).
 
 use std::sync::Arc;
 
+use bitext_core::Rng;
 use bitext_core::io::vec::WordVectors;
-use bitext_core::{Embeddings, Rng};
 use bitext_similarity::PairScorer;
 use bitext_transport::noise::{Noise, keep_best_half_accuracy};
 use bitext_transport::sentence::{Idf, Lang, OovPolicy, SentenceConfig, SentenceDistance};
 use bitext_transport::{EmdScorer, SinkhornParams, SolverSpec};
 
-/// `n` word pairs `de{i}` / `en{i}` whose vectors are noisy copies of one random unit vector.
+/// `n` word pairs `de{i}` / `en{i}`: the testkit's lexicon (noisy unit copies of one random
+/// vector per pair) under German and English names.
 fn lexicon(n: usize, dim: usize, seed: u64) -> (WordVectors, WordVectors) {
-    let mut rng = Rng::seed(seed);
-    let (mut de, mut en) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let v: Vec<f32> = (0..dim).map(|_| rng.normal() as f32).collect();
-        for out in [&mut de, &mut en] {
-            let mut w: Vec<f32> = v.iter().map(|x| x + 0.1 * rng.normal() as f32).collect();
-            bitext_core::normalize_row(&mut w);
-            out.extend(w);
-        }
-    }
-    let words = |p: &str| (0..n).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
-    (
-        WordVectors::new(words("de"), Embeddings::new(de, dim).unwrap()).unwrap(),
-        WordVectors::new(words("en"), Embeddings::new(en, dim).unwrap()).unwrap(),
-    )
+    let (a, b) = bitext_testkit::data::lexicon(n, dim, seed);
+    let named = |prefix: &str, v: WordVectors| {
+        let words = (0..n).map(|i| format!("{prefix}{i}")).collect();
+        WordVectors::new(words, v.vectors().clone()).unwrap()
+    };
+    (named("de", a), named("en", b))
 }
 
 fn distance(config: SentenceConfig, idf: Option<(Idf, Idf)>) -> SentenceDistance {

@@ -278,6 +278,19 @@ impl TransportSolver for NetworkSimplex {
     }
 }
 
+/// The positive entries of `weights`: their indices into `index`, their values into `values`
+/// (both cleared first).
+fn keep_positive(weights: &[f64], index: &mut Vec<usize>, values: &mut Vec<f64>) {
+    index.clear();
+    values.clear();
+    for (k, &w) in weights.iter().enumerate() {
+        if w > 0.0 {
+            index.push(k);
+            values.push(w);
+        }
+    }
+}
+
 impl Workspace {
     /// Copy the problem in: drop zero-weight rows and columns, put the heavier side on the rows
     /// when `transpose`, rescale the demand to the supply when `equal`, check the costs.
@@ -289,22 +302,8 @@ impl Workspace {
             (p.a(), p.b())
         };
         self.transposed = transpose;
-        self.rows.clear();
-        self.supply.clear();
-        for (k, &w) in sup.iter().enumerate() {
-            if w > 0.0 {
-                self.rows.push(k);
-                self.supply.push(w);
-            }
-        }
-        self.cols.clear();
-        self.demand.clear();
-        for (k, &w) in dem.iter().enumerate() {
-            if w > 0.0 {
-                self.cols.push(k);
-                self.demand.push(w);
-            }
-        }
+        keep_positive(sup, &mut self.rows, &mut self.supply);
+        keep_positive(dem, &mut self.cols, &mut self.demand);
         if equal {
             let (ma, mb) = p.masses();
             let scale = ma / mb;
