@@ -9,6 +9,9 @@
 //! - [`MineSpec`]: the whole recipe as one value (miner + index spec), from two embedding
 //!   matrices to scored pairs; [`Neighbourhoods`] gives mining, aligned-pair scoring and 1-NN
 //!   retrieval from one search.
+//! - [`ScorerSpec`]: which scorer of sentence pairs to build (serde, tagged by `"type"`): the
+//!   measures and margins over embeddings, the Earth Mover's Distance over sentences
+//!   ([`EmdScorers`]), and neural models (built by `bitext-neural`).
 //! - [`greedy_one_to_one`] over any scored list (Grégoire & Langlais 2018, §5.2), [`top_n`],
 //!   [`apply_threshold`].
 //! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.
@@ -34,6 +37,7 @@ mod miner;
 mod pairs;
 mod recipe;
 mod retrieval;
+mod scorer_spec;
 mod unit;
 
 pub use error::{Error, Result};
@@ -45,4 +49,5 @@ pub use pairs::{
 };
 pub use recipe::{MineSpec, Neighbourhoods};
 pub use retrieval::{Retrieval, ScoredCandidates, retrieve};
+pub use scorer_spec::{EmdScorers, EmdSpec, ScorerSpec};
 pub use unit::UnitRows;
