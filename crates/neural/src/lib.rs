@@ -10,6 +10,9 @@
 //! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
 //! - [`text`]: the tokenizers saved with a model, word vocabularies built from training text.
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019) over any sentence embeddings.
+//! - [`spec`]: encoders and scorers from their specs (`bitext_encode::EncoderSpec`, the
+//!   `ModelSpec` of a scorer spec): [`spec::build_encoder`] builds every encoder variant,
+//!   [`spec::NeuralModel`] loads a model directory as an encoder or a scorer.
 //!
 //! ```
 //! use bitext_encode::Side;
@@ -33,6 +36,7 @@ pub mod layers;
 pub mod mlp;
 pub mod rnn;
 pub mod siamese;
+pub mod spec;
 pub mod text;
 pub mod train;
 

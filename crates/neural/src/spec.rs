@@ -1,0 +1,155 @@
+//! Building encoders and scorers from their specs where the neural models are: [`build_encoder`]
+//! handles every [`EncoderSpec`] (the bag of words through `bitext-encode`, a model directory
+//! here), and [`NeuralModel::load`] loads the [`ModelSpec`] of an encoder spec or of
+//! `bitext_mine::ScorerSpec::Model` (the miner cannot depend on this crate, so its callers hand
+//! the model spec over) as a sentence encoder or a scorer of sentence pairs.
+//!
+//! ```
+//! use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let vec = dir.path().join("w.vec");
+//! std::fs::write(&vec, "2 2\nhaus 1 0\nkatze 0 1\n")?;
+//! let spec: EncoderSpec = format!("bow:{}", vec.display()).parse()?;
+//! let enc = bitext_neural::spec::build_encoder(&spec, None::<&[&str]>)?;
+//! assert_eq!(enc.encode(Side::Source, &["Haus"])?.row(0), [1.0, 0.0]);
+//! // A directory that holds no model is an error naming it.
+//! let model: EncoderSpec = format!("model:{}", dir.path().display()).parse()?;
+//! let err = bitext_neural::spec::build_encoder(&model, None::<&[&str]>).err().unwrap();
+//! assert!(err.to_string().contains(&dir.path().display().to_string()));
+//! # Ok(())
+//! # }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
+use bitext_similarity::PairScorer;
+
+use crate::backend::BackendSpec;
+use crate::error::{Error, Result};
+use crate::mlp::{Mlp, MlpScorer, load_mlp};
+use crate::siamese::{SiameseEncoder, SiameseScorer, model_kind};
+
+/// Build the encoder of any [`EncoderSpec`]: `bow` by [`EncoderSpec::build`] (IDF over
+/// `idf_reference` when the spec names no corpus), `model` by loading the directory
+/// ([`NeuralModel::load`]; an MLP contributes its encoder).
+///
+/// # Errors
+/// As [`EncoderSpec::build`] and [`NeuralModel::load`].
+pub fn build_encoder<S: AsRef<str>>(
+    spec: &EncoderSpec,
+    idf_reference: Option<&[S]>,
+) -> bitext_encode::Result<Box<dyn SentenceEncoder>> {
+    match spec {
+        EncoderSpec::Model(m) => Ok(Box::new(NeuralModel::load(m)?.into_encoder())),
+        other => other.build(idf_reference),
+    }
+}
+
+/// A trained neural model, loaded from its directory.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NeuralModel {
+    /// The siamese classifier: encodes sentences and classifies pairs.
+    Siamese(Box<SiameseEncoder>),
+    /// An MLP similarity over the vectors of an encoder.
+    Mlp {
+        /// The network.
+        mlp: Box<Mlp>,
+        /// The encoder it was trained on.
+        encoder: Box<SiameseEncoder>,
+    },
+}
+
+impl NeuralModel {
+    /// Load the model that `spec` names (`model.json` says which kind; an MLP's encoder is the
+    /// directory its description names, absolute or relative to the MLP's).
+    ///
+    /// # Errors
+    /// An unknown backend; a directory without a model, of an unknown kind, or whose files do
+    /// not load (naming the directory); an MLP that names no encoder or one of another
+    /// dimension.
+    pub fn load(spec: &ModelSpec) -> Result<Self> {
+        spec.check()
+            .map_err(|e| Error::Config(format!("model spec: {e}")))?;
+        let backend = BackendSpec::parse(&spec.backend)?;
+        let dir = spec.dir.as_path();
+        match model_kind(dir)?.as_str() {
+            "siamese" => Ok(NeuralModel::Siamese(Box::new(SiameseEncoder::load(
+                dir, backend,
+            )?))),
+            "mlp" => {
+                let (mlp, desc) = load_mlp(dir, backend)?;
+                let edir = encoder_dir(dir, desc.encoder.as_deref())?;
+                let encoder = SiameseEncoder::load(&edir, backend).map_err(|e| {
+                    Error::checkpoint(dir, format!("loading the MLP's encoder: {e}"))
+                })?;
+                if encoder.dim() != mlp.dim() {
+                    return Err(Error::checkpoint(
+                        dir,
+                        format!(
+                            "the MLP compares {}-dimensional vectors but its encoder {} makes {}",
+                            mlp.dim(),
+                            edir.display(),
+                            encoder.dim()
+                        ),
+                    ));
+                }
+                Ok(NeuralModel::Mlp {
+                    mlp: Box::new(mlp),
+                    encoder: Box::new(encoder),
+                })
+            }
+            other => Err(Error::checkpoint(
+                dir,
+                format!("unknown model kind {other:?}"),
+            )),
+        }
+    }
+
+    /// The sentence encoder (the MLP's encoder for an MLP).
+    #[must_use]
+    pub fn encoder(&self) -> &SiameseEncoder {
+        match self {
+            NeuralModel::Siamese(e) | NeuralModel::Mlp { encoder: e, .. } => e,
+        }
+    }
+
+    /// The sentence encoder, owned.
+    #[must_use]
+    pub fn into_encoder(self) -> SiameseEncoder {
+        match self {
+            NeuralModel::Siamese(e) | NeuralModel::Mlp { encoder: e, .. } => *e,
+        }
+    }
+
+    /// A scorer over `src × tgt`: the probability that a pair translates each other (the
+    /// siamese classifier's, or the MLP's over its encoder's vectors).
+    ///
+    /// # Errors
+    /// An encoding error (an empty sentence, …).
+    pub fn scorer(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
+        let enc = self.encoder();
+        let (a, b) = (
+            enc.vectors(Side::Source, src)?,
+            enc.vectors(Side::Target, tgt)?,
+        );
+        Ok(match self {
+            NeuralModel::Siamese(e) => Box::new(SiameseScorer::from_vectors(e.model(), a, b)),
+            NeuralModel::Mlp { mlp, .. } => Box::new(MlpScorer::new(mlp, a, b)?),
+        })
+    }
+}
+
+/// The encoder directory an MLP names: absolute, or relative to the MLP's directory.
+fn encoder_dir(mlp_dir: &Path, named: Option<&str>) -> Result<PathBuf> {
+    let named = named.ok_or_else(|| {
+        Error::checkpoint(
+            mlp_dir,
+            "the MLP names no encoder (field \"encoder\" of model.json)",
+        )
+    })?;
+    let p = PathBuf::from(named);
+    Ok(if p.is_absolute() { p } else { mlp_dir.join(p) })
+}
