@@ -1,7 +1,7 @@
 //! End-to-end tests of the `bitext` binary on small files built here.
 
 mod common;
-use common::{bitext, run, write};
+use common::{assert_help, cli, fail, succeed, write};
 
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {
@@ -13,12 +13,9 @@ fn eval_bucc_reports_prf_and_best_threshold() {
         "m.tsv",
         "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n",
     );
-    let (ok, out, err) = run(bitext()
-        .args(["eval", "bucc", "--gold"])
-        .arg(&gold)
-        .arg("--mined")
-        .arg(&mined));
-    assert!(ok, "{err}");
+    let (out, _) = succeed(&mut cli![
+        "eval", "bucc", "--gold", &gold, "--mined", &mined
+    ]);
     assert!(
         out.contains("all pairs: P 0.7500 R 0.6000 F1 0.6667"),
         "{out}"
@@ -29,12 +26,16 @@ fn eval_bucc_reports_prf_and_best_threshold() {
         "{out}"
     );
 
-    let (ok, out, _) = run(bitext()
-        .args(["eval", "bucc", "--threshold", "0.75", "--gold"])
-        .arg(&gold)
-        .arg("--mined")
-        .arg(&mined));
-    assert!(ok);
+    let (out, _) = succeed(&mut cli![
+        "eval",
+        "bucc",
+        "--threshold",
+        "0.75",
+        "--gold",
+        &gold,
+        "--mined",
+        &mined
+    ]);
     assert!(out.contains("threshold 0.75: P 1.0000 R 0.4000"), "{out}");
 }
 
@@ -42,60 +43,37 @@ fn eval_bucc_reports_prf_and_best_threshold() {
 fn eval_bucc_errors_name_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let gold = write(d.path(), "gold", "d1\te1\n");
+    let eval = |mined: &std::path::Path| cli!["eval", "bucc", "--gold", &gold, "--mined", mined];
     let dup = write(d.path(), "dup.tsv", "0.9\td1\te1\n0.5\td1\te1\n");
-    let (ok, _, err) = run(bitext()
-        .args(["eval", "bucc", "--gold"])
-        .arg(&gold)
-        .arg("--mined")
-        .arg(&dup));
-    assert!(!ok);
-    assert!(
-        err.contains("dup.tsv:2: pair d1 e1 already occurs on line 1"),
-        "{err}"
+    fail(
+        &mut eval(&dup),
+        "dup.tsv:2: pair d1 e1 already occurs on line 1",
     );
-
     let bad = write(d.path(), "bad.tsv", "0.9\td1\te1\nx\td2\te2\n");
-    let (ok, _, err) = run(bitext()
-        .args(["eval", "bucc", "--gold"])
-        .arg(&gold)
-        .arg("--mined")
-        .arg(&bad));
-    assert!(
-        !ok && err.contains("bad.tsv:2: score \"x\" is not a number"),
-        "{err}"
-    );
+    fail(&mut eval(&bad), "bad.tsv:2: score \"x\" is not a number");
 
     let src = write(d.path(), "de", "d1\tHallo\n");
     let tgt = write(d.path(), "en", "e1\tHello\n");
     let m = write(d.path(), "m.tsv", "0.9\td1\te7\n");
-    let (ok, _, err) = run(bitext()
-        .args(["eval", "bucc", "--gold"])
-        .arg(&gold)
-        .arg("--mined")
-        .arg(&m)
-        .arg("--src-sentences")
-        .arg(&src)
-        .arg("--tgt-sentences")
-        .arg(&tgt));
-    assert!(
-        !ok && err.contains("m.tsv:1: id e7 does not occur in"),
-        "{err}"
+    fail(
+        eval(&m)
+            .arg("--src-sentences")
+            .arg(&src)
+            .arg("--tgt-sentences")
+            .arg(&tgt),
+        "m.tsv:1: id e7 does not occur in",
     );
-
-    let (ok, _, err) = run(bitext()
-        .args(["eval", "bucc", "--gold", "/nonexistent/g", "--mined"])
-        .arg(&m));
-    assert!(!ok && err.contains("/nonexistent/g"), "{err}");
+    fail(
+        &mut cli!["eval", "bucc", "--gold", "/nonexistent/g", "--mined", &m],
+        "/nonexistent/g",
+    );
 }
 
 #[test]
 fn every_subcommand_has_help() {
-    for args in [
-        &["--help"][..],
+    assert_help(&[
+        &["--help"],
         &["eval", "--help"],
         &["eval", "bucc", "--help"],
-    ] {
-        let (ok, out, _) = run(bitext().args(args));
-        assert!(ok && out.contains("Usage:"), "{args:?}: {out}");
-    }
+    ]);
 }

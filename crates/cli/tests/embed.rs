@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use bitext_core::io::{npy, raw};
 
 mod common;
-use common::{bitext, run, write};
+use common::{cli, fail, succeed, write};
 
 /// Bilingual word vectors: each concept one axis of a 4-d space.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
@@ -33,14 +33,19 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
         "Der Hund und die Katze .\nEin Haus &amp; ein Baum\nHund\n",
     );
     let out = d.path().join("de.f32");
-    let (ok, _, err) = run(bitext()
-        .args(["embed", "-q", "--input"])
-        .arg(&input)
-        .arg("--vectors")
-        .arg(&de)
-        .arg("-o")
-        .arg(&out));
-    assert!(ok, "{err}");
+    let embed = |out: &Path| {
+        cli![
+            "embed",
+            "-q",
+            "--input",
+            &input,
+            "--vectors",
+            &de,
+            "-o",
+            out
+        ]
+    };
+    let (_, err) = succeed(&mut embed(&out));
     assert!(err.contains("embedded 3 sentences (4 dimensions)"), "{err}");
     let e = raw::read_raw(&out, 4, raw::RawDtype::F32).unwrap();
     let h = 0.5f32.sqrt();
@@ -49,14 +54,7 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
         assert!(r.iter().zip(w).all(|(a, b)| (a - b).abs() < 1e-6), "{r:?}");
     }
     let npy_out = d.path().join("de.npy");
-    let (ok, _, err) = run(bitext()
-        .args(["embed", "-q", "--tfidf", "--input"])
-        .arg(&input)
-        .arg("--vectors")
-        .arg(&de)
-        .arg("-o")
-        .arg(&npy_out));
-    assert!(ok, "{err}");
+    succeed(embed(&npy_out).arg("--tfidf"));
     assert_eq!(npy::read_npy(&npy_out).unwrap().len(), 3);
 }
 
@@ -66,30 +64,30 @@ fn sentences_without_known_words_fail_or_are_listed() {
     let (de, _) = vectors(d.path());
     let input = write(d.path(), "de.txt", "Hund\n123 !\nKatze\n");
     let out = d.path().join("o.f32");
-    let (ok, _, err) = run(bitext()
-        .args(["embed", "-q", "--input"])
-        .arg(&input)
-        .arg("--vectors")
-        .arg(&de)
-        .arg("-o")
-        .arg(&out));
-    assert!(!ok);
-    assert!(
-        err.contains("de.txt:2: no word of the sentence is in the vocabulary"),
-        "{err}"
+    let embed = || {
+        cli![
+            "embed",
+            "-q",
+            "--input",
+            &input,
+            "--vectors",
+            &de,
+            "-o",
+            &out
+        ]
+    };
+    fail(
+        &mut embed(),
+        "de.txt:2: no word of the sentence is in the vocabulary",
     );
     assert!(!out.exists(), "no partial output");
     let list = d.path().join("missing.txt");
-    let (ok, _, err) = run(bitext()
-        .args(["embed", "-q", "--zero-unknown", "--input"])
-        .arg(&input)
-        .arg("--vectors")
-        .arg(&de)
-        .arg("--unknown-list")
-        .arg(&list)
-        .arg("-o")
-        .arg(&out));
-    assert!(ok, "{err}");
+    let (_, err) = succeed(
+        embed()
+            .arg("--zero-unknown")
+            .arg("--unknown-list")
+            .arg(&list),
+    );
     assert!(
         err.contains("1 sentences had no known word and got zero rows (lines 2)"),
         "{err}"
@@ -115,35 +113,35 @@ fn embed_then_mine_bucc_files_by_id() {
     );
     let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
     for (input, vec, out) in [(&src, &de, &xs), (&trg, &en, &ys)] {
-        let (ok, _, err) = run(bitext()
-            .args(["embed", "-q", "--input"])
-            .arg(input)
-            .arg("--vectors")
-            .arg(vec)
-            .arg("-o")
-            .arg(out));
-        assert!(ok, "{err}");
-    }
-    let (ok, out, err) = run(bitext()
-        .args([
-            "mine",
+        succeed(&mut cli![
+            "embed",
             "-q",
-            "-k",
-            "1",
-            "--margin",
-            "absolute",
-            "--retrieval",
-            "intersect",
-        ])
-        .arg("--src-embeddings")
-        .arg(&xs)
-        .arg("--trg-embeddings")
-        .arg(&ys)
-        .arg("--src-text")
-        .arg(&src)
-        .arg("--trg-text")
-        .arg(&trg));
-    assert!(ok, "{err}");
+            "--input",
+            input,
+            "--vectors",
+            vec,
+            "-o",
+            out
+        ]);
+    }
+    let (out, _) = succeed(&mut cli![
+        "mine",
+        "-q",
+        "-k",
+        "1",
+        "--margin",
+        "absolute",
+        "--retrieval",
+        "intersect",
+        "--src-embeddings",
+        &xs,
+        "--trg-embeddings",
+        &ys,
+        "--src-text",
+        &src,
+        "--trg-text",
+        &trg
+    ]);
     let mut pairs: Vec<(String, String)> = out
         .lines()
         .map(|l| {

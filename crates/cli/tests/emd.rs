@@ -1,7 +1,7 @@
 //! End-to-end tests of `bitext emd` on small files built here.
 
 mod common;
-use common::{bitext, run, write};
+use common::{cli, fail, succeed, write};
 
 /// Two 2×2 cases with hand-computed optima, one 2×3.
 const CASES: &str = r#"{"id": 0, "kind": "euclid", "n": 2, "m": 2, "a": [0.5, 0.5], "b": [0.5, 0.5], "cost": [0.0, 1.0, 1.0, 0.0], "optimum": 0.0}
@@ -14,10 +14,14 @@ const CASES: &str = r#"{"id": 0, "kind": "euclid", "n": 2, "m": 2, "a": [0.5, 0.
 fn emd_check_reports_sizes_and_fails_on_a_wrong_optimum() {
     let d = tempfile::tempdir().unwrap();
     let cases = write(d.path(), "cases.jsonl", CASES);
-    let (ok, out, err) = run(bitext()
-        .args(["emd", "check", "--min-time", "0.01", "--cases"])
-        .arg(&cases));
-    assert!(ok, "{err}");
+    let (out, _) = succeed(&mut cli![
+        "emd",
+        "check",
+        "--min-time",
+        "0.01",
+        "--cases",
+        &cases
+    ]);
     assert!(out.contains("2×2"), "{out}");
     assert!(out.contains("int_cost, mixed sizes"), "{out}");
     assert!(out.contains("3 cases, largest relative deviation"), "{out}");
@@ -25,30 +29,26 @@ fn emd_check_reports_sizes_and_fails_on_a_wrong_optimum() {
     let wrong = write(
         d.path(),
         "wrong.jsonl",
-        &CASES.replace("\"optimum\": 0.25", "\"optimum\": 0.26"),
+        CASES.replace("\"optimum\": 0.25", "\"optimum\": 0.26"),
     );
-    let (ok, _, err) = run(bitext()
-        .args(["emd", "check", "--min-time", "0", "--cases"])
-        .arg(&wrong));
-    assert!(!ok);
-    assert!(err.contains("wrong.jsonl:2: cost 0.25"), "{err}");
+    let err = fail(
+        &mut cli!["emd", "check", "--min-time", "0", "--cases", &wrong],
+        "wrong.jsonl:2: cost 0.25",
+    );
     assert!(err.contains("1 of 3 cases deviate"), "{err}");
 
     let bad = write(d.path(), "bad.jsonl", "{\"n\": 1}\n");
-    let (ok, _, err) = run(bitext().args(["emd", "check", "--cases"]).arg(&bad));
-    assert!(!ok);
-    assert!(err.contains("bad.jsonl:1: not a case"), "{err}");
+    fail(
+        &mut cli!["emd", "check", "--cases", &bad],
+        "bad.jsonl:1: not a case",
+    );
     let neg = write(
         d.path(),
         "neg.jsonl",
         r#"{"n": 1, "m": 1, "a": [-1], "b": [1], "cost": [0], "optimum": 0}"#,
     );
-    let (ok, _, err) = run(bitext().args(["emd", "check", "--cases"]).arg(&neg));
-    assert!(!ok);
-    assert!(
-        err.contains("neg.jsonl:1") && err.contains("source weight 0 is -1"),
-        "{err}"
-    );
+    let err = fail(&mut cli!["emd", "check", "--cases", &neg], "neg.jsonl:1");
+    assert!(err.contains("source weight 0 is -1"), "{err}");
 }
 
 #[test]
@@ -61,6 +61,22 @@ fn emd_translate_writes_proposals_and_evaluates() {
     let tf = write(d.path(), "t.freq", "music\t10\ndance\t11\n");
     let lex = write(d.path(), "lex.tsv", "yinyue\tmusic\nwudao\tdance\n");
     let out = d.path().join("out.tsv");
+    let translate = |src_freq: &std::path::Path| {
+        cli![
+            "emd",
+            "translate",
+            "--src-vec",
+            &sv,
+            "--src-freq",
+            src_freq,
+            "--tgt-vec",
+            &tv,
+            "--tgt-freq",
+            &tf,
+            "--out",
+            &out
+        ]
+    };
     for (method, want, acc) in [
         (
             "emd",
@@ -69,38 +85,16 @@ fn emd_translate_writes_proposals_and_evaluates() {
         ),
         ("nn", "yinyue\tmusic\t", "accuracy 0.5000"),
     ] {
-        let (ok, stdout, err) = run(bitext()
-            .args(["emd", "translate", "--method", method, "--src-vec"])
-            .arg(&sv)
-            .arg("--src-freq")
-            .arg(&sf)
-            .arg("--tgt-vec")
-            .arg(&tv)
-            .arg("--tgt-freq")
-            .arg(&tf)
-            .arg("--lexicon")
-            .arg(&lex)
-            .arg("--out")
-            .arg(&out));
-        assert!(ok, "{err}");
+        let (stdout, _) = succeed(
+            translate(&sf)
+                .args(["--method", method])
+                .arg("--lexicon")
+                .arg(&lex),
+        );
         let written = std::fs::read_to_string(&out).unwrap();
         assert!(written.starts_with(want), "{method}: {written}");
         assert!(stdout.contains(acc), "{method}: {stdout}");
     }
-    let (ok, _, err) = run(bitext()
-        .args(["emd", "translate", "--src-vec"])
-        .arg(&sv)
-        .arg("--src-freq")
-        .arg(&tf)
-        .arg("--tgt-vec")
-        .arg(&tv)
-        .arg("--tgt-freq")
-        .arg(&tf)
-        .arg("--out")
-        .arg(&out));
-    assert!(!ok);
-    assert!(
-        err.contains("\"yinyue\"") && err.contains("no frequency"),
-        "{err}"
-    );
+    let err = fail(&mut translate(&tf), "no frequency");
+    assert!(err.contains("\"yinyue\""), "{err}");
 }

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bitext_core::io::{npy, raw};
+use bitext_core::io::npy;
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{bitext, run};
+use common::{bitext, cli, fail, run, succeed, write_raw};
 
 /// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
 /// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must
@@ -35,19 +35,22 @@ fn data(seed: u64) -> (Embeddings, Embeddings) {
 
 const D: usize = 64;
 
-fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
-    let p = dir.join(name);
-    raw::write_raw(&p, e.view(), raw::RawDtype::F32).unwrap();
-    p
+/// `x` and `y` as raw `f32` files `x.f32` and `y.f32` in `dir`.
+fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathBuf) {
+    (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
 }
 
 fn mine(x: &Path, y: &Path) -> Command {
-    let mut c = bitext();
-    c.args(["mine", "-q", "--dim", "64", "--src-embeddings"])
-        .arg(x)
-        .arg("--trg-embeddings")
-        .arg(y);
-    c
+    cli![
+        "mine",
+        "-q",
+        "--dim",
+        "64",
+        "--src-embeddings",
+        x,
+        "--trg-embeddings",
+        y
+    ]
 }
 
 fn parse(out: &str) -> Vec<(f64, String, String)> {
@@ -64,15 +67,13 @@ fn parse(out: &str) -> Vec<(f64, String, String)> {
 fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = data(1);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
+    let (xp, yp) = write_pair(d.path(), &x, &y);
     let out = d.path().join("out.tsv");
-    let (ok, _, err) = run(mine(&xp, &yp)
-        .args(["-k", "2", "--retrieval", "intersect", "-o"])
-        .arg(&out));
-    assert!(ok, "{err}");
+    succeed(
+        mine(&xp, &yp)
+            .args(["-k", "2", "--retrieval", "intersect", "-o"])
+            .arg(&out),
+    );
     let pairs = parse(&std::fs::read_to_string(&out).unwrap());
     assert!(pairs.windows(2).all(|w| w[0].0 >= w[1].0), "{pairs:?}");
     let mut top: Vec<(usize, usize)> = pairs[..10]
@@ -94,12 +95,13 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
         path
     };
     let (xb, yb) = (bucc("x.bucc", 30, "de"), bucc("y.bucc", 35, "en"));
-    let (ok, stdout, err) = run(mine(&xp, &yp)
-        .args(["-k", "2", "--retrieval", "intersect", "--src-text"])
-        .arg(&xb)
-        .arg("--trg-text")
-        .arg(&yb));
-    assert!(ok, "{err}");
+    let (stdout, _) = succeed(
+        mine(&xp, &yp)
+            .args(["-k", "2", "--retrieval", "intersect", "--src-text"])
+            .arg(&xb)
+            .arg("--trg-text")
+            .arg(&yb),
+    );
     let by_id = parse(&stdout);
     assert_eq!(by_id.len(), pairs.len());
     for (b, p) in by_id.iter().zip(&pairs) {
@@ -117,8 +119,7 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
             .collect::<String>(),
     )
     .unwrap();
-    let (ok, stdout, err) = run(mine(&xp, &yp).args(["-k", "2", "--src-text"]).arg(&plain));
-    assert!(ok, "{err}");
+    let (stdout, _) = succeed(mine(&xp, &yp).args(["-k", "2", "--src-text"]).arg(&plain));
     assert!(
         parse(&stdout)
             .iter()
@@ -129,20 +130,18 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
     let (xn, yn) = (d.path().join("x.npy"), d.path().join("y.npy"));
     npy::write_npy(&xn, x.view()).unwrap();
     npy::write_npy(&yn, y.view()).unwrap();
-    let (ok, stdout, err) = run(bitext()
-        .args([
-            "mine",
-            "-q",
-            "-k",
-            "2",
-            "--retrieval",
-            "intersect",
-            "--src-embeddings",
-        ])
-        .arg(&xn)
-        .arg("--trg-embeddings")
-        .arg(&yn));
-    assert!(ok, "{err}");
+    let (stdout, _) = succeed(&mut cli![
+        "mine",
+        "-q",
+        "-k",
+        "2",
+        "--retrieval",
+        "intersect",
+        "--src-embeddings",
+        &xn,
+        "--trg-embeddings",
+        &yn
+    ]);
     assert_eq!(stdout, std::fs::read_to_string(&out).unwrap());
 }
 
@@ -152,15 +151,9 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
 fn index_backends_agree_with_the_one_pass_search() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = data(3);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
-    let mine_with = |index: &str| {
-        let (ok, stdout, err) = run(mine(&xp, &yp).args(["-k", "3", "--index", index]));
-        assert!(ok, "--index {index}: {err}");
-        parse(&stdout)
-    };
+    let (xp, yp) = write_pair(d.path(), &x, &y);
+    let mine_with =
+        |index: &str| parse(&succeed(mine(&xp, &yp).args(["-k", "3", "--index", index])).0);
     let one_pass = mine_with("exact");
     assert!(one_pass.len() >= 10, "{one_pass:?}");
     assert_eq!(mine_with(r#"{"type":"exact","query_block":4}"#), one_pass);
@@ -179,13 +172,8 @@ fn index_backends_agree_with_the_one_pass_search() {
 fn threshold_top_n_score_and_search_modes() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = data(2);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
-    let (ok, all, _) = run(mine(&xp, &yp).args(["-k", "3", "--margin", "distance"]));
-    assert!(ok);
-    let all = parse(&all);
+    let (xp, yp) = write_pair(d.path(), &x, &y);
+    let all = parse(&succeed(mine(&xp, &yp).args(["-k", "3", "--margin", "distance"])).0);
     let cut = all[2].0;
     let (_, kept, _) = run(mine(&xp, &yp)
         .args(["-k", "3", "--margin", "distance", "--threshold"])
@@ -199,13 +187,11 @@ fn threshold_top_n_score_and_search_modes() {
     assert_eq!(parse(&top), all[..1].to_vec());
 
     // Score mode: aligned pairs (i, i) in input order; needs equal sizes.
-    let (ok, _, err) = run(mine(&xp, &yp).args(["--mode", "score", "-k", "2"]));
-    assert!(
-        !ok && err.contains("--mode score scores aligned pairs"),
-        "{err}"
+    fail(
+        mine(&xp, &yp).args(["--mode", "score", "-k", "2"]),
+        "--mode score scores aligned pairs",
     );
-    let (ok, out, err) = run(mine(&xp, &xp).args(["--mode", "score", "-k", "2"]));
-    assert!(ok, "{err}");
+    let (out, _) = succeed(mine(&xp, &xp).args(["--mode", "score", "-k", "2"]));
     let scored = parse(&out);
     let order: Vec<String> = scored.iter().map(|p| p.1.clone()).collect();
     assert_eq!(order, (0..30).map(|i| i.to_string()).collect::<Vec<_>>());
@@ -214,8 +200,7 @@ fn threshold_top_n_score_and_search_modes() {
     // Search mode: the 1-NN error against the identity, as LASER prints it.
     let rev = Embeddings::from_rows((0..30).rev().map(|i| x.row(i).to_vec()), D).unwrap();
     let rp = write_raw(d.path(), "rev.f32", &rev);
-    let (ok, out, err) = run(mine(&xp, &xp).args(["--mode", "search", "-k", "1"]));
-    assert!(ok, "{err}");
+    let (out, _) = succeed(mine(&xp, &xp).args(["--mode", "search", "-k", "1"]));
     assert!(out.starts_with(" - errors: 0=0.00%"), "{out}");
     let (_, out, _) = run(mine(&xp, &rp).args(["--mode", "search", "-k", "1"]));
     assert!(out.starts_with(" - errors: 30=100.00%"), "{out}");
@@ -225,16 +210,8 @@ fn threshold_top_n_score_and_search_modes() {
 fn bad_inputs_are_clear_errors() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = data(3);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
-    let check = |cmd: &mut Command, want: &str| {
-        let (ok, _, err) = run(cmd);
-        assert!(!ok, "expected failure containing {want:?}");
-        assert!(err.contains(want), "{err}");
-    };
-    check(
+    let (xp, yp) = write_pair(d.path(), &x, &y);
+    fail(
         mine(&xp, &yp).args(["-k", "36"]),
         "k = 36 neighbours of each source sentence",
     );
@@ -242,7 +219,7 @@ fn bad_inputs_are_clear_errors() {
     npy::write_npy(&xn, x.view()).unwrap();
     let y4 = Embeddings::from_rows(y.rows().map(|r| r[..4].to_vec()), 4).unwrap();
     npy::write_npy(&yn, y4.view()).unwrap();
-    check(
+    fail(
         bitext()
             .args(["mine", "--src-embeddings"])
             .arg(&xn)
@@ -259,28 +236,28 @@ fn bad_inputs_are_clear_errors() {
         .flat_map(|v| v.to_le_bytes())
         .collect();
     std::fs::write(&np, bytes).unwrap();
-    check(
+    fail(
         &mut mine(&xp, &np),
         "target embeddings: row 5, column 2 is NaN",
     );
     let empty = d.path().join("empty.f32");
     std::fs::write(&empty, b"").unwrap();
-    check(&mut mine(&empty, &yp), "empty.f32: file is empty");
+    fail(&mut mine(&empty, &yp), "empty.f32: file is empty");
     let short = d.path().join("short.txt");
     std::fs::write(&short, "one\ntwo\n").unwrap();
-    check(
+    fail(
         mine(&xp, &yp).arg("--src-text").arg(&short),
         "has 2 sentences but",
     );
-    check(
+    fail(
         mine(&xp, &yp).args(["--index", r#"{"type":"annoy"}"#]),
         "--index",
     );
-    check(
+    fail(
         mine(&xp, &yp).args(["--index", r#"{"type":"exact","metric":"l2"}"#]),
         "needs an inner-product index",
     );
-    check(
+    fail(
         bitext()
             .args(["mine", "--src-embeddings"])
             .arg(&xp)
@@ -288,7 +265,7 @@ fn bad_inputs_are_clear_errors() {
             .arg(&yp),
         "give --dim",
     );
-    check(mine(&xp, &yp).args(["-k", "0"]), "at least one neighbour");
+    fail(mine(&xp, &yp).args(["-k", "0"]), "at least one neighbour");
 }
 
 #[test]
@@ -297,10 +274,7 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     // Four aligned pairs; cosines 1, 0.8, 0, 0.6 by construction.
     let x = Embeddings::from_rows([[1.0f32, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], 2).unwrap();
     let y = Embeddings::from_rows([[2.0f32, 0.0], [0.8, 0.6], [0.0, 1.0], [0.6, 0.8]], 2).unwrap();
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
+    let (xp, yp) = write_pair(d.path(), &x, &y);
     let input = d.path().join("in.tsv");
     std::fs::write(
         &input,
@@ -310,8 +284,7 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     .unwrap();
     let out = d.path().join("out.tsv");
     let filter = |extra: &[&str]| {
-        let mut c = bitext();
-        c.args([
+        let mut c = cli![
             "filter",
             "-q",
             "--dim",
@@ -321,20 +294,18 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
             "--tgt-col",
             "3",
             "--input",
-        ])
-        .arg(&input)
-        .arg("--src-embeddings")
-        .arg(&xp)
-        .arg("--trg-embeddings")
-        .arg(&yp)
-        .arg("-o")
-        .arg(&out)
-        .args(extra);
-        run(&mut c)
+            &input,
+            "--src-embeddings",
+            &xp,
+            "--trg-embeddings",
+            &yp,
+            "-o",
+            &out
+        ];
+        succeed(c.args(extra))
     };
     // By score: line 1 (2 words), 2 (2 → 4), 4 (3 → 7), 3 (1 → 8). Budget 6 stops before 4.
-    let (ok, _, err) = filter(&["--budget-words", "6"]);
-    assert!(ok, "{err}");
+    let (_, err) = filter(&["--budget-words", "6"]);
     assert!(err.contains("kept 2 of 4 lines (4 words"), "{err}");
     let got = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<&str> = got.lines().collect();
@@ -342,8 +313,7 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     assert!(lines[0].starts_with("u\tein Haus\ta house\t"));
     let s: f64 = lines[1].rsplit('\t').next().unwrap().parse().unwrap();
     assert!((s - 0.8).abs() < 1e-6, "{s}");
-    let (ok, _, err) = filter(&["--budget-lines", "3", "--decimals", "2"]);
-    assert!(ok, "{err}");
+    filter(&["--budget-lines", "3", "--decimals", "2"]);
     assert!(
         std::fs::read_to_string(&out)
             .unwrap()
@@ -354,14 +324,20 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
         "short.f32",
         &Embeddings::from_rows([[1.0f32, 0.0]], 2).unwrap(),
     );
-    let (ok, _, err) = run(bitext()
-        .args(["filter", "--dim", "2", "--input"])
-        .arg(&input)
-        .arg("--src-embeddings")
-        .arg(&xp)
-        .arg("--trg-embeddings")
-        .arg(&short)
-        .arg("-o")
-        .arg(&out));
-    assert!(!ok && err.contains("one row per line"), "{err}");
+    fail(
+        &mut cli![
+            "filter",
+            "--dim",
+            "2",
+            "--input",
+            &input,
+            "--src-embeddings",
+            &xp,
+            "--trg-embeddings",
+            &short,
+            "-o",
+            &out
+        ],
+        "one row per line",
+    );
 }

@@ -1,9 +1,10 @@
 //! End-to-end tests of `bitext score` on small files built here.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 mod common;
-use common::{bitext, run, write};
+use common::{cli, fail, succeed, write};
 
 /// German and English word vectors in one space: translations are close.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
@@ -21,27 +22,28 @@ fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
     )
 }
 
-fn score(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> (bool, String, String) {
+/// `bitext score --scorer emd` of columns 1 and 2 of `input` with the vectors above.
+fn score(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> Command {
     let (de, en) = vectors(dir);
-    run(bitext()
-        .args([
-            "score",
-            "--scorer",
-            "emd",
-            "--src-col",
-            "1",
-            "--tgt-col",
-            "2",
-        ])
-        .arg("--src-vec")
-        .arg(&de)
-        .arg("--tgt-vec")
-        .arg(&en)
-        .arg("--input")
-        .arg(input)
-        .arg("--output")
-        .arg(output)
-        .args(extra))
+    let mut cmd = cli![
+        "score",
+        "--scorer",
+        "emd",
+        "--src-col",
+        "1",
+        "--tgt-col",
+        "2",
+        "--src-vec",
+        &de,
+        "--tgt-vec",
+        &en,
+        "--input",
+        input,
+        "--output",
+        output
+    ];
+    cmd.args(extra);
+    cmd
 }
 
 #[test]
@@ -55,8 +57,7 @@ fn score_appends_a_column_and_ranks_translations_first() {
          u3\tEin Baum\ta tree\n",
     );
     let output = d.path().join("out.tsv");
-    let (ok, _, err) = score(d.path(), &input, &output, &["--batch", "2"]);
-    assert!(ok, "{err}");
+    succeed(&mut score(d.path(), &input, &output, &["--batch", "2"]));
     let text = std::fs::read_to_string(&output).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
@@ -68,8 +69,7 @@ fn score_appends_a_column_and_ranks_translations_first() {
     assert!(scores.iter().all(|s| *s <= 0.0));
     assert!(scores[0] > scores[1] && scores[2] > scores[1], "{scores:?}");
     for extra in [&["--no-idf"][..], &["--oov", "match", "--oov-cost", "0.5"]] {
-        let (ok, _, err) = score(d.path(), &input, &output, extra);
-        assert!(ok, "{extra:?}: {err}");
+        succeed(&mut score(d.path(), &input, &output, extra));
     }
 }
 
@@ -78,23 +78,22 @@ fn score_errors_name_the_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let output = d.path().join("out.tsv");
     let empty = write(d.path(), "empty.tsv", "u1\tHund\tdog\nu2\t \tcat\n");
-    let (ok, _, err) = score(d.path(), &empty, &output, &[]);
-    assert!(!ok);
-    assert!(err.contains("empty.tsv:2: empty source field"), "{err}");
+    fail(
+        &mut score(d.path(), &empty, &output, &[]),
+        "empty.tsv:2: empty source field",
+    );
     assert!(!output.exists(), "no partial output");
     let short = write(d.path(), "short.tsv", "u1\tHund\n");
-    let (ok, _, err) = score(d.path(), &short, &output, &[]);
-    assert!(!ok);
-    assert!(err.contains("short.tsv:1:"), "{err}");
-    let (ok, _, err) = run(bitext()
-        .args(["score", "--scorer", "emd", "--input"])
-        .arg(&empty)
-        .arg("--output")
-        .arg(&output));
-    assert!(!ok);
-    assert!(err.contains("--src-vec"), "{err}");
+    fail(&mut score(d.path(), &short, &output, &[]), "short.tsv:1:");
+    fail(
+        &mut cli![
+            "score", "--scorer", "emd", "--input", &empty, "--output", &output
+        ],
+        "--src-vec",
+    );
     let good = write(d.path(), "good.tsv", "u1\tHund\tdog\n");
-    let (ok, _, err) = score(d.path(), &good, &output, &["--oov-cost", "-1"]);
-    assert!(!ok);
-    assert!(err.contains("oov_cost"), "{err}");
+    fail(
+        &mut score(d.path(), &good, &output, &["--oov-cost", "-1"]),
+        "oov_cost",
+    );
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use bitext_core::Rng;
 
 mod common;
-use common::{bitext, run};
+use common::{assert_help, bitext, cli, fail, succeed, write};
 
 /// Run with `input` on stdin; stdout as bytes.
 fn pipe(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
@@ -31,10 +31,19 @@ fn pipe(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
     )
 }
 
-fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
+/// `bitext tokenize encode` with `args` and `--model model` on `input`, which must succeed: its
+/// stdout.
+fn encode(model: &Path, args: &[&str], input: &[u8]) -> String {
+    let (ok, out, err) = pipe(
+        bitext()
+            .args(["tokenize", "encode"])
+            .args(args)
+            .arg("--model")
+            .arg(model),
+        input,
+    );
+    assert!(ok, "{args:?}: {err}");
+    String::from_utf8(out).unwrap()
 }
 
 /// `n` lines of generated text in one language, seeded.
@@ -61,25 +70,29 @@ const EN: &[&str] = &[
 
 /// Train a joint BPE model on generated German and English files in `dir`.
 fn train(dir: &Path) -> PathBuf {
-    let de = write(dir, "train.de", text(DE, 300, 1).as_bytes());
-    let en = write(dir, "train.en", text(EN, 300, 2).as_bytes());
+    let de = write(dir, "train.de", text(DE, 300, 1));
+    let en = write(dir, "train.en", text(EN, 300, 2));
     let model = dir.join("joint.model");
-    let (ok, _, err) = run(bitext()
-        .args(["tokenize", "train", "--input"])
-        .arg(&de)
-        .arg("--input")
-        .arg(&en)
-        .args([
-            "--vocab-size",
-            "90",
-            "--model-type",
-            "bpe",
-            "--lang",
-            "de,en",
-        ])
-        .args(["--character-coverage", "1.0", "--threads", "2", "--model"])
-        .arg(&model));
-    assert!(ok, "{err}");
+    let (_, err) = succeed(&mut cli![
+        "tokenize",
+        "train",
+        "--input",
+        &de,
+        "--input",
+        &en,
+        "--vocab-size",
+        "90",
+        "--model-type",
+        "bpe",
+        "--lang",
+        "de,en",
+        "--character-coverage",
+        "1.0",
+        "--threads",
+        "2",
+        "--model",
+        &model
+    ]);
     assert!(
         err.contains("trained a bpe model of 90 pieces on 600 sentences"),
         "{err}"
@@ -122,14 +135,7 @@ fn train_encode_decode_one_line_per_line() {
     let n_lines = input.split(|&b| b == b'\n').count();
     let mut outputs = Vec::new();
     for format in ["id", "piece"] {
-        let (ok, out, err) = pipe(
-            bitext()
-                .args(["tokenize", "encode", "--output-format", format, "--model"])
-                .arg(&model),
-            &input,
-        );
-        assert!(ok, "{err}");
-        let out = String::from_utf8(out).unwrap();
+        let out = encode(&model, &["--output-format", format], &input);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), n_lines, "{format}");
         assert!(out.ends_with('\n'));
@@ -150,18 +156,22 @@ fn train_encode_decode_one_line_per_line() {
     }
 
     // Decoding ids and pieces gives the normalized text back.
-    let ids_file = write(d.path(), "ids.txt", outputs[0].as_bytes());
-    let pieces_file = write(d.path(), "pieces.txt", outputs[1].as_bytes());
+    let ids_file = write(d.path(), "ids.txt", &outputs[0]);
+    let pieces_file = write(d.path(), "pieces.txt", &outputs[1]);
     let dec = d.path().join("dec.txt");
     for (file, format) in [(&ids_file, "id"), (&pieces_file, "piece")] {
-        let (ok, _, err) = run(bitext()
-            .args(["tokenize", "decode", "--input-format", format, "--model"])
-            .arg(&model)
-            .arg("--input")
-            .arg(file)
-            .arg("--output")
-            .arg(&dec));
-        assert!(ok, "{err}");
+        succeed(&mut cli![
+            "tokenize",
+            "decode",
+            "--input-format",
+            format,
+            "--model",
+            &model,
+            "--input",
+            file,
+            "--output",
+            &dec
+        ]);
         let text = std::fs::read_to_string(&dec).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), n_lines);
@@ -186,16 +196,10 @@ fn train_encode_decode_one_line_per_line() {
     let a = write(d.path(), "a.txt", &input[..cut]);
     let b = write(d.path(), "b.txt", &input[cut..]);
     let out_file = d.path().join("out.ids");
-    let (ok, _, err) = run(bitext()
-        .args(["tokenize", "encode", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&a)
-        .arg("--input")
-        .arg(&b)
-        .arg("--output")
-        .arg(&out_file));
-    assert!(ok, "{err}");
+    succeed(&mut cli![
+        "tokenize", "encode", "--model", &model, "--input", &a, "--input", &b, "--output",
+        &out_file
+    ]);
     assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
 
     // Debian's spm_encode gives the same bytes for the same model.
@@ -221,14 +225,7 @@ fn framing_matches_spm_encode_extra_options() {
     let d = tempfile::tempdir().unwrap();
     let model = train(d.path());
     let input = text(DE, 30, 3).into_bytes();
-    let (ok, out, err) = pipe(
-        bitext()
-            .args(["tokenize", "encode", "--add-bos", "--add-eos", "--model"])
-            .arg(&model),
-        &input,
-    );
-    assert!(ok, "{err}");
-    let out = String::from_utf8(out).unwrap();
+    let out = encode(&model, &["--add-bos", "--add-eos"], &input);
     assert!(
         out.lines()
             .all(|l| l.starts_with("2 ") && l.ends_with(" 3")),
@@ -244,21 +241,7 @@ fn framing_matches_spm_encode_extra_options() {
         assert!(ok, "{err}");
         assert_eq!(String::from_utf8(theirs).unwrap(), out);
     }
-    let (ok, out, err) = pipe(
-        bitext()
-            .args([
-                "tokenize",
-                "encode",
-                "--add-eos",
-                "--max-len",
-                "3",
-                "--model",
-            ])
-            .arg(&model),
-        &input,
-    );
-    assert!(ok, "{err}");
-    let out = String::from_utf8(out).unwrap();
+    let out = encode(&model, &["--add-eos", "--max-len", "3"], &input);
     assert!(
         out.lines()
             .all(|l| l.split(' ').count() <= 3 && l.ends_with(" 3")),
@@ -272,14 +255,10 @@ fn errors_name_file_and_line() {
     let model = train(d.path());
 
     let bad = write(d.path(), "bad.txt", b"der Hund\ndie \xff Katze\n");
-    let (ok, _, err) = run(bitext()
-        .args(["tokenize", "encode", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&bad));
-    assert!(
-        !ok && err.contains("bad.txt:2: invalid UTF-8 at byte 4"),
-        "{err}"
+    let encode_bad = |model: &Path| cli!["tokenize", "encode", "--model", model, "--input", &bad];
+    fail(
+        &mut encode_bad(&model),
+        "bad.txt:2: invalid UTF-8 at byte 4",
     );
 
     let (ok, _, err) = pipe(
@@ -299,73 +278,53 @@ fn errors_name_file_and_line() {
         if let Some(b) = bytes {
             std::fs::write(&path, b).unwrap();
         }
-        let (ok, _, err) = run(bitext()
-            .args(["tokenize", "encode", "--model"])
-            .arg(&path)
-            .arg("--input")
-            .arg(&bad)
-            .arg("--output")
-            .arg(&out));
-        assert!(!ok && err.contains(name), "{err}");
+        fail(encode_bad(&path).arg("--output").arg(&out), name);
     }
     // A failed run leaves no output behind.
-    let (ok, _, _) = run(bitext()
-        .args(["tokenize", "encode", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&bad)
-        .arg("--output")
-        .arg(&out));
-    assert!(!ok && !out.exists());
+    fail(encode_bad(&model).arg("--output").arg(&out), "bad.txt:2");
+    assert!(!out.exists());
 
-    let ids = write(d.path(), "ids.txt", b"5 6\n7 x\n");
-    let (ok, _, err) = run(bitext()
-        .args(["tokenize", "decode", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&ids));
-    assert!(!ok && err.contains("ids.txt:2: not an id list"), "{err}");
-    let ids = write(d.path(), "ids2.txt", b"5 6\n7 90\n");
-    let (ok, _, err) = run(bitext()
-        .args(["tokenize", "decode", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&ids));
-    assert!(
-        !ok && err.contains("ids2.txt:2: token id 90 is outside"),
-        "{err}"
-    );
+    let decode = |input: &Path| cli!["tokenize", "decode", "--model", &model, "--input", input];
+    let ids = write(d.path(), "ids.txt", "5 6\n7 x\n");
+    fail(&mut decode(&ids), "ids.txt:2: not an id list");
+    let ids = write(d.path(), "ids2.txt", "5 6\n7 90\n");
+    fail(&mut decode(&ids), "ids2.txt:2: token id 90 is outside");
 
-    let empty = write(d.path(), "e.de", b"der Hund\n\n");
+    let empty = write(d.path(), "e.de", "der Hund\n\n");
     let m2 = d.path().join("m2.model");
     let train = |extra: &[&str]| {
-        run(bitext()
-            .args(["tokenize", "train", "--vocab-size", "40", "--input"])
-            .arg(&empty)
-            .args(extra)
-            .arg("--model")
-            .arg(&m2))
+        let mut cmd = cli![
+            "tokenize",
+            "train",
+            "--vocab-size",
+            "40",
+            "--input",
+            &empty,
+            "--model",
+            &m2
+        ];
+        cmd.args(extra);
+        cmd
     };
-    let (ok, _, err) = train(&[]);
-    assert!(!ok && err.contains("e.de:2: empty line"), "{err}");
+    fail(&mut train(&[]), "e.de:2: empty line");
     assert!(!m2.exists());
-    let (ok, _, err) = train(&["--skip-empty", "--model-type", "bpe"]);
     // One sentence is too little for 40 pieces: sentencepiece's own message comes through.
-    assert!(!ok && err.contains("sentencepiece"), "{err}");
-    let (ok, _, err) =
-        run(bitext().args(["tokenize", "train", "--vocab-size", "10", "--model", "x"]));
-    assert!(!ok && err.contains("--input"), "{err}");
+    fail(
+        &mut train(&["--skip-empty", "--model-type", "bpe"]),
+        "sentencepiece",
+    );
+    fail(
+        bitext().args(["tokenize", "train", "--vocab-size", "10", "--model", "x"]),
+        "--input",
+    );
 }
 
 #[test]
 fn tokenize_subcommands_have_help() {
-    for args in [
-        &["tokenize", "--help"][..],
+    assert_help(&[
+        &["tokenize", "--help"],
         &["tokenize", "train", "--help"],
         &["tokenize", "encode", "--help"],
         &["tokenize", "decode", "--help"],
-    ] {
-        let (ok, out, _) = run(bitext().args(args));
-        assert!(ok && out.contains("Usage:"), "{args:?}: {out}");
-    }
+    ]);
 }

@@ -1,15 +1,30 @@
-//! Helpers shared by the CLI's integration tests: the binary under test, running it, and
-//! writing input files.
+//! Helpers shared by the CLI's integration tests: the binary under test (`cli![args…]` for
+//! a command line of strings and paths), running it and checking how it ended, and writing
+//! input files.
 
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports, unused_macros)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use bitext_core::Embeddings;
+use bitext_core::io::raw::{self, RawDtype};
 
 /// The `bitext` binary built for these tests.
 pub fn bitext() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bitext"))
 }
+
+/// The `bitext` binary with these arguments, strings and paths alike:
+/// `cli!["embed", "--input", &path]`.
+macro_rules! cli {
+    ($($arg:expr),* $(,)?) => {{
+        let mut cmd = $crate::common::bitext();
+        $(cmd.arg($arg);)*
+        cmd
+    }};
+}
+pub(crate) use cli;
 
 /// Run `cmd` to the end: whether it succeeded, its stdout and its stderr (both UTF-8).
 pub fn run(cmd: &mut Command) -> (bool, String, String) {
@@ -21,9 +36,42 @@ pub fn run(cmd: &mut Command) -> (bool, String, String) {
     )
 }
 
+/// Run `cmd`, which must succeed: its stdout and stderr.
+pub fn succeed(cmd: &mut Command) -> (String, String) {
+    let (ok, out, err) = run(cmd);
+    assert!(ok, "{cmd:?} failed: {err}");
+    (out, err)
+}
+
+/// Run `cmd`, which must fail with an error containing `want`: its stderr.
+pub fn fail(cmd: &mut Command, want: &str) -> String {
+    let (ok, _, err) = run(cmd);
+    assert!(
+        !ok,
+        "{cmd:?} succeeded; expected an error containing {want:?}"
+    );
+    assert!(err.contains(want), "expected {want:?} in: {err}");
+    err
+}
+
+/// Every one of these command lines (after `bitext`) prints its usage.
+pub fn assert_help(commands: &[&[&str]]) {
+    for args in commands {
+        let (out, _) = succeed(bitext().args(*args));
+        assert!(out.contains("Usage:"), "{args:?}: {out}");
+    }
+}
+
 /// Write `content` to `dir/name` and return the path.
-pub fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
+pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, content).unwrap();
+    p
+}
+
+/// Write `e` as a raw little-endian `f32` file `dir/name` and return the path.
+pub fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
+    let p = dir.join(name);
+    raw::write_raw(&p, e.view(), RawDtype::F32).unwrap();
     p
 }
