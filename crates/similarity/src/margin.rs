@@ -19,7 +19,7 @@ use bitext_core::EmbeddingsView;
 use bitext_knn::Neighbors;
 
 use crate::error::{Error, Result};
-use crate::measure::{check_pair_of_views, dot};
+use crate::measure::{check_pair_of_views, dot, from_name, name_of};
 use crate::scorer::PairScorer;
 
 /// How a candidate's similarity `a` is compared with the mean neighbourhood similarity `b`.
@@ -57,28 +57,24 @@ impl MarginFunction {
     /// The name LASER's `--margin` (and bitext's) uses.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            MarginFunction::Absolute => "absolute",
-            MarginFunction::Distance => "distance",
-            MarginFunction::Ratio => "ratio",
-            MarginFunction::Csls => "csls",
-        }
+        name_of(self, MARGIN_NAMES)
     }
 }
+
+/// The names of the margin functions, each one's own name first and its aliases after it.
+const MARGIN_NAMES: &[(&str, MarginFunction)] = &[
+    ("absolute", MarginFunction::Absolute),
+    ("cosine", MarginFunction::Absolute),
+    ("distance", MarginFunction::Distance),
+    ("ratio", MarginFunction::Ratio),
+    ("csls", MarginFunction::Csls),
+];
 
 impl std::str::FromStr for MarginFunction {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "absolute" | "cosine" => Ok(MarginFunction::Absolute),
-            "distance" => Ok(MarginFunction::Distance),
-            "ratio" => Ok(MarginFunction::Ratio),
-            "csls" => Ok(MarginFunction::Csls),
-            _ => Err(Error::Invalid(format!(
-                "unknown margin {s:?} (expected absolute, distance, ratio or csls)"
-            ))),
-        }
+        from_name(s, MARGIN_NAMES, "margin")
     }
 }
 

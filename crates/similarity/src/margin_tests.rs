@@ -203,5 +203,13 @@ fn spec_serde_and_parsing() {
         "distance".parse::<MarginFunction>().unwrap(),
         MarginFunction::Distance
     );
-    assert!("max".parse::<MarginFunction>().is_err());
+    let e = "max".parse::<MarginFunction>().unwrap_err().to_string();
+    assert!(
+        e.contains("unknown margin \"max\" (expected absolute, distance, ratio or csls)"),
+        "{e}"
+    );
+    assert_eq!(
+        "cosine".parse::<MarginFunction>().unwrap(),
+        MarginFunction::Absolute
+    );
 }

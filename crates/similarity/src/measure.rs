@@ -107,27 +107,62 @@ impl Measure {
     /// The measure's name as the CLI spells it.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Measure::Cosine => "cosine",
-            Measure::Dot => "dot",
-            Measure::NegEuclidean => "neg_euclidean",
-        }
+        name_of(self, MEASURE_NAMES)
     }
 }
+
+/// The names of the measures, each one's own name first and its aliases after it.
+const MEASURE_NAMES: &[(&str, Measure)] = &[
+    ("cosine", Measure::Cosine),
+    ("cos", Measure::Cosine),
+    ("dot", Measure::Dot),
+    ("ip", Measure::Dot),
+    ("neg_euclidean", Measure::NegEuclidean),
+    ("euclidean", Measure::NegEuclidean),
+    ("l2", Measure::NegEuclidean),
+];
 
 impl std::str::FromStr for Measure {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "cosine" | "cos" => Ok(Measure::Cosine),
-            "dot" | "ip" => Ok(Measure::Dot),
-            "neg_euclidean" | "euclidean" | "l2" => Ok(Measure::NegEuclidean),
-            _ => Err(Error::Invalid(format!(
-                "unknown similarity {s:?} (expected cosine, dot or neg_euclidean)"
-            ))),
+        from_name(s, MEASURE_NAMES, "similarity")
+    }
+}
+
+/// The name of `value` in `names` (a table of `(name, value)` that lists each value's own name
+/// before its aliases).
+pub(crate) fn name_of<T: PartialEq>(value: T, names: &[(&'static str, T)]) -> &'static str {
+    names
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map(|(n, _)| *n)
+        .expect("every value has a name")
+}
+
+/// The value named `s` (own name or alias) in `names`; `what` names the kind in the error.
+///
+/// # Errors
+/// [`Error::Invalid`] listing the own names of all values when `s` is none of the names.
+pub(crate) fn from_name<T: Copy + PartialEq>(
+    s: &str,
+    names: &[(&'static str, T)],
+    what: &str,
+) -> Result<T> {
+    if let Some(&(_, v)) = names.iter().find(|(n, _)| *n == s) {
+        return Ok(v);
+    }
+    let mut own: Vec<&str> = Vec::new();
+    for (i, (n, v)) in names.iter().enumerate() {
+        if names[..i].iter().all(|(_, w)| w != v) {
+            own.push(n);
         }
     }
+    let last = own.pop().unwrap_or_default();
+    Err(Error::Invalid(format!(
+        "unknown {what} {s:?} (expected {} or {last})",
+        own.join(", ")
+    )))
 }
 
 /// Check that two matrices can be compared: same dimension, finite values, and (for cosine)
@@ -250,7 +285,14 @@ mod tests {
         assert!((neg_euclidean(&a, &b) + 3.0).abs() < 1e-7);
         assert_eq!(cosine(&a, &[0.0; 3]), 0.0);
         assert_eq!("l2".parse::<Measure>().unwrap(), Measure::NegEuclidean);
-        assert!("manhattan".parse::<Measure>().is_err());
+        let e = "manhattan".parse::<Measure>().unwrap_err().to_string();
+        assert!(
+            e.contains("unknown similarity \"manhattan\" (expected cosine, dot or neg_euclidean)"),
+            "{e}"
+        );
+        for m in [Measure::Cosine, Measure::Dot, Measure::NegEuclidean] {
+            assert_eq!(m.name().parse::<Measure>().unwrap(), m);
+        }
     }
 
     #[test]
