@@ -40,12 +40,19 @@ pub(crate) struct EmbeddingArgs {
 }
 
 impl EmbeddingArgs {
-    /// Open (memory-map, or read and convert) both matrices.
+    /// Open (memory-map, or read and convert) both matrices, which must have one dimension.
     pub(crate) fn open(&self) -> Result<(Matrix, Matrix)> {
-        Ok((
-            Matrix::open(&self.src_embeddings, self.dim, self.fp16)?,
-            Matrix::open(&self.trg_embeddings, self.dim, self.fp16)?,
-        ))
+        let src = Matrix::open(&self.src_embeddings, self.dim, self.fp16)?;
+        let trg = Matrix::open(&self.trg_embeddings, self.dim, self.fp16)?;
+        let (sd, td) = (src.view().dim(), trg.view().dim());
+        if sd != td {
+            bail!(
+                "dimension mismatch: {} holds {sd}-dimensional embeddings but {} holds {td}",
+                src.path().display(),
+                trg.path().display(),
+            );
+        }
+        Ok((src, trg))
     }
 }
 

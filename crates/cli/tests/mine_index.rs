@@ -9,7 +9,7 @@ use std::process::Command;
 
 use bitext_core::io::raw;
 use bitext_core::{Embeddings, EmbeddingsView, Rng};
-use bitext_knn::{ExactIndex, KnnIndex, Metric, TwoIndexes};
+use bitext_knn::{ExactIndex, KnnIndex, Metric, NeighborPair, TwoIndexes};
 use bitext_mine::{Miner, Retrieval, ScoredPair, UnitRows};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 
@@ -65,6 +65,22 @@ fn lines(pairs: &[ScoredPair]) -> String {
     s
 }
 
+/// `miner`'s neighbourhoods of `x` and `y` (normalised) by the two-index exact path, with the
+/// normalised sides.
+fn two_index_search(
+    miner: &Miner,
+    x: &Embeddings,
+    y: &Embeddings,
+) -> (NeighborPair, Embeddings, Embeddings) {
+    let xu = UnitRows::new(x.view(), "source").unwrap().view().to_owned();
+    let yu = UnitRows::new(y.view(), "target").unwrap().view().to_owned();
+    let two = TwoIndexes::new(exact_index, Metric::InnerProduct);
+    let nb = miner
+        .search(xu.view(), yu.view(), &two, &mut |_, _, _| {})
+        .unwrap();
+    (nb, xu, yu)
+}
+
 fn exact_index(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '_>> {
     Ok(Box::new(ExactIndex::over(v, Metric::InnerProduct)?))
 }
@@ -102,15 +118,8 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
     ] {
         let args = ["--margin", margin, "--retrieval", retrieval, "-k", "5"];
         // The reference: the two-index exact path through the library.
-        let (xu, yu) = (
-            UnitRows::new(x.view(), "source").unwrap(),
-            UnitRows::new(y.view(), "target").unwrap(),
-        );
         let miner = Miner::new(MarginSpec::new(f, 5)).retrieval(r);
-        let two = TwoIndexes::new(exact_index, Metric::InnerProduct);
-        let nb = miner
-            .search(xu.view(), yu.view(), &two, &mut |_, _, _| {})
-            .unwrap();
+        let (nb, _, _) = two_index_search(&miner, &x, &y);
         let want = lines(&miner.mine_neighbors(&nb).unwrap());
         assert!(want.lines().count() > 100, "{margin} {retrieval}");
         for index in spellings {
@@ -138,19 +147,8 @@ fn score_and_search_modes_agree_across_spellings_and_threads() {
         write_raw(d.path(), "y.f32", &y),
     );
     // Aligned pairs scored by the margin over the two-index neighbourhoods.
-    let (xu, yu) = (
-        UnitRows::new(x.view(), "source").unwrap(),
-        UnitRows::new(y.view(), "target").unwrap(),
-    );
     let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 4));
-    let nb = miner
-        .search(
-            xu.view(),
-            yu.view(),
-            &TwoIndexes::new(exact_index, Metric::InnerProduct),
-            &mut |_, _, _| {},
-        )
-        .unwrap();
+    let (nb, xu, yu) = two_index_search(&miner, &x, &y);
     let scorer =
         bitext_similarity::MarginScorer::new(miner.margin(&nb).unwrap(), xu.view(), yu.view())
             .unwrap();

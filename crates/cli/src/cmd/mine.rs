@@ -121,15 +121,6 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     }
     let (src, trg) = a.embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
-    if sv.dim() != tv.dim() {
-        bail!(
-            "dimension mismatch: {} holds {}-dimensional embeddings but {} holds {}",
-            src.path().display(),
-            sv.dim(),
-            trg.path().display(),
-            tv.dim()
-        );
-    }
     let src_labels = labels_for(a.src_text.as_deref(), a.text_format, &src)?;
     let trg_labels = labels_for(a.trg_text.as_deref(), a.text_format, &trg)?;
     if a.mode == Mode::Score && sv.len() != tv.len() {
