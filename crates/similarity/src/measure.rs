@@ -276,6 +276,30 @@ mod tests {
         }
     }
 
+    /// The point of calling the kNN kernel: a pair scored here, on the L2-normalised rows the
+    /// exact search ran on, gets the very bits the search reported (any kernel, any dimension).
+    #[test]
+    fn dot_gives_the_scores_of_the_exact_search_bit_for_bit() {
+        use bitext_knn::{ExactIndex, KnnIndex, Metric};
+        let mut rng = Rng::seed(5);
+        for d in [1, 7, 37, 300] {
+            let mut random = |n: usize| {
+                let v = (0..n * d).map(|_| rng.normal() as f32).collect();
+                let mut e = Embeddings::new(v, d).unwrap();
+                e.normalize_l2();
+                e
+            };
+            let (x, q) = (random(40), random(9));
+            let index = ExactIndex::over(x.view(), Metric::InnerProduct).unwrap();
+            let nb = index.search(q.view(), 5).unwrap();
+            for i in 0..q.len() {
+                for (&id, &s) in nb.ids(i).iter().zip(nb.scores(i)) {
+                    assert_eq!(dot(q.row(i), x.row(id)).to_bits(), s.to_bits(), "d = {d}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn hand_worked_values() {
         let (a, b) = ([1.0f32, 2.0, 2.0], [2.0f32, 0.0, 0.0]);
