@@ -1,16 +1,17 @@
 //! `bitext embed`: sentence embeddings, written as raw little-endian f32/f16 (LASER's format)
 //! or `.npy` — with the bag-of-words encoder (`--vectors`: the mean, optionally TF-IDF
 //! weighted, of the `.vec` word vectors of a sentence's words) or a trained neural model
-//! (`--model DIR`, written by `bitext train`).
+//! (`--model DIR`, written by `bitext train`). The flags make a `bitext_encode::EncoderSpec`,
+//! from which the encoder is built.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
-use bitext_core::io::vec::read_vec;
-use bitext_encode::{BowEncoder, Idf, NoKnownWord, Side};
-use bitext_tokenize::{WordConfig, WordTokenizer};
+use bitext_encode::{
+    BowEncoder, BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
+};
 use clap::{Args, ValueEnum};
 
 use crate::input::{
@@ -63,13 +64,9 @@ pub(crate) struct EmbedArgs {
     model: Option<PathBuf>,
     /// With --model: which language the input is in.
     #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "model")]
-    // Parsed in every build, so that the flags do not depend on cargo features; read only by
-    // the neural encoder.
-    #[cfg_attr(not(feature = "neural"), allow(dead_code))]
     side: SideArg,
     /// With --model: burn backend (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex", requires = "model")]
-    #[cfg_attr(not(feature = "neural"), allow(dead_code))]
     backend: String,
     /// Read only the first N words of --vectors (the most frequent, in fastText/MUSE files).
     #[arg(long, value_name = "N", requires = "vectors")]
@@ -102,99 +99,36 @@ pub(crate) struct EmbedArgs {
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
-    match (&a.model, &a.vectors) {
-        (Some(model), _) => run_model(a, model),
-        (None, Some(vectors)) => run_bow(a, vectors),
-        (None, None) => bail!("give --vectors FILE (bag of words) or --model DIR (neural)"),
-    }
-}
-
-/// Embeddings from a trained neural model.
-#[cfg(feature = "neural")]
-fn run_model(a: &EmbedArgs, dir: &Path) -> Result<()> {
-    use bitext_encode::SentenceEncoder;
-
-    crate::cmd::neural::start_neural_command();
-    check_embeddings_output(&a.output, a.fp16)?;
-    let backend = bitext_neural::backend::BackendSpec::parse(&a.backend)?;
-    let model = crate::cmd::neural::load(dir, backend)?;
-    let input = Sentences::read(&a.input, a.text_format)
-        .with_context(|| format!("reading {}", a.input.display()))?;
-    let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
-    let pb = progress_bar(refs.len(), "embedding", a.quiet);
-    let e = model
-        .encoder()
-        .encode_with_progress(a.side.into(), &refs, &mut |n| pb.set_position(n as u64))
-        .with_context(|| format!("embedding {}", a.input.display()))?;
-    pb.finish_and_clear();
-    write_embeddings(&a.output, &e, a.fp16)?;
-    if !a.quiet {
-        eprintln!(
-            "embedded {} sentences ({} dimensions) into {}",
-            e.len(),
-            e.dim(),
-            a.output.display()
-        );
-    }
-    Ok(())
-}
-
-/// `--model` in a binary without the neural models: the error that says how to get them.
-#[cfg(not(feature = "neural"))]
-fn run_model(_: &EmbedArgs, _: &Path) -> Result<()> {
-    Err(crate::cmd::neural_unavailable("`bitext embed --model`"))
-}
-
-/// Embeddings from the bag-of-words encoder.
-fn run_bow(a: &EmbedArgs, vec_path: &Path) -> Result<()> {
+    let spec = encoder_spec(a)?;
     check_embeddings_output(&a.output, a.fp16)?;
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
-    let vectors = read_vec(vec_path, a.max_words)?;
-    let mut b = BowEncoder::builder_shared(vectors)
-        .lowercase(!a.keep_case)
-        .no_known_word(if a.zero_unknown {
-            NoKnownWord::Zero
-        } else {
-            NoKnownWord::Error
-        });
-    if a.tfidf {
-        let tok = WordTokenizer::new(WordConfig {
-            lowercase: !a.keep_case,
-            ..WordConfig::default()
-        });
-        let idf = match &a.idf_corpus {
-            Some(p) => {
-                let r = Sentences::read(p, a.text_format)
-                    .with_context(|| format!("reading {}", p.display()))?;
-                Idf::from_sentences(&tok, &r.sentences)?
-            }
-            None => Idf::from_sentences(&tok, &input.sentences)?,
-        };
-        b = b.tfidf_from(idf.clone(), idf);
-    }
-    let enc = b.build()?;
+    let encoder = build(&spec, &input.sentences)?;
+    let side = Side::from(a.side);
     let bar = progress_bar(input.len(), "embedding", a.quiet);
-    let mut out =
-        bitext_core::Embeddings::with_capacity(enc.vectors(Side::Source).dim(), input.len())?;
+    let dim = match &encoder {
+        Encoder::Bow(e) => e.dim(),
+        Encoder::Neural(e) => e.dim(),
+    };
+    let mut out = bitext_core::Embeddings::with_capacity(dim, input.len())?;
     let mut missing = Vec::new();
     const CHUNK: usize = 4096;
     for (c, chunk) in input.sentences.chunks(CHUNK).enumerate() {
-        let (e, cov) = enc
-            .encode_with_coverage(Side::Source, chunk)
-            .map_err(|e| match e {
-                bitext_encode::Error::NoKnownWord {
-                    index, sentence, ..
-                } => anyhow::anyhow!(
-                    "{}:{}: no word of the sentence is in the vocabulary of {} (use \
-                     --zero-unknown to write a zero row and list it): {sentence:?}",
-                    a.input.display(),
-                    c * CHUNK + index + 1,
-                    vec_path.display()
-                ),
-                other => other.into(),
-            })?;
-        missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
+        let e = match &encoder {
+            Encoder::Bow(enc) => {
+                let (e, cov) = enc
+                    .encode_with_coverage(side, chunk)
+                    .map_err(|e| no_known_word(a, &spec, c * CHUNK, e))?;
+                missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
+                e
+            }
+            Encoder::Neural(enc) => {
+                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                enc.encode(side, &refs)
+                    .map_err(|e| e.shifted(c * CHUNK))
+                    .with_context(|| format!("embedding {}", a.input.display()))?
+            }
+        };
         out.extend_from_view(e.view())?;
         bar.set_position(out.len() as u64);
     }
@@ -223,4 +157,89 @@ fn run_bow(a: &EmbedArgs, vec_path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The encoder spec of the flags: `--model DIR` (with `--backend`), or `--vectors FILE` with
+/// the bag-of-words options.
+fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
+    Ok(match (&a.model, &a.vectors) {
+        (Some(dir), _) => EncoderSpec::Model(ModelSpec {
+            dir: dir.clone(),
+            backend: a.backend.clone(),
+        }),
+        (None, Some(vectors)) => EncoderSpec::Bow(BowSpec {
+            max_words: a.max_words,
+            lowercase: !a.keep_case,
+            weighting: if a.tfidf {
+                Weighting::TfIdf
+            } else {
+                Weighting::Mean
+            },
+            idf_corpus: a.idf_corpus.clone(),
+            no_known_word: if a.zero_unknown {
+                NoKnownWord::Zero
+            } else {
+                NoKnownWord::Error
+            },
+            ..BowSpec::new(vectors)
+        }),
+        (None, None) => bail!("give --vectors FILE (bag of words) or --model DIR (neural)"),
+    })
+}
+
+/// The encoder of a run: the bag of words also reports the sentences it knew no word of.
+enum Encoder {
+    /// The bag-of-words encoder.
+    Bow(BowEncoder),
+    /// A neural model's encoder.
+    Neural(Box<dyn SentenceEncoder>),
+}
+
+/// Build the encoder of `spec`; the TF-IDF weights of a bag of words without an IDF corpus
+/// are counted over the input.
+fn build(spec: &EncoderSpec, input: &[String]) -> Result<Encoder> {
+    match spec {
+        EncoderSpec::Model(_) => Ok(Encoder::Neural(neural_encoder(spec)?)),
+        bow => Ok(Encoder::Bow(bow.build_bow(Some(input))?)),
+    }
+}
+
+/// The encoder of a trained neural model (loaded by `bitext-neural`).
+#[cfg(feature = "neural")]
+fn neural_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
+    crate::cmd::neural::start_neural_command();
+    Ok(bitext_neural::spec::build_encoder(spec, None::<&[&str]>)?)
+}
+
+/// `--model` in a binary without the neural models: the error that says how to get them.
+#[cfg(not(feature = "neural"))]
+fn neural_encoder(_: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
+    Err(crate::cmd::neural_unavailable("`bitext embed --model`"))
+}
+
+/// The error of a sentence without a known word, naming its line (`offset`: the sentences
+/// before the chunk).
+fn no_known_word(
+    a: &EmbedArgs,
+    spec: &EncoderSpec,
+    offset: usize,
+    e: bitext_encode::Error,
+) -> anyhow::Error {
+    match (e, spec) {
+        (
+            bitext_encode::Error::NoKnownWord {
+                index, sentence, ..
+            },
+            EncoderSpec::Bow(b),
+        ) => {
+            anyhow::anyhow!(
+                "{}:{}: no word of the sentence is in the vocabulary of {} (use \
+                 --zero-unknown to write a zero row and list it): {sentence:?}",
+                a.input.display(),
+                offset + index + 1,
+                b.vectors.display()
+            )
+        }
+        (other, _) => other.into(),
+    }
 }

@@ -1,16 +1,19 @@
 //! `bitext filter`: score every line of a noisy parallel corpus (bicleaner-style TSV) with its
 //! sentence embeddings and keep the best lines within a line or word budget (Kim et al. 2019,
 //! §4.2; Artetxe & Schwenk 2019, §4.3), writing the kept lines verbatim with a score column.
+//! `--scorer` and `-k` make a `bitext_mine::ScorerSpec`, which builds the scorer.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_mine::{Budget, MineSpec, Miner, Threshold, TsvFilter, WordSide};
-use bitext_similarity::{EmbeddingScorer, MarginFunction, MarginSpec, Measure};
+use bitext_knn::{IndexSpec, Stage};
+use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
+use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
+use indicatif::ProgressBar;
 
 use crate::index::SearchArgs;
-use crate::input::EmbeddingArgs;
+use crate::input::{EmbeddingArgs, progress_bar};
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -86,6 +89,21 @@ pub(crate) struct FilterArgs {
     quiet: bool,
 }
 
+impl FilterArgs {
+    /// The scorer spec of --scorer and -k, with the search of the margins' neighbourhoods.
+    fn scorer_spec(&self, index: IndexSpec) -> ScorerSpec {
+        let margin = |f| ScorerSpec::Margin {
+            margin: MarginSpec::new(f, self.k),
+            index,
+        };
+        match self.scorer {
+            ScorerArg::Cosine => ScorerSpec::Cosine,
+            ScorerArg::Ratio => margin(MarginFunction::Ratio),
+            ScorerArg::Distance => margin(MarginFunction::Distance),
+        }
+    }
+}
+
 pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if a.src_col == 0 || a.tgt_col == 0 {
         bail!("--src-col and --tgt-col are 1-based");
@@ -126,30 +144,36 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(d) = a.decimals {
         filter = filter.decimals(d);
     }
-    let report = match a.scorer {
-        ScorerArg::Cosine => {
-            let scorer =
-                EmbeddingScorer::new(sv, tv, Measure::Cosine).context("checking the embeddings")?;
-            filter.run(&a.input, &a.output, &scorer)?
+    let spec = a.scorer_spec(index);
+    let mut bar: Option<(Stage, ProgressBar)> = None;
+    let mut progress = |stage: Stage, done: usize, total: usize| {
+        if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
+            if let Some((_, b)) = bar.take() {
+                b.finish_and_clear();
+            }
+            bar = Some((
+                stage,
+                progress_bar(total, "searching neighbourhoods", a.quiet),
+            ));
         }
-        ScorerArg::Ratio | ScorerArg::Distance => {
-            let f = if a.scorer == ScorerArg::Ratio {
-                MarginFunction::Ratio
-            } else {
-                MarginFunction::Distance
-            };
-            let spec = MineSpec::new(Miner::new(MarginSpec::new(f, a.k))).index(index);
-            let hoods =
-                crate::index::neighbourhoods(&spec, sv, tv, a.quiet).with_context(|| {
-                    format!(
-                        "searching {} against {}",
-                        src.path().display(),
-                        trg.path().display()
-                    )
-                })?;
-            filter.run(&a.input, &a.output, &hoods.scorer()?)?
+        if let Some((_, b)) = &bar {
+            b.set_position(done as u64);
         }
     };
+    let report = spec
+        .with_embedding_scorer(sv, tv, &mut progress, |scorer| {
+            filter.run(&a.input, &a.output, scorer)
+        })
+        .with_context(|| {
+            format!(
+                "scoring {} against {}",
+                src.path().display(),
+                trg.path().display()
+            )
+        })??;
+    if let Some((_, b)) = bar {
+        b.finish_and_clear();
+    }
     eprintln!(
         "kept {} of {} lines ({} words{})",
         report.kept,

@@ -1,20 +1,17 @@
 //! `bitext score`: score the aligned sentence pairs of a bicleaner-style TSV and append one
 //! score column (higher = more parallel). The input/output handling is shared; each scorer
-//! (`--scorer`, or `--model DIR` for a trained neural model) only builds a `PairScorer` over a
-//! batch of sentences.
+//! (`--scorer`, or `--model DIR` for a trained neural model) is a `bitext_mine::ScorerSpec`
+//! made from the flags, which builds a `PairScorer` over each batch of sentences.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use bitext_core::io::text::{EmptyLines, read_lines};
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader, ScoredTsvWriter};
-use bitext_core::io::vec::read_vec;
+use bitext_encode::ModelSpec;
+use bitext_mine::{EmdSpec, ScorerSpec};
 use bitext_similarity::PairScorer;
-use bitext_tokenize::WordTokenizer;
-use bitext_transport::EmdScorer;
-use bitext_transport::sentence::{Idf, OovPolicy, SentenceConfig, SentenceDistance};
+use bitext_transport::sentence::{OovPolicy, SentenceConfig};
 use clap::{Args, ValueEnum};
 
 /// Which scorer computes the score column.
@@ -44,9 +41,6 @@ pub(crate) struct ScoreArgs {
 
 /// Options of `--scorer model`.
 #[derive(Debug, Args)]
-// Parsed in every build, so that the flags do not depend on cargo features; read only with the
-// feature `neural`.
-#[cfg_attr(not(feature = "neural"), allow(dead_code))]
 pub(crate) struct NeuralArgs {
     /// Model directory written by `bitext train` (siamese classifier or MLP similarity).
     #[arg(long, value_name = "DIR", required_if_eq("scorer", "model"))]
@@ -58,16 +52,6 @@ pub(crate) struct NeuralArgs {
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex")]
     backend: String,
-}
-
-#[cfg(feature = "neural")]
-struct NeuralFactory(crate::cmd::neural::NeuralModel);
-
-#[cfg(feature = "neural")]
-impl ScorerFactory for NeuralFactory {
-    fn build(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
-        self.0.scorer(src, tgt)
-    }
 }
 
 /// Input and output, common to every scorer.
@@ -139,98 +123,88 @@ pub(crate) enum Oov {
     Match,
 }
 
-/// Builds a scorer over a batch of (source, target) sentences.
-trait ScorerFactory {
-    fn build(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>>;
+/// Builds the scorer of each batch of (source, target) sentences.
+type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
+
+/// The scorer spec of the flags.
+fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
+    Ok(match a.scorer.unwrap_or(ScorerKind::Model) {
+        ScorerKind::Emd => {
+            let e = &a.emd;
+            let (Some(sv), Some(tv)) = (&e.src_vec, &e.tgt_vec) else {
+                bail!("--scorer emd needs --src-vec and --tgt-vec");
+            };
+            let distance = SentenceConfig {
+                use_idf: !e.no_idf,
+                oov: match e.oov {
+                    Oov::Match => OovPolicy::MatchIdentical,
+                    Oov::Drop => OovPolicy::Drop,
+                },
+                oov_cost: e.oov_cost,
+                solver: match &e.solver {
+                    Some(j) => {
+                        serde_json::from_str(j).context("--solver is not a valid solver spec")?
+                    }
+                    None => Default::default(),
+                },
+                ..SentenceConfig::default()
+            };
+            ScorerSpec::Emd(EmdSpec {
+                src_idf: e.src_idf.clone(),
+                tgt_idf: e.tgt_idf.clone(),
+                distance,
+                ..EmdSpec::new(sv, tv)
+            })
+        }
+        ScorerKind::Model => ScorerSpec::Model(ModelSpec {
+            dir: a
+                .neural
+                .model
+                .clone()
+                .context("--scorer model needs --model DIR")?,
+            backend: a.neural.backend.clone(),
+        }),
+    })
 }
 
-struct EmdFactory {
-    distance: SentenceDistance,
-    tokenizer: WordTokenizer,
-}
-
-impl ScorerFactory for EmdFactory {
-    fn build(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
-        let tok = |s: &[&str]| -> Vec<Vec<String>> {
-            s.iter().map(|x| self.tokenizer.tokenize(x)).collect()
-        };
-        Ok(Box::new(EmdScorer::new(
-            self.distance.clone(),
-            &tok(src),
-            &tok(tgt),
-        )?))
+/// The builder of each batch's scorer: the EMD's word vectors and IDF (counted over the
+/// input's own columns unless --src-idf/--tgt-idf name reference files) read once, or the
+/// neural model loaded once.
+fn scorers(spec: &ScorerSpec, io: &IoArgs) -> Result<Scorers> {
+    if let ScorerSpec::Model(m) = spec {
+        return neural_scorers(m);
     }
-}
-
-fn emd_factory(io: &IoArgs, a: &EmdArgs) -> Result<Box<dyn ScorerFactory>> {
-    let (Some(sv), Some(tv)) = (&a.src_vec, &a.tgt_vec) else {
-        bail!("--scorer emd needs --src-vec and --tgt-vec");
-    };
-    let tokenizer = WordTokenizer::builder().lowercase(true).build();
-    let config = SentenceConfig {
-        use_idf: !a.no_idf,
-        oov: match a.oov {
-            Oov::Match => OovPolicy::MatchIdentical,
-            Oov::Drop => OovPolicy::Drop,
-        },
-        oov_cost: a.oov_cost,
-        solver: match &a.solver {
-            Some(j) => serde_json::from_str(j).context("--solver is not a valid solver spec")?,
-            None => Default::default(),
-        },
-        ..SentenceConfig::default()
-    };
-    config.check()?;
-    let src = Arc::new(read_vec(sv, None)?);
-    let tgt = Arc::new(read_vec(tv, None)?);
-    let plain = SentenceDistance::new(src.clone(), tgt.clone(), None, config.clone())?;
-    let idf = if a.no_idf {
-        None
+    spec.check()?;
+    let reference = if spec.needs_reference() {
+        // Two passes: the input's own columns are the reference corpus.
+        let (mut s, mut t) = (Vec::new(), Vec::new());
+        for rec in BitextTsvReader::open(&io.input, io.src_col, io.tgt_col)? {
+            let rec = rec?;
+            s.push(rec.src);
+            t.push(rec.tgt);
+        }
+        Some((s, t))
     } else {
-        let count = |lines: Vec<String>| {
-            Idf::from_documents(lines.iter().map(|l| plain.words(&tokenizer.tokenize(l))))
-        };
-        Some(match (&a.src_idf, &a.tgt_idf) {
-            (Some(s), Some(t)) => (
-                count(read_lines(s, EmptyLines::Keep)?),
-                count(read_lines(t, EmptyLines::Keep)?),
-            ),
-            _ => {
-                // Two passes: the input's own columns are the reference corpus.
-                let (mut s, mut t) = (Vec::new(), Vec::new());
-                for rec in BitextTsvReader::open(&io.input, io.src_col, io.tgt_col)? {
-                    let rec = rec?;
-                    s.push(rec.src);
-                    t.push(rec.tgt);
-                }
-                (count(s), count(t))
-            }
-        })
+        None
     };
-    let distance = SentenceDistance::new(src, tgt, idf, config)?;
-    Ok(Box::new(EmdFactory {
-        distance,
-        tokenizer,
+    let emd = spec.sentence_scorers(reference.as_ref().map(|(s, t)| (&s[..], &t[..])))?;
+    Ok(Box::new(move |src, tgt| {
+        Ok(Box::new(emd.build(src, tgt)?) as Box<dyn PairScorer>)
     }))
 }
 
-/// The scorer of `--model DIR`.
+/// The scorers of a trained neural model.
 #[cfg(feature = "neural")]
-fn neural_factory(a: &NeuralArgs) -> Result<Box<dyn ScorerFactory>> {
+fn neural_scorers(m: &ModelSpec) -> Result<Scorers> {
     crate::cmd::neural::start_neural_command();
-    let dir = a
-        .model
-        .as_deref()
-        .context("--scorer model needs --model DIR")?;
-    let backend = bitext_neural::backend::BackendSpec::parse(&a.backend)?;
-    Ok(Box::new(NeuralFactory(crate::cmd::neural::load(
-        dir, backend,
-    )?)))
+    let backend = bitext_neural::backend::BackendSpec::parse(&m.backend)?;
+    let model = crate::cmd::neural::load(&m.dir, backend)?;
+    Ok(Box::new(move |src, tgt| model.scorer(src, tgt)))
 }
 
 /// `--model` in a binary without the neural models: the error that says how to get them.
 #[cfg(not(feature = "neural"))]
-fn neural_factory(_: &NeuralArgs) -> Result<Box<dyn ScorerFactory>> {
+fn neural_scorers(_: &ModelSpec) -> Result<Scorers> {
     Err(crate::cmd::neural_unavailable("`bitext score --model`"))
 }
 
@@ -238,10 +212,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
-    let factory: Box<dyn ScorerFactory> = match a.scorer.unwrap_or(ScorerKind::Model) {
-        ScorerKind::Emd => emd_factory(&a.io, &a.emd)?,
-        ScorerKind::Model => neural_factory(&a.neural)?,
-    };
+    let build = scorers(&scorer_spec(a)?, &a.io)?;
     let start = Instant::now();
     let mut reader = BitextTsvReader::open(&a.io.input, a.io.src_col, a.io.tgt_col)?;
     let mut writer = ScoredTsvWriter::create(&a.io.output)?;
@@ -271,7 +242,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
                 batch[batch.len() - 1].line
             )
         };
-        let scorer = factory.build(&src, &tgt).with_context(lines)?;
+        let scorer = build(&src, &tgt).with_context(lines)?;
         let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|i| (i, i)).collect();
         let scores = scorer.score(&pairs).with_context(lines)?;
         for (rec, s) in batch.iter().zip(scores) {
