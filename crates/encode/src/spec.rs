@@ -141,6 +141,11 @@ pub struct BowSpec {
     /// passes to [`EncoderSpec::build_bow`] (the CLI passes its input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idf_corpus: Option<PathBuf>,
+    /// Reference corpus of the target side's IDF (same layouts), so that each language is
+    /// weighed by a corpus of its own; absent: the target side uses the source side's IDF
+    /// (right for a run that encodes one language, or one vocabulary holding both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_idf_corpus: Option<PathBuf>,
     /// What a sentence without a known word becomes.
     #[serde(default, skip_serializing_if = "is_error")]
     pub no_known_word: NoKnownWord,
@@ -161,6 +166,7 @@ impl BowSpec {
             lowercase: true,
             weighting: Weighting::Mean,
             idf_corpus: None,
+            target_idf_corpus: None,
             no_known_word: NoKnownWord::Error,
             normalize: true,
         }
@@ -223,6 +229,7 @@ impl EncoderSpec {
                 max_words,
                 weighting,
                 idf_corpus,
+                target_idf_corpus,
                 ..
             }) => {
                 empty(vectors, "vectors")?;
@@ -232,11 +239,15 @@ impl EncoderSpec {
                 if *max_words == Some(0) {
                     return Err(Error::Invalid("max_words must be at least 1".into()));
                 }
-                if let Some(c) = idf_corpus {
-                    empty(c, "idf_corpus")?;
+                for (c, name) in [
+                    (idf_corpus, "idf_corpus"),
+                    (target_idf_corpus, "target_idf_corpus"),
+                ] {
+                    let Some(c) = c else { continue };
+                    empty(c, name)?;
                     if *weighting != Weighting::TfIdf {
                         return Err(Error::Invalid(format!(
-                            "idf_corpus {} is given but the weighting is not tf_idf",
+                            "{name} {} is given but the weighting is not tf_idf",
                             c.display()
                         )));
                     }
@@ -254,7 +265,8 @@ impl EncoderSpec {
     }
 
     /// Build the bag-of-words encoder: read the vector file(s), and with TF-IDF weighting count
-    /// the IDF over `idf_corpus`, or over `idf_reference` when the spec names no corpus.
+    /// the IDF over `idf_corpus`, or over `idf_reference` when the spec names no corpus (and
+    /// the target side's over `target_idf_corpus` when given).
     ///
     /// # Errors
     /// As [`EncoderSpec::check`]; a vector or corpus file that is missing or malformed (naming
@@ -274,6 +286,7 @@ impl EncoderSpec {
             lowercase,
             weighting,
             idf_corpus,
+            target_idf_corpus,
             no_known_word,
             normalize,
         } = bow;
@@ -291,9 +304,12 @@ impl EncoderSpec {
                 lowercase: *lowercase,
                 ..WordConfig::default()
             });
+            let read = |p: &Path| {
+                Idf::from_sentences(&tokenizer, &read_sentences(p)?)
+                    .map_err(|e| Error::Invalid(format!("{}: {e}", p.display())))
+            };
             let idf = match (idf_corpus, idf_reference) {
-                (Some(p), _) => Idf::from_sentences(&tokenizer, &read_sentences(p)?)
-                    .map_err(|e| Error::Invalid(format!("{}: {e}", p.display())))?,
+                (Some(p), _) => read(p)?,
                 (None, Some(r)) => Idf::from_sentences(&tokenizer, r)?,
                 (None, None) => {
                     return Err(Error::Invalid(
@@ -301,7 +317,11 @@ impl EncoderSpec {
                     ));
                 }
             };
-            builder = builder.tfidf_from(idf.clone(), idf);
+            let target = match target_idf_corpus {
+                Some(p) => read(p)?,
+                None => idf.clone(),
+            };
+            builder = builder.tfidf_from(idf, target);
         }
         builder.build()
     }

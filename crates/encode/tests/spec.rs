@@ -45,6 +45,7 @@ fn serde_and_from_str_round_trip() {
             lowercase: false,
             weighting: Weighting::TfIdf,
             idf_corpus: Some("de.txt".into()),
+            target_idf_corpus: Some("en.txt".into()),
             no_known_word: NoKnownWord::Zero,
             normalize: false,
         }),
@@ -188,7 +189,24 @@ fn bow_specs_build_the_hand_built_encoders() {
     std::fs::write(&bucc, lines.concat()).unwrap();
     let from_bucc = EncoderSpec::Bow(BowSpec {
         idf_corpus: Some(bucc),
-        ..tfidf
+        ..tfidf.clone()
     });
     assert_same(&*from_bucc.build(None::<&[&str]>).unwrap(), &hand);
+
+    // Two languages, each weighed by its own corpus.
+    let en_corpus = dir.path().join("en.txt");
+    let en_sentences = ["the house", "the cat and the dog"];
+    std::fs::write(&en_corpus, en_sentences.join("\n") + "\n").unwrap();
+    let en_idf = Idf::from_sentences(&tok, &en_sentences).unwrap();
+    let de_idf = Idf::from_sentences(&tok, &SENTENCES).unwrap();
+    let hand = BowEncoder::builder(read_vec(&de, None).unwrap(), read_vec(&en, None).unwrap())
+        .tfidf_from(de_idf, en_idf)
+        .build()
+        .unwrap();
+    let two = EncoderSpec::Bow(BowSpec {
+        target_vectors: Some(en.clone()),
+        target_idf_corpus: Some(en_corpus),
+        ..tfidf
+    });
+    assert_same(&*two.build(Some(&SENTENCES)).unwrap(), &hand);
 }
