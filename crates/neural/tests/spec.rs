@@ -1,0 +1,89 @@
+//! Encoders and scorers built from specs (`bitext_neural::spec`) equal the ones loaded by hand:
+//! a siamese model directory as an `EncoderSpec` and as a `ModelSpec` scorer; bad model specs
+//! are errors naming the directory.
+
+use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::batch::Bucketing;
+use bitext_neural::siamese::{
+    SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, train_siamese,
+};
+use bitext_neural::spec::{NeuralModel, build_encoder};
+use bitext_neural::text::WordVocabConfig;
+use bitext_neural::train::TrainConfig;
+use bitext_similarity::PairScorer;
+use bitext_testkit::data::parallel_text;
+
+/// A small siamese model (two epochs: the test compares loaders, not quality).
+fn train(dir: &std::path::Path) {
+    let (src, tgt) = parallel_text(30, 1);
+    let mut train = SiameseTrainConfig::paper(3);
+    train.negatives = 2;
+    train.batching = Bucketing {
+        max_items: 32,
+        max_tokens: 1000,
+    };
+    train.train = TrainConfig::new(2, 0.02, 3);
+    let job = SiameseTextTraining {
+        src: &src,
+        tgt: &tgt,
+        valid: None,
+        network: SiameseConfig {
+            emb_dim: 8,
+            hidden: 6,
+            ff: 4,
+            dropout_input: 0.0,
+            dropout_output: 0.0,
+            ..SiameseConfig::paper(1, 1)
+        },
+        train,
+        vocab: WordVocabConfig {
+            min_count: 1,
+            ..WordVocabConfig::default()
+        },
+    };
+    train_siamese(&job, dir, false).unwrap();
+}
+
+#[test]
+fn model_specs_build_the_loaded_siamese_model() {
+    let dir = tempfile::tempdir().unwrap();
+    train(dir.path());
+    let (src, tgt) = parallel_text(6, 9);
+    let s: Vec<&str> = src.iter().map(String::as_str).collect();
+    let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
+    let hand = SiameseEncoder::load(dir.path(), BackendSpec::Flex).unwrap();
+
+    let spec: EncoderSpec = format!("model:{}", dir.path().display()).parse().unwrap();
+    let enc = build_encoder(&spec, None::<&[&str]>).unwrap();
+    for (side, text) in [(Side::Source, &s), (Side::Target, &t)] {
+        assert_eq!(
+            enc.encode(side, text).unwrap(),
+            hand.encode(side, text).unwrap()
+        );
+    }
+
+    let model = NeuralModel::load(&ModelSpec::new(dir.path())).unwrap();
+    assert!(matches!(model, NeuralModel::Siamese(_)));
+    let pairs: Vec<(usize, usize)> = (0..6).flat_map(|i| (0..6).map(move |j| (i, j))).collect();
+    assert_eq!(
+        model.scorer(&s, &t).unwrap().score(&pairs).unwrap(),
+        hand.scorer(&s, &t).unwrap().score(&pairs).unwrap()
+    );
+}
+
+#[test]
+fn bad_model_specs_name_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = NeuralModel::load(&ModelSpec::new(dir.path())).unwrap_err();
+    assert!(
+        e.to_string().contains(&dir.path().display().to_string()),
+        "{e}"
+    );
+    let bad_backend = ModelSpec {
+        backend: "tpu".into(),
+        ..ModelSpec::new(dir.path())
+    };
+    let e = NeuralModel::load(&bad_backend).unwrap_err();
+    assert!(e.to_string().contains("tpu"), "{e}");
+}
