@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::miner::Miner;
-use crate::recipe::MineSpec;
+use crate::recipe::{MineSpec, Neighbourhoods};
 
 /// Neighbourhood size of a margin named by its short name (`ratio`, …), LASER's default.
 const DEFAULT_K: usize = 4;
@@ -210,13 +210,39 @@ impl ScorerSpec {
         progress: Progress<'_>,
         f: impl FnOnce(&dyn PairScorer) -> R,
     ) -> Result<R> {
+        self.with_embedding_scorer_searched(
+            src,
+            trg,
+            |spec, s, t| spec.neighbourhoods(s, t, progress),
+            f,
+        )
+    }
+
+    /// [`ScorerSpec::with_embedding_scorer`] with the margins' neighbourhoods searched by
+    /// `search` (called with the [`ScorerSpec::mine_spec`] and both sides; e.g. a wrapper of
+    /// [`MineSpec::neighbourhoods`] that shows progress bars), in the caller's error type.
+    ///
+    /// # Errors
+    /// As [`ScorerSpec::with_embedding_scorer`], and `search`'s errors.
+    pub fn with_embedding_scorer_searched<'a, R, E: From<Error>>(
+        &self,
+        src: EmbeddingsView<'a>,
+        trg: EmbeddingsView<'a>,
+        search: impl FnOnce(
+            &MineSpec,
+            EmbeddingsView<'a>,
+            EmbeddingsView<'a>,
+        ) -> std::result::Result<Neighbourhoods<'a>, E>,
+        f: impl FnOnce(&dyn PairScorer) -> R,
+    ) -> std::result::Result<R, E> {
         self.check()?;
         if let Some(m) = self.measure() {
-            return Ok(f(&EmbeddingScorer::new(src, trg, m)?));
+            let scorer = EmbeddingScorer::new(src, trg, m).map_err(Error::from)?;
+            return Ok(f(&scorer));
         }
         match self.mine_spec() {
             Some(spec) => {
-                let hoods = spec.neighbourhoods(src, trg, progress)?;
+                let hoods = search(&spec, src, trg)?;
                 let scorer: MarginScorer<'_> = hoods.scorer()?;
                 Ok(f(&scorer))
             }
@@ -229,7 +255,8 @@ impl ScorerSpec {
                 } else {
                     ""
                 }
-            ))),
+            ))
+            .into()),
         }
     }
 

@@ -6,14 +6,13 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_knn::{IndexSpec, Stage};
+use bitext_knn::IndexSpec;
 use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
-use indicatif::ProgressBar;
 
 use crate::index::SearchArgs;
-use crate::input::{EmbeddingArgs, progress_bar};
+use crate::input::EmbeddingArgs;
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,25 +144,13 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         filter = filter.decimals(d);
     }
     let spec = a.scorer_spec(index);
-    let mut bar: Option<(Stage, ProgressBar)> = None;
-    let mut progress = |stage: Stage, done: usize, total: usize| {
-        if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
-            if let Some((_, b)) = bar.take() {
-                b.finish_and_clear();
-            }
-            bar = Some((
-                stage,
-                progress_bar(total, "searching neighbourhoods", a.quiet),
-            ));
-        }
-        if let Some((_, b)) = &bar {
-            b.set_position(done as u64);
-        }
-    };
     let report = spec
-        .with_embedding_scorer(sv, tv, &mut progress, |scorer| {
-            filter.run(&a.input, &a.output, scorer)
-        })
+        .with_embedding_scorer_searched(
+            sv,
+            tv,
+            |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
+            |scorer| filter.run(&a.input, &a.output, scorer),
+        )
         .with_context(|| {
             format!(
                 "scoring {} against {}",
@@ -171,9 +158,6 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
                 trg.path().display()
             )
         })??;
-    if let Some((_, b)) = bar {
-        b.finish_and_clear();
-    }
     eprintln!(
         "kept {} of {} lines ({} words{})",
         report.kept,
