@@ -211,16 +211,9 @@ pub fn rejects_bad_input(build: BuildBoth, _e: Expect) {
 #[macro_export]
 macro_rules! bidirectional_search_suite {
     ($name:ident, $build:expr, $expect:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            both,
-            ($build, $expect),
-            [
-                matches_the_reference,
-                full_neighbourhoods_list_every_row,
-                reports_progress,
-                rejects_bad_input
-            ]
-        );
+        $crate::__suite! { $name, both, ($build, $expect), [
+            matches_the_reference, full_neighbourhoods_list_every_row, reports_progress,
+            rejects_bad_input
+        ] }
     };
 }

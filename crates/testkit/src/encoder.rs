@@ -243,18 +243,10 @@ pub fn translations_are_nearest<E: SentenceEncoder>(make: impl Fn() -> E, e: Exp
 #[macro_export]
 macro_rules! sentence_encoder_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            encoder,
-            (|| $make, $expect),
-            [
-                one_row_per_sentence,
-                batching_does_not_change_rows,
-                deterministic_across_threads,
-                unencodable_sentences_are_errors_or_rows,
-                forwards_through_pointers,
-                translations_are_nearest
-            ]
-        );
+        $crate::__suite! { $name, encoder, (|| $make, $expect), [
+            one_row_per_sentence, batching_does_not_change_rows,
+            deterministic_across_threads, unencodable_sentences_are_errors_or_rows,
+            forwards_through_pointers, translations_are_nearest
+        ] }
     };
 }

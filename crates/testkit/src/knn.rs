@@ -394,20 +394,11 @@ pub fn rejects_bad_input(build: Build, _e: Expect) {
 #[macro_export]
 macro_rules! knn_index_suite {
     ($name:ident, $build:expr, $expect:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            knn,
-            ($build, $expect),
-            [
-                matches_the_reference,
-                finds_planted_neighbours,
-                single_queries_equal_batches,
-                added_vectors_continue_the_ids,
-                saves_and_loads,
-                reports_progress,
-                searches_from_many_threads,
-                rejects_bad_input
-            ]
-        );
+        $crate::__suite! { $name, knn, ($build, $expect), [
+            matches_the_reference, finds_planted_neighbours,
+            single_queries_equal_batches, added_vectors_continue_the_ids,
+            saves_and_loads, reports_progress, searches_from_many_threads,
+            rejects_bad_input
+        ] }
     };
 }

@@ -204,18 +204,10 @@ pub fn translations_outscore_unrelated_pairs<S: PairScorer>(make: impl Fn() -> S
 #[macro_export]
 macro_rules! pair_scorer_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            scorer,
-            (|| $make, $expect),
-            [
-                sizes_are_positive,
-                rejects_pairs_out_of_range,
-                batches_do_not_change_scores,
-                scores_from_many_threads,
-                forwards_through_pointers,
-                translations_outscore_unrelated_pairs
-            ]
-        );
+        $crate::__suite! { $name, scorer, (|| $make, $expect), [
+            sizes_are_positive, rejects_pairs_out_of_range,
+            batches_do_not_change_scores, scores_from_many_threads,
+            forwards_through_pointers, translations_outscore_unrelated_pairs
+        ] }
     };
 }

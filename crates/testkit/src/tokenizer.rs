@@ -173,19 +173,11 @@ pub fn forwards_through_pointers<T: Tokenizer + 'static>(make: impl Fn() -> T) {
 #[macro_export]
 macro_rules! tokenizer_suite {
     ($name:ident, $make:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            tokenizer,
-            (|| $make),
-            [
-                ids_and_pieces_agree,
-                empty_text_has_only_special_tokens,
-                batches_equal_single_encodes,
-                special_ids_are_distinct,
-                decodes_every_id_and_rejects_others,
-                decode_then_encode_is_stable,
-                forwards_through_pointers
-            ]
-        );
+        $crate::__suite! { $name, tokenizer, (|| $make), [
+            ids_and_pieces_agree, empty_text_has_only_special_tokens,
+            batches_equal_single_encodes, special_ids_are_distinct,
+            decodes_every_id_and_rejects_others, decode_then_encode_is_stable,
+            forwards_through_pointers
+        ] }
     };
 }

@@ -222,17 +222,10 @@ pub fn rejects_bad_input<S: TransportSolver>(make: impl Fn() -> S, _e: Expect) {
 #[macro_export]
 macro_rules! transport_solver_suite {
     ($name:ident, $make:expr, $expect:expr $(,)?) => {
-        $crate::__suite!(
-            $name,
-            transport,
-            (|| $make, $expect),
-            [
-                matches_the_reference,
-                partial_form_moves_the_lighter_mass,
-                reuse_equals_a_fresh_solver,
-                simple_problems_have_known_answers,
-                rejects_bad_input
-            ]
-        );
+        $crate::__suite! { $name, transport, (|| $make, $expect), [
+            matches_the_reference, partial_form_moves_the_lighter_mass,
+            reuse_equals_a_fresh_solver, simple_problems_have_known_answers,
+            rejects_bad_input
+        ] }
     };
 }
