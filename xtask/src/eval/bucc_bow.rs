@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use bitext::core::Embeddings;
 use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
-use bitext::core::io::text::{EmptyLines, read_parallel};
+use bitext::core::io::text::EmptyLines;
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
 use bitext::eval::alignment::line_parallel_error;
 use bitext::eval::bucc::GoldSet;
@@ -156,11 +156,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
 
 /// 1-NN alignment-recovery error on the line-parallel newstest dev set, cosine and CSLS.
 fn alignment_error(ctx: &Ctx, enc: &BowEncoder) -> Result<String> {
-    let (en, de) = read_parallel(
-        ctx.path("dev/newstest-dev.en-de.en"),
-        ctx.path("dev/newstest-dev.en-de.de"),
-        EmptyLines::Reject,
-    )?;
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     // German is the source side of the encoder.
     let (x, xc) = enc.encode_with_coverage(Side::Source, &de)?;
     let (y, yc) = enc.encode_with_coverage(Side::Target, &en)?;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use bitext::core::io::text::{EmptyLines, read_lines, read_parallel};
+use bitext::core::io::text::{EmptyLines, read_lines};
 use bitext::core::io::vec::read_vec;
 use bitext::similarity::PairScorer;
 use bitext::tokenize::WordTokenizer;
@@ -24,11 +24,7 @@ const LEVELS: [f64; 5] = [0.1, 0.2, 0.4, 0.6, 0.8];
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let tok = WordTokenizer::builder().lowercase(true).build();
-    let (en, de) = read_parallel(
-        ctx.path("dev/newstest-dev.en-de.en"),
-        ctx.path("dev/newstest-dev.en-de.de"),
-        EmptyLines::Reject,
-    )?;
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let tokenize =
         |lines: &[String]| -> Vec<Vec<String>> { lines.iter().map(|l| tok.tokenize(l)).collect() };
     let (en, de) = (tokenize(&en), tokenize(&de));

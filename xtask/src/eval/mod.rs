@@ -28,6 +28,21 @@ impl Ctx {
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.data.join(rel)
     }
+
+    /// The line-parallel files `{stem}.{a}` and `{stem}.{b}` under the data directory.
+    pub(crate) fn parallel(
+        &self,
+        stem: &str,
+        (a, b): (&str, &str),
+        empty: bitext::core::io::text::EmptyLines,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        let path = |ext: &str| self.path(&format!("{stem}.{ext}"));
+        Ok(bitext::core::io::text::read_parallel(
+            path(a),
+            path(b),
+            empty,
+        )?)
+    }
 }
 
 /// An evaluation: returns the Markdown body of its section.

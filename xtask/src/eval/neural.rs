@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
-use bitext::core::io::text::{EmptyLines, read_parallel};
+use bitext::core::io::text::EmptyLines;
 use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::{Embeddings, Rng};
 use bitext::eval::bucc::GoldSet;
@@ -63,11 +63,7 @@ pub(super) fn gettext_de_en(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>)> {
 fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
     let (mut de, mut en) = gettext_de_en(ctx)?;
     let n_gettext = de.len();
-    let (wen, wde) = read_parallel(
-        ctx.path("train/wmt-sample.en-de.en"),
-        ctx.path("train/wmt-sample.en-de.de"),
-        EmptyLines::Keep,
-    )?;
+    let (wen, wde) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
     let n_wmt = wde.len();
     de.extend(wde);
     en.extend(wen);
@@ -222,11 +218,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
 
 /// (a) The noisy-parallel protocol on the first 1000 pairs of newstest-dev.
 fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
-    let (en, de) = read_parallel(
-        ctx.path("dev/newstest-dev.en-de.en"),
-        ctx.path("dev/newstest-dev.en-de.de"),
-        EmptyLines::Reject,
-    )?;
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let n = 1000;
     let src: Vec<&str> = de[..n].iter().map(String::as_str).collect();
     let par: Vec<&str> = en[..n].iter().map(String::as_str).collect();
@@ -289,9 +281,9 @@ fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
 
 /// (c) Tatoeba de-en P@1 with the encoder's vectors and cosine, and with the classifier.
 fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
-    let (de, en) = read_parallel(
-        ctx.path("dev/tatoeba/tatoeba.deu-eng.deu"),
-        ctx.path("dev/tatoeba/tatoeba.deu-eng.eng"),
+    let (de, en) = ctx.parallel(
+        "dev/tatoeba/tatoeba.deu-eng",
+        ("deu", "eng"),
         EmptyLines::Reject,
     )?;
     let d: Vec<&str> = de.iter().map(String::as_str).collect();

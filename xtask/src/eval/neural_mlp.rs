@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use bitext::core::io::text::{EmptyLines, read_parallel};
+use bitext::core::io::text::EmptyLines;
 use bitext::core::{Embeddings, Rng};
 use bitext::encode::Side;
 use bitext::eval::noisy::NoisyParallel;
@@ -64,11 +64,7 @@ fn rescale(v: &[f64]) -> Vec<f64> {
 pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String) -> Result<()> {
     let t0 = Instant::now();
     // Positives: the WMT sample (news-like, clean); the noisy corpus: gettext.
-    let (wen, wde) = read_parallel(
-        ctx.path("train/wmt-sample.en-de.en"),
-        ctx.path("train/wmt-sample.en-de.de"),
-        EmptyLines::Keep,
-    )?;
+    let (wen, wde) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
     let keep: Vec<usize> = (0..wde.len())
         .filter(|&i| !wde[i].trim().is_empty() && !wen[i].trim().is_empty())
         .collect();
@@ -87,11 +83,7 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
     let n_neg = a.len();
 
     // The filtering test: 1000 newstest-dev pairs, half of the targets replaced.
-    let (en, de) = read_parallel(
-        ctx.path("dev/newstest-dev.en-de.en"),
-        ctx.path("dev/newstest-dev.en-de.de"),
-        EmptyLines::Reject,
-    )?;
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let n = 1000;
     let test = NoisyParallel::build(n, en.len() - n, 0.5, &mut Rng::seed(2019))?;
     let tgt: Vec<String> = test
