@@ -37,29 +37,21 @@ fn load_sets(ctx: &Ctx) -> Result<(Set, Set, Vec<Set>)> {
         en.push(rec.src);
         de.push(rec.tgt);
     }
-    let read = |rel: &str| read_lines(ctx.path(rel), EmptyLines::Keep);
-    let held_out = vec![
-        Set {
-            name: "newstest de",
-            lines: read("dev/newstest-dev.en-de.de")?,
-        },
-        Set {
-            name: "newstest en",
-            lines: read("dev/newstest-dev.en-de.en")?,
-        },
-        Set {
-            name: "tatoeba deu",
-            lines: read("dev/tatoeba/tatoeba.deu-eng.deu")?,
-        },
-        Set {
-            name: "tatoeba eng",
-            lines: read("dev/tatoeba/tatoeba.deu-eng.eng")?,
-        },
-        Set {
-            name: "tatoeba fra",
-            lines: read("dev/tatoeba/tatoeba.fra-eng.fra")?,
-        },
-    ];
+    let held_out = [
+        ("newstest de", "dev/newstest-dev.en-de.de"),
+        ("newstest en", "dev/newstest-dev.en-de.en"),
+        ("tatoeba deu", "dev/tatoeba/tatoeba.deu-eng.deu"),
+        ("tatoeba eng", "dev/tatoeba/tatoeba.deu-eng.eng"),
+        ("tatoeba fra", "dev/tatoeba/tatoeba.fra-eng.fra"),
+    ]
+    .into_iter()
+    .map(|(name, rel)| {
+        Ok(Set {
+            name,
+            lines: read_lines(ctx.path(rel), EmptyLines::Keep)?,
+        })
+    })
+    .collect::<Result<Vec<_>>>()?;
     let de = Set {
         name: "gettext de",
         lines: de,
