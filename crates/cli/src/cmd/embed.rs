@@ -12,7 +12,7 @@ use bitext_core::io::AtomicFile;
 use bitext_encode::{
     BowEncoder, BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
 };
-use clap::{Args, ValueEnum};
+use clap::{ArgGroup, Args, ValueEnum};
 
 use crate::input::{
     Sentences, TextFormat, check_embeddings_output, progress_bar, write_embeddings,
@@ -38,6 +38,7 @@ impl From<SideArg> for Side {
 
 /// Arguments of `bitext embed`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("sided").args(["model", "encoder"])))]
 pub(crate) struct EmbedArgs {
     /// Sentences: BUCC `id<TAB>sentence` or plain text, one per line.
     #[arg(long, value_name = "FILE")]
@@ -50,7 +51,7 @@ pub(crate) struct EmbedArgs {
     #[arg(
         long,
         value_name = "FILE",
-        required_unless_present = "model",
+        required_unless_present_any = ["model", "encoder"],
         conflicts_with = "model"
     )]
     vectors: Option<PathBuf>,
@@ -62,8 +63,8 @@ pub(crate) struct EmbedArgs {
         arg(help = "Neural encoder (not in this build: needs the cargo feature `neural`)")
     )]
     model: Option<PathBuf>,
-    /// With --model: which language the input is in.
-    #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "model")]
+    /// With --model or --encoder: which language the input is in.
+    #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "sided")]
     side: SideArg,
     /// With --model: burn backend (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex", requires = "model")]
@@ -87,6 +88,16 @@ pub(crate) struct EmbedArgs {
     /// With --zero-unknown: write the 1-based line numbers of those sentences here.
     #[arg(long, value_name = "FILE", requires = "zero_unknown")]
     unknown_list: Option<PathBuf>,
+    /// The encoder as a spec instead of --vectors/--model and their options: `bow:FILE`,
+    /// `model:DIR`, or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
+    /// with --zero-unknown's listing unavailable, a `"no_known_word": "zero"` spec reports the
+    /// sentences on stderr).
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "zero_unknown"]
+    )]
+    encoder: Option<EncoderSpec>,
     /// Output: `.npy` by extension, raw little-endian (LASER) otherwise.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
@@ -159,9 +170,12 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     Ok(())
 }
 
-/// The encoder spec of the flags: `--model DIR` (with `--backend`), or `--vectors FILE` with
-/// the bag-of-words options.
+/// The encoder spec of the flags: `--encoder SPEC`, `--model DIR` (with `--backend`), or
+/// `--vectors FILE` with the bag-of-words options.
 fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
+    if let Some(spec) = &a.encoder {
+        return Ok(spec.clone());
+    }
     Ok(match (&a.model, &a.vectors) {
         (Some(dir), _) => EncoderSpec::Model(ModelSpec {
             dir: dir.clone(),

@@ -54,6 +54,11 @@ pub(crate) struct FilterArgs {
     /// Scoring.
     #[arg(long, value_enum, default_value_t = ScorerArg::Cosine)]
     scorer: ScorerArg,
+    /// The scorer as a spec instead of --scorer, -k and --index: `cosine`, `dot`,
+    /// `neg_euclidean`, a margin (`ratio`: k = 4, exact search), or JSON (`{"type": "margin",
+    /// "margin": {"type": "ratio", "k_src": 4, "k_trg": 4}, "index": {"type": "exact"}}`).
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["scorer", "k", "index"])]
+    scorer_spec: Option<ScorerSpec>,
     /// Neighbourhood size of the margin scorers.
     #[arg(
         short = 'k',
@@ -89,8 +94,12 @@ pub(crate) struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// The scorer spec of --scorer and -k, with the search of the margins' neighbourhoods.
+    /// The scorer spec: --scorer-spec, or --scorer and -k with the search of the margins'
+    /// neighbourhoods.
     fn scorer_spec(&self, index: IndexSpec) -> ScorerSpec {
+        if let Some(spec) = &self.scorer_spec {
+            return spec.clone();
+        }
         let margin = |f| ScorerSpec::Margin {
             margin: MarginSpec::new(f, self.k),
             index,

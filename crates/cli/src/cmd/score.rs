@@ -29,8 +29,20 @@ pub(crate) enum ScorerKind {
 #[derive(Debug, Args)]
 pub(crate) struct ScoreArgs {
     /// The scorer (`model` when --model is given).
-    #[arg(long, value_enum, required_unless_present = "model")]
+    #[arg(long, value_enum, required_unless_present_any = ["model", "scorer_spec"])]
     scorer: Option<ScorerKind>,
+    /// The scorer as a spec instead of --scorer/--model and their options: `model:DIR`, or
+    /// JSON (`{"type": "emd", "src_vectors": FILE, "tgt_vectors": FILE, "distance": {"oov":
+    /// "match_identical", …}}`, `{"type": "model", "dir": DIR, "backend": "flex"}`).
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = [
+            "scorer", "model", "src_vec", "tgt_vec", "src_idf", "tgt_idf", "no_idf", "oov",
+            "oov_cost", "solver"
+        ]
+    )]
+    scorer_spec: Option<ScorerSpec>,
     #[command(flatten)]
     io: IoArgs,
     #[command(flatten)]
@@ -128,6 +140,9 @@ type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
 
 /// The scorer spec of the flags.
 fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
+    if let Some(spec) = &a.scorer_spec {
+        return Ok(spec.clone());
+    }
     Ok(match a.scorer.unwrap_or(ScorerKind::Model) {
         ScorerKind::Emd => {
             let e = &a.emd;
