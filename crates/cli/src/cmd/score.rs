@@ -212,9 +212,8 @@ fn scorers(spec: &ScorerSpec, io: &IoArgs) -> Result<Scorers> {
 #[cfg(feature = "neural")]
 fn neural_scorers(m: &ModelSpec) -> Result<Scorers> {
     crate::cmd::neural::start_neural_command();
-    let backend = bitext_neural::backend::BackendSpec::parse(&m.backend)?;
-    let model = crate::cmd::neural::load(&m.dir, backend)?;
-    Ok(Box::new(move |src, tgt| model.scorer(src, tgt)))
+    let model = bitext_neural::spec::NeuralModel::load(m)?;
+    Ok(Box::new(move |src, tgt| Ok(model.scorer(src, tgt)?)))
 }
 
 /// `--model` in a binary without the neural models: the error that says how to get them.
