@@ -13,6 +13,9 @@ pub enum Error {
     /// Scoring failed.
     #[error(transparent)]
     Similarity(#[from] bitext_similarity::Error),
+    /// An Earth Mover's Distance scorer failed (vectors, IDF, solver).
+    #[error(transparent)]
+    Transport(#[from] bitext_transport::Error),
     /// Invalid parameters or inputs.
     #[error("invalid input: {0}")]
     Invalid(String),

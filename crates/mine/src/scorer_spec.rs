@@ -141,7 +141,7 @@ impl EmdSpec {
                 "the emd scorer needs both src_idf and tgt_idf, or neither".into(),
             ));
         }
-        self.distance.check().map_err(transport)
+        self.distance.check().map_err(Error::from)
     }
 }
 
@@ -302,7 +302,7 @@ impl ScorerSpec {
         let config = e.distance.clone();
         let idf = if config.use_idf {
             let plain = SentenceDistance::new(src.clone(), tgt.clone(), None, config.clone())
-                .map_err(transport)?;
+                .map_err(Error::from)?;
             let count = |lines: &mut dyn Iterator<Item = &str>| {
                 Idf::from_documents(lines.map(|l| plain.words(&tokenizer.tokenize(l))))
             };
@@ -327,7 +327,7 @@ impl ScorerSpec {
         } else {
             None
         };
-        let distance = SentenceDistance::new(src, tgt, idf, config).map_err(transport)?;
+        let distance = SentenceDistance::new(src, tgt, idf, config).map_err(Error::from)?;
         Ok(EmdScorers {
             distance,
             tokenizer,
@@ -372,15 +372,7 @@ impl EmdScorers {
                 .map(|x| self.tokenizer.tokenize(x.as_ref()))
                 .collect()
         };
-        EmdScorer::new(self.distance.clone(), &tok(src), &tok(tgt)).map_err(transport)
-    }
-}
-
-/// A transport error as a mining error: file problems keep their file and line.
-fn transport(e: bitext_transport::Error) -> Error {
-    match e {
-        bitext_transport::Error::Core(c) => Error::Core(c),
-        other => Error::Invalid(other.to_string()),
+        EmdScorer::new(self.distance.clone(), &tok(src), &tok(tgt)).map_err(Error::from)
     }
 }
 
