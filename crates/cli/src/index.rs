@@ -12,9 +12,17 @@ use indicatif::ProgressBar;
 
 use crate::input::progress_bar;
 
-/// `--index` and `--threads`: the kNN search of margin scoring.
+/// `-k`, `--index` and `--threads`: the kNN search of margin scoring.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SearchArgs {
+    /// Neighbourhood size on both sides: candidates per sentence and the margins' means.
+    #[arg(
+        short = 'k',
+        long = "neighborhood",
+        default_value_t = 4,
+        value_name = "K"
+    )]
+    pub(crate) k: usize,
     /// kNN index: "exact" (both directions in one pass over the similarity tiles; so does any
     /// JSON exact spec such as '{"type":"exact","query_block":512}'), or (built with the `faiss`
     /// feature) a faiss factory string such as "IVF4096,Flat" or "HNSW32" (an index per side).

@@ -59,14 +59,6 @@ pub(crate) struct FilterArgs {
     /// "margin": {"type": "ratio", "k_src": 4, "k_trg": 4}, "index": {"type": "exact"}}`).
     #[arg(long, value_name = "SPEC", conflicts_with_all = ["scorer", "k", "index"])]
     scorer_spec: Option<ScorerSpec>,
-    /// Neighbourhood size of the margin scorers.
-    #[arg(
-        short = 'k',
-        long = "neighborhood",
-        default_value_t = 4,
-        value_name = "K"
-    )]
-    k: usize,
     /// Keep at most N lines (best first).
     #[arg(long, value_name = "N", conflicts_with = "budget_words")]
     budget_lines: Option<usize>,
@@ -101,7 +93,7 @@ impl FilterArgs {
             return spec.clone();
         }
         let margin = |f| ScorerSpec::Margin {
-            margin: MarginSpec::new(f, self.k),
+            margin: MarginSpec::new(f, self.search.k),
             index,
         };
         match self.scorer {

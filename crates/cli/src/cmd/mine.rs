@@ -69,14 +69,6 @@ pub(crate) struct MineArgs {
     /// Margin function.
     #[arg(long, value_enum, default_value_t = MarginArg::Ratio)]
     margin: MarginArg,
-    /// Neighbourhood size on both sides (candidates per sentence and margin means).
-    #[arg(
-        short = 'k',
-        long = "neighborhood",
-        default_value_t = 4,
-        value_name = "K"
-    )]
-    k: usize,
     /// Neighbours of each source sentence (overrides -k).
     #[arg(long, value_name = "K")]
     src_k: Option<usize>,
@@ -207,7 +199,11 @@ fn margin_spec(a: &MineArgs) -> MarginSpec {
         MarginArg::Ratio => MarginFunction::Ratio,
         MarginArg::Csls => MarginFunction::Csls,
     };
-    MarginSpec::with_k(f, a.src_k.unwrap_or(a.k), a.trg_k.unwrap_or(a.k))
+    MarginSpec::with_k(
+        f,
+        a.src_k.unwrap_or(a.search.k),
+        a.trg_k.unwrap_or(a.search.k),
+    )
 }
 
 fn retrieval(r: RetrievalArg) -> Retrieval {
