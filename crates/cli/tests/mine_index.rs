@@ -7,14 +7,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bitext_core::io::raw;
 use bitext_core::{Embeddings, EmbeddingsView, Rng};
 use bitext_knn::{ExactIndex, KnnIndex, Metric, NeighborPair, TwoIndexes};
 use bitext_mine::{Miner, Retrieval, ScoredPair, UnitRows};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 
 mod common;
-use common::{bitext, run};
+use common::{bitext, run, write_raw};
 
 const D: usize = 24;
 
@@ -38,10 +37,9 @@ fn planted(n: usize, m: usize, planted: usize, seed: u64) -> (Embeddings, Embedd
     )
 }
 
-fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
-    let p = dir.join(name);
-    raw::write_raw(&p, e.view(), raw::RawDtype::F32).unwrap();
-    p
+/// `x` and `y` written as raw f32 files in `dir`.
+fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathBuf) {
+    (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
 }
 
 fn mine(x: &Path, y: &Path, extra: &[&str]) -> String {
@@ -90,10 +88,7 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
     let d = tempfile::tempdir().unwrap();
     // 600 sources: three query blocks of 256; 530 targets.
     let (x, y) = planted(600, 530, 200, 17);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
+    let (xp, yp) = write_pair(d.path(), &x, &y);
     let spellings = [
         "exact",
         "EXACT",
@@ -142,10 +137,7 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
 fn score_and_search_modes_agree_across_spellings_and_threads() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = planted(300, 300, 250, 23);
-    let (xp, yp) = (
-        write_raw(d.path(), "x.f32", &x),
-        write_raw(d.path(), "y.f32", &y),
-    );
+    let (xp, yp) = write_pair(d.path(), &x, &y);
     // Aligned pairs scored by the margin over the two-index neighbourhoods.
     let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 4));
     let (nb, xu, yu) = two_index_search(&miner, &x, &y);
