@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Back, L2Norms, Panels, offer_row, sq_norms_body};
+use super::{Back, L2Norms, Panels, dot_body, offer_row, sq_norms_body};
 use crate::exact::topk::TopK;
 
 /// 6 rows × 32 queries: 12 zmm accumulators.
@@ -149,4 +149,19 @@ pub(super) fn sq_norms(rows: &[f32], dim: usize, out: &mut [f32]) -> bool {
     // SAFETY: the CPU supports FMA (checked just above).
     unsafe { sq_norms_fma(rows, dim, out) };
     true
+}
+
+#[target_feature(enable = "fma")]
+fn dot_fma(a: &[f32], b: &[f32]) -> f32 {
+    dot_body(a, b)
+}
+
+/// [`super::dot`] with hardware FMA (an instruction, not a library call per element); `None`
+/// when the CPU lacks it.
+pub(super) fn dot(a: &[f32], b: &[f32]) -> Option<f32> {
+    if !std::arch::is_x86_feature_detected!("fma") {
+        return None;
+    }
+    // SAFETY: the CPU supports FMA (checked just above).
+    Some(unsafe { dot_fma(a, b) })
 }
