@@ -18,6 +18,7 @@ const RANKS: &[(&str, u32)] = &[
     ("bitext-knn", 3),
     ("bitext-similarity", 4),
     ("bitext-transport", 5),
+    ("bitext-lexical", 5),
     ("bitext-neural", 5),
     ("bitext-mine", 6),
     // Test support: the conformance suites of the traits of the crates above; a

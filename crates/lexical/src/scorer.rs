@@ -1,0 +1,245 @@
+//! The lexical baselines as [`PairScorer`]s over two lists of sentences: [`Ibm1Scorer`]
+//! (Khadivi & Ney's score in both directions), [`LevenshteinScorer`] (one minus the
+//! length-normalised character edit distance) and [`LengthRatioScorer`] (shorter length over
+//! longer, in characters or word tokens). Higher means more parallel for all three.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use bitext_similarity::PairScorer;
+use bitext_tokenize::WordTokenizer;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::ibm1::Ibm1;
+use crate::levenshtein::Pattern;
+
+/// Pairs scored per parallel task.
+const CHUNK: usize = 256;
+
+/// An error naming the first empty sentence of a side.
+fn check_non_empty(side: &str, lens: impl Iterator<Item = usize>) -> Result<()> {
+    for (i, n) in lens.enumerate() {
+        if n == 0 {
+            return Err(Error::Invalid(format!(
+                "{side} sentence {} is empty (no token or character to compare)",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Scores pairs with an [`Ibm1`] model: the length-normalised log-probability of each side given
+/// the other, summed (at most 0; see [`crate::ibm1`]).
+#[derive(Debug, Clone)]
+pub struct Ibm1Scorer {
+    model: Arc<Ibm1>,
+    src: Vec<Vec<u32>>,
+    tgt: Vec<Vec<u32>>,
+}
+
+impl Ibm1Scorer {
+    /// Tokenize both lists of sentences with the model's segmenter.
+    ///
+    /// # Errors
+    /// The tokenizer's errors; [`Error::Invalid`] naming the first sentence without a token.
+    pub fn new<S: AsRef<str> + Sync>(model: Arc<Ibm1>, src: &[S], tgt: &[S]) -> Result<Self> {
+        let ids = |side: &[S], source: bool| -> Result<Vec<Vec<u32>>> {
+            side.par_iter()
+                .map(|s| {
+                    let toks = model.tokens(s.as_ref())?;
+                    let (a, b) = (model.vocabs().0, model.vocabs().1);
+                    Ok(if source {
+                        a.encode(&toks)
+                    } else {
+                        b.encode(&toks)
+                    })
+                })
+                .collect()
+        };
+        let (src, tgt) = (ids(src, true)?, ids(tgt, false)?);
+        check_non_empty("source", src.iter().map(Vec::len))?;
+        check_non_empty("target", tgt.iter().map(Vec::len))?;
+        Ok(Self { model, src, tgt })
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(&self) -> &Ibm1 {
+        &self.model
+    }
+}
+
+impl PairScorer for Ibm1Scorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(pairs
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&(s, t)| self.model.score_ids(&self.src[s], &self.tgt[t]))
+            .collect())
+    }
+}
+
+/// Scores pairs by `1 - d / max(|s|, |t|)`, `d` the character-level Levenshtein distance
+/// (Kim et al. 2019's alignment-recovery baseline): 1 for identical sentences, 0 for sentences
+/// sharing nothing.
+#[derive(Debug, Clone)]
+pub struct LevenshteinScorer {
+    src: Vec<Pattern>,
+    tgt: Vec<Vec<char>>,
+}
+
+impl LevenshteinScorer {
+    /// Prepare both lists of sentences.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the first empty sentence.
+    pub fn new<S: AsRef<str> + Sync>(src: &[S], tgt: &[S]) -> Result<Self> {
+        let chars = |side: &[S]| -> Vec<Vec<char>> {
+            side.par_iter()
+                .map(|s| s.as_ref().chars().collect())
+                .collect()
+        };
+        let (s, tgt) = (chars(src), chars(tgt));
+        check_non_empty("source", s.iter().map(Vec::len))?;
+        check_non_empty("target", tgt.iter().map(Vec::len))?;
+        let src = s.par_iter().map(|c| Pattern::new(c)).collect();
+        Ok(Self { src, tgt })
+    }
+
+    /// The edit distance and the longer length of a pair in range.
+    fn distance(&self, s: usize, t: usize) -> (usize, usize) {
+        let (p, text) = (&self.src[s], &self.tgt[t]);
+        (p.distance(text), p.len().max(text.len()))
+    }
+
+    /// The target nearest to source sentence `i` (smallest normalised distance, ties to the
+    /// lower index) with that distance, found with the bounded distance: targets are visited
+    /// by their length bound `|s - t| / max(s, t)`, which stops the search, and each distance
+    /// is computed only as far as it can still beat the best so far. `None` when `i` is out of
+    /// range.
+    #[must_use]
+    pub fn nearest(&self, i: usize) -> Option<(usize, f64)> {
+        let p = self.src.get(i)?;
+        let ls = p.len();
+        // Fractions d / len compared exactly by cross-multiplication.
+        let cmp = |(d1, l1): (usize, usize), (d2, l2): (usize, usize)| (d1 * l2).cmp(&(d2 * l1));
+        let mut order: Vec<((usize, usize), usize)> = self
+            .tgt
+            .iter()
+            .enumerate()
+            .map(|(j, t)| ((ls.abs_diff(t.len()), ls.max(t.len())), j))
+            .collect();
+        order.sort_by(|a, b| cmp(a.0, b.0).then(a.1.cmp(&b.1)));
+        let mut best: Option<((usize, usize), usize)> = None;
+        for (bound, j) in order {
+            let limit = match best {
+                Some((b, _)) if cmp(bound, b) == Ordering::Greater => break,
+                // Largest d with d / len ≤ best.
+                Some(((bd, bl), _)) => bd * bound.1 / bl,
+                None => usize::MAX,
+            };
+            let Some(d) = p.within(&self.tgt[j], limit) else {
+                continue;
+            };
+            let cand = (d, bound.1);
+            let better = match best {
+                None => true,
+                Some((b, bj)) => match cmp(cand, b) {
+                    Ordering::Less => true,
+                    Ordering::Equal => j < bj,
+                    Ordering::Greater => false,
+                },
+            };
+            if better {
+                best = Some((cand, j));
+            }
+        }
+        best.map(|((d, l), j)| (j, d as f64 / l as f64))
+    }
+}
+
+impl PairScorer for LevenshteinScorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(pairs
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&(s, t)| {
+                let (d, l) = self.distance(s, t);
+                1.0 - d as f64 / l as f64
+            })
+            .collect())
+    }
+}
+
+/// What [`LengthRatioScorer`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthUnit {
+    /// Unicode scalar values (bicleaner's length ratio).
+    #[default]
+    Chars,
+    /// Tokens of the default [`WordTokenizer`] (punctuation counts as a token).
+    Tokens,
+}
+
+/// Scores pairs by `min(|s|, |t|) / max(|s|, |t|)`, in `(0, 1]`: the usual first filter of
+/// bicleaner and of the siamese paper's candidate filter (a pair whose length ratio exceeds
+/// 2 scores below 0.5).
+#[derive(Debug, Clone)]
+pub struct LengthRatioScorer {
+    unit: LengthUnit,
+    src: Vec<usize>,
+    tgt: Vec<usize>,
+}
+
+impl LengthRatioScorer {
+    /// Measure both lists of sentences.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the first sentence of length 0.
+    pub fn new<S: AsRef<str> + Sync>(unit: LengthUnit, src: &[S], tgt: &[S]) -> Result<Self> {
+        let words = WordTokenizer::default();
+        let len = |s: &S| match unit {
+            LengthUnit::Chars => s.as_ref().chars().count(),
+            LengthUnit::Tokens => words.tokenize(s.as_ref()).len(),
+        };
+        let src: Vec<usize> = src.par_iter().map(len).collect();
+        let tgt: Vec<usize> = tgt.par_iter().map(len).collect();
+        check_non_empty("source", src.iter().copied())?;
+        check_non_empty("target", tgt.iter().copied())?;
+        Ok(Self { unit, src, tgt })
+    }
+
+    /// What it counts.
+    #[must_use]
+    pub fn unit(&self) -> LengthUnit {
+        self.unit
+    }
+}
+
+impl PairScorer for LengthRatioScorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(pairs
+            .iter()
+            .map(|&(s, t)| {
+                let (a, b) = (self.src[s], self.tgt[t]);
+                a.min(b) as f64 / a.max(b) as f64
+            })
+            .collect())
+    }
+}
