@@ -16,6 +16,9 @@ pub enum Error {
     /// An Earth Mover's Distance scorer failed (vectors, IDF, solver).
     #[error(transparent)]
     Transport(#[from] bitext_transport::Error),
+    /// A lexical scorer failed (IBM-1 model files, an empty sentence).
+    #[error(transparent)]
+    Lexical(#[from] bitext_lexical::Error),
     /// Invalid parameters or inputs.
     #[error("invalid input: {0}")]
     Invalid(String),

@@ -10,8 +10,9 @@
 //!   matrices to scored pairs; [`Neighbourhoods`] gives mining, aligned-pair scoring and 1-NN
 //!   retrieval from one search.
 //! - [`ScorerSpec`]: which scorer of sentence pairs to build (serde, tagged by `"type"`): the
-//!   measures and margins over embeddings, the Earth Mover's Distance over sentences
-//!   ([`EmdScorers`]), and neural models (built by `bitext-neural`).
+//!   measures and margins over embeddings; the Earth Mover's Distance and the lexical
+//!   baselines (IBM Model 1, Levenshtein, length ratio) over sentences ([`SentenceScorers`]);
+//!   and neural models (built by `bitext-neural`).
 //! - [`greedy_one_to_one`] over any scored list (Grégoire & Langlais 2018, §5.2), [`top_n`],
 //!   [`apply_threshold`].
 //! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.
@@ -38,6 +39,7 @@ mod pairs;
 mod recipe;
 mod retrieval;
 mod scorer_spec;
+mod sentence_scorers;
 mod unit;
 
 pub use error::{Error, Result};
@@ -49,5 +51,6 @@ pub use pairs::{
 };
 pub use recipe::{MineSpec, Neighbourhoods};
 pub use retrieval::{Retrieval, ScoredCandidates, retrieve};
-pub use scorer_spec::{EmdScorers, EmdSpec, ScorerSpec};
+pub use scorer_spec::{EmdSpec, ScorerSpec};
+pub use sentence_scorers::{EmdScorers, SentenceScorers};
 pub use unit::UnitRows;

@@ -8,6 +8,9 @@
 //! {"type": "emd", "src_vectors": "de.vec", "tgt_vectors": "en.vec",
 //!  "distance": {"oov": "match_identical", "solver": {"type": "sinkhorn"}}}
 //! {"type": "model", "dir": "runs/siamese", "backend": "flex"}
+//! {"type": "ibm1", "model": "runs/ibm1"}                (also "ibm1:DIR")
+//! {"type": "levenshtein"}
+//! {"type": "length_ratio", "unit": "chars"}            (or "tokens")
 //! ```
 //!
 //! Scorers come in two kinds, by what they score:
@@ -15,26 +18,23 @@
 //!   [`MarginScorer`] over the neighbourhoods [`MineSpec::neighbourhoods`] searches); built by
 //!   [`ScorerSpec::with_embedding_scorer`];
 //! - over two lists of sentences: the Earth Mover's Distance ([`EmdScorer`], minus the
-//!   distance), built per batch by the [`EmdScorers`] of [`ScorerSpec::sentence_scorers`], and
+//!   distance) and the lexical baselines of `bitext-lexical` (IBM Model 1, Levenshtein, length
+//!   ratio), built per batch by the [`SentenceScorers`] of [`ScorerSpec::sentence_scorers`], and
 //!   the neural models, which only `bitext-neural` loads (it cannot depend on this crate, so the
 //!   caller hands a [`ModelSpec`] to it).
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use bitext_core::EmbeddingsView;
-use bitext_core::io::text::{EmptyLines, read_lines};
-use bitext_core::io::vec::read_vec;
 use bitext_encode::ModelSpec;
 use bitext_knn::{IndexSpec, Progress};
+use bitext_lexical::LengthUnit;
 use bitext_similarity::{
     EmbeddingScorer, MarginFunction, MarginScorer, MarginSpec, Measure, PairScorer,
 };
-use bitext_tokenize::WordTokenizer;
-use bitext_transport::EmdScorer;
-use bitext_transport::sentence::{Idf, SentenceConfig, SentenceDistance};
+use bitext_transport::sentence::SentenceConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -92,6 +92,21 @@ pub enum ScorerSpec {
     /// A neural model trained by `bitext train` (the siamese classifier's probability, or an
     /// MLP similarity), over sentences; built only by `bitext-neural`.
     Model(ModelSpec),
+    /// IBM Model 1 in both directions (`bitext train ibm1`): Khadivi & Ney's length-normalised
+    /// log-probability of each side given the other, summed; over sentences.
+    Ibm1 {
+        /// The model directory.
+        model: PathBuf,
+    },
+    /// One minus the character-level Levenshtein distance divided by the longer length; over
+    /// sentences.
+    Levenshtein,
+    /// Shorter length over longer, in characters or word tokens; over sentences.
+    LengthRatio {
+        /// What is counted (default: characters).
+        #[serde(default)]
+        unit: LengthUnit,
+    },
 }
 
 /// The Earth Mover's Distance scorer's inputs and options (the `emd` variant of
@@ -135,7 +150,7 @@ impl EmdSpec {
         self.distance.use_idf && self.src_idf.is_none()
     }
 
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if self.src_idf.is_some() != self.tgt_idf.is_some() {
             return Err(Error::Invalid(
                 "the emd scorer needs both src_idf and tgt_idf, or neither".into(),
@@ -183,6 +198,12 @@ impl ScorerSpec {
             ScorerSpec::Margin { .. } => self.mine_spec().map_or(Ok(()), |m| m.check()),
             ScorerSpec::Emd(e) => e.check(),
             ScorerSpec::Model(m) => m.check().map_err(|e| Error::Invalid(e.to_string())),
+            ScorerSpec::Ibm1 { model } if model.as_os_str().is_empty() => Err(Error::Invalid(
+                "the ibm1 scorer needs its model directory (`ibm1:DIR`)".into(),
+            )),
+            ScorerSpec::Ibm1 { .. } | ScorerSpec::Levenshtein | ScorerSpec::LengthRatio { .. } => {
+                Ok(())
+            }
         }
     }
 
@@ -272,70 +293,8 @@ impl ScorerSpec {
         matches!(self, ScorerSpec::Emd(e) if e.needs_reference())
     }
 
-    /// The builder of `emd` scorers over batches of sentences: reads the word vectors, and
-    /// counts the IDF over the spec's reference files, or else over `reference` (source and
-    /// target sentences, e.g. the columns of the input).
-    ///
-    /// # Errors
-    /// As [`ScorerSpec::check`]; a missing or malformed vector or reference file (naming the
-    /// file and line); [`Error::Invalid`] when IDF weighting has no reference, for a scorer of
-    /// embeddings, and for a `model` spec (which `bitext-neural` builds).
-    pub fn sentence_scorers<S: AsRef<str>>(
-        &self,
-        reference: Option<(&[S], &[S])>,
-    ) -> Result<EmdScorers> {
-        self.check()?;
-        let e = match self {
-            ScorerSpec::Emd(e) => e,
-            ScorerSpec::Model(m) => return Err(Error::Invalid(m.neural_only("scorer"))),
-            _ => {
-                return Err(Error::Invalid(format!(
-                    "the {} scorer scores embeddings, not sentences: build it with \
-                     ScorerSpec::with_embedding_scorer",
-                    self.name()
-                )));
-            }
-        };
-        let tokenizer = WordTokenizer::builder().lowercase(true).build();
-        let src = Arc::new(read_vec(&e.src_vectors, None)?);
-        let tgt = Arc::new(read_vec(&e.tgt_vectors, None)?);
-        let config = e.distance.clone();
-        let idf = if config.use_idf {
-            let plain = SentenceDistance::new(src.clone(), tgt.clone(), None, config.clone())
-                .map_err(Error::from)?;
-            let count = |lines: &mut dyn Iterator<Item = &str>| {
-                Idf::from_documents(lines.map(|l| plain.words(&tokenizer.tokenize(l))))
-            };
-            let read = |p: &Path| read_lines(p, EmptyLines::Keep);
-            Some(match (&e.src_idf, &e.tgt_idf, reference) {
-                (Some(s), Some(t), _) => (
-                    count(&mut read(s)?.iter().map(String::as_str)),
-                    count(&mut read(t)?.iter().map(String::as_str)),
-                ),
-                (_, _, Some((s, t))) => (
-                    count(&mut s.iter().map(AsRef::as_ref)),
-                    count(&mut t.iter().map(AsRef::as_ref)),
-                ),
-                _ => {
-                    return Err(Error::Invalid(
-                        "the emd scorer weighs words by IDF: name src_idf and tgt_idf, pass \
-                         reference sentences, or turn use_idf off"
-                            .into(),
-                    ));
-                }
-            })
-        } else {
-            None
-        };
-        let distance = SentenceDistance::new(src, tgt, idf, config).map_err(Error::from)?;
-        Ok(EmdScorers {
-            distance,
-            tokenizer,
-        })
-    }
-
     /// The spec's `type`.
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             ScorerSpec::Cosine => "cosine",
             ScorerSpec::Dot => "dot",
@@ -343,36 +302,10 @@ impl ScorerSpec {
             ScorerSpec::Margin { .. } => "margin",
             ScorerSpec::Emd(_) => "emd",
             ScorerSpec::Model(_) => "model",
+            ScorerSpec::Ibm1 { .. } => "ibm1",
+            ScorerSpec::Levenshtein => "levenshtein",
+            ScorerSpec::LengthRatio { .. } => "length_ratio",
         }
-    }
-}
-
-/// Builds [`EmdScorer`]s over batches of sentences: the word vectors and IDF read once, the
-/// sentences tokenized per batch (lowercased [`WordTokenizer`]).
-#[derive(Debug, Clone)]
-pub struct EmdScorers {
-    distance: SentenceDistance,
-    tokenizer: WordTokenizer,
-}
-
-impl EmdScorers {
-    /// The sentence distance.
-    #[must_use]
-    pub fn distance(&self) -> &SentenceDistance {
-        &self.distance
-    }
-
-    /// The scorer of `src × tgt` (score = minus the distance).
-    ///
-    /// # Errors
-    /// As [`EmdScorer::new`] (an empty sentence, …).
-    pub fn build<S: AsRef<str>>(&self, src: &[S], tgt: &[S]) -> Result<EmdScorer> {
-        let tok = |s: &[S]| -> Vec<Vec<String>> {
-            s.iter()
-                .map(|x| self.tokenizer.tokenize(x.as_ref()))
-                .collect()
-        };
-        EmdScorer::new(self.distance.clone(), &tok(src), &tok(tgt)).map_err(Error::from)
     }
 }
 
@@ -389,14 +322,20 @@ impl FromStr for ScorerSpec {
             "distance" => ScorerSpec::margin(MarginFunction::Distance, DEFAULT_K),
             "ratio" => ScorerSpec::margin(MarginFunction::Ratio, DEFAULT_K),
             "csls" => ScorerSpec::margin(MarginFunction::Csls, DEFAULT_K),
+            "levenshtein" => ScorerSpec::Levenshtein,
+            "length_ratio" | "length-ratio" => ScorerSpec::LengthRatio {
+                unit: LengthUnit::Chars,
+            },
             _ if t.starts_with('{') => serde_json::from_str(t)
                 .map_err(|e| Error::Invalid(format!("scorer spec {t}: {e}")))?,
-            _ => match t.strip_prefix("model:") {
-                Some(dir) => ScorerSpec::Model(ModelSpec::new(dir)),
-                None => {
+            _ => match (t.strip_prefix("model:"), t.strip_prefix("ibm1:")) {
+                (Some(dir), _) => ScorerSpec::Model(ModelSpec::new(dir)),
+                (_, Some(dir)) => ScorerSpec::Ibm1 { model: dir.into() },
+                _ => {
                     return Err(Error::Invalid(format!(
                         "scorer spec {t:?}: expected cosine, dot, neg_euclidean, absolute, \
-                         distance, ratio, csls, model:DIR or JSON ({{\"type\": \"emd\", …}})"
+                         distance, ratio, csls, levenshtein, length_ratio, model:DIR, ibm1:DIR \
+                         or JSON ({{\"type\": \"emd\", …}})"
                     )));
                 }
             },

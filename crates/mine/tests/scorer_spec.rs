@@ -276,3 +276,68 @@ fn emd_builds_the_hand_built_scorer() {
         .to_string();
     assert!(e.contains("src_idf"), "{e}");
 }
+
+#[test]
+fn lexical_scorers_parse_and_build_over_sentences() {
+    use bitext_lexical::{Ibm1, Ibm1Config, LengthUnit, Segmenter};
+    let parse = |s: &str| s.parse::<ScorerSpec>().unwrap();
+    assert_eq!(parse("levenshtein"), ScorerSpec::Levenshtein);
+    assert_eq!(
+        parse("length-ratio"),
+        ScorerSpec::LengthRatio {
+            unit: LengthUnit::Chars
+        }
+    );
+    assert_eq!(
+        parse(r#"{"type":"length_ratio","unit":"tokens"}"#),
+        ScorerSpec::LengthRatio {
+            unit: LengthUnit::Tokens
+        }
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ibm1 = parse(&format!("ibm1:{}", dir.path().display()));
+    assert_eq!(ibm1.to_string().parse::<ScorerSpec>().unwrap(), ibm1);
+    assert!(!ibm1.scores_embeddings());
+    assert!(r#"{"type":"ibm1","model":""}"#.parse::<ScorerSpec>().is_err());
+
+    // No model yet: the missing file is named.
+    let e = ibm1
+        .sentence_scorers(None::<(&[&str], &[&str])>)
+        .unwrap_err();
+    assert!(e.to_string().contains("ibm1.json"), "{e}");
+    let de = ["das Haus", "das Buch", "ein Buch"];
+    let en = ["the house", "the book", "a book"];
+    Ibm1::train(
+        &Ibm1Config::default(),
+        Segmenter::default(),
+        &de,
+        &en,
+        &mut |_| {},
+    )
+    .unwrap()
+    .save(dir.path())
+    .unwrap();
+    let pairs = [(0, 0), (0, 1)];
+    let built = ibm1.sentence_scorers(None::<(&[&str], &[&str])>).unwrap();
+    let s = built.build(&de, &en).unwrap().score(&pairs).unwrap();
+    assert!(s[0] > s[1], "{s:?}");
+    let lev = ScorerSpec::Levenshtein
+        .sentence_scorers(None::<(&[&str], &[&str])>)
+        .unwrap();
+    let s = lev
+        .build(&["abc", "x"], &["abd", "y"])
+        .unwrap()
+        .score(&pairs)
+        .unwrap();
+    assert_eq!(s, vec![1.0 - 1.0 / 3.0, 0.0]);
+    // An empty sentence is an error naming it, not a score.
+    let Err(e) = lev.build(&["abc", ""], &["abd", "y"]) else {
+        panic!("an empty sentence was scored");
+    };
+    assert!(e.to_string().contains("source sentence 2 is empty"), "{e}");
+    let x = Embeddings::from_rows([[1.0, 0.0]], 2).unwrap();
+    let e = ScorerSpec::Levenshtein
+        .with_embedding_scorer(x.view(), x.view(), &mut |_, _, _| {}, |_| ())
+        .unwrap_err();
+    assert!(e.to_string().contains("sentence_scorers"), "{e}");
+}
