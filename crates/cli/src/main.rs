@@ -36,13 +36,14 @@ enum Command {
     /// Train sentencepiece models; encode and decode text with them.
     #[command(subcommand)]
     Tokenize(cmd::tokenize::TokenizeCommand),
-    /// Train a neural model (siamese classifier, MLP similarity) into a model directory.
+    /// Train a model into a model directory: IBM Model 1, a neural model (siamese classifier,
+    /// MLP similarity).
     #[command(subcommand)]
     #[cfg_attr(
         not(feature = "neural"),
         command(
-            about = "Train a neural model (not in this build: needs the cargo feature \
-                     `neural`)"
+            about = "Train a model: IBM Model 1 (the neural models are not in this build: they \
+                     need the cargo feature `neural`)"
         )
     )]
     Train(cmd::train::TrainCommand),

@@ -183,9 +183,10 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
         r#"{{"type":"emd","src_vectors":"{0}","tgt_vectors":"{0}"}}"#,
         s(&v)
     );
+    // The EMD scores the TSV's sentences: given embeddings, filter says they are not used.
     let (fine, err) = run(&filter(&b, &["--scorer-spec", &emd]));
     assert!(
-        !fine && err.contains("scores sentences, not embeddings"),
+        !fine && err.contains("reads the TSV's sentences, not embeddings"),
         "{err}"
     );
     let (fine, err) = run(&filter(

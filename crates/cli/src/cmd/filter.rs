@@ -1,7 +1,9 @@
-//! `bitext filter`: score every line of a noisy parallel corpus (bicleaner-style TSV) with its
-//! sentence embeddings and keep the best lines within a line or word budget (Kim et al. 2019,
-//! §4.2; Artetxe & Schwenk 2019, §4.3), writing the kept lines verbatim with a score column.
-//! `--scorer` and `-k` make a `bitext_mine::ScorerSpec`, which builds the scorer.
+//! `bitext filter`: score every line of a noisy parallel corpus (bicleaner-style TSV) and keep
+//! the best lines within a line or word budget (Kim et al. 2019, §4.2; Artetxe & Schwenk 2019,
+//! §4.3), writing the kept lines verbatim with a score column. The scorer reads the lines'
+//! sentence embeddings (cosine, margins) or their sentences (IBM-1, Levenshtein, length ratio,
+//! EMD, neural models). `--scorer`, `--model` and `-k` make a `bitext_mine::ScorerSpec`, which
+//! builds the scorer.
 
 use std::path::PathBuf;
 
@@ -11,6 +13,7 @@ use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
+use crate::cmd::score::{LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
 use crate::index::SearchArgs;
 use crate::input::EmbeddingArgs;
 
@@ -23,6 +26,15 @@ pub(crate) enum ScorerArg {
     Ratio,
     /// Distance margin over the k nearest neighbours within the corpus.
     Distance,
+    /// IBM Model 1 trained by `bitext train ibm1` (--model DIR), over the sentences (no
+    /// embeddings needed).
+    Ibm1,
+    /// Normalised character Levenshtein similarity, over the sentences.
+    Levenshtein,
+    /// Shorter length over longer (--length-unit), over the sentences.
+    LengthRatio,
+    /// A neural model trained by `bitext train` (--model DIR), over the sentences.
+    Model,
 }
 
 /// Which side's words count towards --budget-words.
@@ -48,16 +60,33 @@ pub(crate) struct FilterArgs {
     /// Column of the target sentence (1-based, as bicleaner's --tcol).
     #[arg(long, default_value_t = 2, value_name = "N")]
     tgt_col: usize,
-    /// The embeddings, one row per input line on each side.
+    /// Source embeddings, one row per input line (raw little-endian f32 or `.npy`), for the
+    /// scorers of embeddings (cosine and the margins).
+    #[arg(long, value_name = "FILE", requires = "trg_embeddings")]
+    src_embeddings: Option<PathBuf>,
+    /// Target embeddings (same format and dimension).
+    #[arg(long, value_name = "FILE", requires = "src_embeddings")]
+    trg_embeddings: Option<PathBuf>,
+    /// Embedding dimension (required for raw files; checked against `.npy` headers).
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Raw embedding files hold float16 values.
+    #[arg(long)]
+    fp16: bool,
+    /// Model directory of `--scorer ibm1` or `--scorer model`.
     #[command(flatten)]
-    embeddings: EmbeddingArgs,
+    model: ModelArgs,
+    /// What `--scorer length-ratio` counts.
+    #[arg(long, value_enum, default_value_t = LengthUnitArg::Chars)]
+    length_unit: LengthUnitArg,
     /// Scoring.
     #[arg(long, value_enum, default_value_t = ScorerArg::Cosine)]
     scorer: ScorerArg,
     /// The scorer as a spec instead of --scorer, -k and --index: `cosine`, `dot`,
-    /// `neg_euclidean`, a margin (`ratio`: k = 4, exact search), or JSON (`{"type": "margin",
-    /// "margin": {"type": "ratio", "k_src": 4, "k_trg": 4}, "index": {"type": "exact"}}`).
-    #[arg(long, value_name = "SPEC", conflicts_with_all = ["scorer", "k", "index"])]
+    /// `neg_euclidean`, a margin (`ratio`: k = 4, exact search), `ibm1:DIR`, `levenshtein`,
+    /// `length_ratio`, `model:DIR`, or JSON (`{"type": "margin", "margin": {"type": "ratio",
+    /// "k_src": 4, "k_trg": 4}, "index": {"type": "exact"}}`, `{"type": "emd", …}`).
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["scorer", "k", "index", "model"])]
     scorer_spec: Option<ScorerSpec>,
     /// Keep at most N lines (best first).
     #[arg(long, value_name = "N", conflicts_with = "budget_words")]
@@ -88,19 +117,25 @@ pub(crate) struct FilterArgs {
 impl FilterArgs {
     /// The scorer spec: --scorer-spec, or --scorer and -k with the search of the margins'
     /// neighbourhoods.
-    fn scorer_spec(&self, index: IndexSpec) -> ScorerSpec {
+    fn scorer_spec(&self, index: IndexSpec) -> Result<ScorerSpec> {
         if let Some(spec) = &self.scorer_spec {
-            return spec.clone();
+            return Ok(spec.clone());
         }
         let margin = |f| ScorerSpec::Margin {
             margin: MarginSpec::new(f, self.search.k),
             index,
         };
-        match self.scorer {
+        Ok(match self.scorer {
             ScorerArg::Cosine => ScorerSpec::Cosine,
             ScorerArg::Ratio => margin(MarginFunction::Ratio),
             ScorerArg::Distance => margin(MarginFunction::Distance),
-        }
+            ScorerArg::Ibm1 => self.model.spec(true)?,
+            ScorerArg::Model => self.model.spec(false)?,
+            ScorerArg::Levenshtein => ScorerSpec::Levenshtein,
+            ScorerArg::LengthRatio => ScorerSpec::LengthRatio {
+                unit: self.length_unit.unit(),
+            },
+        })
     }
 }
 
@@ -112,7 +147,30 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         bail!("--min-score must be a finite number, got {t}");
     }
     let index = a.search.spec()?;
-    let (src, trg) = a.embeddings.open()?;
+    let filter = tsv_filter(a);
+    let spec = a.scorer_spec(index)?;
+    let embeddings = match (&a.src_embeddings, &a.trg_embeddings) {
+        (Some(s), Some(t)) => Some(EmbeddingArgs {
+            src_embeddings: s.clone(),
+            trg_embeddings: t.clone(),
+            dim: a.dim,
+            fp16: a.fp16,
+        }),
+        _ => None,
+    };
+    if !spec.scores_embeddings() {
+        if embeddings.is_some() {
+            bail!(
+                "this scorer reads the TSV's sentences, not embeddings: leave out \
+                 --src-embeddings and --trg-embeddings"
+            );
+        }
+        return filter_sentences(a, &spec, &filter);
+    }
+    let Some(embeddings) = &embeddings else {
+        bail!("scoring with embeddings needs --src-embeddings and --trg-embeddings");
+    };
+    let (src, trg) = embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
     if sv.dim() != tv.dim() || sv.len() != tv.len() {
         bail!(
@@ -126,6 +184,51 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             tv.dim()
         );
     }
+    let report = spec
+        .with_embedding_scorer_searched(
+            sv,
+            tv,
+            |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
+            |scorer| filter.run(&a.input, &a.output, scorer),
+        )
+        .with_context(|| {
+            format!(
+                "scoring {} against {}",
+                src.path().display(),
+                trg.path().display()
+            )
+        })??;
+    print_report(&report);
+    Ok(())
+}
+
+/// Filter with a scorer of sentences (the TSV's two columns, read once into memory).
+fn filter_sentences(a: &FilterArgs, spec: &ScorerSpec, filter: &TsvFilter) -> Result<()> {
+    let (src, tgt) = read_columns(&a.input, a.src_col - 1, a.tgt_col - 1)?;
+    let (s, t) = (src.clone(), tgt.clone());
+    let build = sentence_scorers(spec, move || Ok((s, t)))?;
+    let src: Vec<&str> = src.iter().map(String::as_str).collect();
+    let tgt: Vec<&str> = tgt.iter().map(String::as_str).collect();
+    let scorer = build(&src, &tgt).with_context(|| format!("scoring {}", a.input.display()))?;
+    let report = filter.run(&a.input, &a.output, scorer.as_ref())?;
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(report: &bitext_mine::filter::FilterReport) {
+    eprintln!(
+        "kept {} of {} lines ({} words{})",
+        report.kept,
+        report.lines,
+        report.words,
+        report
+            .min_score
+            .map_or(String::new(), |s| format!(", lowest score {s}"))
+    );
+}
+
+/// The filter of the flags: columns, budget, threshold, decimals.
+fn tsv_filter(a: &FilterArgs) -> TsvFilter {
     let mut filter = TsvFilter::new(a.src_col - 1, a.tgt_col - 1);
     if let Some(lines) = a.budget_lines {
         filter = filter.budget(Budget::Lines { lines });
@@ -144,29 +247,5 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(d) = a.decimals {
         filter = filter.decimals(d);
     }
-    let spec = a.scorer_spec(index);
-    let report = spec
-        .with_embedding_scorer_searched(
-            sv,
-            tv,
-            |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
-            |scorer| filter.run(&a.input, &a.output, scorer),
-        )
-        .with_context(|| {
-            format!(
-                "scoring {} against {}",
-                src.path().display(),
-                trg.path().display()
-            )
-        })??;
-    eprintln!(
-        "kept {} of {} lines ({} words{})",
-        report.kept,
-        report.lines,
-        report.words,
-        report
-            .min_score
-            .map_or(String::new(), |s| format!(", lowest score {s}"))
-    );
-    Ok(())
+    filter
 }

@@ -4,6 +4,7 @@ pub(crate) mod embed;
 pub(crate) mod emd;
 pub(crate) mod eval;
 pub(crate) mod filter;
+pub(crate) mod ibm1;
 pub(crate) mod mine;
 #[cfg(feature = "neural")]
 pub(crate) mod neural;

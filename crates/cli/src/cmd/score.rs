@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader, ScoredTsvWriter};
 use bitext_encode::ModelSpec;
+use bitext_lexical::LengthUnit;
 use bitext_mine::{EmdSpec, ScorerSpec};
 use bitext_similarity::PairScorer;
 use bitext_transport::sentence::{OovPolicy, SentenceConfig};
@@ -23,6 +24,13 @@ pub(crate) enum ScorerKind {
     /// A neural model trained by `bitext train` (--model): the siamese classifier's
     /// probability, or an MLP similarity over its encoder's vectors.
     Model,
+    /// IBM Model 1 trained by `bitext train ibm1` (--model): the length-normalised
+    /// log-probability of each side given the other, summed (Khadivi & Ney 2005).
+    Ibm1,
+    /// One minus the character-level Levenshtein distance over the longer length.
+    Levenshtein,
+    /// Shorter length over longer (--length-unit: characters or word tokens).
+    LengthRatio,
 }
 
 /// Arguments of `bitext score`.
@@ -31,15 +39,15 @@ pub(crate) struct ScoreArgs {
     /// The scorer (`model` when --model is given).
     #[arg(long, value_enum, required_unless_present_any = ["model", "scorer_spec"])]
     scorer: Option<ScorerKind>,
-    /// The scorer as a spec instead of --scorer/--model and their options: `model:DIR`, or
-    /// JSON (`{"type": "emd", "src_vectors": FILE, "tgt_vectors": FILE, "distance": {"oov":
+    /// The scorer as a spec instead of --scorer/--model and their options: `model:DIR`,
+    /// `ibm1:DIR`, `levenshtein`, `length_ratio`, or JSON (`{"type": "emd", "src_vectors": FILE, "tgt_vectors": FILE, "distance": {"oov":
     /// "match_identical", …}}`, `{"type": "model", "dir": DIR, "backend": "flex"}`).
     #[arg(
         long,
         value_name = "SPEC",
         conflicts_with_all = [
             "scorer", "model", "src_vec", "tgt_vec", "src_idf", "tgt_idf", "no_idf", "oov",
-            "oov_cost", "solver"
+            "oov_cost", "solver", "length_unit"
         ]
     )]
     scorer_spec: Option<ScorerSpec>,
@@ -48,22 +56,59 @@ pub(crate) struct ScoreArgs {
     #[command(flatten)]
     emd: EmdArgs,
     #[command(flatten)]
-    neural: NeuralArgs,
+    neural: ModelArgs,
+    /// What `--scorer length-ratio` counts.
+    #[arg(long, value_enum, default_value_t = LengthUnitArg::Chars)]
+    length_unit: LengthUnitArg,
 }
 
-/// Options of `--scorer model`.
+/// What the length ratio counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LengthUnitArg {
+    /// Characters (Unicode scalar values).
+    Chars,
+    /// Word tokens (punctuation included).
+    Tokens,
+}
+
+impl LengthUnitArg {
+    pub(crate) fn unit(self) -> LengthUnit {
+        match self {
+            LengthUnitArg::Chars => LengthUnit::Chars,
+            LengthUnitArg::Tokens => LengthUnit::Tokens,
+        }
+    }
+}
+
+/// Options of `--scorer model` and `--scorer ibm1`.
 #[derive(Debug, Args)]
-pub(crate) struct NeuralArgs {
-    /// Model directory written by `bitext train` (siamese classifier or MLP similarity).
-    #[arg(long, value_name = "DIR", required_if_eq("scorer", "model"))]
-    #[cfg_attr(
-        not(feature = "neural"),
-        arg(help = "Neural model directory (not in this build: needs the cargo feature `neural`)")
-    )]
-    model: Option<PathBuf>,
+pub(crate) struct ModelArgs {
+    /// Model directory written by `bitext train`: a neural model (siamese classifier or MLP
+    /// similarity; needs the cargo feature `neural`) or IBM Model 1 (`--scorer ibm1`).
+    #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
+    pub(crate) model: Option<PathBuf>,
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
     #[arg(long, default_value = "flex")]
-    backend: String,
+    pub(crate) backend: String,
+}
+
+impl ModelArgs {
+    /// The spec of `--scorer model` or `--scorer ibm1` (`ibm1`) with --model.
+    pub(crate) fn spec(&self, ibm1: bool) -> Result<ScorerSpec> {
+        let name = if ibm1 { "ibm1" } else { "model" };
+        let dir = self
+            .model
+            .clone()
+            .with_context(|| format!("--scorer {name} needs --model DIR"))?;
+        Ok(if ibm1 {
+            ScorerSpec::Ibm1 { model: dir }
+        } else {
+            ScorerSpec::Model(ModelSpec {
+                dir,
+                backend: self.backend.clone(),
+            })
+        })
+    }
 }
 
 /// Input and output, common to every scorer.
@@ -136,7 +181,7 @@ pub(crate) enum Oov {
 }
 
 /// Builds the scorer of each batch of (source, target) sentences.
-type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
+pub(crate) type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
 
 /// The scorer spec of the flags.
 fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
@@ -171,41 +216,48 @@ fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
                 ..EmdSpec::new(sv, tv)
             })
         }
-        ScorerKind::Model => ScorerSpec::Model(ModelSpec {
-            dir: a
-                .neural
-                .model
-                .clone()
-                .context("--scorer model needs --model DIR")?,
-            backend: a.neural.backend.clone(),
-        }),
+        ScorerKind::Model => a.neural.spec(false)?,
+        ScorerKind::Ibm1 => a.neural.spec(true)?,
+        ScorerKind::Levenshtein => ScorerSpec::Levenshtein,
+        ScorerKind::LengthRatio => ScorerSpec::LengthRatio {
+            unit: a.length_unit.unit(),
+        },
     })
 }
 
-/// The builder of each batch's scorer: the EMD's word vectors and IDF (counted over the
-/// input's own columns unless --src-idf/--tgt-idf name reference files) read once, or the
-/// neural model loaded once.
-fn scorers(spec: &ScorerSpec, io: &IoArgs) -> Result<Scorers> {
+/// The builder of each batch's scorer for a spec that scores sentences: the EMD's word
+/// vectors and IDF (counted over `reference`, the input's own columns, unless the spec names
+/// reference files), an IBM-1 model or a neural model, loaded once.
+pub(crate) fn sentence_scorers(
+    spec: &ScorerSpec,
+    reference: impl FnOnce() -> Result<(Vec<String>, Vec<String>)>,
+) -> Result<Scorers> {
     if let ScorerSpec::Model(m) = spec {
         return neural_scorers(m);
     }
     spec.check()?;
     let reference = if spec.needs_reference() {
-        // Two passes: the input's own columns are the reference corpus.
-        let (mut s, mut t) = (Vec::new(), Vec::new());
-        for rec in BitextTsvReader::open(&io.input, io.src_col, io.tgt_col)? {
-            let rec = rec?;
-            s.push(rec.src);
-            t.push(rec.tgt);
-        }
-        Some((s, t))
+        Some(reference()?)
     } else {
         None
     };
-    let emd = spec.sentence_scorers(reference.as_ref().map(|(s, t)| (&s[..], &t[..])))?;
-    Ok(Box::new(move |src, tgt| {
-        Ok(Box::new(emd.build(src, tgt)?) as Box<dyn PairScorer>)
-    }))
+    let built = spec.sentence_scorers(reference.as_ref().map(|(s, t)| (&s[..], &t[..])))?;
+    Ok(Box::new(move |src, tgt| Ok(built.build(src, tgt)?)))
+}
+
+/// The source and target columns of a TSV.
+pub(crate) fn read_columns(
+    path: &std::path::Path,
+    src_col: usize,
+    tgt_col: usize,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut s, mut t) = (Vec::new(), Vec::new());
+    for rec in BitextTsvReader::open(path, src_col, tgt_col)? {
+        let rec = rec?;
+        s.push(rec.src);
+        t.push(rec.tgt);
+    }
+    Ok((s, t))
 }
 
 /// The scorers of a trained neural model.
@@ -226,7 +278,10 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
-    let build = scorers(&scorer_spec(a)?, &a.io)?;
+    // Two passes when the EMD needs an IDF: the input's own columns are the reference corpus.
+    let build = sentence_scorers(&scorer_spec(a)?, || {
+        read_columns(&a.io.input, a.io.src_col, a.io.tgt_col)
+    })?;
     let start = Instant::now();
     let mut reader = BitextTsvReader::open(&a.io.input, a.io.src_col, a.io.tgt_col)?;
     let mut writer = ScoredTsvWriter::create(&a.io.output)?;

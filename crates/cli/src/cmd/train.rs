@@ -5,10 +5,12 @@
 //!   parallel text.
 //! - `bitext train mlp`: the MLP similarity (Kim et al. 2019) on the sentence vectors of a
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
+//! - `bitext train ibm1`: IBM Model 1 in both directions (`crate::cmd::ibm1`; no burn, in
+//!   every build).
 //!
-//! The arguments parse in every build, so that `--help` and the flags are the same; the
-//! training itself (the `training` module, on burn) compiles only with the cargo feature
-//! `neural`, and without it `bitext train` says how to get it.
+//! The arguments parse in every build, so that `--help` and the flags are the same; the neural
+//! training (the `training` module, on burn) compiles only with the cargo feature `neural`,
+//! and without it `bitext train siamese|mlp` says how to get it.
 
 // Without the feature the arguments are parsed and never read.
 #![cfg_attr(not(feature = "neural"), allow(dead_code))]
@@ -25,6 +27,9 @@ pub(crate) enum TrainCommand {
     Siamese(Box<SiameseArgs>),
     /// The MLP similarity on the vectors of a trained encoder.
     Mlp(Box<MlpArgs>),
+    /// IBM Model 1 in both directions on a parallel TSV (lexical baseline; no neural feature
+    /// needed).
+    Ibm1(Box<crate::cmd::ibm1::Ibm1Args>),
 }
 
 /// Options shared by every model's training.
@@ -171,17 +176,25 @@ pub(crate) struct MlpArgs {
 /// Train the model `cmd` names.
 #[cfg(feature = "neural")]
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
+    if let TrainCommand::Ibm1(a) = cmd {
+        return crate::cmd::ibm1::run(a);
+    }
     crate::cmd::neural::start_neural_command();
     match cmd {
         TrainCommand::Siamese(a) => training::siamese(a),
         TrainCommand::Mlp(a) => training::mlp(a),
+        TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
     }
 }
 
-/// `bitext train` in a binary without the neural models: the error that says how to get them.
+/// `bitext train` in a binary without the neural models: IBM-1 trains; the neural models' error
+/// says how to get them.
 #[cfg(not(feature = "neural"))]
-pub(crate) fn run(_: &TrainCommand) -> Result<()> {
-    Err(crate::cmd::neural_unavailable("`bitext train`"))
+pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
+    match cmd {
+        TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
+        _ => Err(crate::cmd::neural_unavailable("`bitext train siamese|mlp`")),
+    }
 }
 
 /// The training itself, on burn (only with the cargo feature `neural`).

@@ -1,0 +1,121 @@
+//! `bitext train ibm1`: train IBM Model 1 in both directions on a parallel TSV and save it as a
+//! model directory (`bitext_lexical::ibm1` documents the files), for `bitext score --scorer
+//! ibm1 --model DIR` and `bitext filter --scorer ibm1 --model DIR`. Needs no neural feature.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use bitext_core::io::tsv::BitextTsvReader;
+use bitext_lexical::{Direction, Ibm1, Ibm1Config, Segmenter};
+use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
+use clap::Args;
+
+use crate::input::progress_bar;
+
+/// Arguments of `bitext train ibm1`.
+#[derive(Debug, Args)]
+pub(crate) struct Ibm1Args {
+    /// Training pairs: a TSV whose columns --src-col and --tgt-col hold the sentences.
+    #[arg(long, value_name = "FILE")]
+    input: PathBuf,
+    /// 0-based column of the source sentence.
+    #[arg(long, default_value_t = 0, value_name = "COL")]
+    src_col: usize,
+    /// 0-based column of the target sentence.
+    #[arg(long, default_value_t = 1, value_name = "COL")]
+    tgt_col: usize,
+    /// Model directory to write (created).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    output: PathBuf,
+    /// EM iterations in each direction.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    iterations: usize,
+    /// No NULL word (every target word must be explained by a source word).
+    #[arg(long)]
+    no_null: bool,
+    /// Tokens are the pieces of this sentencepiece model (default: words).
+    #[arg(long, value_name = "FILE")]
+    spm: Option<PathBuf>,
+    /// Keep the case of words (default: lowercased).
+    #[arg(long, conflicts_with = "spm")]
+    keep_case: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
+    if a.iterations == 0 {
+        bail!("--iterations must be at least 1");
+    }
+    let segmenter = match &a.spm {
+        Some(model) => Segmenter::Pieces {
+            tokenizer: TokenizerSpec::Sentencepiece {
+                model: model.clone(),
+                sequence: SequenceConfig::default(),
+            },
+        },
+        None => Segmenter::Words {
+            word: WordConfig {
+                lowercase: !a.keep_case,
+                ..WordConfig::default()
+            },
+        },
+    };
+    let segment = segmenter.build()?;
+    let start = Instant::now();
+    let (mut src, mut tgt, mut lines) = (Vec::new(), Vec::new(), Vec::new());
+    for rec in BitextTsvReader::open(&a.input, a.src_col, a.tgt_col)? {
+        let rec = rec?;
+        src.push(rec.src);
+        tgt.push(rec.tgt);
+        lines.push(rec.line);
+    }
+    if src.is_empty() {
+        bail!("{}: no sentence pairs", a.input.display());
+    }
+    let src = segment.tokens_batch(&src)?;
+    let tgt = segment.tokens_batch(&tgt)?;
+    for (i, (s, t)) in src.iter().zip(&tgt).enumerate() {
+        if s.is_empty() || t.is_empty() {
+            let side = if s.is_empty() { "source" } else { "target" };
+            bail!(
+                "{}:{}: the {side} sentence has no token to align",
+                a.input.display(),
+                lines[i]
+            );
+        }
+    }
+    let config = Ibm1Config {
+        iterations: a.iterations,
+        null_word: !a.no_null,
+    };
+    let bar = progress_bar(2 * a.iterations, "EM iterations", a.quiet);
+    let mut report = |r: bitext_lexical::TrainReport| {
+        let dir = match r.direction {
+            Direction::SrcToTgt => "src→tgt",
+            Direction::TgtToSrc => "tgt→src",
+        };
+        bar.inc(1);
+        if !a.quiet {
+            bar.println(format!(
+                "{dir} iteration {}/{}: mean log-probability per token {:.4}",
+                r.report.iteration, r.iterations, r.report.log_prob_per_token
+            ));
+        }
+    };
+    let model = Ibm1::train_tokens(&config, segmenter, &src, &tgt, &mut report)?;
+    bar.finish_and_clear();
+    model.save(&a.output)?;
+    let (f, b) = model.entries();
+    eprintln!(
+        "trained IBM Model 1 on {} pairs ({} + {} probabilities) in {:.1} s: {}",
+        model.pairs(),
+        f,
+        b,
+        start.elapsed().as_secs_f64(),
+        a.output.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! End-to-end tests of the lexical baselines: `bitext train ibm1`, then `bitext score` and
+//! `bitext filter` with `--scorer ibm1 | levenshtein | length-ratio` (no embeddings needed).
+
+use std::path::Path;
+
+mod common;
+use common::{cli, fail, succeed, write};
+
+/// A toy parallel corpus (id, German, English): enough repetitions for IBM-1 to learn it.
+fn corpus(dir: &Path) -> std::path::PathBuf {
+    let pairs = [
+        ("das Haus", "the house"),
+        ("das Buch", "the book"),
+        ("ein Buch", "a book"),
+        ("ein Haus", "a house"),
+        ("der Hund", "the dog"),
+        ("ein Hund", "a dog"),
+    ];
+    let mut text = String::new();
+    for (i, (de, en)) in pairs.iter().cycle().take(24).enumerate() {
+        text.push_str(&format!("{de}\t{en}\tu{i}\n"));
+    }
+    write(dir, "train.tsv", text)
+}
+
+fn scores(path: &Path) -> Vec<f64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn train_ibm1_then_score_and_filter_with_it() {
+    let d = tempfile::tempdir().unwrap();
+    let model = d.path().join("ibm1");
+    let (_, err) = succeed(&mut cli![
+        "train",
+        "ibm1",
+        "--input",
+        corpus(d.path()),
+        "-o",
+        &model,
+        "--iterations",
+        "4",
+        "-q"
+    ]);
+    assert!(err.contains("trained IBM Model 1 on 24 pairs"), "{err}");
+    for f in [
+        "ibm1.json",
+        "src.vocab",
+        "tgt.vocab",
+        "src-tgt.ttable",
+        "tgt-src.ttable",
+    ] {
+        assert!(model.join(f).is_file(), "{f}");
+    }
+    let input = write(
+        d.path(),
+        "noisy.tsv",
+        "das Haus\tthe house\nder Hund\ta book\nein Buch\ta book\nein Hund\tthe house\n",
+    );
+    let out = d.path().join("scored.tsv");
+    succeed(&mut cli![
+        "score", "--scorer", "ibm1", "--model", &model, "--input", &input, "--output", &out
+    ]);
+    let s = scores(&out);
+    assert_eq!(s.len(), 4);
+    assert!(
+        s[0] > s[1] && s[0] > s[3] && s[2] > s[1] && s[2] > s[3],
+        "{s:?}"
+    );
+    assert!(s.iter().all(|&x| x <= 0.0));
+
+    // The same scorer in filter: the two translations are kept, with their scores.
+    let kept = d.path().join("kept.tsv");
+    succeed(&mut cli![
+        "filter",
+        "--scorer",
+        "ibm1",
+        "--model",
+        &model,
+        "--input",
+        &input,
+        "--budget-lines",
+        "2",
+        "-o",
+        &kept
+    ]);
+    let text = std::fs::read_to_string(&kept).unwrap();
+    assert!(text.starts_with("das Haus\tthe house\t") && text.contains("\nein Buch\ta book\t"));
+    assert_eq!(scores(&kept), vec![s[0], s[2]]);
+
+    // A spec string does the same.
+    let again = d.path().join("again.tsv");
+    succeed(&mut cli![
+        "score",
+        "--scorer-spec",
+        format!("ibm1:{}", model.display()),
+        "--input",
+        &input,
+        "--output",
+        &again
+    ]);
+    assert_eq!(scores(&again), s);
+}
+
+#[test]
+fn levenshtein_and_length_ratio_score_without_a_model() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(
+        d.path(),
+        "in.tsv",
+        "abc\tabd\nGuten Morgen !\tGood morning to you !\n",
+    );
+    let out = d.path().join("lev.tsv");
+    succeed(&mut cli![
+        "score",
+        "--scorer",
+        "levenshtein",
+        "--input",
+        &input,
+        "--output",
+        &out
+    ]);
+    let s = scores(&out);
+    assert!((s[0] - (1.0 - 1.0 / 3.0)).abs() < 1e-12, "{s:?}");
+    let out = d.path().join("len.tsv");
+    succeed(&mut cli![
+        "score",
+        "--scorer",
+        "length-ratio",
+        "--length-unit",
+        "tokens",
+        "--input",
+        &input,
+        "--output",
+        &out
+    ]);
+    assert_eq!(scores(&out), vec![1.0, 3.0 / 5.0]);
+    let kept = d.path().join("kept.tsv");
+    succeed(&mut cli![
+        "filter",
+        "--scorer",
+        "length-ratio",
+        "--min-score",
+        "0.9",
+        "--input",
+        &input,
+        "-o",
+        &kept
+    ]);
+    assert_eq!(std::fs::read_to_string(&kept).unwrap().lines().count(), 1);
+}
+
+#[test]
+fn lexical_commands_name_bad_input() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = write(d.path(), "bad.tsv", "das Haus\tthe house\nein Buch\t \n");
+    fail(
+        &mut cli![
+            "train",
+            "ibm1",
+            "--input",
+            &bad,
+            "-o",
+            d.path().join("m"),
+            "-q"
+        ],
+        "bad.tsv:2: empty target field",
+    );
+    // A sentence that has characters but no token.
+    let no_token = write(d.path(), "nt.tsv", "das Haus\tthe house\n\u{200b}\tx\n");
+    fail(
+        &mut cli![
+            "train",
+            "ibm1",
+            "--input",
+            &no_token,
+            "-o",
+            d.path().join("m"),
+            "-q"
+        ],
+        "nt.tsv:2: the source sentence has no token",
+    );
+    let input = write(d.path(), "in.tsv", "a\tb\n");
+    fail(
+        &mut cli![
+            "score",
+            "--scorer",
+            "ibm1",
+            "--model",
+            d.path().join("none"),
+            "--input",
+            &input,
+            "--output",
+            d.path().join("o.tsv")
+        ],
+        "ibm1.json",
+    );
+    fail(
+        &mut cli![
+            "score",
+            "--scorer",
+            "ibm1",
+            "--input",
+            &input,
+            "--output",
+            d.path().join("o")
+        ],
+        "--model",
+    );
+    // Filtering with a scorer of sentences takes no embeddings, and one of embeddings needs them.
+    let e = write(d.path(), "e.f32", [0u8; 8]);
+    fail(
+        &mut cli![
+            "filter",
+            "--scorer",
+            "levenshtein",
+            "--input",
+            &input,
+            "-o",
+            d.path().join("o"),
+            "--src-embeddings",
+            &e,
+            "--trg-embeddings",
+            &e,
+            "--dim",
+            "2"
+        ],
+        "leave out --src-embeddings",
+    );
+    fail(
+        &mut cli![
+            "filter",
+            "--scorer",
+            "cosine",
+            "--input",
+            &input,
+            "-o",
+            d.path().join("o")
+        ],
+        "needs --src-embeddings",
+    );
+    assert!(!d.path().join("o").exists());
+}
