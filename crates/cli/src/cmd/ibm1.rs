@@ -99,10 +99,12 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
         };
         bar.inc(1);
         if !a.quiet {
-            bar.println(format!(
-                "{dir} iteration {}/{}: mean log-probability per token {:.4}",
-                r.report.iteration, r.iterations, r.report.log_prob_per_token
-            ));
+            bar.suspend(|| {
+                eprintln!(
+                    "{dir} iteration {}/{}: mean log-probability per token {:.4} ({:.2} s)",
+                    r.report.iteration, r.iterations, r.report.log_prob_per_token, r.report.seconds
+                );
+            });
         }
     };
     let model = Ibm1::train_tokens(&config, segmenter, &src, &tgt, &mut report)?;

@@ -6,13 +6,32 @@
 //!
 //! Training precomputes, for every sentence pair, the table position of each of its `(i, j)`
 //! links (4 bytes a link), so that an EM iteration is two passes over the links: the E-step
-//! computes every link's posterior in parallel over sentences (rayon), and the counts are
-//! accumulated in link order by one thread. Results are therefore bit-identical for any
+//! computes the links' posteriors in parallel over the sentences of a chunk (rayon), and the
+//! counts are accumulated in link order by one thread. Results are therefore bit-identical for any
 //! number of threads. There is no random choice: the EM starts from the uniform table.
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+
+/// Sentence pairs whose link posteriors are held at once during the E-step.
+const E_CHUNK: usize = 8192;
+
+/// The posteriors of one sentence pair's links (`l` given words including NULL, `m` explained
+/// ones; `idx[i * m + j]` is link `(i, j)`'s table entry) and its log-likelihood
+/// `Σ_j log(1/l Σ_i t)`.
+fn posteriors(t: &[f64], idx: &[u32], l: usize, m: usize) -> (Vec<f64>, f64) {
+    let mut post = vec![0.0; l * m];
+    let mut ll = 0.0;
+    for j in 0..m {
+        let denom: f64 = (0..l).map(|i| t[idx[i * m + j] as usize]).sum();
+        ll += (denom / l as f64).ln();
+        for i in 0..l {
+            post[i * m + j] = t[idx[i * m + j] as usize] / denom;
+        }
+    }
+    (post, ll)
+}
 
 /// What one EM iteration reports.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,6 +41,8 @@ pub struct IterationReport {
     /// Mean log-probability per target token, `(1/M) Σ log p(e_j | f)`, under the table the
     /// iteration started from (it never decreases under EM).
     pub log_prob_per_token: f64,
+    /// Wall-clock seconds of the iteration (E-step, counts, M-step).
+    pub seconds: f64,
 }
 
 /// A sparse translation table `t(col | row)`; row `rows - 1` is the NULL word.
@@ -142,33 +163,31 @@ impl TTable {
         let mut counts = vec![0.0f64; table.nnz()];
         let tokens: usize = tgt.iter().map(Vec::len).sum();
         for iteration in 1..=iterations {
-            // E-step: posteriors of every link, in parallel; log-likelihood on the way.
-            let (posts, log_lik): (Vec<Vec<f64>>, Vec<f64>) = src
-                .par_iter()
-                .zip(tgt)
-                .zip(&links)
-                .map(|((s, tt), idx)| {
-                    let (l, m) = (s.len() + usize::from(null), tt.len());
-                    let mut post = vec![0.0; l * m];
-                    let mut ll = 0.0;
-                    for j in 0..m {
-                        let denom: f64 = (0..l).map(|i| t[idx[i * m + j] as usize]).sum();
-                        ll += (denom / l as f64).ln();
-                        for i in 0..l {
-                            post[i * m + j] = t[idx[i * m + j] as usize] / denom;
-                        }
-                    }
-                    (post, ll)
-                })
-                .unzip();
-            // Counts, in link order (deterministic).
+            let start = std::time::Instant::now();
+            // E-step in chunks of sentences: the posteriors of a chunk's links in parallel, then
+            // added to the counts in link order (deterministic; memory bounded by the chunk).
             counts.iter_mut().for_each(|c| *c = 0.0);
-            for (idx, post) in links.iter().zip(&posts) {
-                for (&p, &v) in idx.iter().zip(post) {
-                    counts[p as usize] += v;
+            let mut log_lik = 0.0;
+            for ((s, tt), idx) in src
+                .chunks(E_CHUNK)
+                .zip(tgt.chunks(E_CHUNK))
+                .zip(links.chunks(E_CHUNK))
+            {
+                let posts: Vec<(Vec<f64>, f64)> = s
+                    .par_iter()
+                    .zip(tt)
+                    .zip(idx)
+                    .map(|((s, tt), idx)| {
+                        posteriors(&t, idx, s.len() + usize::from(null), tt.len())
+                    })
+                    .collect();
+                for (idx, (post, ll)) in idx.iter().zip(&posts) {
+                    log_lik += ll;
+                    for (&p, &v) in idx.iter().zip(post) {
+                        counts[p as usize] += v;
+                    }
                 }
             }
-            drop(posts);
             // M-step: normalise each row.
             for r in 0..n_rows {
                 let (a, b) = (table.offsets[r] as usize, table.offsets[r + 1] as usize);
@@ -181,7 +200,8 @@ impl TTable {
             }
             report(IterationReport {
                 iteration,
-                log_prob_per_token: log_lik.iter().sum::<f64>() / tokens.max(1) as f64,
+                log_prob_per_token: log_lik / tokens.max(1) as f64,
+                seconds: start.elapsed().as_secs_f64(),
             });
         }
         table.prob = t.iter().map(|&p| p as f32).collect();
