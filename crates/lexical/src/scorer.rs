@@ -12,11 +12,15 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::ibm1::Ibm1;
+use crate::ibm1::{Direction, Explainer, Ibm1};
 use crate::levenshtein::Pattern;
 
 /// Pairs scored per parallel task.
 const CHUNK: usize = 256;
+
+/// Pairs sharing one given sentence from which [`Ibm1Scorer`] computes that sentence's
+/// probabilities for every word at once instead of looking each up.
+const DENSE_MIN: usize = 16;
 
 /// An error naming the first empty sentence of a side.
 fn check_non_empty(side: &str, lens: impl Iterator<Item = usize>) -> Result<()> {
@@ -78,11 +82,49 @@ impl PairScorer for Ibm1Scorer {
     }
 
     fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
-        Ok(pairs
+        let fwd = self.side(pairs, Direction::SrcToTgt);
+        let bwd = self.side(pairs, Direction::TgtToSrc);
+        Ok(fwd.iter().zip(bwd).map(|(a, b)| a + b).collect())
+    }
+}
+
+impl Ibm1Scorer {
+    /// One direction's part of the scores of `pairs`. Pairs are grouped by the sentence
+    /// given; a sentence given in at least [`DENSE_MIN`] pairs has its probabilities for every
+    /// word computed at once ([`crate::ibm1::Explainer`]), the others look each one up. Both
+    /// paths give the same bits.
+    fn side(&self, pairs: &[(usize, usize)], dir: Direction) -> Vec<f64> {
+        let (given, explained) = match dir {
+            Direction::SrcToTgt => (&self.src, &self.tgt),
+            Direction::TgtToSrc => (&self.tgt, &self.src),
+        };
+        let key = |k: usize| match dir {
+            Direction::SrcToTgt => pairs[k],
+            Direction::TgtToSrc => (pairs[k].1, pairs[k].0),
+        };
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by_key(|&k| key(k).0);
+        let groups: Vec<&[usize]> = order.chunk_by(|&a, &b| key(a).0 == key(b).0).collect();
+        let parts: Vec<Vec<(usize, f64)>> = groups
             .par_iter()
-            .with_min_len(CHUNK)
-            .map(|&(s, t)| self.model.score_ids(&self.src[s], &self.tgt[t]))
-            .collect())
+            .map_init(Explainer::default, |scratch, g| {
+                let g_ids = &given[key(g[0]).0];
+                if g.len() >= DENSE_MIN {
+                    let mut e = g.iter().map(|&k| explained[key(k).1].as_slice());
+                    let s = self.model.side_scores(dir, g_ids, &mut e, scratch);
+                    g.iter().copied().zip(s).collect()
+                } else {
+                    g.iter()
+                        .map(|&k| (k, self.model.side_score(dir, g_ids, &explained[key(k).1])))
+                        .collect()
+                }
+            })
+            .collect();
+        let mut out = vec![0.0; pairs.len()];
+        for (k, v) in parts.into_iter().flatten() {
+            out[k] = v;
+        }
+        out
     }
 }
 

@@ -69,3 +69,31 @@ fn empty_sentences_are_named() {
     let e = LengthRatioScorer::new(LengthUnit::Tokens, &["a"], &["  "]).unwrap_err();
     assert!(e.to_string().contains("target sentence 1 is empty"), "{e}");
 }
+
+#[test]
+fn ibm1_all_pairs_equal_one_pair_at_a_time() {
+    use std::sync::Arc;
+
+    use bitext_lexical::{Ibm1, Ibm1Config, Ibm1Scorer, Segmenter};
+    use bitext_testkit::data::parallel_text;
+    let (src, tgt) = parallel_text(300, 5);
+    let model = Ibm1::train(
+        &Ibm1Config::default(),
+        Segmenter::default(),
+        &src,
+        &tgt,
+        &mut |_| {},
+    )
+    .unwrap();
+    let (s, mut t) = parallel_text(30, 6);
+    t.push("b1 unknown b2 b2".into()); // unknown and repeated words
+    let scorer = Ibm1Scorer::new(Arc::new(model), &s, &t).unwrap();
+    let all: Vec<(usize, usize)> = (0..s.len())
+        .flat_map(|i| (0..t.len()).map(move |j| (i, j)))
+        .collect();
+    // Every source and target is given in more than 16 pairs: the dense path.
+    let dense = scorer.score(&all).unwrap();
+    for (k, &p) in all.iter().enumerate() {
+        assert_eq!(scorer.score(&[p]).unwrap()[0], dense[k], "pair {p:?}");
+    }
+}

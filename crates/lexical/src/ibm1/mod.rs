@@ -36,7 +36,7 @@ use bitext_tokenize::{TokenCounter, Vocab, VocabBuilder};
 use serde::{Deserialize, Serialize};
 
 pub use self::table::IterationReport;
-use self::table::TTable;
+pub(crate) use self::table::TTable;
 use crate::align::{Symmetrization, symmetrize};
 use crate::error::{Error, Result};
 use crate::segment::{Segment, Segmenter};
@@ -273,8 +273,8 @@ impl Ibm1 {
     /// The score of two non-empty sentences of token ids (from [`Ibm1::ids`]).
     #[must_use]
     pub fn score_ids(&self, src: &[u32], tgt: &[u32]) -> f64 {
-        let null = self.config.null_word;
-        mean_log_prob(&self.fwd, src, tgt, null) + mean_log_prob(&self.bwd, tgt, src, null)
+        self.side_score(Direction::SrcToTgt, src, tgt)
+            + self.side_score(Direction::TgtToSrc, tgt, src)
     }
 
     /// The Viterbi alignment of one direction: for each word of the explained side, the
@@ -337,20 +337,95 @@ fn lookup(table: &TTable, rows: &Vocab, cols: &Vocab, row: Option<&str>, col: &s
     }
 }
 
-/// `1/m Σ_j log max(FLOOR, 1/(l+1) Σ_i t(e_j | f_i))`.
+/// `1/m Σ_j log max(FLOOR, 1/(l+1) Σ_i t(e_j | f_i))`, looking each `t` up.
 fn mean_log_prob(table: &TTable, given: &[u32], explained: &[u32], null: bool) -> f64 {
-    let l = given.len() + usize::from(null);
+    let l = (given.len() + usize::from(null)) as f64;
     let total: f64 = explained
         .iter()
         .map(|&e| {
-            let mut p: f64 = given.iter().map(|&f| f64::from(table.get(f, e))).sum();
+            // The same additions, in the same order, as `Explainer::fill`.
+            let mut p = 0.0f64;
+            for &f in given {
+                p += f64::from(table.get(f, e));
+            }
             if null {
                 p += f64::from(table.get(table.null_row(), e));
             }
-            (p / l as f64).max(FLOOR).ln()
+            (p / l).max(FLOOR).ln()
         })
         .sum();
     total / explained.len() as f64
+}
+
+/// `Σ_i t(e | f_i)` of one given sentence for every `e` at once, by walking the rows of its
+/// words into a dense vector: the fast path when one sentence is scored against many (the
+/// sums, and so the scores, are bit for bit those of [`mean_log_prob`]).
+#[derive(Debug, Default)]
+pub(crate) struct Explainer {
+    dense: Vec<f64>,
+}
+
+impl Explainer {
+    fn fill(&mut self, table: &TTable, given: &[u32], null: bool) {
+        self.dense.resize(table.n_cols, 0.0);
+        let rows = given.iter().copied().chain(null.then(|| table.null_row()));
+        for r in rows {
+            let (cols, prob) = table.row(r);
+            for (&c, &p) in cols.iter().zip(prob) {
+                self.dense[c as usize] += f64::from(p);
+            }
+        }
+    }
+
+    fn clear(&mut self, table: &TTable, given: &[u32], null: bool) {
+        let rows = given.iter().copied().chain(null.then(|| table.null_row()));
+        for r in rows {
+            for &c in table.row(r).0 {
+                self.dense[c as usize] = 0.0;
+            }
+        }
+    }
+
+    fn mean_log_prob(&self, l: usize, explained: &[u32]) -> f64 {
+        let total: f64 = explained
+            .iter()
+            .map(|&e| {
+                let p = self.dense.get(e as usize).copied().unwrap_or(0.0);
+                (p / l as f64).max(FLOOR).ln()
+            })
+            .sum();
+        total / explained.len() as f64
+    }
+}
+
+impl Ibm1 {
+    /// The mean log-probability per word of `explained` given `given`, in direction `dir`.
+    pub(crate) fn side_score(&self, dir: Direction, given: &[u32], explained: &[u32]) -> f64 {
+        mean_log_prob(self.table(dir), given, explained, self.config.null_word)
+    }
+
+    /// [`Ibm1::side_score`] of one given sentence with many explained ones.
+    pub(crate) fn side_scores(
+        &self,
+        dir: Direction,
+        given: &[u32],
+        explained: &mut dyn Iterator<Item = &[u32]>,
+        scratch: &mut Explainer,
+    ) -> Vec<f64> {
+        let (table, null) = (self.table(dir), self.config.null_word);
+        scratch.fill(table, given, null);
+        let l = given.len() + usize::from(null);
+        let out = explained.map(|e| scratch.mean_log_prob(l, e)).collect();
+        scratch.clear(table, given, null);
+        out
+    }
+
+    fn table(&self, dir: Direction) -> &TTable {
+        match dir {
+            Direction::SrcToTgt => &self.fwd,
+            Direction::TgtToSrc => &self.bwd,
+        }
+    }
 }
 
 #[cfg(test)]

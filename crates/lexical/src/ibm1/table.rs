@@ -85,6 +85,12 @@ impl TTable {
         (r + 1 < self.offsets.len()).then(|| self.offsets[r] as usize..self.offsets[r + 1] as usize)
     }
 
+    /// The columns and probabilities of a row (empty for a row out of range).
+    pub(crate) fn row(&self, row: u32) -> (&[u32], &[f32]) {
+        let range = self.row_range(row).unwrap_or(0..0);
+        (&self.cols[range.clone()], &self.prob[range])
+    }
+
     /// Number of stored entries.
     pub(crate) fn nnz(&self) -> usize {
         self.cols.len()
