@@ -11,6 +11,7 @@
 //! | [`knn`] | `bitext-knn` | k-nearest-neighbour indexes |
 //! | [`similarity`] | `bitext-similarity` | cosine, CSLS, margin scoring, `PairScorer` |
 //! | [`transport`] | `bitext-transport` | Earth Mover's Distance, word translation |
+//! | [`lexical`] | `bitext-lexical` | IBM Model 1, Levenshtein, length ratio (lexical baselines) |
 //! | [`mine`] | `bitext-mine` | retrieval strategies and filtering |
 //! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, word translation |
 //! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, MLP similarity, training loop |
@@ -22,6 +23,7 @@ pub use bitext_core as core;
 pub use bitext_encode as encode;
 pub use bitext_eval as eval;
 pub use bitext_knn as knn;
+pub use bitext_lexical as lexical;
 pub use bitext_mine as mine;
 #[cfg(feature = "neural")]
 pub use bitext_neural as neural;

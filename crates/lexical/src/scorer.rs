@@ -69,6 +69,23 @@ impl Ibm1Scorer {
         Ok(Self { model, src, tgt })
     }
 
+    /// Build over sentences already cut into tokens (as the model's segmenter would).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the first sentence without a token.
+    pub fn from_tokens<S: AsRef<str> + Sync>(
+        model: Arc<Ibm1>,
+        src: &[Vec<S>],
+        tgt: &[Vec<S>],
+    ) -> Result<Self> {
+        let (a, b) = model.vocabs();
+        let src: Vec<Vec<u32>> = src.par_iter().map(|s| a.encode(s)).collect();
+        let tgt: Vec<Vec<u32>> = tgt.par_iter().map(|t| b.encode(t)).collect();
+        check_non_empty("source", src.iter().map(Vec::len))?;
+        check_non_empty("target", tgt.iter().map(Vec::len))?;
+        Ok(Self { model, src, tgt })
+    }
+
     /// The model.
     #[must_use]
     pub fn model(&self) -> &Ibm1 {
@@ -204,6 +221,15 @@ impl LevenshteinScorer {
             }
         }
         best.map(|((d, l), j)| (j, d as f64 / l as f64))
+    }
+
+    /// [`LevenshteinScorer::nearest`] of every source sentence, in parallel.
+    #[must_use]
+    pub fn nearest_all(&self) -> Vec<(usize, f64)> {
+        (0..self.src.len())
+            .into_par_iter()
+            .filter_map(|i| self.nearest(i))
+            .collect()
     }
 }
 

@@ -44,6 +44,8 @@ fn nearest_equals_the_exhaustive_search() {
         assert_eq!((j, d), (best.1, best.0), "source {i}");
     }
     assert_eq!(s.nearest(40), None);
+    let all: Vec<(usize, f64)> = (0..src.len()).map(|i| s.nearest(i).unwrap()).collect();
+    assert_eq!(s.nearest_all(), all);
 }
 
 #[test]

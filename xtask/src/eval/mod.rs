@@ -6,6 +6,7 @@
 mod bucc_bow;
 mod data;
 mod filter;
+mod lexical;
 mod neural;
 mod neural_mlp;
 mod tokenize;
@@ -67,8 +68,13 @@ const TASKS: &[(&str, &str, Task)] = &[
     ),
     (
         "filter",
-        "corpus filtering en-de at noise 0.2: TF-IDF EMD sentence distance (Zhang et al.)",
+        "corpus filtering en-de by noise level: TF-IDF EMD (Zhang et al.) and IBM Model 1",
         filter::run,
+    ),
+    (
+        "lexical",
+        "IBM Model 1 trained on train/; alignment recovery and noisy-parallel F1 vs Levenshtein, bag of words, siamese",
+        lexical::run,
     ),
     (
         "tokenize",
