@@ -110,7 +110,7 @@ impl Ibm1 {
         segmenter: Segmenter,
         src: &[S],
         tgt: &[S],
-        report: &mut dyn FnMut(TrainReport),
+        report: &mut (dyn FnMut(TrainReport) + Send),
     ) -> Result<Self> {
         let segment = segmenter.build()?;
         let src = segment.tokens_batch(src)?;
@@ -129,7 +129,7 @@ impl Ibm1 {
         segmenter: Segmenter,
         src: &[Vec<S>],
         tgt: &[Vec<S>],
-        report: &mut dyn FnMut(TrainReport),
+        report: &mut (dyn FnMut(TrainReport) + Send),
     ) -> Result<Self> {
         if src.len() != tgt.len() {
             return Err(Error::Invalid(format!(
@@ -169,17 +169,25 @@ impl Ibm1 {
         let (s, t) = (ids(&src_vocab, src), ids(&tgt_vocab, tgt));
         let (ns, nt) = (src_vocab.len(), tgt_vocab.len());
         let iterations = config.iterations;
-        let mut direction = |d: Direction, a: &[Vec<u32>], b: &[Vec<u32>], shape| {
+        // The two directions train at once (each also parallel inside); reports go through a
+        // lock, in the order they come.
+        let report = std::sync::Mutex::new(report);
+        let direction = |d: Direction, a: &[Vec<u32>], b: &[Vec<u32>], shape| {
             TTable::train(a, b, shape, config.null_word, iterations, &mut |r| {
-                report(TrainReport {
-                    direction: d,
-                    iterations,
-                    report: r,
-                });
+                if let Ok(mut f) = report.lock() {
+                    f(TrainReport {
+                        direction: d,
+                        iterations,
+                        report: r,
+                    });
+                }
             })
         };
-        let fwd = direction(Direction::SrcToTgt, &s, &t, (ns + 1, nt))?;
-        let bwd = direction(Direction::TgtToSrc, &t, &s, (nt + 1, ns))?;
+        let (fwd, bwd) = rayon::join(
+            || direction(Direction::SrcToTgt, &s, &t, (ns + 1, nt)),
+            || direction(Direction::TgtToSrc, &t, &s, (nt + 1, ns)),
+        );
+        let (fwd, bwd) = (fwd?, bwd?);
         Ok(Self {
             config: config.clone(),
             segment: segmenter.build()?,

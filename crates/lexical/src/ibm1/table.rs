@@ -21,16 +21,46 @@ const E_CHUNK: usize = 8192;
 /// ones; `idx[i * m + j]` is link `(i, j)`'s table entry) and its log-likelihood
 /// `Σ_j log(1/l Σ_i t)`.
 fn posteriors(t: &[f64], idx: &[u32], l: usize, m: usize) -> (Vec<f64>, f64) {
-    let mut post = vec![0.0; l * m];
+    // Each t is read once (a random access into the table) and kept for the division.
+    let mut post: Vec<f64> = idx.iter().map(|&p| t[p as usize]).collect();
     let mut ll = 0.0;
     for j in 0..m {
-        let denom: f64 = (0..l).map(|i| t[idx[i * m + j] as usize]).sum();
+        let mut denom = 0.0;
+        for i in 0..l {
+            denom += post[i * m + j];
+        }
         ll += (denom / l as f64).ln();
         for i in 0..l {
-            post[i * m + j] = t[idx[i * m + j] as usize] / denom;
+            post[i * m + j] /= denom;
         }
     }
     (post, ll)
+}
+
+/// The sorted union of two sorted lists without duplicates.
+fn merge_unique(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// What one EM iteration reports.
@@ -115,22 +145,27 @@ impl TTable {
             }
             r
         };
-        // The co-occurring pairs, as sorted unique keys row << 32 | col.
-        let mut keys: Vec<u64> = src
-            .par_iter()
-            .zip(tgt)
-            .flat_map_iter(|(s, t)| {
-                let mut k: Vec<u64> = row_ids(s)
-                    .into_iter()
-                    .flat_map(|r| t.iter().map(move |&c| (u64::from(r) << 32) | u64::from(c)))
-                    .collect();
-                k.sort_unstable();
-                k.dedup();
-                k
-            })
-            .collect();
-        keys.par_sort_unstable();
-        keys.dedup();
+        // The co-occurring pairs, as sorted unique keys row << 32 | col, merged chunk by chunk
+        // of sentences (memory: the unique keys, not every sentence's).
+        let mut keys: Vec<u64> = Vec::new();
+        for (s, t) in src.chunks(E_CHUNK).zip(tgt.chunks(E_CHUNK)) {
+            let mut chunk: Vec<u64> = s
+                .par_iter()
+                .zip(t)
+                .flat_map_iter(|(s, t)| {
+                    let mut k: Vec<u64> = row_ids(s)
+                        .into_iter()
+                        .flat_map(|r| t.iter().map(move |&c| (u64::from(r) << 32) | u64::from(c)))
+                        .collect();
+                    k.sort_unstable();
+                    k.dedup();
+                    k
+                })
+                .collect();
+            chunk.par_sort_unstable();
+            chunk.dedup();
+            keys = merge_unique(&keys, &chunk);
+        }
         if keys.len() >= u32::MAX as usize {
             return Err(Error::Invalid(format!(
                 "{} co-occurring token pairs: more than the 2^32 - 1 IBM Model 1 training supports",
