@@ -155,6 +155,26 @@ fn levenshtein_and_length_ratio_score_without_a_model() {
 }
 
 #[test]
+fn a_byte_order_mark_is_not_part_of_the_first_line() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(d.path(), "bom.tsv", "\u{feff}abc\tabc\r\nx\ty\r\n");
+    let out = d.path().join("out.tsv");
+    succeed(&mut cli![
+        "score",
+        "--scorer",
+        "levenshtein",
+        "--input",
+        &input,
+        "--output",
+        &out
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "abc\tabc\t1\nx\ty\t0\n"
+    );
+}
+
+#[test]
 fn lexical_commands_name_bad_input() {
     let d = tempfile::tempdir().unwrap();
     let bad = write(d.path(), "bad.tsv", "das Haus\tthe house\nein Buch\t \n");

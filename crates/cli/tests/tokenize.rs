@@ -201,6 +201,22 @@ fn train_encode_decode_one_line_per_line() {
         &out_file
     ]);
     assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
+    // A byte-order mark at the start of each input file is not text.
+    let a_bom = write(
+        d.path(),
+        "a_bom.txt",
+        [&b"\xEF\xBB\xBF"[..], &input[..cut]].concat(),
+    );
+    let b_bom = write(
+        d.path(),
+        "b_bom.txt",
+        [&b"\xEF\xBB\xBF"[..], &input[cut..]].concat(),
+    );
+    succeed(&mut cli![
+        "tokenize", "encode", "--model", &model, "--input", &a_bom, "--input", &b_bom, "--output",
+        &out_file
+    ]);
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
 
     // Debian's spm_encode gives the same bytes for the same model.
     match which("spm_encode") {

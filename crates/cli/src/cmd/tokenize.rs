@@ -265,6 +265,9 @@ impl Lines {
                 continue;
             }
             *line += 1;
+            if *line == 1 && buf.starts_with(bitext_core::io::BOM) {
+                buf.drain(..bitext_core::io::BOM.len());
+            }
             if buf.last() == Some(&b'\n') {
                 buf.pop();
             }

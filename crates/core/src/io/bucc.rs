@@ -326,6 +326,32 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Files saved by an editor that writes a byte-order mark (and CRLF): the ids still match.
+    #[test]
+    fn byte_order_marks_do_not_end_up_in_ids() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = d.path().join(name);
+            std::fs::write(&p, [crate::io::BOM, text.as_bytes()].concat()).unwrap();
+            p
+        };
+        let de = write(
+            "de",
+            "de-000000001\tHallo Welt\r\nde-000000002\tTschüss\r\n",
+        );
+        let en = write("en", "en-000000001\tHello world\n");
+        let gold = write("gold", "de-000000001\ten-000000001\n");
+        let (de, en) = (
+            read_bucc_sentences(&de).unwrap(),
+            read_bucc_sentences(&en).unwrap(),
+        );
+        assert_eq!(de.ids()[0], "de-000000001");
+        assert_eq!(de.sentences()[0], "Hallo Welt");
+        let gold = read_bucc_gold(&gold).unwrap();
+        gold.check_ids(&de, &en).unwrap();
+        assert_eq!(gold.to_indices(&de, &en).unwrap(), vec![(0, 0)]);
+    }
+
     fn text() -> impl Strategy<Value = String> {
         "[^\t\r\n]{0,20}[a-zäöü0-9]".prop_map(|s| s.to_string())
     }

@@ -198,7 +198,8 @@ impl<R: BufRead> LineReader<R> {
         Error::parse(&self.path, Location::Line(self.line), reason)
     }
 
-    /// Move to the next line; `false` at the end of the file.
+    /// Move to the next line; `false` at the end of the file. A UTF-8 byte-order mark at the
+    /// start of the file is dropped; line terminators (`\n`, `\r\n`) are not part of the line.
     ///
     /// # Errors
     /// [`Error::Io`] on read failure; [`Error::Parse`] naming the line when it is not UTF-8.
@@ -213,6 +214,9 @@ impl<R: BufRead> LineReader<R> {
             return Ok(false);
         }
         self.line += 1;
+        if self.line == 1 && buf.starts_with(BOM) {
+            buf.drain(..BOM.len());
+        }
         if buf.last() == Some(&b'\n') {
             buf.pop();
             if buf.last() == Some(&b'\r') {
@@ -273,6 +277,17 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// The UTF-8 byte-order mark, which some editors (Notepad, Excel's "UTF-8" CSV) put at the start
+/// of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte-order mark: every text reader of bitext calls it on the
+/// start of a file (the mark would otherwise end up inside the first id, word or field).
+#[must_use]
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 /// Reject text that cannot be written as one TSV field (tabs or line breaks inside).
 pub(crate) fn check_field(path: &Path, record: usize, name: &str, value: &str) -> Result<()> {
     if let Some(c) = value.chars().find(|&c| c == '\t' || c == '\n' || c == '\r') {
@@ -288,6 +303,24 @@ pub(crate) fn check_field(path: &Path, record: usize, name: &str, value: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_reader_drops_a_byte_order_mark_at_the_start_only() {
+        let data = b"\xEF\xBB\xBFde-1\tHallo\r\n\xEF\xBB\xBFx\n";
+        let mut r = LineReader::new("bom.txt", &data[..]);
+        assert!(r.advance().unwrap());
+        assert_eq!(r.line(), "de-1\tHallo");
+        assert!(r.advance().unwrap());
+        // Inside the file it is text (U+FEFF), kept as it is.
+        assert_eq!(r.line(), "\u{feff}x");
+        assert!(!r.advance().unwrap());
+        // A file that is only a mark has one empty line.
+        let mut r = LineReader::new("bom.txt", BOM);
+        assert!(r.advance().unwrap());
+        assert_eq!(r.line(), "");
+        assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(strip_bom(b"{}"), b"{}");
+    }
 
     #[test]
     fn line_reader_strips_terminators_and_numbers_lines() {

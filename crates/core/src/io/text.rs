@@ -66,13 +66,21 @@ pub fn read_parallel(
     Ok((a, b))
 }
 
-/// Write one line per string (atomically).
+/// Write one line per string (atomically). When the first string starts with U+FEFF, a
+/// byte-order mark is written before it, so that readers, which drop a leading mark, give the
+/// text back whole.
 ///
 /// # Errors
 /// [`Error::Io`]; a string holding a line break (it would become two lines).
 pub fn write_lines<S: AsRef<str>>(path: impl AsRef<Path>, lines: &[S]) -> Result<()> {
     let path = path.as_ref();
     let mut out = AtomicFile::create(path)?;
+    if lines
+        .first()
+        .is_some_and(|l| l.as_ref().starts_with('\u{feff}'))
+    {
+        out.write_all(super::BOM).map_err(|e| out.err(e))?;
+    }
     for (i, l) in lines.iter().enumerate() {
         let l = l.as_ref();
         if l.contains(['\n', '\r']) {

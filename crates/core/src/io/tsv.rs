@@ -244,6 +244,12 @@ impl ScoredTsvWriter {
         if raw.contains(['\n', '\r']) {
             return Err(Error::parse(&self.path, at, "line contains a line break"));
         }
+        if self.lines == 1 && raw.starts_with('\u{feff}') {
+            // Readers drop a leading byte-order mark: write one so that the text stays whole.
+            self.out
+                .write_all(super::BOM)
+                .map_err(|e| self.out.err(e))?;
+        }
         let res = match self.decimals {
             Some(d) => writeln!(self.out, "{raw}\t{score:.d$}"),
             None => writeln!(self.out, "{raw}\t{score}"),

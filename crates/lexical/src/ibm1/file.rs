@@ -17,7 +17,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use bitext_core::io::AtomicFile;
+use bitext_core::io::{AtomicFile, strip_bom};
 use bitext_core::{Error as CoreError, Location};
 use bitext_tokenize::Vocab;
 use serde::{Deserialize, Serialize};
@@ -80,8 +80,8 @@ impl Ibm1 {
     pub fn load(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
         let path = dir.join("ibm1.json");
-        let text = fs::read_to_string(&path).map_err(|e| CoreError::io(&path, e))?;
-        let header: Header = serde_json::from_str(&text).map_err(|e| {
+        let bytes = fs::read(&path).map_err(|e| CoreError::io(&path, e))?;
+        let header: Header = serde_json::from_slice(strip_bom(&bytes)).map_err(|e| {
             CoreError::parse(
                 &path,
                 Location::Line(e.line()),

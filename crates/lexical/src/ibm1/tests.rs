@@ -246,6 +246,11 @@ fn save_and_load_round_trip_and_check_what_they_read() {
     let e = Ibm1::load(dir.path()).unwrap_err().to_string();
     assert!(e.contains("vocabularies"), "{e}");
     std::fs::write(&table, &bytes).unwrap();
+    // A header saved by an editor that adds a byte-order mark still loads.
+    let header = dir.path().join("ibm1.json");
+    let json = std::fs::read(&header).unwrap();
+    std::fs::write(&header, [&b"\xEF\xBB\xBF"[..], &json].concat()).unwrap();
+    assert_eq!(Ibm1::load(dir.path()).unwrap().fwd, m.fwd);
     // A header from elsewhere.
     std::fs::write(dir.path().join("ibm1.json"), "{\"format\": 1}").unwrap();
     assert!(Ibm1::load(dir.path()).is_err());

@@ -57,14 +57,14 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     write_bytes(path, s.as_bytes())
 }
 
-/// Read a JSON document.
+/// Read a JSON document (a leading byte-order mark is dropped).
 ///
 /// # Errors
 /// [`Error::Core`] when unreadable; [`Error::Checkpoint`] with the line and reason when
 /// malformed.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T> {
     let bytes = read_bytes(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    serde_json::from_slice(bitext_core::io::strip_bom(&bytes)).map_err(|e| {
         Error::Core(bitext_core::Error::parse(
             path,
             bitext_core::Location::Line(e.line()),
@@ -120,4 +120,21 @@ pub fn load_optimizer(optim: ModuleOptimizer, path: &Path) -> Result<ModuleOptim
     optim
         .from_bytes(Bytes::from_bytes_vec(bytes))
         .map_err(|e| Error::checkpoint(path, format!("not an optimizer state: {e:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_with_a_byte_order_mark_reads_and_bad_json_names_the_line() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("model.json");
+        std::fs::write(&p, b"\xEF\xBB\xBF{\"a\": [1, 2]}").unwrap();
+        let v: serde_json::Value = read_json(&p).unwrap();
+        assert_eq!(v["a"][1], 2);
+        std::fs::write(&p, b"{\n\"a\": }").unwrap();
+        let e = read_json::<serde_json::Value>(&p).unwrap_err().to_string();
+        assert!(e.contains("model.json:2"), "{e}");
+    }
 }
