@@ -341,3 +341,54 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
         "one row per line",
     );
 }
+
+/// Zero rows (`bitext embed --zero-unknown`) are refused, naming the file, the row and the
+/// flag; with `--skip-zero-rows` they are never candidates and the output names original rows.
+#[test]
+fn zero_rows_are_refused_or_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = data(7);
+    let zero_at = |e: &Embeddings, rows: &[usize]| {
+        let mut e = e.clone();
+        for &r in rows {
+            e.row_mut(r).iter_mut().for_each(|v| *v = 0.0);
+        }
+        e
+    };
+    // Source 3 (gold partner: target 6) and target 2 (gold partner: source 7) become zeros.
+    let (xp, yp) = write_pair(d.path(), &zero_at(&x, &[3, 20]), &zero_at(&y, &[2]));
+    fail(
+        &mut mine(&xp, &yp),
+        "x.f32: row 3 is all zeros (2 such rows)",
+    );
+    let e = fail(&mut mine(&xp, &yp), "--skip-zero-rows");
+    assert!(!e.contains("panicked"), "{e}");
+    let (out, err) = succeed(mine(&xp, &yp).args(["--skip-zero-rows", "--retrieval", "intersect"]));
+    assert!(
+        err.contains("left out all-zero rows: 2 (3, 20) of") && err.contains("1 (2) of"),
+        "{err}"
+    );
+    let pairs = parse(&out);
+    let gold: Vec<(String, String)> = (0..10)
+        .filter(|&j| j != 6 && j != 2)
+        .map(|j| ((9 - j).to_string(), j.to_string()))
+        .collect();
+    for g in &gold {
+        assert!(
+            pairs.iter().any(|(_, s, t)| (s, t) == (&g.0, &g.1)),
+            "{g:?} not in {pairs:?}"
+        );
+    }
+    assert!(
+        pairs
+            .iter()
+            .all(|(_, s, t)| s != "3" && s != "20" && t != "2")
+    );
+    // Aligned scoring leaves out the pairs with a zero row on either side.
+    let (xs, ys) = (zero_at(&x, &[1]), zero_at(&x, &[4]));
+    let (xp, yp) = write_pair(d.path(), &xs, &ys);
+    let (out, _) = succeed(mine(&xp, &yp).args(["--skip-zero-rows", "--mode", "score"]));
+    let rows: Vec<String> = parse(&out).into_iter().map(|(_, s, _)| s).collect();
+    assert_eq!(rows.len(), 28);
+    assert!(!rows.contains(&"1".to_string()) && !rows.contains(&"4".to_string()));
+}

@@ -336,6 +336,46 @@ impl<'a> EmbeddingsView<'a> {
         }
     }
 
+    /// The rows whose values are all zero (e.g. sentences without a known word), in order.
+    #[must_use]
+    pub fn zero_rows(&self) -> Vec<usize> {
+        self.rows()
+            .enumerate()
+            .filter(|(_, r)| r.iter().all(|&x| x == 0.0))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// A copy without the rows listed in `skip` (sorted, out-of-range entries ignored), and for
+    /// each row of the copy the row of `self` it came from.
+    ///
+    /// ```
+    /// use bitext_core::Embeddings;
+    /// let e = Embeddings::from_rows([[1.0, 0.0], [0.0, 0.0], [0.5, 0.5]], 2).unwrap();
+    /// let v = e.view();
+    /// assert_eq!(v.zero_rows(), vec![1]);
+    /// let (kept, rows) = v.without_rows(&v.zero_rows());
+    /// assert_eq!((kept.len(), rows), (2, vec![0, 2]));
+    /// assert_eq!(kept.row(1), &[0.5, 0.5]);
+    /// ```
+    #[must_use]
+    pub fn without_rows(&self, skip: &[usize]) -> (Embeddings, Vec<usize>) {
+        let keep: Vec<usize> = (0..self.len())
+            .filter(|i| skip.binary_search(i).is_err())
+            .collect();
+        let mut data = Vec::with_capacity(keep.len() * self.dim);
+        for &i in &keep {
+            data.extend_from_slice(self.row(i));
+        }
+        (
+            Embeddings {
+                data,
+                dim: self.dim,
+            },
+            keep,
+        )
+    }
+
     /// Check that every value is finite.
     ///
     /// # Errors

@@ -22,13 +22,9 @@ use super::Ctx;
 /// Neighbourhood size (LASER's default).
 const K: usize = 4;
 
-/// The rows of `e` listed in `keep`, and a map back to the original rows.
+/// The rows of `e` not listed in `skip`, and a map back to the original rows.
 fn compact(e: &Embeddings, skip: &[usize]) -> Result<(Embeddings, Vec<usize>)> {
-    let keep: Vec<usize> = (0..e.len())
-        .filter(|i| skip.binary_search(i).is_err())
-        .collect();
-    let m = Embeddings::from_rows(keep.iter().map(|&i| e.row(i)), e.dim())?;
-    Ok((m, keep))
+    Ok(e.view().without_rows(skip))
 }
 
 /// One encoder's embeddings of both sides, with the rows that had no known word removed.
