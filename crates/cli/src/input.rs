@@ -21,15 +21,45 @@ pub(crate) enum Matrix {
     Owned(Embeddings, PathBuf),
 }
 
-/// `--src-embeddings`, `--trg-embeddings`, `--dim`, `--fp16`: the two matrices of `mine` and
-/// `filter`.
+/// `--src-col`, `--tgt-col`: the TSV columns of the two sentences, **1-based** in every command
+/// (as bicleaner's `--scol`/`--tcol`, `cut -f` and `awk`), converted once to the 0-based
+/// indices of the readers.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub(crate) struct ColumnArgs {
+    /// Column of the source sentence, 1-based (the first column is 1).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub(crate) src_col: usize,
+    /// Column of the target sentence, 1-based.
+    #[arg(long, visible_alias = "trg-col", default_value_t = 2, value_name = "N")]
+    pub(crate) tgt_col: usize,
+}
+
+impl ColumnArgs {
+    /// The 0-based (source, target) columns.
+    pub(crate) fn zero_based(self) -> Result<(usize, usize)> {
+        if self.src_col == 0 || self.tgt_col == 0 {
+            bail!("--src-col and --tgt-col are 1-based: the first column is 1");
+        }
+        if self.src_col == self.tgt_col {
+            bail!("--src-col and --tgt-col are both {}", self.src_col);
+        }
+        Ok((self.src_col - 1, self.tgt_col - 1))
+    }
+}
+
+/// `--src-embeddings`, `--tgt-embeddings` (alias `--trg-embeddings`, LASER's spelling),
+/// `--dim`, `--fp16`: the two matrices of `mine`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct EmbeddingArgs {
     /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
     #[arg(long, value_name = "FILE")]
     pub(crate) src_embeddings: PathBuf,
     /// Target embeddings (same format and dimension).
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long = "tgt-embeddings",
+        visible_alias = "trg-embeddings",
+        value_name = "FILE"
+    )]
     pub(crate) trg_embeddings: PathBuf,
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
     #[arg(long, value_name = "D")]

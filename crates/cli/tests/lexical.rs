@@ -265,3 +265,53 @@ fn lexical_commands_name_bad_input() {
     );
     assert!(!d.path().join("o").exists());
 }
+
+/// One convention: TSV columns are 1-based in every command, the target side is `tgt`, and
+/// LASER's `trg` spellings are aliases.
+#[test]
+fn columns_are_one_based_and_trg_is_an_alias_of_tgt() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(d.path(), "in.tsv", "id1\tabc\tabd\n");
+    let out = d.path().join("o.tsv");
+    for cmd in [
+        &["score", "--scorer", "levenshtein"][..],
+        &["train", "ibm1", "-q"][..],
+    ] {
+        let mut c = cli!["--input", &input, "--output", &out, "--src-col", "0"];
+        c = {
+            let mut full = common::bitext();
+            full.args(cmd).args(c.get_args());
+            full
+        };
+        fail(&mut c, "1-based");
+    }
+    succeed(&mut cli![
+        "score",
+        "--scorer",
+        "levenshtein",
+        "--input",
+        &input,
+        "--output",
+        &out,
+        "--src-col",
+        "2",
+        "--trg-col",
+        "3"
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "id1\tabc\tabd\t0.6666666666666667\n"
+    );
+    for cmd in [
+        &["mine", "--help"][..],
+        &["filter", "--help"],
+        &["score", "--help"],
+    ] {
+        let (help, _) = succeed(common::bitext().args(cmd));
+        assert!(
+            help.contains("--tgt-") && help.contains("alias: --trg-"),
+            "{cmd:?}: {help}"
+        );
+        assert!(!help.contains("0-based"), "{cmd:?}");
+    }
+}

@@ -89,9 +89,9 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         .arg(&tsv)
         .args([
             "--src-col",
-            "1",
-            "--tgt-col",
             "2",
+            "--tgt-col",
+            "3",
             "--batch",
             "7",
             "--output",
@@ -124,7 +124,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         .arg(&mlp)
         .arg("--input")
         .arg(&tsv)
-        .args(["--src-col", "1", "--tgt-col", "2", "--output"])
+        .args(["--src-col", "2", "--tgt-col", "3", "--output"])
         .arg(d.path().join("mlp.tsv")));
     assert!(ok, "{err}");
 

@@ -15,7 +15,7 @@ use clap::{Args, ValueEnum};
 
 use crate::cmd::score::{LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
 use crate::index::SearchArgs;
-use crate::input::EmbeddingArgs;
+use crate::input::{ColumnArgs, EmbeddingArgs};
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,18 +54,19 @@ pub(crate) struct FilterArgs {
     /// Input TSV; line `i` holds the sentences of embedding row `i - 1`.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
-    /// Column of the source sentence (1-based, as bicleaner's --scol).
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    src_col: usize,
-    /// Column of the target sentence (1-based, as bicleaner's --tcol).
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    tgt_col: usize,
+    #[command(flatten)]
+    cols: ColumnArgs,
     /// Source embeddings, one row per input line (raw little-endian f32 or `.npy`), for the
     /// scorers of embeddings (cosine and the margins).
     #[arg(long, value_name = "FILE", requires = "trg_embeddings")]
     src_embeddings: Option<PathBuf>,
     /// Target embeddings (same format and dimension).
-    #[arg(long, value_name = "FILE", requires = "src_embeddings")]
+    #[arg(
+        long = "tgt-embeddings",
+        visible_alias = "trg-embeddings",
+        value_name = "FILE",
+        requires = "src_embeddings"
+    )]
     trg_embeddings: Option<PathBuf>,
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
     #[arg(long, value_name = "D")]
@@ -140,14 +141,12 @@ impl FilterArgs {
 }
 
 pub(crate) fn run(a: &FilterArgs) -> Result<()> {
-    if a.src_col == 0 || a.tgt_col == 0 {
-        bail!("--src-col and --tgt-col are 1-based");
-    }
+    let cols = a.cols.zero_based()?;
     if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
         bail!("--min-score must be a finite number, got {t}");
     }
     let index = a.search.spec()?;
-    let filter = tsv_filter(a);
+    let filter = tsv_filter(a, cols);
     let spec = a.scorer_spec(index)?;
     let embeddings = match (&a.src_embeddings, &a.trg_embeddings) {
         (Some(s), Some(t)) => Some(EmbeddingArgs {
@@ -162,13 +161,13 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         if embeddings.is_some() {
             bail!(
                 "this scorer reads the TSV's sentences, not embeddings: leave out \
-                 --src-embeddings and --trg-embeddings"
+                 --src-embeddings and --tgt-embeddings"
             );
         }
-        return filter_sentences(a, &spec, &filter);
+        return filter_sentences(a, &spec, &filter, cols);
     }
     let Some(embeddings) = &embeddings else {
-        bail!("scoring with embeddings needs --src-embeddings and --trg-embeddings");
+        bail!("scoring with embeddings needs --src-embeddings and --tgt-embeddings");
     };
     let (src, trg) = embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
@@ -203,8 +202,13 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
 }
 
 /// Filter with a scorer of sentences (the TSV's two columns, read once into memory).
-fn filter_sentences(a: &FilterArgs, spec: &ScorerSpec, filter: &TsvFilter) -> Result<()> {
-    let (src, tgt) = read_columns(&a.input, a.src_col - 1, a.tgt_col - 1)?;
+fn filter_sentences(
+    a: &FilterArgs,
+    spec: &ScorerSpec,
+    filter: &TsvFilter,
+    (src_col, tgt_col): (usize, usize),
+) -> Result<()> {
+    let (src, tgt) = read_columns(&a.input, src_col, tgt_col)?;
     let (s, t) = (src.clone(), tgt.clone());
     let build = sentence_scorers(spec, move || Ok((s, t)))?;
     let src: Vec<&str> = src.iter().map(String::as_str).collect();
@@ -228,8 +232,8 @@ fn print_report(report: &bitext_mine::filter::FilterReport) {
 }
 
 /// The filter of the flags: columns, budget, threshold, decimals.
-fn tsv_filter(a: &FilterArgs) -> TsvFilter {
-    let mut filter = TsvFilter::new(a.src_col - 1, a.tgt_col - 1);
+fn tsv_filter(a: &FilterArgs, (src_col, tgt_col): (usize, usize)) -> TsvFilter {
+    let mut filter = TsvFilter::new(src_col, tgt_col);
     if let Some(lines) = a.budget_lines {
         filter = filter.budget(Budget::Lines { lines });
     }

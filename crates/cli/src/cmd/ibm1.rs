@@ -11,7 +11,7 @@ use bitext_lexical::{Direction, Ibm1, Ibm1Config, Segmenter};
 use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
 use clap::Args;
 
-use crate::input::progress_bar;
+use crate::input::{ColumnArgs, progress_bar};
 
 /// Arguments of `bitext train ibm1`.
 #[derive(Debug, Args)]
@@ -19,12 +19,8 @@ pub(crate) struct Ibm1Args {
     /// Training pairs: a TSV whose columns --src-col and --tgt-col hold the sentences.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
-    /// 0-based column of the source sentence.
-    #[arg(long, default_value_t = 0, value_name = "COL")]
-    src_col: usize,
-    /// 0-based column of the target sentence.
-    #[arg(long, default_value_t = 1, value_name = "COL")]
-    tgt_col: usize,
+    #[command(flatten)]
+    cols: ColumnArgs,
     /// Model directory to write (created).
     #[arg(long, short = 'o', value_name = "DIR")]
     output: PathBuf,
@@ -66,7 +62,8 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
     let segment = segmenter.build()?;
     let start = Instant::now();
     let (mut src, mut tgt, mut lines) = (Vec::new(), Vec::new(), Vec::new());
-    for rec in BitextTsvReader::open(&a.input, a.src_col, a.tgt_col)? {
+    let (src_col, tgt_col) = a.cols.zero_based()?;
+    for rec in BitextTsvReader::open(&a.input, src_col, tgt_col)? {
         let rec = rec?;
         src.push(rec.src);
         tgt.push(rec.tgt);

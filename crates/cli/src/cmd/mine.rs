@@ -62,9 +62,9 @@ pub(crate) struct MineArgs {
     #[arg(long, value_name = "FILE")]
     src_text: Option<PathBuf>,
     /// Target sentences, as --src-text.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "tgt-text", visible_alias = "trg-text", value_name = "FILE")]
     trg_text: Option<PathBuf>,
-    /// Layout of --src-text/--trg-text (auto: BUCC when the first line holds a tab).
+    /// Layout of --src-text/--tgt-text (auto: BUCC when the first line holds a tab).
     #[arg(long, value_enum, default_value_t = TextFormat::Auto)]
     text_format: TextFormat,
     /// Margin function.
@@ -74,7 +74,7 @@ pub(crate) struct MineArgs {
     #[arg(long, value_name = "K")]
     src_k: Option<usize>,
     /// Neighbours of each target sentence (overrides -k).
-    #[arg(long, value_name = "K")]
+    #[arg(long = "tgt-k", visible_alias = "trg-k", value_name = "K")]
     trg_k: Option<usize>,
     /// Candidate retrieval (mode mine).
     #[arg(long, value_enum, default_value_t = RetrievalArg::Max)]

@@ -15,6 +15,8 @@ use bitext_similarity::PairScorer;
 use bitext_transport::sentence::{OovPolicy, SentenceConfig};
 use clap::{Args, ValueEnum};
 
+use crate::input::ColumnArgs;
+
 /// Which scorer computes the score column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ScorerKind {
@@ -120,12 +122,8 @@ pub(crate) struct IoArgs {
     /// Output TSV: every input line unchanged, with the score appended as a last column.
     #[arg(long, value_name = "FILE")]
     output: PathBuf,
-    /// 0-based column of the source sentence.
-    #[arg(long, default_value_t = 0, value_name = "COL")]
-    src_col: usize,
-    /// 0-based column of the target sentence.
-    #[arg(long, default_value_t = 1, value_name = "COL")]
-    tgt_col: usize,
+    #[command(flatten)]
+    cols: ColumnArgs,
     /// Write scores with this many decimals (default: shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
@@ -141,14 +139,24 @@ pub(crate) struct EmdArgs {
     #[arg(long, value_name = "FILE", required_if_eq("scorer", "emd"))]
     src_vec: Option<PathBuf>,
     /// Target-language word vectors.
-    #[arg(long, value_name = "FILE", required_if_eq("scorer", "emd"))]
+    #[arg(
+        long,
+        visible_alias = "trg-vec",
+        value_name = "FILE",
+        required_if_eq("scorer", "emd")
+    )]
     tgt_vec: Option<PathBuf>,
     /// Source reference corpus for the IDF (one sentence per line); default: the input's
     /// source column.
     #[arg(long, value_name = "FILE", requires = "tgt_idf")]
     src_idf: Option<PathBuf>,
     /// Target reference corpus for the IDF; default: the input's target column.
-    #[arg(long, value_name = "FILE", requires = "src_idf")]
+    #[arg(
+        long,
+        visible_alias = "trg-idf",
+        value_name = "FILE",
+        requires = "src_idf"
+    )]
     tgt_idf: Option<PathBuf>,
     /// Weight words by term frequency alone (no IDF).
     #[arg(long)]
@@ -245,7 +253,7 @@ pub(crate) fn sentence_scorers(
     Ok(Box::new(move |src, tgt| Ok(built.build(src, tgt)?)))
 }
 
-/// The source and target columns of a TSV.
+/// The source and target columns (0-based) of a TSV.
 pub(crate) fn read_columns(
     path: &std::path::Path,
     src_col: usize,
@@ -278,12 +286,13 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
+    let (src_col, tgt_col) = a.io.cols.zero_based()?;
     // Two passes when the EMD needs an IDF: the input's own columns are the reference corpus.
     let build = sentence_scorers(&scorer_spec(a)?, || {
-        read_columns(&a.io.input, a.io.src_col, a.io.tgt_col)
+        read_columns(&a.io.input, src_col, tgt_col)
     })?;
     let start = Instant::now();
-    let mut reader = BitextTsvReader::open(&a.io.input, a.io.src_col, a.io.tgt_col)?;
+    let mut reader = BitextTsvReader::open(&a.io.input, src_col, tgt_col)?;
     let mut writer = ScoredTsvWriter::create(&a.io.output)?;
     if let Some(d) = a.io.decimals {
         writer = writer.decimals(d);

@@ -82,12 +82,8 @@ pub(crate) struct PairArgs {
     /// Training pairs as a TSV (see --src-col, --tgt-col).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["src", "tgt"])]
     tsv: Option<PathBuf>,
-    /// 0-based TSV column of the source sentence.
-    #[arg(long, default_value_t = 0)]
-    src_col: usize,
-    /// 0-based TSV column of the target sentence.
-    #[arg(long, default_value_t = 1)]
-    tgt_col: usize,
+    #[command(flatten)]
+    cols: crate::input::ColumnArgs,
     /// Source sentences, one per line (with --tgt, line-parallel).
     #[arg(long, value_name = "FILE", requires = "tgt")]
     src: Option<PathBuf>,
@@ -256,7 +252,7 @@ mod training {
         fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
             read_pairs(
                 self.tsv.as_deref(),
-                (self.src_col, self.tgt_col),
+                self.cols.zero_based()?,
                 (self.src.as_deref(), self.tgt.as_deref()),
             )
         }
@@ -370,11 +366,7 @@ mod training {
                 .noisy
                 .as_deref()
                 .context("--negatives worst:X needs --noisy FILE")?;
-            let (ns, nt) = read_pairs(
-                Some(noisy),
-                (a.pairs.src_col, a.pairs.tgt_col),
-                (None, None),
-            )?;
+            let (ns, nt) = read_pairs(Some(noisy), a.pairs.cols.zero_based()?, (None, None))?;
             let (na, nb) = (vec(Side::Source, &ns)?, vec(Side::Target, &nt)?);
             let idx =
                 worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?;
