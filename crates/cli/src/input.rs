@@ -69,6 +69,45 @@ pub(crate) struct EmbeddingArgs {
     pub(crate) fp16: bool,
 }
 
+/// The same flags where the embeddings are optional (`filter` and `extract` can work from the
+/// sentences alone): [`OptionalEmbeddingArgs::get`] gives the [`EmbeddingArgs`] when both files
+/// are named.
+#[derive(Debug, clap::Args)]
+pub(crate) struct OptionalEmbeddingArgs {
+    /// Source embeddings, one row per sentence: raw little-endian f32 (LASER) or `.npy`.
+    #[arg(long, value_name = "FILE", requires = "trg_embeddings")]
+    src_embeddings: Option<PathBuf>,
+    /// Target embeddings (same format and dimension).
+    #[arg(
+        long = "tgt-embeddings",
+        visible_alias = "trg-embeddings",
+        value_name = "FILE",
+        requires = "src_embeddings"
+    )]
+    trg_embeddings: Option<PathBuf>,
+    /// Embedding dimension (required for raw files; checked against `.npy` headers).
+    #[arg(long, value_name = "D")]
+    dim: Option<usize>,
+    /// Raw embedding files hold float16 values.
+    #[arg(long)]
+    fp16: bool,
+}
+
+impl OptionalEmbeddingArgs {
+    /// The embeddings, when both files are named.
+    pub(crate) fn get(&self) -> Option<EmbeddingArgs> {
+        match (&self.src_embeddings, &self.trg_embeddings) {
+            (Some(s), Some(t)) => Some(EmbeddingArgs {
+                src_embeddings: s.clone(),
+                trg_embeddings: t.clone(),
+                dim: self.dim,
+                fp16: self.fp16,
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl EmbeddingArgs {
     /// Open (memory-map, or read and convert) both matrices, which must have one dimension.
     pub(crate) fn open(&self) -> Result<(Matrix, Matrix)> {

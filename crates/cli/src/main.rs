@@ -28,6 +28,8 @@ enum Command {
     Mine(Box<cmd::mine::MineArgs>),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
     Filter(Box<cmd::filter::FilterArgs>),
+    /// Extract one-to-one pairs scoring at least ρ with a classifier (Grégoire & Langlais).
+    Extract(Box<cmd::extract::ExtractArgs>),
     /// Exact Earth Mover's Distance: check the solver, translate words.
     #[command(subcommand)]
     Emd(cmd::emd::EmdCommand),
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::Embed(a) => cmd::embed::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),
+        Command::Extract(a) => cmd::extract::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
         Command::Tokenize(c) => cmd::tokenize::run(c),

@@ -15,7 +15,7 @@ use clap::{Args, ValueEnum};
 
 use crate::cmd::score::{LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
 use crate::index::SearchArgs;
-use crate::input::{ColumnArgs, EmbeddingArgs};
+use crate::input::{ColumnArgs, OptionalEmbeddingArgs};
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -56,24 +56,10 @@ pub(crate) struct FilterArgs {
     input: PathBuf,
     #[command(flatten)]
     cols: ColumnArgs,
-    /// Source embeddings, one row per input line (raw little-endian f32 or `.npy`), for the
-    /// scorers of embeddings (cosine and the margins).
-    #[arg(long, value_name = "FILE", requires = "trg_embeddings")]
-    src_embeddings: Option<PathBuf>,
-    /// Target embeddings (same format and dimension).
-    #[arg(
-        long = "tgt-embeddings",
-        visible_alias = "trg-embeddings",
-        value_name = "FILE",
-        requires = "src_embeddings"
-    )]
-    trg_embeddings: Option<PathBuf>,
-    /// Embedding dimension (required for raw files; checked against `.npy` headers).
-    #[arg(long, value_name = "D")]
-    dim: Option<usize>,
-    /// Raw embedding files hold float16 values.
-    #[arg(long)]
-    fp16: bool,
+    /// The embeddings, one row per input line, for the scorers of embeddings (cosine and the
+    /// margins).
+    #[command(flatten)]
+    embeddings: OptionalEmbeddingArgs,
     /// Model directory of `--scorer ibm1` or `--scorer model`.
     #[command(flatten)]
     model: ModelArgs,
@@ -148,15 +134,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     let index = a.search.spec()?;
     let filter = tsv_filter(a, cols);
     let spec = a.scorer_spec(index)?;
-    let embeddings = match (&a.src_embeddings, &a.trg_embeddings) {
-        (Some(s), Some(t)) => Some(EmbeddingArgs {
-            src_embeddings: s.clone(),
-            trg_embeddings: t.clone(),
-            dim: a.dim,
-            fp16: a.fp16,
-        }),
-        _ => None,
-    };
+    let embeddings = a.embeddings.get();
     if !spec.scores_embeddings() {
         if embeddings.is_some() {
             bail!(

@@ -300,14 +300,14 @@ fn retrieval(r: RetrievalArg) -> Retrieval {
 }
 
 /// Writes `score<TAB>src<TAB>tgt` lines.
-struct Output<'a> {
-    src: &'a Labels,
-    trg: &'a Labels,
-    decimals: Option<usize>,
+pub(crate) struct Output<'a> {
+    pub(crate) src: &'a Labels,
+    pub(crate) trg: &'a Labels,
+    pub(crate) decimals: Option<usize>,
 }
 
 impl Output<'_> {
-    fn write(&self, path: Option<&PathBuf>, pairs: &[ScoredPair]) -> Result<()> {
+    pub(crate) fn write(&self, path: Option<&PathBuf>, pairs: &[ScoredPair]) -> Result<()> {
         let mut line = String::new();
         let mut emit = |w: &mut dyn Write, p: &ScoredPair| -> std::io::Result<()> {
             use std::fmt::Write as _;

@@ -3,6 +3,7 @@
 pub(crate) mod embed;
 pub(crate) mod emd;
 pub(crate) mod eval;
+pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod ibm1;
 pub(crate) mod mine;
