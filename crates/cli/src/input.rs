@@ -276,13 +276,17 @@ impl Labels {
 }
 
 /// Read the optional sentence file of a side and check it against the embeddings.
-pub(crate) fn labels_for(path: Option<&Path>, format: TextFormat, m: &Matrix) -> Result<Labels> {
+pub(crate) fn sentences_for(
+    path: Option<&Path>,
+    format: TextFormat,
+    m: &Matrix,
+) -> Result<Option<Sentences>> {
     let Some(p) = path else {
-        return Ok(Labels::Rows);
+        return Ok(None);
     };
     let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
     s.check_rows(m)?;
-    Ok(Labels::of(Some(s)))
+    Ok(Some(s))
 }
 
 /// A progress bar on stderr (drawn only on a terminal), or a hidden one when `quiet`.

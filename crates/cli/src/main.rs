@@ -4,6 +4,7 @@
 mod cmd;
 mod index;
 mod input;
+mod rows;
 
 use std::process::ExitCode;
 

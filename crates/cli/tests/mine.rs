@@ -392,3 +392,75 @@ fn zero_rows_are_refused_or_left_out() {
     assert_eq!(rows.len(), 28);
     assert!(!rows.contains(&"1".to_string()) && !rows.contains(&"4".to_string()));
 }
+
+/// `--unify`: a sentence that repeats an earlier one is mined once, and written at its first
+/// occurrence, or at every combination of occurrences.
+#[test]
+fn unify_mines_each_sentence_once() {
+    let d = tempfile::tempdir().unwrap();
+    let (mut x, mut y) = data(3);
+    // Source 25 repeats source 9 (gold partner: target 0); target 30 repeats target 0.
+    let (r9, r0) = (x.row(9).to_vec(), y.row(0).to_vec());
+    x.row_mut(25).copy_from_slice(&r9);
+    y.row_mut(30).copy_from_slice(&r0);
+    let (xp, yp) = write_pair(d.path(), &x, &y);
+    let text = |n: usize, prefix: &str, dup: (usize, usize)| {
+        let lines: Vec<String> = (0..n)
+            .map(|i| {
+                let s = if i == dup.1 { dup.0 } else { i };
+                format!("{prefix}-{i}\tsentence {prefix} {s}")
+            })
+            .collect();
+        lines.join("\n") + "\n"
+    };
+    let st = common::write(d.path(), "s.txt", text(30, "de", (9, 25)));
+    let tt = common::write(d.path(), "t.txt", text(35, "en", (0, 30)));
+    let run = |extra: &[&str]| {
+        let (out, err) = succeed(
+            mine(&xp, &yp)
+                .args(["--retrieval", "intersect", "--src-text"])
+                .arg(&st)
+                .arg("--tgt-text")
+                .arg(&tt)
+                .args(extra),
+        );
+        (parse(&out), err)
+    };
+    let (first, err) = run(&["--unify"]);
+    assert!(err.contains("--unify: 1 of 30 sentences of"), "{err}");
+    assert!(
+        first.iter().any(|(_, s, t)| s == "de-9" && t == "en-0"),
+        "{first:?}"
+    );
+    assert!(first.iter().all(|(_, s, t)| s != "de-25" && t != "en-30"));
+    let (all, _) = run(&["--unify", "all"]);
+    let with_9: Vec<(String, String)> = all
+        .iter()
+        .filter(|(_, s, _)| s == "de-9" || s == "de-25")
+        .map(|(_, s, t)| (s.clone(), t.clone()))
+        .collect();
+    assert_eq!(
+        with_9,
+        [
+            ("de-9", "en-0"),
+            ("de-9", "en-30"),
+            ("de-25", "en-0"),
+            ("de-25", "en-30")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!(all.len(), first.len() + 3);
+    fail(
+        mine(&xp, &yp).arg("--unify"),
+        "give --src-text and --tgt-text",
+    );
+    fail(
+        mine(&xp, &yp)
+            .args(["--unify", "--mode", "score"])
+            .arg("--src-text")
+            .arg(&st)
+            .arg("--tgt-text")
+            .arg(&tt),
+        "does not apply to --mode score",
+    );
+}

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
-use bitext_core::{Embeddings, EmbeddingsView};
 use bitext_mine::{MineSpec, Miner, Retrieval, ScoredPair, Threshold};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
 
 use crate::index::SearchArgs;
-use crate::input::{EmbeddingArgs, Labels, Matrix, TextFormat, labels_for};
+use crate::input::{EmbeddingArgs, Labels, TextFormat, sentences_for};
+use crate::rows::{RowOptions, Rows, Unify};
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,81 +105,14 @@ pub(crate) struct MineArgs {
     /// `--mode score`, a pair with a zero row on either side is left out.
     #[arg(long)]
     skip_zero_rows: bool,
+    /// Mine each distinct sentence once (LASER's --unify; needs --src-text and --tgt-text):
+    /// repeated sentences are left out of the search, and each mined pair is written at the
+    /// `first` occurrence of its sentences, or for `all` combinations of their occurrences.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "first", value_name = "HOW")]
+    unify: Option<Unify>,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
-}
-
-/// Rows left out by `--skip-zero-rows`: the kept rows of each side (`None`: all of them).
-struct Kept {
-    src: Option<(Embeddings, Vec<usize>)>,
-    trg: Option<(Embeddings, Vec<usize>)>,
-}
-
-impl Kept {
-    /// Find the zero rows of both sides; refuse them, or leave them out with a notice.
-    fn new(a: &MineArgs, src: &Matrix, trg: &Matrix) -> Result<Self> {
-        let (sz, tz) = (src.view().zero_rows(), trg.view().zero_rows());
-        if sz.is_empty() && tz.is_empty() {
-            return Ok(Self {
-                src: None,
-                trg: None,
-            });
-        }
-        if !a.skip_zero_rows {
-            let (m, rows) = if sz.is_empty() {
-                (trg, &tz)
-            } else {
-                (src, &sz)
-            };
-            bail!(
-                "{}: row {} is all zeros ({} such rows): it has no direction, so no cosine; \
-                 --skip-zero-rows leaves such rows out of the candidates",
-                m.path().display(),
-                rows[0],
-                rows.len()
-            );
-        }
-        let (sz, tz) = if a.mode == Mode::Score {
-            // Aligned pairs: a pair goes when either of its rows does.
-            let mut both: Vec<usize> = sz.iter().chain(&tz).copied().collect();
-            both.sort_unstable();
-            both.dedup();
-            (both.clone(), both)
-        } else {
-            (sz, tz)
-        };
-        let list = |rows: &[usize]| {
-            let shown: Vec<String> = rows.iter().take(10).map(ToString::to_string).collect();
-            let more = if rows.len() > 10 { ", …" } else { "" };
-            format!("{} ({}{more})", rows.len(), shown.join(", "))
-        };
-        eprintln!(
-            "--skip-zero-rows: left out all-zero rows: {} of {}, {} of {}",
-            list(&sz),
-            src.path().display(),
-            list(&tz),
-            trg.path().display()
-        );
-        let cut =
-            |m: &Matrix, rows: &[usize]| (!rows.is_empty()).then(|| m.view().without_rows(rows));
-        Ok(Self {
-            src: cut(src, &sz),
-            trg: cut(trg, &tz),
-        })
-    }
-
-    /// The original row of each side's row `i`.
-    fn original(&self, p: ScoredPair) -> ScoredPair {
-        let map =
-            |k: &Option<(Embeddings, Vec<usize>)>, i: usize| k.as_ref().map_or(i, |(_, r)| r[i]);
-        ScoredPair::new(p.score, map(&self.src, p.src), map(&self.trg, p.tgt))
-    }
-}
-
-/// The rows kept of a side: the copy without zero rows, or the matrix itself.
-fn kept_view<'a>(kept: &'a Option<(Embeddings, Vec<usize>)>, m: &'a Matrix) -> EmbeddingsView<'a> {
-    kept.as_ref().map_or_else(|| m.view(), |(e, _)| e.view())
 }
 
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
@@ -190,10 +123,20 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
         bail!("--threshold must be a finite number, got {t}");
     }
     let (src, trg) = a.embeddings.open()?;
-    let kept = Kept::new(a, &src, &trg)?;
-    let (sv, tv) = (kept_view(&kept.src, &src), kept_view(&kept.trg, &trg));
-    let src_labels = labels_for(a.src_text.as_deref(), a.text_format, &src)?;
-    let trg_labels = labels_for(a.trg_text.as_deref(), a.text_format, &trg)?;
+    let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
+    let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg)?;
+    let options = RowOptions {
+        skip_zero_rows: a.skip_zero_rows,
+        unify: a.unify,
+        aligned: a.mode == Mode::Score,
+    };
+    let kept = Rows::new(
+        &options,
+        (&src, &trg),
+        (src_text.as_ref(), trg_text.as_ref()),
+    )?;
+    let (sv, tv) = kept.views(&src, &trg);
+    let (src_labels, trg_labels) = (Labels::of(src_text), Labels::of(trg_text));
     if a.mode == Mode::Score && sv.len() != tv.len() {
         bail!(
             "--mode score scores aligned pairs, but {} has {} rows and {} has {}",
@@ -227,11 +170,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     };
     match a.mode {
         Mode::Mine => {
-            let pairs: Vec<ScoredPair> = hoods
-                .pairs()?
-                .into_iter()
-                .map(|p| kept.original(p))
-                .collect();
+            let pairs = kept.expand(hoods.pairs()?);
             eprintln!("mined {} pairs", pairs.len());
             out.write(a.output.as_ref(), &pairs)
         }
@@ -255,8 +194,9 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
                 .best()
                 .into_iter()
                 .enumerate()
-                .map(|(i, (j, s))| kept.original(ScoredPair::new(s, i, j)))
+                .map(|(i, (j, s))| ScoredPair::new(s, i, j))
                 .collect();
+            let best = kept.expand(best);
             if src.view().len() == trg.view().len() {
                 // Rows i and i are translations (left-out rows are not counted).
                 let err = best.iter().filter(|p| p.src != p.tgt).count();
