@@ -28,6 +28,7 @@
 //! ```
 
 pub mod bounds;
+pub mod cases;
 mod error;
 pub mod noise;
 mod problem;

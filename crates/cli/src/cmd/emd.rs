@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use bitext_core::io::{AtomicFile, LineReader};
+use bitext_core::io::AtomicFile;
 use bitext_eval::word::{evaluate_word_translation, read_lexicon};
+use bitext_transport::cases::read_cases;
 use bitext_transport::retrieval::{self, Proposals};
 use bitext_transport::word::{Vocabulary, emd_translate};
-use bitext_transport::{CostMatrix, Problem, SolverSpec, TransportSolver};
+use bitext_transport::{Problem, SolverSpec, TransportSolver};
 use clap::{Args, Subcommand, ValueEnum};
 
 /// EMD subcommands.
@@ -44,19 +45,6 @@ pub(crate) struct CheckArgs {
     solver: Option<String>,
 }
 
-/// One problem of a cases file.
-#[derive(Debug, serde::Deserialize)]
-struct Case {
-    #[serde(default)]
-    kind: Option<String>,
-    n: usize,
-    m: usize,
-    a: Vec<f64>,
-    b: Vec<f64>,
-    cost: Vec<f64>,
-    optimum: f64,
-}
-
 fn solver_from(json: Option<&str>) -> Result<Box<dyn TransportSolver>> {
     let spec: SolverSpec = match json {
         Some(j) => serde_json::from_str(j).context("--solver is not a valid solver spec")?,
@@ -73,22 +61,7 @@ fn check(a: &CheckArgs) -> Result<()> {
         bail!("--min-time must be a finite non-negative number of seconds");
     }
     let mut solver = solver_from(a.solver.as_deref())?;
-    let mut r = LineReader::open(&a.cases)?;
-    let mut cases: Vec<(usize, Case)> = Vec::new();
-    while r.advance()? {
-        if r.line().trim().is_empty() {
-            continue;
-        }
-        let c: Case =
-            serde_json::from_str(r.line()).map_err(|e| r.error(format!("not a case: {e}")))?;
-        if !c.optimum.is_finite() {
-            return Err(r.error("the optimum is not a finite number").into());
-        }
-        cases.push((r.line_number(), c));
-    }
-    if cases.is_empty() {
-        bail!("{}: no cases", a.cases.display());
-    }
+    let cases = read_cases(&a.cases)?;
     // Groups: square Euclidean problems by size, everything else by kind.
     let mut groups: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
     let mut failures = 0;
@@ -96,12 +69,7 @@ fn check(a: &CheckArgs) -> Result<()> {
     let mut deviation = vec![0.0; cases.len()];
     for (k, (line, c)) in cases.iter().enumerate() {
         let at = || format!("{}:{line}", a.cases.display());
-        let p = Problem::new(
-            &c.a,
-            &c.b,
-            CostMatrix::new(&c.cost, c.n, c.m).with_context(at)?,
-        )
-        .with_context(at)?;
+        let p = c.problem().with_context(at)?;
         let t = solver.solve(&p).with_context(at)?;
         let dev = (t.cost - c.optimum).abs() / c.optimum.abs().max(f64::MIN_POSITIVE);
         if dev > a.tolerance {
@@ -130,13 +98,8 @@ fn check(a: &CheckArgs) -> Result<()> {
     for ((_, name), idx) in &groups {
         let problems: Vec<Problem<'_>> = idx
             .iter()
-            .map(|&k| {
-                let c = &cases[k].1;
-                CostMatrix::new(&c.cost, c.n, c.m)
-                    .and_then(|cm| Problem::new(&c.a, &c.b, cm))
-                    .expect("checked above")
-            })
-            .collect();
+            .map(|&k| cases[k].1.problem())
+            .collect::<Result<_, _>>()?;
         let worst = idx.iter().map(|&k| deviation[k]).fold(0.0, f64::max);
         let (rate, median) = if a.min_time > 0.0 {
             time_solves(solver.as_mut(), &problems, a.min_time)?
