@@ -97,3 +97,52 @@ fn score_errors_name_the_file_and_line() {
         "oov_cost",
     );
 }
+
+/// `bitext filter --scorer emd` keeps the lines `bitext score --scorer emd` ranks best, with the
+/// same scores.
+#[test]
+fn filter_with_the_emd_scorer_keeps_the_best_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let input = write(
+        d.path(),
+        "in.tsv",
+        "u1\tDer Hund und die Katze .\tThe dog and the cat .\n\
+         u2\tDas Haus !\tThe tree .\n\
+         u3\tEin Baum\ta tree\n",
+    );
+    let scored = d.path().join("scored.tsv");
+    succeed(&mut score(d.path(), &input, &scored, &[]));
+    let kept = d.path().join("kept.tsv");
+    succeed(&mut cli![
+        "filter",
+        "--scorer",
+        "emd",
+        "--src-vec",
+        &de,
+        "--tgt-vec",
+        &en,
+        "--src-col",
+        "2",
+        "--tgt-col",
+        "3",
+        "--input",
+        &input,
+        "--budget-lines",
+        "2",
+        "-o",
+        &kept
+    ]);
+    let scored = std::fs::read_to_string(&scored).unwrap();
+    let mut lines: Vec<&str> = scored.lines().collect();
+    lines.sort_by(|a, b| {
+        let s = |l: &str| l.rsplit('\t').next().unwrap().parse::<f64>().unwrap();
+        s(b).total_cmp(&s(a))
+    });
+    let mut best: Vec<&str> = lines[..2].to_vec();
+    best.sort();
+    let kept = std::fs::read_to_string(&kept).unwrap();
+    let mut got: Vec<&str> = kept.lines().collect();
+    got.sort();
+    assert_eq!(got, best);
+}

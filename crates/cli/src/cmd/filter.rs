@@ -13,7 +13,7 @@ use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
-use crate::cmd::score::{LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
+use crate::cmd::score::{EmdArgs, LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
 use crate::index::SearchArgs;
 use crate::input::{ColumnArgs, OptionalEmbeddingArgs};
 
@@ -35,6 +35,9 @@ pub(crate) enum ScorerArg {
     LengthRatio,
     /// A neural model trained by `bitext train` (--model DIR), over the sentences.
     Model,
+    /// Earth Mover's Distance between TF-IDF bags of bilingual word embeddings (--src-vec,
+    /// --tgt-vec; Zhang et al. 2016), over the sentences; the score is minus the distance.
+    Emd,
 }
 
 /// Which side's words count towards --budget-words.
@@ -66,6 +69,9 @@ pub(crate) struct FilterArgs {
     /// What `--scorer length-ratio` counts.
     #[arg(long, value_enum, default_value_t = LengthUnitArg::Chars)]
     length_unit: LengthUnitArg,
+    /// Options of `--scorer emd`.
+    #[command(flatten)]
+    emd: EmdArgs,
     /// Scoring.
     #[arg(long, value_enum, default_value_t = ScorerArg::Cosine)]
     scorer: ScorerArg,
@@ -73,7 +79,11 @@ pub(crate) struct FilterArgs {
     /// `neg_euclidean`, a margin (`ratio`: k = 4, exact search), `ibm1:DIR`, `levenshtein`,
     /// `length_ratio`, `model:DIR`, or JSON (`{"type": "margin", "margin": {"type": "ratio",
     /// "k_src": 4, "k_trg": 4}, "index": {"type": "exact"}}`, `{"type": "emd", …}`).
-    #[arg(long, value_name = "SPEC", conflicts_with_all = ["scorer", "k", "index", "model"])]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = ["scorer", "k", "index", "model", "src_vec", "tgt_vec"]
+    )]
     scorer_spec: Option<ScorerSpec>,
     /// Keep at most N lines (best first).
     #[arg(long, value_name = "N", conflicts_with = "budget_words")]
@@ -118,6 +128,7 @@ impl FilterArgs {
             ScorerArg::Distance => margin(MarginFunction::Distance),
             ScorerArg::Ibm1 => self.model.spec(true)?,
             ScorerArg::Model => self.model.spec(false)?,
+            ScorerArg::Emd => self.emd.spec()?,
             ScorerArg::Levenshtein => ScorerSpec::Levenshtein,
             ScorerArg::LengthRatio => ScorerSpec::LengthRatio {
                 unit: self.length_unit.unit(),

@@ -179,6 +179,36 @@ pub(crate) struct EmdArgs {
     solver: Option<String>,
 }
 
+impl EmdArgs {
+    /// The spec of `--scorer emd` with these options.
+    pub(crate) fn spec(&self) -> Result<ScorerSpec> {
+        let (Some(sv), Some(tv)) = (&self.src_vec, &self.tgt_vec) else {
+            bail!("--scorer emd needs --src-vec and --tgt-vec");
+        };
+        let distance = SentenceConfig {
+            use_idf: !self.no_idf,
+            oov: match self.oov {
+                Oov::Match => OovPolicy::MatchIdentical,
+                Oov::Drop => OovPolicy::Drop,
+            },
+            oov_cost: self.oov_cost,
+            solver: match &self.solver {
+                Some(j) => {
+                    serde_json::from_str(j).context("--solver is not a valid solver spec")?
+                }
+                None => Default::default(),
+            },
+            ..SentenceConfig::default()
+        };
+        Ok(ScorerSpec::Emd(EmdSpec {
+            src_idf: self.src_idf.clone(),
+            tgt_idf: self.tgt_idf.clone(),
+            distance,
+            ..EmdSpec::new(sv, tv)
+        }))
+    }
+}
+
 /// The OOV policy on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Oov {
@@ -197,33 +227,7 @@ fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
         return Ok(spec.clone());
     }
     Ok(match a.scorer.unwrap_or(ScorerKind::Model) {
-        ScorerKind::Emd => {
-            let e = &a.emd;
-            let (Some(sv), Some(tv)) = (&e.src_vec, &e.tgt_vec) else {
-                bail!("--scorer emd needs --src-vec and --tgt-vec");
-            };
-            let distance = SentenceConfig {
-                use_idf: !e.no_idf,
-                oov: match e.oov {
-                    Oov::Match => OovPolicy::MatchIdentical,
-                    Oov::Drop => OovPolicy::Drop,
-                },
-                oov_cost: e.oov_cost,
-                solver: match &e.solver {
-                    Some(j) => {
-                        serde_json::from_str(j).context("--solver is not a valid solver spec")?
-                    }
-                    None => Default::default(),
-                },
-                ..SentenceConfig::default()
-            };
-            ScorerSpec::Emd(EmdSpec {
-                src_idf: e.src_idf.clone(),
-                tgt_idf: e.tgt_idf.clone(),
-                distance,
-                ..EmdSpec::new(sv, tv)
-            })
-        }
+        ScorerKind::Emd => a.emd.spec()?,
         ScorerKind::Model => a.neural.spec(false)?,
         ScorerKind::Ibm1 => a.neural.spec(true)?,
         ScorerKind::Levenshtein => ScorerSpec::Levenshtein,
