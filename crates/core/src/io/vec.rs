@@ -129,6 +129,17 @@ pub fn read_vec(path: impl AsRef<Path>, limit: Option<usize>) -> Result<WordVect
         return Err(r.error(format!("header {header:?} declares no vectors")));
     }
     let want = limit.map_or(n, |l| l.min(n));
+    // Each vector line holds a word, then `dim` values each after a space, then a line break:
+    // at least 2 + 2·dim bytes. A header promising more than the file can hold is refused
+    // before anything is allocated for it.
+    let bytes = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    let per_line = 2u64.saturating_add(2u64.saturating_mul(dim as u64));
+    if (want as u64).saturating_mul(per_line) > bytes {
+        return Err(r.error(format!(
+            "the header declares {n} vectors of dimension {dim}, more than the file's {bytes} \
+             bytes can hold"
+        )));
+    }
     let mut words = Vec::with_capacity(want);
     let mut data = Vec::with_capacity(want.saturating_mul(dim));
     let mut index: HashMap<String, usize> = HashMap::with_capacity(want);
@@ -246,7 +257,12 @@ mod tests {
         let wv = read_vec(&ok, None).unwrap();
         assert_eq!(wv.get("die"), Some(&[-1.0f32, 0.0, 1e-3][..]));
 
-        let cases: [(&str, &str, &str); 7] = [
+        let cases: [(&str, &str, &str); 8] = [
+            (
+                "absurd",
+                "321233221 323\nder 1\n",
+                "absurd:1: the header declares 321233221 vectors of dimension 323, more than",
+            ),
             ("hdr", "hello\n", "hdr:1: expected a header"),
             (
                 "count",
