@@ -111,6 +111,16 @@ fn check_no_burn_without_neural() -> Result<()> {
     Ok(())
 }
 
+/// The fuzz targets (`fuzz/`, a workspace of its own) must build: on stable, without the
+/// sanitizer flags `cargo fuzz` adds (docs/FUZZING.md runs them).
+pub(crate) const FUZZ_BUILD: &[&str] = &[
+    "build",
+    "--manifest-path",
+    "fuzz/Cargo.toml",
+    "--bins",
+    "--locked",
+];
+
 /// Extra `cargo` invocations of `cargo xtask ci --full`: checks kept out of the default run
 /// because they are slow under load, run by hand before resolving the issues that need them.
 pub(crate) const FULL_EXTRA: &[&[&str]] = &[
@@ -161,6 +171,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     run_cmd(&mut doc)?;
 
     run_cmd(cargo().args(WGPU_CHECK))?;
+    run_cmd(cargo().args(FUZZ_BUILD))?;
 
     if full {
         for extra in FULL_EXTRA {
