@@ -247,6 +247,14 @@ fn read_piece(buf: &[u8], base: usize) -> Result<Piece> {
         offset: base,
         reason: "a piece without text".into(),
     })?;
+    // The library's trie reads pieces as C strings: a NUL would cut one short (an empty key
+    // makes it throw and abort the process).
+    if piece.contains('\0') {
+        return Err(ProtoError {
+            offset: base,
+            reason: format!("piece {piece:?} holds a NUL character"),
+        });
+    }
     Ok(Piece { piece, score, kind })
 }
 
@@ -386,6 +394,14 @@ pub(crate) mod tests {
         assert_eq!(p.model_type, ModelType::Bpe);
         assert!(p.byte_fallback);
         assert_eq!(p.normalizer, "identity");
+    }
+
+    /// Found by fuzzing: a piece "\0" made the library's trie throw (and abort the process).
+    #[test]
+    fn pieces_with_a_nul_are_rejected() {
+        let m = model(&[piece("<unk>", 0.0, 2), piece("\0", 0.0, 1)], 1);
+        let e = parse(&m).unwrap_err();
+        assert!(e.reason.contains("NUL"), "{}", e.reason);
     }
 
     #[test]
