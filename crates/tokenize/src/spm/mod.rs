@@ -139,9 +139,25 @@ impl Sentencepiece {
                 .into());
             }
         }
+        // The unknown piece as bitext reads it (exactly one, checked by the proto reader):
+        // the library's `unk_id` asserts on models it failed to set up instead of saying so.
+        let unk = model
+            .pieces
+            .iter()
+            .position(|p| p.kind == PieceType::Unknown)
+            .map(|i| i as u32);
+        // A model the library accepted but cannot use fails here, not at the first sentence.
+        if let Err(e) = processor.encode("a") {
+            return Err(CoreError::parse(
+                path,
+                Location::File,
+                format!("the sentencepiece library cannot use the model ({e})"),
+            )
+            .into());
+        }
         let specials = SpecialIds {
             pad: processor.pad_id(),
-            unk: Some(processor.unk_id()),
+            unk,
             bos: processor.bos_id(),
             eos: processor.eos_id(),
         };

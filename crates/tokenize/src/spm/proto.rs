@@ -396,6 +396,32 @@ pub(crate) mod tests {
         assert_eq!(p.normalizer, "identity");
     }
 
+    /// Found by fuzzing: a model whose unknown piece is not called `<unk>` (and which has a
+    /// normal piece `<unk>`) made the sentencepiece crate's `unk_id` assert; bitext reads the
+    /// unknown piece from the model instead.
+    #[test]
+    fn an_unknown_piece_by_another_name_loads() {
+        use crate::Tokenizer;
+        // The fuzzer's input: `<ulk>` is the unknown piece, the trainer spec's unk_id is 1.
+        let parts: [&[u8]; 12] = [
+            b"\x0a\x0e\x0a\x05\x3c\x70\x61\x64\x3e\x15\x00\x00\x00\x00\x18\x03",
+            b"\x0a\x0e\x0a\x05\x3c\x75\x6c\x6b\x3e\x15\x00\x00\x00\x00\x18\x02",
+            b"\x0a\x0c\x0a\x03\x3c\x73\x3e\x15\x00\x00\x00\x00\x18\x03\x0a\x0d",
+            b"\x0a\x04\x3c\x2f\x73\x3e\x15\x00\x00\x00\x00\x18\x03\x0a\x0b\x0a",
+            b"\x04\xe2\x96\x81\x64\x15\x00\x00\x00\x80\x0a\x09\x0a\x02\x64\x21",
+            b"\x15\x00\x00\x80\xbf\x0a\x09\x0a\x02\x69\x73\x15\x00\x00\x40\xc0",
+            b"\x0a\x0c\x0a\x05\x3c\x75\x6e\x6b\x3e\x15\x00\x00\x80\xc0\x0a\x09",
+            b"\x0a\x02\x61\x74\x15\x00\x00\x0c\xc2\x12\x2d\x18\x02\x20\x28\x55",
+            b"\x3b\xdf\x7f\x3f\x58\x00\x80\x01\x01\x90\x01\xe0\x20\x98\x01\x00",
+            b"\xa0\x01\x10\xc8\x01\x00\x88\x02\x01\x98\x02\x00\xc0\x02\x01\xc8",
+            b"\x02\x02\xd0\x02\x03\xd8\x02\x00\x1a\x0c\x0a\x08\x69\x64\x65\x6e",
+            b"\x74\x69\x74\x79\x12\x00",
+        ];
+        let sp = super::super::Sentencepiece::from_bytes(parts.concat()).unwrap();
+        assert_eq!(sp.special_ids().unk, Some(1));
+        assert!(sp.encode("hello").is_ok());
+    }
+
     /// Found by fuzzing: a piece "\0" made the library's trie throw (and abort the process).
     #[test]
     fn pieces_with_a_nul_are_rejected() {
