@@ -1,3 +1,6 @@
+//! Unit tests of IBM Model 1: the textbook EM table, the reference script with NULL, row sums,
+//! swapped languages, scores, Viterbi alignments, bad corpora and the model directory.
+
 use super::*;
 use crate::align::Symmetrization;
 
