@@ -132,7 +132,9 @@ pub fn read_vec(path: impl AsRef<Path>, limit: Option<usize>) -> Result<WordVect
     // Each vector line holds a word, then `dim` values each after a space, then a line break:
     // at least 2 + 2·dim bytes. A header promising more than the file can hold is refused
     // before anything is allocated for it.
-    let bytes = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    let bytes = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
     let per_line = 2u64.saturating_add(2u64.saturating_mul(dim as u64));
     if (want as u64).saturating_mul(per_line) > bytes {
         return Err(r.error(format!(
