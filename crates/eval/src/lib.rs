@@ -5,6 +5,11 @@
 //!   another.
 //! - [`prf`]: P/R/F1 from counts, precision/recall curves and P/R/F1 at a threshold for scored
 //!   pair lists (Grégoire & Langlais 2018, §4.1).
+//! - [`calibration`]: from labelled scores, the isotonic map raw score → probability of being
+//!   parallel, the thresholds reaching a requested precision or recall and the F1-optimal one,
+//!   with Wilson intervals; saved as a checked JSON file.
+//! - [`plot`]: SVG figures written by hand: precision–recall and calibration curves, score
+//!   histograms.
 //! - [`noisy`]: the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): P/R/F1 of a pair
 //!   scorer over the Cartesian product of held-out pairs with a ratio of targets replaced.
 //! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
@@ -23,8 +28,10 @@
 
 pub mod alignment;
 pub mod bucc;
+pub mod calibration;
 mod error;
 pub mod noisy;
+pub mod plot;
 pub mod prf;
 pub mod word;
 
