@@ -36,6 +36,8 @@ enum Command {
     Emd(cmd::emd::EmdCommand),
     /// Score aligned sentence pairs of a TSV (a score column is appended).
     Score(Box<cmd::score::ScoreArgs>),
+    /// Calibrate scores on labelled pairs: estimated precision, thresholds, intervals (JSON).
+    Calibrate(Box<cmd::calibrate::CalibrateArgs>),
     /// Train sentencepiece models; encode and decode text with them.
     #[command(subcommand)]
     Tokenize(cmd::tokenize::TokenizeCommand),
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::Extract(a) => cmd::extract::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
+        Command::Calibrate(a) => cmd::calibrate::run(&a),
         Command::Tokenize(c) => cmd::tokenize::run(c),
         Command::Train(c) => cmd::train::run(&c),
     };

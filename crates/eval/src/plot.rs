@@ -269,6 +269,25 @@ impl Chart {
     }
 }
 
+/// A chart of precision–recall curves: one line per `(name, curve)` (as [`crate::prf::pr_curve`]
+/// computes them), recall on x, precision on y.
+#[must_use]
+pub fn pr_chart(title: &str, curves: &[(&str, &[crate::prf::PrPoint])]) -> Chart {
+    let mut c = Chart::new(title, "recall", "precision")
+        .x_range(0.0, 1.0)
+        .y_range(0.0, 1.0);
+    for (name, curve) in curves {
+        c = c.line(
+            name,
+            curve
+                .iter()
+                .map(|p| (p.prf.recall, p.prf.precision))
+                .collect(),
+        );
+    }
+    c
+}
+
 /// One SVG document with `charts` side by side.
 #[must_use]
 pub fn render(charts: &[Chart]) -> String {

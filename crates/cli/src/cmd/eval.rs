@@ -7,6 +7,8 @@ use anyhow::{Context, Result, bail};
 use bitext_core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext_core::io::tsv::read_mined_pairs;
 use bitext_eval::bucc::GoldSet;
+use bitext_eval::plot::{pr_chart, render};
+use bitext_eval::prf::pr_curve;
 use clap::{Args, Subcommand};
 
 /// Evaluation subcommands.
@@ -36,6 +38,10 @@ pub(crate) struct BuccArgs {
     /// BUCC target sentence file: check that every gold and mined target id occurs in it.
     #[arg(long, value_name = "FILE", requires = "src_sentences")]
     tgt_sentences: Option<PathBuf>,
+    /// Also draw the precision–recall curve of the mined pairs (one point per distinct
+    /// score) as an SVG figure.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
@@ -90,6 +96,15 @@ fn bucc(a: &BuccArgs) -> Result<()> {
     let all = gold_set
         .at_threshold(&candidates, f64::NEG_INFINITY)
         .context("evaluating")?;
+    if let Some(plot) = &a.plot {
+        let curve = pr_curve(&gold_set.label(&candidates)?, gold_set.len())?;
+        let name = a
+            .mined
+            .file_name()
+            .map_or_else(|| "mined".to_string(), |n| n.to_string_lossy().into_owned());
+        let chart = pr_chart("BUCC precision–recall", &[(name.as_str(), &curve[..])]);
+        crate::cmd::calibrate::write_svg(plot, &render(&[chart]))?;
+    }
     match a.threshold {
         Some(t) => {
             let p = gold_set.at_threshold(&candidates, t)?;

@@ -42,6 +42,7 @@
 //! # }
 //! ```
 
+mod figure;
 mod file;
 pub mod labels;
 mod stats;

@@ -191,3 +191,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn figure_holds_both_charts() {
+    let cal = Calibration::fit(&sample(), &FitOptions::default()).unwrap();
+    let svg = cal.figure(&sample(), "toy");
+    assert!(svg.starts_with("<svg") && svg.contains("toy: calibration"));
+    assert!(svg.contains("parallel (6)") && svg.contains("non-parallel (4)"));
+    assert_eq!(svg.matches(r#"class="series""#).count(), 5);
+    let cuts = cal.block_cuts();
+    assert_eq!(cuts.len(), 4);
+    assert_eq!(cuts[0], (0.75, 1.0, 0.5));
+    assert_eq!(cal.curve().len(), 8);
+}
