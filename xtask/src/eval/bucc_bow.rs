@@ -28,16 +28,21 @@ fn compact(e: &Embeddings, skip: &[usize]) -> Result<(Embeddings, Vec<usize>)> {
 }
 
 /// One encoder's embeddings of both sides, with the rows that had no known word removed.
-struct Encoded {
-    src: Embeddings,
-    trg: Embeddings,
-    src_rows: Vec<usize>,
-    trg_rows: Vec<usize>,
+pub(super) struct Encoded {
+    /// Source embeddings of the rows kept.
+    pub(super) src: Embeddings,
+    /// Target embeddings of the rows kept.
+    pub(super) trg: Embeddings,
+    /// The original source row of each kept row.
+    pub(super) src_rows: Vec<usize>,
+    /// The original target row of each kept row.
+    pub(super) trg_rows: Vec<usize>,
     dropped: (usize, usize),
     coverage: f64,
 }
 
-fn encode(enc: &BowEncoder, src: &[String], trg: &[String]) -> Result<Encoded> {
+/// Encode both sides with `enc`, leaving out the sentences with no known word.
+pub(super) fn encode(enc: &BowEncoder, src: &[String], trg: &[String]) -> Result<Encoded> {
     let (se, sc) = enc.encode_with_coverage(Side::Source, src)?;
     let (te, tc) = enc.encode_with_coverage(Side::Target, trg)?;
     let (s, src_rows) = compact(&se, &sc.no_known_word)?;

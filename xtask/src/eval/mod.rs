@@ -4,6 +4,7 @@
 //! them).
 
 mod bucc_bow;
+mod calibrate;
 mod data;
 mod filter;
 mod lexical;
@@ -60,6 +61,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "bucc_bow",
         "margin mining of BUCC-style newsdev with the bag-of-words encoder",
         bucc_bow::run,
+    ),
+    (
+        "calibrate",
+        "calibration transfer: thresholds for a precision fitted on newsdev, applied to Tatoeba and a noisy set",
+        calibrate::run,
     ),
     (
         "word",
