@@ -327,3 +327,38 @@ pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Resul
     }
     Ok(())
 }
+
+/// `--calibration FILE` and `--min-precision P` (`bitext calibrate` writes the file): the
+/// calibrated score (estimated probability that a pair is parallel) is written beside the raw
+/// one, and pairs below the threshold that reaches precision P are left out.
+#[derive(Debug, clap::Args)]
+pub(crate) struct CalibrationArgs {
+    /// Calibration file of `bitext calibrate`: write the estimated probability that each pair
+    /// is parallel as a column after the score.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) calibration: Option<PathBuf>,
+    /// Keep only pairs whose score reaches the threshold that gave this precision on the
+    /// calibration sample (needs --calibration).
+    #[arg(long, value_name = "P", requires = "calibration")]
+    pub(crate) min_precision: Option<f64>,
+}
+
+impl CalibrationArgs {
+    /// The calibration and the score threshold of --min-precision.
+    pub(crate) fn load(
+        &self,
+    ) -> Result<(Option<bitext_eval::calibration::Calibration>, Option<f64>)> {
+        let Some(path) = &self.calibration else {
+            return Ok((None, None));
+        };
+        let cal = bitext_eval::calibration::Calibration::load(path)?;
+        let min = match self.min_precision {
+            Some(p) => Some(
+                cal.min_score(p)
+                    .with_context(|| format!("--min-precision {p} with {}", path.display()))?,
+            ),
+            None => None,
+        };
+        Ok((Some(cal), min))
+    }
+}

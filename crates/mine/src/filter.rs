@@ -223,6 +223,21 @@ impl TsvFilter {
         output: &Path,
         scorer: &dyn PairScorer,
     ) -> Result<FilterReport> {
+        self.run_with(input, output, scorer, None)
+    }
+
+    /// [`TsvFilter::run`], writing a second column `extra(score)` after the score when given
+    /// (e.g. the calibrated probability that the pair is parallel).
+    ///
+    /// # Errors
+    /// As [`TsvFilter::run`]; a non-finite extra value.
+    pub fn run_with(
+        &self,
+        input: &Path,
+        output: &Path,
+        scorer: &dyn PairScorer,
+        extra: Option<&dyn Fn(f64) -> f64>,
+    ) -> Result<FilterReport> {
         let side = match self.budget {
             Some(Budget::Words { side, .. }) => side,
             _ => WordSide::Both,
@@ -258,7 +273,10 @@ impl TsvFilter {
         for (i, rec) in self.reader(input)?.enumerate() {
             let rec = rec?;
             if keep.get(i).copied().unwrap_or(false) {
-                w.write(&rec.raw, scores[i])?;
+                match extra {
+                    Some(f) => w.write_scores(&rec.raw, &[scores[i], f(scores[i])])?,
+                    None => w.write(&rec.raw, scores[i])?,
+                }
             }
         }
         w.commit()?;

@@ -139,6 +139,7 @@ pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
         src: &src,
         trg: &tgt,
         decimals: a.decimals,
+        calibration: None,
     }
     .write(a.output.as_ref(), &pairs)
 }

@@ -15,7 +15,7 @@ use clap::{Args, ValueEnum};
 
 use crate::cmd::score::{EmdArgs, LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
 use crate::index::SearchArgs;
-use crate::input::{ColumnArgs, OptionalEmbeddingArgs};
+use crate::input::{CalibrationArgs, ColumnArgs, OptionalEmbeddingArgs};
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,6 +106,8 @@ pub(crate) struct FilterArgs {
     /// The kNN search of the margin scorers.
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    calibration: CalibrationArgs,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -143,7 +145,14 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         bail!("--min-score must be a finite number, got {t}");
     }
     let index = a.search.spec()?;
-    let filter = tsv_filter(a, cols);
+    let (cal, min) = a.calibration.load()?;
+    let mut filter = tsv_filter(a, cols);
+    if let Some(value) = min {
+        let value = a.min_score.map_or(value, |m| m.max(value));
+        filter = filter.threshold(Threshold::AtLeast { value });
+    }
+    let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
+    let extra: Option<&dyn Fn(f64) -> f64> = cal.as_ref().map(|_| &prob as &dyn Fn(f64) -> f64);
     let spec = a.scorer_spec(index)?;
     let embeddings = a.embeddings.get();
     if !spec.scores_embeddings() {
@@ -153,7 +162,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
                  --src-embeddings and --tgt-embeddings"
             );
         }
-        return filter_sentences(a, &spec, &filter, cols);
+        return filter_sentences(a, &spec, &filter, cols, extra);
     }
     let Some(embeddings) = &embeddings else {
         bail!("scoring with embeddings needs --src-embeddings and --tgt-embeddings");
@@ -177,7 +186,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             sv,
             tv,
             |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
-            |scorer| filter.run(&a.input, &a.output, scorer),
+            |scorer| filter.run_with(&a.input, &a.output, scorer, extra),
         )
         .with_context(|| {
             format!(
@@ -196,6 +205,7 @@ fn filter_sentences(
     spec: &ScorerSpec,
     filter: &TsvFilter,
     (src_col, tgt_col): (usize, usize),
+    extra: Option<&dyn Fn(f64) -> f64>,
 ) -> Result<()> {
     let (src, tgt) = read_columns(&a.input, src_col, tgt_col)?;
     let (s, t) = (src.clone(), tgt.clone());
@@ -203,7 +213,7 @@ fn filter_sentences(
     let src: Vec<&str> = src.iter().map(String::as_str).collect();
     let tgt: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let scorer = build(&src, &tgt).with_context(|| format!("scoring {}", a.input.display()))?;
-    let report = filter.run(&a.input, &a.output, scorer.as_ref())?;
+    let report = filter.run_with(&a.input, &a.output, scorer.as_ref(), extra)?;
     print_report(&report);
     Ok(())
 }

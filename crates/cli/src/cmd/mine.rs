@@ -12,7 +12,9 @@ use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
 
 use crate::index::SearchArgs;
-use crate::input::{EmbeddingArgs, Labels, TextFormat, sentences_for};
+use bitext_eval::calibration::Calibration;
+
+use crate::input::{CalibrationArgs, EmbeddingArgs, Labels, TextFormat, sentences_for};
 use crate::rows::{RowOptions, Rows, Unify};
 
 /// What `bitext mine` does with the neighbourhoods.
@@ -95,7 +97,8 @@ pub(crate) struct MineArgs {
     /// Write scores with this many decimals (default: the shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
-    /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`.
+    /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`, with the
+    /// calibrated probability after the score when --calibration is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
@@ -110,6 +113,8 @@ pub(crate) struct MineArgs {
     /// `first` occurrence of its sentences, or for `all` combinations of their occurrences.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "first", value_name = "HOW")]
     unify: Option<Unify>,
+    #[command(flatten)]
+    calibration: CalibrationArgs,
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -163,14 +168,22 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             trg.path().display()
         )
     })?;
+    let (cal, min) = a.calibration.load()?;
     let out = Output {
         src: &src_labels,
         trg: &trg_labels,
         decimals: a.decimals,
+        calibration: cal.as_ref(),
+    };
+    let at_least = |mut pairs: Vec<ScoredPair>| {
+        if let Some(m) = min {
+            pairs.retain(|p| p.score >= m);
+        }
+        pairs
     };
     match a.mode {
         Mode::Mine => {
-            let pairs = kept.expand(hoods.pairs()?);
+            let pairs = at_least(kept.expand(hoods.pairs()?));
             eprintln!("mined {} pairs", pairs.len());
             out.write(a.output.as_ref(), &pairs)
         }
@@ -186,7 +199,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             if let Some(value) = a.threshold {
                 scored.retain(|p| p.score > value);
             }
-            out.write(a.output.as_ref(), &scored)
+            out.write(a.output.as_ref(), &at_least(scored))
         }
         Mode::Search => {
             let (fwd, _) = hoods.candidates()?;
@@ -239,11 +252,13 @@ fn retrieval(r: RetrievalArg) -> Retrieval {
     }
 }
 
-/// Writes `score<TAB>src<TAB>tgt` lines.
+/// Writes `score<TAB>src<TAB>tgt` lines (`score<TAB>probability<TAB>src<TAB>tgt` with a
+/// calibration).
 pub(crate) struct Output<'a> {
     pub(crate) src: &'a Labels,
     pub(crate) trg: &'a Labels,
     pub(crate) decimals: Option<usize>,
+    pub(crate) calibration: Option<&'a Calibration>,
 }
 
 impl Output<'_> {
@@ -256,6 +271,13 @@ impl Output<'_> {
                 Some(d) => write!(line, "{:.d$}", p.score),
                 None => write!(line, "{}", p.score),
             };
+            if let Some(c) = self.calibration {
+                let prob = c.probability(p.score);
+                let _ = match self.decimals {
+                    Some(d) => write!(line, "\t{prob:.d$}"),
+                    None => write!(line, "\t{prob}"),
+                };
+            }
             for label in [self.src.get(p.src), self.trg.get(p.tgt)] {
                 if label.contains(['\t', '\n', '\r']) {
                     return Err(std::io::Error::other(format!(

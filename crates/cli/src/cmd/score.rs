@@ -15,7 +15,7 @@ use bitext_similarity::PairScorer;
 use bitext_transport::sentence::{OovPolicy, SentenceConfig};
 use clap::{Args, ValueEnum};
 
-use crate::input::ColumnArgs;
+use crate::input::{CalibrationArgs, ColumnArgs};
 
 /// Which scorer computes the score column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -62,6 +62,8 @@ pub(crate) struct ScoreArgs {
     /// What `--scorer length-ratio` counts.
     #[arg(long, value_enum, default_value_t = LengthUnitArg::Chars)]
     length_unit: LengthUnitArg,
+    #[command(flatten)]
+    calibration: CalibrationArgs,
 }
 
 /// What the length ratio counts.
@@ -291,6 +293,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         bail!("--batch must be at least 1");
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
+    let (cal, min) = a.calibration.load()?;
     // Two passes when the EMD needs an IDF: the input's own columns are the reference corpus.
     let build = sentence_scorers(&scorer_spec(a)?, || {
         read_columns(&a.io.input, src_col, tgt_col)
@@ -328,7 +331,13 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|i| (i, i)).collect();
         let scores = scorer.score(&pairs).with_context(lines)?;
         for (rec, s) in batch.iter().zip(scores) {
-            writer.write(&rec.raw, s)?;
+            if min.is_some_and(|m| s < m) {
+                continue;
+            }
+            match &cal {
+                Some(c) => writer.write_scores(&rec.raw, &[s, c.probability(s)])?,
+                None => writer.write(&rec.raw, s)?,
+            }
         }
         total += batch.len();
     }

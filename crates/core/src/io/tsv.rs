@@ -227,6 +227,32 @@ impl ScoredTsvWriter {
         self
     }
 
+    /// Append `scores` to `raw` as columns, in order (e.g. a raw score and a calibrated one).
+    ///
+    /// # Errors
+    /// As [`ScoredTsvWriter::write`], for any of the scores.
+    pub fn write_scores(&mut self, raw: &str, scores: &[f64]) -> Result<()> {
+        let Some((&last, rest)) = scores.split_last() else {
+            return self.write(raw, f64::NAN);
+        };
+        let mut line = raw.to_string();
+        for &s in rest {
+            if !s.is_finite() {
+                return Err(Error::parse(
+                    &self.path,
+                    Location::Line(self.lines + 1),
+                    format!("score {s} is not finite"),
+                ));
+            }
+            line.push('\t');
+            line.push_str(&match self.decimals {
+                Some(d) => format!("{s:.d$}"),
+                None => s.to_string(),
+            });
+        }
+        self.write(&line, last)
+    }
+
     /// Append `score` to `raw` (a line without terminator) and write it.
     ///
     /// # Errors
