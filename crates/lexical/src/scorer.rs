@@ -50,23 +50,11 @@ impl Ibm1Scorer {
     /// # Errors
     /// The tokenizer's errors; [`Error::Invalid`] naming the first sentence without a token.
     pub fn new<S: AsRef<str> + Sync>(model: Arc<Ibm1>, src: &[S], tgt: &[S]) -> Result<Self> {
-        let ids = |side: &[S], source: bool| -> Result<Vec<Vec<u32>>> {
-            side.par_iter()
-                .map(|s| {
-                    let toks = model.tokens(s.as_ref())?;
-                    let (a, b) = (model.vocabs().0, model.vocabs().1);
-                    Ok(if source {
-                        a.encode(&toks)
-                    } else {
-                        b.encode(&toks)
-                    })
-                })
-                .collect()
+        let tokens = |side: &[S]| -> Result<Vec<Vec<String>>> {
+            side.par_iter().map(|s| model.tokens(s.as_ref())).collect()
         };
-        let (src, tgt) = (ids(src, true)?, ids(tgt, false)?);
-        check_non_empty("source", src.iter().map(Vec::len))?;
-        check_non_empty("target", tgt.iter().map(Vec::len))?;
-        Ok(Self { model, src, tgt })
+        let (src, tgt) = (tokens(src)?, tokens(tgt)?);
+        Self::from_tokens(model, &src, &tgt)
     }
 
     /// Build over sentences already cut into tokens (as the model's segmenter would).
