@@ -58,6 +58,77 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
     assert_eq!(npy::read_npy(&npy_out).unwrap().len(), 3);
 }
 
+/// The subword bag of words: a BPE model trained here cuts the input into pieces; each piece
+/// of the `.vec` file is one axis, so a sentence's vector is its normalised piece counts
+/// (HTML entities unescaped before tokenizing, as the word tokenizer does).
+#[test]
+fn embeds_pieces_of_a_sentencepiece_model() {
+    let d = tempfile::tempdir().unwrap();
+    let words = ["Hund", "Katze", "Haus", "Baum", "schläft", "läuft", "und", "der", "die"];
+    let mut rng = bitext_core::Rng::seed(5);
+    let mut train = String::new();
+    for _ in 0..300 {
+        let len = 2 + rng.below(6);
+        let line: Vec<&str> = (0..len).map(|_| *rng.choose(&words).unwrap()).collect();
+        train.push_str(&line.join(" "));
+        train.push_str(" &\n");
+    }
+    let train = write(d.path(), "train.de", train);
+    let model = d.path().join("de.model");
+    succeed(&mut cli![
+        "tokenize", "train", "--input", &train, "--vocab-size", "40", "--model-type", "bpe",
+        "--character-coverage", "1.0", "--model", &model
+    ]);
+    let input = write(d.path(), "in.de", "Hund und Katze\nder Baum &amp; das Haus\nHund\n");
+    let plain = write(d.path(), "plain.de", "Hund und Katze\nder Baum & das Haus\nHund\n");
+    let (pieces, _) = succeed(&mut cli![
+        "tokenize", "encode", "--model", &model, "--input", &plain, "--output-format", "piece"
+    ]);
+    let lines: Vec<Vec<&str>> = pieces.lines().map(|l| l.split(' ').collect()).collect();
+    let mut vocab: Vec<&str> = lines.iter().flatten().copied().collect();
+    vocab.sort_unstable();
+    vocab.dedup();
+    // Every piece but the last gets an axis: the last is unknown and must not count.
+    let unknown = vocab.pop().unwrap();
+    let dim = vocab.len();
+    let mut vec_file = format!("{} {dim}\n", vocab.len());
+    for (i, p) in vocab.iter().enumerate() {
+        let row: Vec<&str> = (0..dim).map(|j| if i == j { "1" } else { "0" }).collect();
+        vec_file.push_str(&format!("{p} {}\n", row.join(" ")));
+    }
+    let vectors = write(d.path(), "pieces.vec", vec_file);
+    let out = d.path().join("out.f32");
+    let (_, err) = succeed(&mut cli![
+        "embed", "-q", "--input", &input, "--vectors", &vectors, "--spm", &model, "-o", &out
+    ]);
+    let all: usize = lines.iter().map(Vec::len).sum();
+    let missed = lines.iter().flatten().filter(|p| **p == unknown).count();
+    assert!(
+        err.contains(&format!("coverage: {} of {all} tokens", all - missed)),
+        "{err}"
+    );
+    let e = raw::read_raw(&out, dim, raw::RawDtype::F32).unwrap();
+    for (row, line) in e.rows().zip(&lines) {
+        let mut want = vec![0f32; dim];
+        for p in line {
+            if let Some(i) = vocab.iter().position(|v| v == p) {
+                want[i] += 1.0;
+            }
+        }
+        let norm = want.iter().map(|x| x * x).sum::<f32>().sqrt();
+        want.iter_mut().for_each(|x| *x /= norm);
+        assert!(row.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6), "{line:?}: {row:?}");
+    }
+    // Words cannot be looked up in a piece table, and --keep-case means nothing for pieces.
+    fail(
+        &mut cli![
+            "embed", "-q", "--input", &input, "--vectors", &vectors, "--spm", &model,
+            "--keep-case", "-o", &out
+        ],
+        "cannot be used with",
+    );
+}
+
 #[test]
 fn sentences_without_known_words_fail_or_are_listed() {
     let d = tempfile::tempdir().unwrap();

@@ -5,7 +5,10 @@
 //! # Out-of-vocabulary policy
 //!
 //! 1. Sentences are split by [`WordTokenizer`] (HTML entities unescaped, punctuation split off,
-//!    lowercased by default because `.vec` vocabularies such as MUSE's are lowercase).
+//!    lowercased by default because `.vec` vocabularies such as MUSE's are lowercase), or, with
+//!    [`BowEncoderBuilder::segment`], by any [`Segment`]: the pieces of a sentencepiece model
+//!    looked up in a `.vec` file of piece vectors (a subword bag of words, which covers nearly
+//!    every token where word vocabularies miss rare and inflected words).
 //! 2. Each token is looked up in the vocabulary of its side (one `.vec` file per language).
 //!    A token that is not there is out of vocabulary: it contributes nothing to the mean and
 //!    is counted in [`Coverage`]. There is no fallback vector and no subword guess.
@@ -23,7 +26,7 @@ use std::sync::Arc;
 
 use bitext_core::io::vec::{WordVectors, read_vec};
 use bitext_core::{Embeddings, normalize_row};
-use bitext_tokenize::{WordConfig, WordTokenizer};
+use bitext_tokenize::{Segment, WordConfig, WordTokenizer};
 
 use crate::encoder::{SentenceEncoder, Side};
 use crate::error::{Error, Result};
@@ -103,7 +106,7 @@ struct SideVectors {
 pub struct BowEncoder {
     src: SideVectors,
     trg: SideVectors,
-    tokenizer: WordTokenizer,
+    segment: Segment,
     weighting: Weighting,
     no_known_word: NoKnownWord,
     normalize: bool,
@@ -116,6 +119,7 @@ pub struct BowEncoderBuilder {
     src: Arc<WordVectors>,
     trg: Arc<WordVectors>,
     lowercase: bool,
+    segment: Option<Segment>,
     idf: Option<(Idf, Idf)>,
     idf_corpora: Option<(Vec<String>, Vec<String>)>,
     no_known_word: NoKnownWord,
@@ -123,9 +127,17 @@ pub struct BowEncoderBuilder {
 }
 
 impl BowEncoderBuilder {
-    /// Lowercase tokens before lookup (default: on).
+    /// Lowercase tokens before lookup (default: on; words only, a [`Self::segment`] keeps
+    /// its own normalisation).
     pub fn lowercase(mut self, on: bool) -> Self {
         self.lowercase = on;
+        self
+    }
+
+    /// Cut sentences with `segment` instead of the word tokenizer, e.g. the pieces of a
+    /// sentencepiece model over a `.vec` file keyed by those pieces.
+    pub fn segment(mut self, segment: Segment) -> Self {
+        self.segment = Some(segment);
         self
     }
 
@@ -170,15 +182,17 @@ impl BowEncoderBuilder {
                 self.trg.dim()
             )));
         }
-        let tokenizer = WordTokenizer::new(WordConfig {
-            lowercase: self.lowercase,
-            ..WordConfig::default()
+        let segment = self.segment.unwrap_or_else(|| {
+            Segment::Words(WordTokenizer::new(WordConfig {
+                lowercase: self.lowercase,
+                ..WordConfig::default()
+            }))
         });
         let idf = match (self.idf, self.idf_corpora) {
             (Some(i), _) => Some(i),
             (None, Some((s, t))) => Some((
-                Idf::from_sentences(&tokenizer, &s)?,
-                Idf::from_sentences(&tokenizer, &t)?,
+                Idf::from_segmented(&segment, &s)?,
+                Idf::from_segmented(&segment, &t)?,
             )),
             (None, None) => None,
         };
@@ -198,7 +212,7 @@ impl BowEncoderBuilder {
         Ok(BowEncoder {
             src: side(self.src, si),
             trg: side(self.trg, ti),
-            tokenizer,
+            segment,
             weighting,
             no_known_word: self.no_known_word,
             normalize: self.normalize,
@@ -217,6 +231,7 @@ impl BowEncoder {
             src: src.into(),
             trg: trg.into(),
             lowercase: true,
+            segment: None,
             idf: None,
             idf_corpora: None,
             no_known_word: NoKnownWord::Error,
@@ -282,7 +297,7 @@ impl BowEncoder {
             acc.iter_mut().for_each(|a| *a = 0.0);
             let mut weight = 0f64;
             let mut known = 0usize;
-            self.tokenizer.for_each_token(s.as_ref(), |t| {
+            self.segment.for_each_token(s.as_ref(), |t| {
                 cov.tokens += 1;
                 if let Some(r) = sv.vectors.index_of(t) {
                     known += 1;
@@ -292,7 +307,7 @@ impl BowEncoder {
                         *a += w * f64::from(v);
                     }
                 }
-            });
+            })?;
             cov.known += known;
             if known == 0 {
                 if self.no_known_word == NoKnownWord::Error {

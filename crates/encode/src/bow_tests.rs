@@ -140,3 +140,70 @@ fn errors_past_the_first_batch_name_the_position_among_all_sentences() {
         "{err:?}"
     );
 }
+
+/// A tokenizer that cuts each space-separated word into pieces of two characters, the first
+/// marked with `▁` as sentencepiece marks word starts.
+struct Pairs;
+
+impl bitext_tokenize::Tokenizer for Pairs {
+    fn encode(&self, text: &str) -> bitext_tokenize::Result<bitext_tokenize::Encoding> {
+        let mut pieces = Vec::new();
+        for w in text.split_whitespace() {
+            let chars: Vec<char> = w.chars().collect();
+            for (i, c) in chars.chunks(2).enumerate() {
+                let p: String = c.iter().collect();
+                pieces.push(if i == 0 { format!("▁{p}") } else { p });
+            }
+        }
+        Ok(bitext_tokenize::Encoding {
+            ids: vec![0; pieces.len()],
+            pieces,
+        })
+    }
+
+    fn decode(&self, _: &[u32]) -> bitext_tokenize::Result<String> {
+        Ok(String::new())
+    }
+
+    fn vocab_size(&self) -> usize {
+        1
+    }
+
+    fn token_to_id(&self, _: &str) -> Option<u32> {
+        None
+    }
+}
+
+#[test]
+fn pieces_of_a_tokenizer_are_looked_up_after_unescaping() {
+    let pieces = wv(
+        &["▁Hu", "nd", "▁&", "▁Ka"],
+        &[&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0], &[0.0, 0.0, 1.0], &[2.0, 0.0, 0.0]],
+    );
+    let segment = Segment::Pieces {
+        tokenizer: std::sync::Arc::new(Pairs),
+        unescape_html: true,
+    };
+    let enc = BowEncoder::builder_shared(pieces)
+        .segment(segment.clone())
+        .normalize(false)
+        .build()
+        .unwrap();
+    // "Hund &amp; Katze" → ▁Hu nd ▁& ▁Ka tz e: four known, `tz` and `e` unknown; case kept.
+    let (e, cov) = enc
+        .encode_with_coverage(Side::Target, &["Hund &amp; Katze"])
+        .unwrap();
+    assert_eq!((cov.tokens, cov.known), (6, 4));
+    assert!(close(e.row(0), &[0.75, 0.25, 0.25]), "{:?}", e.row(0));
+    // TF-IDF over pieces: `▁Hu` in both reference sentences weighs 1, `nd` (one) more.
+    let tfidf = BowEncoder::builder_shared(enc.vectors(Side::Source).clone())
+        .segment(segment)
+        .normalize(false)
+        .tfidf(&["Hund", "Hu"], &["Hund", "Hu"])
+        .build()
+        .unwrap();
+    let e = tfidf.encode(Side::Source, &["Hund"]).unwrap();
+    let w = (3.0f64 / 2.0).ln() + 1.0;
+    let want = [(1.0 / (1.0 + w)) as f32, (w / (1.0 + w)) as f32, 0.0];
+    assert!(close(e.row(0), &want), "{:?} vs {want:?}", e.row(0));
+}

@@ -7,6 +7,9 @@ pub enum Error {
     /// A file or matrix problem (names the file, line and reason).
     #[error(transparent)]
     Core(#[from] bitext_core::Error),
+    /// A tokenizer error (a subword model that cannot be read, text it cannot encode).
+    #[error(transparent)]
+    Tokenize(#[from] bitext_tokenize::Error),
     /// An input the encoder cannot encode (empty sentence, wrong side, …).
     #[error("invalid input: {0}")]
     Invalid(String),

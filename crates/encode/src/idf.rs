@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use bitext_tokenize::WordTokenizer;
+use bitext_tokenize::{Segment, WordTokenizer};
 
 use crate::error::{Error, Result};
 
@@ -74,6 +74,24 @@ impl Idf {
             tokenizer.for_each_token(s.as_ref(), |t| tokens.push(t.to_owned()));
             tokens
         })))
+    }
+
+    /// Count document frequencies of the tokens (words or subword pieces) that `segment` cuts
+    /// `sentences` into (one document each).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the corpus is empty; the tokenizer's errors.
+    pub fn from_segmented<S: AsRef<str>>(segment: &Segment, sentences: &[S]) -> Result<Self> {
+        if sentences.is_empty() {
+            return Err(Error::Invalid(
+                "the IDF reference corpus has no sentences".into(),
+            ));
+        }
+        let docs = sentences
+            .iter()
+            .map(|s| segment.tokens(s.as_ref()))
+            .collect::<bitext_tokenize::Result<Vec<_>>>()?;
+        Ok(Self::from_documents(docs))
     }
 
     /// Number of reference sentences `N`.

@@ -6,6 +6,8 @@
 //! {"type": "bow", "vectors": "de.vec", "target_vectors": "en.vec", "max_words": 200000}
 //! {"type": "bow", "vectors": "de.vec", "weighting": "tf_idf", "idf_corpus": "de.txt",
 //!  "lowercase": false, "no_known_word": "zero"}
+//! {"type": "bow", "vectors": "usem.spm128k.vec", "weighting": "tf_idf",
+//!  "pieces": {"type": "sentencepiece", "model": "use-multilingual-v3-128k.model"}}
 //! {"type": "model", "dir": "runs/siamese", "backend": "flex"}
 //! ```
 //!
@@ -22,7 +24,7 @@ use bitext_core::io::LineReader;
 use bitext_core::io::bucc::read_bucc_sentences;
 use bitext_core::io::text::{EmptyLines, read_lines};
 use bitext_core::io::vec::read_vec;
-use bitext_tokenize::{WordConfig, WordTokenizer};
+use bitext_tokenize::{Segmenter, TokenizerSpec, WordConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::bow::{BowEncoder, NoKnownWord, Weighting};
@@ -130,9 +132,15 @@ pub struct BowSpec {
     /// fastText/MUSE files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_words: Option<usize>,
-    /// Lowercase tokens before lookup (default: on, as `.vec` vocabularies usually are).
+    /// Lowercase tokens before lookup (default: on, as `.vec` vocabularies usually are; words
+    /// only, `pieces` keep the tokenizer's own normalisation).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub lowercase: bool,
+    /// Look up the pieces of this tokenizer (a sentencepiece model whose pieces key the
+    /// `.vec` file, HTML entities unescaped first as the word tokenizer does) instead of words.
+    /// Building it needs `bitext-tokenize`'s `sentencepiece` feature (the CLI has it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<TokenizerSpec>,
     /// The plain mean, or TF-IDF weights.
     #[serde(default, skip_serializing_if = "is_mean")]
     pub weighting: Weighting,
@@ -164,6 +172,7 @@ impl BowSpec {
             target_vectors: None,
             max_words: None,
             lowercase: true,
+            pieces: None,
             weighting: Weighting::Mean,
             idf_corpus: None,
             target_idf_corpus: None,
@@ -284,33 +293,43 @@ impl EncoderSpec {
             target_vectors,
             max_words,
             lowercase,
+            pieces,
             weighting,
             idf_corpus,
             target_idf_corpus,
             no_known_word,
             normalize,
         } = bow;
+        let segment = match pieces {
+            Some(tokenizer) => Segmenter::Pieces {
+                tokenizer: tokenizer.clone(),
+                unescape_html: true,
+            },
+            None => Segmenter::Words {
+                word: WordConfig {
+                    lowercase: *lowercase,
+                    ..WordConfig::default()
+                },
+            },
+        }
+        .build()?;
         let src = read_vec(vectors, *max_words)?;
         let builder = match target_vectors {
             Some(t) => BowEncoder::builder(src, read_vec(t, *max_words)?),
             None => BowEncoder::builder_shared(src),
         };
         let mut builder = builder
-            .lowercase(*lowercase)
+            .segment(segment.clone())
             .no_known_word(*no_known_word)
             .normalize(*normalize);
         if *weighting == Weighting::TfIdf {
-            let tokenizer = WordTokenizer::new(WordConfig {
-                lowercase: *lowercase,
-                ..WordConfig::default()
-            });
             let read = |p: &Path| {
-                Idf::from_sentences(&tokenizer, &read_sentences(p)?)
+                Idf::from_segmented(&segment, &read_sentences(p)?)
                     .map_err(|e| Error::Invalid(format!("{}: {e}", p.display())))
             };
             let idf = match (idf_corpus, idf_reference) {
                 (Some(p), _) => read(p)?,
-                (None, Some(r)) => Idf::from_sentences(&tokenizer, r)?,
+                (None, Some(r)) => Idf::from_segmented(&segment, r)?,
                 (None, None) => {
                     return Err(Error::Invalid(
                         "TF-IDF weighting needs an idf_corpus or reference sentences".into(),

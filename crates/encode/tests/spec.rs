@@ -43,6 +43,10 @@ fn serde_and_from_str_round_trip() {
             target_vectors: Some("en.vec".into()),
             max_words: Some(1000),
             lowercase: false,
+            pieces: Some(bitext_tokenize::TokenizerSpec::Sentencepiece {
+                model: "spm.model".into(),
+                sequence: bitext_tokenize::SequenceConfig::default(),
+            }),
             weighting: Weighting::TfIdf,
             idf_corpus: Some("de.txt".into()),
             target_idf_corpus: Some("en.txt".into()),

@@ -30,10 +30,9 @@ mod error;
 pub mod ibm1;
 pub mod levenshtein;
 mod scorer;
-mod segment;
 
 pub use align::{Symmetrization, symmetrize};
 pub use error::{Error, Result};
 pub use ibm1::{Direction, Ibm1, Ibm1Config, IterationReport, TrainReport};
 pub use scorer::{Ibm1Scorer, LengthRatioScorer, LengthUnit, LevenshteinScorer};
-pub use segment::{Segment, Segmenter};
+pub use bitext_tokenize::{Segment, Segmenter};

@@ -8,6 +8,8 @@
 //!   global-norm clipping, learning-rate schedules, validation, early stopping, checkpoints,
 //!   resumption, progress).
 //! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
+//! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
+//!   (`.vec`), with coverage reports and a PCA projection to a smaller width.
 //! - [`text`]: the tokenizers saved with a model, word vocabularies built from training text.
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019) over any sentence embeddings.
 //! - [`spec`]: encoders and scorers from their specs (`bitext_encode::EncoderSpec`, the
@@ -34,6 +36,7 @@ mod error;
 mod init;
 pub mod layers;
 pub mod mlp;
+pub mod pretrained;
 pub mod rnn;
 pub mod siamese;
 pub mod spec;

@@ -43,10 +43,44 @@ pub fn resolve_spec(spec: &TokenizerSpec, dir: &Path) -> Result<TokenizerSpec> {
             word: *word,
             sequence: *sequence,
         }),
+        TokenizerSpec::Sentencepiece { model, sequence } => Ok(TokenizerSpec::Sentencepiece {
+            model: if model.is_relative() {
+                dir.join(model)
+            } else {
+                model.clone()
+            },
+            sequence: *sequence,
+        }),
         other => Err(Error::Config(format!(
             "cannot resolve the files of tokenizer {other:?}"
         ))),
     }
+}
+
+/// The name of a sentencepiece model copied into a model directory.
+pub const SPM_FILE: &str = "spm.model";
+
+/// One sentencepiece model for both languages (a joint subword vocabulary, e.g. the model
+/// whose pieces key `usem.spm128k.vec`): `model` is copied into `dir` as [`SPM_FILE`], so
+/// that the directory can be moved, and named relative to it.
+///
+/// # Errors
+/// A model that cannot be read or a directory that cannot be written, naming the file.
+pub fn sentencepiece_text(dir: &Path, model: &Path, sequence: SequenceConfig) -> Result<TextConfig> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Core(bitext_core::Error::io(dir, e)))?;
+    let bytes = std::fs::read(model).map_err(|e| Error::Core(bitext_core::Error::io(model, e)))?;
+    let out = dir.join(SPM_FILE);
+    let mut f = bitext_core::io::AtomicFile::create(&out)?;
+    std::io::Write::write_all(&mut f, &bytes)
+        .map_err(|e| Error::Core(bitext_core::Error::io(&out, e)))?;
+    f.commit()?;
+    Ok(TextConfig {
+        source: TokenizerSpec::Sentencepiece {
+            model: PathBuf::from(SPM_FILE),
+            sequence,
+        },
+        target: None,
+    })
 }
 
 /// Loaded tokenizers of a model.

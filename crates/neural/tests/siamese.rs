@@ -24,6 +24,7 @@ fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
         cell,
         dropout_input: 0.0,
         dropout_output: 0.0,
+        frozen_embeddings: false,
     }
 }
 
@@ -217,4 +218,53 @@ fn training_is_deterministic_and_resumes_exactly() {
         straight.state.history.last().unwrap().train_loss,
         resumed.state.history.last().unwrap().train_loss
     );
+}
+
+/// A table set by `with_embedding_table` is the one the network looks up, and with
+/// `frozen_embeddings` training leaves it untouched while the other parameters move.
+#[test]
+fn a_given_table_is_used_and_a_frozen_one_stays() {
+    let config = SiameseConfig {
+        frozen_embeddings: true,
+        ..tiny(CellKind::Gru, false)
+    };
+    let rows = config.table_rows();
+    let table: Vec<f32> = (0..rows * config.emb_dim)
+        .map(|i| ((i * 7) % 11) as f32 / 11.0 - 0.5)
+        .collect();
+    let wrong = vec![0.0; 3];
+    assert!(
+        Siamese::new(&config, 42, &cpu())
+            .unwrap()
+            .with_embedding_table(wrong)
+            .is_err()
+    );
+    let model = Siamese::new(&config, 42, &cpu().autodiff())
+        .unwrap()
+        .with_embedding_table(table.clone())
+        .unwrap();
+    assert_eq!(host2(model.embedding.weight.val()), table);
+    let before = params(&model);
+    let mut t = SiameseTask::new(
+        config,
+        toy_pairs(24, 7),
+        None,
+        3,
+        Bucketing {
+            max_items: 24,
+            max_tokens: 400,
+        },
+        1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let fitted = fit(&mut t, model, &train_config(2), dir.path(), false).unwrap();
+    assert_eq!(host2(fitted.model.embedding.weight.val()), table);
+    let after = params(&fitted.model);
+    let moved = before
+        .iter()
+        .zip(&after)
+        .filter(|((_, a), (_, b))| a != b)
+        .count();
+    assert_eq!(moved, before.len() - 1, "every parameter but the table moves");
 }

@@ -41,6 +41,8 @@ fn train(dir: &std::path::Path) {
             min_count: 1,
             ..WordVocabConfig::default()
         },
+        spm: None,
+        init: None,
     };
     train_siamese(&job, dir, false).unwrap();
 }

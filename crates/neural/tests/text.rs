@@ -52,6 +52,8 @@ fn trained() -> &'static (tempfile::TempDir, f64) {
                 min_count: 1,
                 ..WordVocabConfig::default()
             },
+            spm: None,
+            init: None,
         };
         let out = train_siamese(&job, dir.path(), false).unwrap();
         assert_eq!(out.dropped_pairs, 0);

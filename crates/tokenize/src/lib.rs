@@ -40,6 +40,7 @@
 //! ```
 
 mod error;
+mod segment;
 mod sequence;
 mod spec;
 #[cfg(feature = "sentencepiece")]
@@ -50,6 +51,7 @@ pub mod word;
 mod word_level;
 
 pub use error::{Error, Result};
+pub use segment::{Segment, Segmenter};
 pub use sequence::SequenceConfig;
 pub use spec::TokenizerSpec;
 #[cfg(feature = "sentencepiece")]

@@ -1,8 +1,10 @@
 //! Evaluation `bucc_bow`: margin mining of `dev/bucc-style/de-en.newsdev` with the
 //! bag-of-words encoder over `bwe/usem.{de,en}.vec` — best F1 (BUCC protocol: the threshold
 //! that maximises F1 over the mined list) for cosine (absolute margin) and ratio margin under
-//! each retrieval strategy, plain and TF-IDF weighted means; then the 1-NN alignment-recovery
-//! error on `dev/newstest-dev.en-de` (Kim et al. 2019, §4.1) with cosine and CSLS.
+//! each retrieval strategy, plain and TF-IDF weighted means, and the same over the subword
+//! vectors `bwe/usem.spm128k.vec` keyed by the pieces of `spm/use-multilingual-v3-128k.model`;
+//! then the 1-NN alignment-recovery error on `dev/newstest-dev.en-de` (Kim et al. 2019, §4.1)
+//! with cosine and CSLS.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -11,7 +13,9 @@ use anyhow::{Context, Result};
 use bitext::core::Embeddings;
 use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
+use bitext::core::io::vec::read_vec;
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
+use bitext::tokenize::{SequenceConfig, Segmenter, TokenizerSpec};
 use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::eval::bucc::GoldSet;
 use bitext::mine::{MineSpec, Miner};
@@ -74,13 +78,22 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     .tfidf(src.sentences(), trg.sentences())
     .build()?;
     let load_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let pieces = pieces_encoder(ctx)?;
+    let pieces_tfidf = pieces_builder(ctx)?
+        .tfidf(src.sentences(), trg.sentences())
+        .build()?;
+    let pieces_load_s = t.elapsed().as_secs_f64();
 
     let mut md = String::new();
     writeln!(
         md,
         "BUCC-style `{base}` ({} de, {} en sentences, {} gold pairs), bag-of-words encoder \
          over `bwe/usem.{{de,en}}.vec` (10,000 words each, 512-d; word vectors loaded in \
-         {load_s:.1} s), k = {K}, exact kNN (one pass both ways). Best F1 = the F1-optimal \
+         {load_s:.1} s) and over the subword vectors `bwe/usem.spm128k.vec` (42,699 pieces of \
+         `spm/use-multilingual-v3-128k.model`, 512-d, one table for both languages; sentences \
+         HTML-unescaped, then cut into that model's pieces: `bitext embed --spm`; loaded in \
+         {pieces_load_s:.1} s), k = {K}, exact kNN (one pass both ways). Best F1 = the F1-optimal \
          threshold over every pair the strategy mines (BUCC protocol, threshold tuned on this \
          set itself: an oracle, as in LASER's BUCC reports).\n",
         src.len(),
@@ -89,14 +102,19 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     )?;
     writeln!(
         md,
-        "| weighting | scoring | retrieval | P | R | F1 | threshold | pairs mined |"
+        "| vectors | weighting | scoring | retrieval | P | R | F1 | threshold | pairs mined |"
     )?;
-    writeln!(md, "|---|---|---|---|---|---|---|---|")?;
+    writeln!(md, "|---|---|---|---|---|---|---|---|---|")?;
     let mut notes = Vec::new();
-    for (wname, enc) in [("mean", &mean), ("tf-idf", &tfidf)] {
+    for (vname, wname, enc) in [
+        ("words", "mean", &mean),
+        ("words", "tf-idf", &tfidf),
+        ("pieces", "mean", &pieces),
+        ("pieces", "tf-idf", &pieces_tfidf),
+    ] {
         let e = encode(enc, src.sentences(), trg.sentences())?;
         notes.push(format!(
-            "{wname}: {:.1}% of tokens in the vocabulary; {} de and {} en sentences had no \
+            "{vname}, {wname}: {:.1}% of tokens in the vocabulary; {} de and {} en sentences had no \
              known word and were left out (their gold pairs count as missed)",
             100.0 * e.coverage,
             e.dropped.0,
@@ -116,7 +134,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
                     .collect();
                 let best = gold
                     .best_threshold(&cands)
-                    .with_context(|| format!("{wname} {} {}", f.name(), r.name()))?;
+                    .with_context(|| format!("{vname} {wname} {} {}", f.name(), r.name()))?;
                 let scoring = if f == MarginFunction::Absolute {
                     "cosine"
                 } else {
@@ -125,7 +143,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
                 match best {
                     Some(b) => writeln!(
                         md,
-                        "| {wname} | {scoring} | {} | {:.3} | {:.3} | **{:.3}** | {:.4} | {} |",
+                        "| {vname} | {wname} | {scoring} | {} | {:.3} | {:.3} | **{:.3}** | {:.4} | {} |",
                         r.name(),
                         b.prf.precision,
                         b.prf.recall,
@@ -135,7 +153,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
                     )?,
                     None => writeln!(
                         md,
-                        "| {wname} | {scoring} | {} | – | – | 0 | – | {} |",
+                        "| {vname} | {wname} | {scoring} | {} | – | – | 0 | – | {} |",
                         r.name(),
                         cands.len()
                     )?,
@@ -148,8 +166,34 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         writeln!(md, "- {n}")?;
     }
     writeln!(md)?;
-    md.push_str(&alignment_error(ctx, &mean)?);
+    md.push_str(&alignment_error(
+        ctx,
+        &[("words, mean", &mean), ("pieces, mean", &pieces)],
+    )?);
     Ok(md)
+}
+
+/// The subword bag of words over `bwe/usem.spm128k.vec` and the 128k sentencepiece model,
+/// before its weighting is chosen.
+pub(super) fn pieces_builder(ctx: &Ctx) -> Result<bitext::encode::BowEncoderBuilder> {
+    let segment = Segmenter::Pieces {
+        tokenizer: TokenizerSpec::Sentencepiece {
+            model: ctx.path("spm/use-multilingual-v3-128k.model"),
+            sequence: SequenceConfig::default(),
+        },
+        unescape_html: true,
+    }
+    .build()?;
+    Ok(
+        BowEncoder::builder_shared(read_vec(ctx.path("bwe/usem.spm128k.vec"), None)?)
+            .segment(segment)
+            .no_known_word(NoKnownWord::Zero),
+    )
+}
+
+/// The mean subword bag of words (see [`pieces_builder`]).
+pub(super) fn pieces_encoder(ctx: &Ctx) -> Result<BowEncoder> {
+    Ok(pieces_builder(ctx)?.build()?)
 }
 
 /// The 1-NN alignment-recovery errors of the mean bag of words on the line-parallel newstest
@@ -207,25 +251,28 @@ pub(super) fn bow_recovery(ctx: &Ctx, enc: &BowEncoder) -> Result<BowRecovery> {
     })
 }
 
-/// 1-NN alignment-recovery error on the line-parallel newstest dev set, cosine and CSLS.
-fn alignment_error(ctx: &Ctx, enc: &BowEncoder) -> Result<String> {
-    let r = bow_recovery(ctx, enc)?;
-    let mut md = format!(
-        "1-NN alignment-recovery error on `dev/newstest-dev.en-de` ({} line-parallel pairs, {} \
-         left out for having no known word on a side), mean bag of words (Kim et al. 2019, \
-         §4.1: retrieve each sentence's best match on the other side; an error is a miss of \
-         its own translation):\n\n| scoring | de→en | en→de | mean |\n|---|---|---|---|\n",
-        r.kept.len(),
-        r.total - r.kept.len()
+/// 1-NN alignment-recovery error on the line-parallel newstest dev set, cosine and CSLS, for
+/// each encoder.
+fn alignment_error(ctx: &Ctx, encoders: &[(&str, &BowEncoder)]) -> Result<String> {
+    let mut md = String::from(
+        "1-NN alignment-recovery error on `dev/newstest-dev.en-de`, bags of words (Kim et al. \
+         2019, §4.1: retrieve each sentence's best match on the other side; an error is a \
+         miss of its own translation; pairs with no known word on a side are left out):\n\n\
+         | vectors | scoring | pairs | de→en | en→de | mean |\n|---|---|---|---|---|---|\n",
     );
-    for (name, err) in &r.rows {
-        writeln!(
-            md,
-            "| {name} | {:.2}% | {:.2}% | {:.2}% |",
-            100.0 * err.src_to_tgt,
-            100.0 * err.tgt_to_src,
-            100.0 * err.mean
-        )?;
+    for (vname, enc) in encoders {
+        let r = bow_recovery(ctx, enc)?;
+        for (name, err) in &r.rows {
+            writeln!(
+                md,
+                "| {vname} | {name} | {} of {} | {:.2}% | {:.2}% | {:.2}% |",
+                r.kept.len(),
+                r.total,
+                100.0 * err.src_to_tgt,
+                100.0 * err.tgt_to_src,
+                100.0 * err.mean
+            )?;
+        }
     }
     Ok(md)
 }

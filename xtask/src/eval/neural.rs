@@ -5,7 +5,10 @@
 //!
 //! Environment knobs (defaults after the colon): `BITEXT_EVAL_NEURAL_MINUTES` training budget:
 //! 28 (the whole evaluation then stays near 30), `BITEXT_EVAL_NEURAL_PRESET` network: small,
-//! `BITEXT_EVAL_NEURAL_NEGATIVES`: 3,
+//! `BITEXT_EVAL_NEURAL_NEGATIVES`: 3, `BITEXT_EVAL_NEURAL_INIT` embedding table: `words`
+//! (bilingual word vectors `bwe/usem.{de,en}.vec`, projected to the preset's width), `pieces`
+//! (the 128k sentencepiece model's pieces with `bwe/usem.spm128k.vec`) or `random`,
+//! `BITEXT_EVAL_NEURAL_FREEZE=1` keep the initialised table fixed,
 //! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run, `BITEXT_EVAL_OUT`
 //! where models go: `target/eval`.
 
@@ -28,6 +31,7 @@ use bitext_neural::siamese::{
     SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
     train_siamese,
 };
+use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, TrainConfig, TrainerState};
 
@@ -131,7 +135,26 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         threads: Threads(0),
         ..TrainConfig::new(50, 1e-3, 17)
     };
-    let network = SiameseConfig::preset(&preset, 1)?;
+    let init_kind: String = env("BITEXT_EVAL_NEURAL_INIT", "words".to_string());
+    let init = match init_kind.as_str() {
+        "words" => Some(VectorsInit {
+            source: ctx.path("bwe/usem.de.vec"),
+            target: Some(ctx.path("bwe/usem.en.vec")),
+            max_words: None,
+        }),
+        "pieces" => Some(VectorsInit {
+            source: ctx.path("bwe/usem.spm128k.vec"),
+            target: None,
+            max_words: None,
+        }),
+        "random" => None,
+        other => {
+            anyhow::bail!("BITEXT_EVAL_NEURAL_INIT={other}: expected words, pieces or random")
+        }
+    };
+    let spm = (init_kind == "pieces").then(|| ctx.path("spm/use-multilingual-v3-128k.model"));
+    let mut network = SiameseConfig::preset(&preset, 1)?;
+    network.frozen_embeddings = init.is_some() && env("BITEXT_EVAL_NEURAL_FREEZE", 0u8) == 1;
     let vocab = WordVocabConfig {
         joint: true,
         min_count: 2,
@@ -145,6 +168,8 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         network,
         train: train.clone(),
         vocab: vocab.clone(),
+        spm: spm.clone(),
+        init,
     };
     let t0 = Instant::now();
     let trained = train_siamese(&job, &dir, false).context("training the siamese classifier")?;
@@ -174,6 +199,29 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
         secs / 60.0,
         Threads::available(),
     )?;
+    match &trained.init {
+        Some(r) => writeln!(
+            md,
+            "**Embedding table initialised** from {} (bitext-neural `pretrained`; \
+             `BITEXT_EVAL_NEURAL_INIT={init_kind}`), {}: {r}.\n",
+            if spm.is_some() {
+                "the subword vectors `bwe/usem.spm128k.vec`, the tokenizer being the 128k \
+                 sentencepiece model whose pieces key them (instead of the word vocabulary \
+                 above)"
+            } else {
+                "the bilingual word vectors `bwe/usem.de.vec` then `bwe/usem.en.vec`"
+            },
+            if network.frozen_embeddings {
+                "kept fixed during training"
+            } else {
+                "trained with the rest"
+            }
+        )?,
+        None => writeln!(
+            md,
+            "**Embedding table drawn at random** (`BITEXT_EVAL_NEURAL_INIT=random`).\n"
+        )?,
+    }
     history(md, &trained.fitted.state)?;
     std::fs::write(&report, &md[start..])
         .with_context(|| format!("writing {}", report.display()))?;
@@ -263,6 +311,56 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
             p_at(0.5),
             p_at(0.75),
             t0.elapsed().as_secs_f64()
+        )?;
+    }
+    md.push('\n');
+    Ok(())
+}
+
+/// (d) 1-NN alignment-recovery error (Kim et al. 2019, §4.1) of the encoder's vectors on the
+/// line-parallel `dev/newstest-dev.en-de`, cosine and CSLS, next to the bags of words over
+/// the word vectors the table was initialised from.
+fn recovery(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
+    use bitext::eval::alignment::line_parallel_error;
+    use bitext::mine::{MineSpec, Miner};
+    use bitext::similarity::{MarginFunction, MarginSpec};
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    let d: Vec<&str> = de.iter().map(String::as_str).collect();
+    let e: Vec<&str> = en.iter().map(String::as_str).collect();
+    let mut x = enc.vectors(bitext::encode::Side::Source, &d)?;
+    let mut y = enc.vectors(bitext::encode::Side::Target, &e)?;
+    x.normalize_l2();
+    y.normalize_l2();
+    let bow = super::bucc_bow::bow_recovery(ctx, &super::bucc_bow::mean_encoder(ctx)?)?;
+    writeln!(
+        md,
+        "**(d) Alignment recovery** (Kim et al. 2019, §4.1) on `dev/newstest-dev.en-de` ({} \
+         line-parallel pairs): 1-NN error of the encoder's vectors, next to the mean bag of \
+         words over `bwe/usem.{{de,en}}.vec` ({} pairs with a known word on both sides).\n\n\
+         | scoring | siamese de→en | en→de | mean | bag of words mean |\n|---|---|---|---|---|",
+        d.len(),
+        bow.kept.len()
+    )?;
+    for (i, (name, f)) in [
+        ("cosine", MarginFunction::Absolute),
+        ("CSLS (k = 4)", MarginFunction::Csls),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let spec = MineSpec::new(Miner::new(MarginSpec::new(f, 4)));
+        let hoods = spec.neighbourhoods(x.view(), y.view(), &mut |_, _, _| {})?;
+        let (fwd, bwd) = hoods.candidates()?;
+        let f1: Vec<usize> = fwd.best().iter().map(|b| b.0).collect();
+        let b1: Vec<usize> = bwd.best().iter().map(|b| b.0).collect();
+        let err = line_parallel_error(&f1, &b1)?;
+        writeln!(
+            md,
+            "| {name} | {:.2}% | {:.2}% | **{:.2}%** | {:.2}% |",
+            100.0 * err.src_to_tgt,
+            100.0 * err.tgt_to_src,
+            100.0 * err.mean,
+            100.0 * bow.rows[i].1.mean
         )?;
     }
     md.push('\n');
@@ -432,6 +530,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let b = read_bucc(ctx)?;
     bucc(&b, &enc, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
+    recovery(ctx, &enc, &mut md)?;
     neural_mlp::run(ctx, &enc, &b, &mut md)?;
     Ok(md)
 }

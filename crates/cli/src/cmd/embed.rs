@@ -12,6 +12,7 @@ use bitext_core::io::AtomicFile;
 use bitext_encode::{
     BowEncoder, BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
 };
+use bitext_tokenize::{SequenceConfig, TokenizerSpec};
 use clap::{ArgGroup, Args, ValueEnum};
 
 use crate::input::{
@@ -79,8 +80,13 @@ pub(crate) struct EmbedArgs {
     #[arg(long, value_name = "FILE", requires = "tfidf")]
     idf_corpus: Option<PathBuf>,
     /// Keep tokens' case (the default lowercases, as `.vec` vocabularies usually are).
-    #[arg(long, requires = "vectors")]
+    #[arg(long, requires = "vectors", conflicts_with = "spm")]
     keep_case: bool,
+    /// Subword bag of words: look up the pieces of this sentencepiece model (HTML entities
+    /// unescaped first) in --vectors, a `.vec` file keyed by its pieces (e.g.
+    /// `usem.spm128k.vec` with `use-multilingual-v3-128k.model`), instead of words.
+    #[arg(long, value_name = "MODEL", requires = "vectors")]
+    spm: Option<PathBuf>,
     /// Write a zero row for a sentence with no word in the vocabulary (and list it) instead of
     /// failing.
     #[arg(long, requires = "vectors")]
@@ -95,7 +101,7 @@ pub(crate) struct EmbedArgs {
     #[arg(
         long,
         value_name = "SPEC",
-        conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "zero_unknown"]
+        conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "spm", "zero_unknown"]
     )]
     encoder: Option<EncoderSpec>,
     /// Output: `.npy` by extension, raw little-endian (LASER) otherwise.
@@ -123,6 +129,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     };
     let mut out = bitext_core::Embeddings::with_capacity(dim, input.len())?;
     let mut missing = Vec::new();
+    let (mut tokens, mut known) = (0usize, 0usize);
     const CHUNK: usize = 4096;
     for (c, chunk) in input.sentences.chunks(CHUNK).enumerate() {
         let e = match &encoder {
@@ -131,6 +138,8 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
                     .encode_with_coverage(side, chunk)
                     .map_err(|e| no_known_word(a, &spec, c * CHUNK, e))?;
                 missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
+                tokens += cov.tokens;
+                known += cov.known;
                 e
             }
             Encoder::Neural(enc) => {
@@ -151,6 +160,12 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
         out.dim(),
         a.output.display()
     );
+    if let Encoder::Bow(_) = encoder {
+        eprintln!(
+            "coverage: {known} of {tokens} tokens ({:.2}%) have a vector",
+            100.0 * known as f64 / tokens.max(1) as f64
+        );
+    }
     if !missing.is_empty() {
         let first: Vec<String> = missing.iter().take(10).map(ToString::to_string).collect();
         eprintln!(
@@ -184,6 +199,10 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
         (None, Some(vectors)) => EncoderSpec::Bow(BowSpec {
             max_words: a.max_words,
             lowercase: !a.keep_case,
+            pieces: a.spm.as_ref().map(|model| TokenizerSpec::Sentencepiece {
+                model: model.clone(),
+                sequence: SequenceConfig::default(),
+            }),
             weighting: if a.tfidf {
                 Weighting::TfIdf
             } else {

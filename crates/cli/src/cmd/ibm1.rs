@@ -51,6 +51,7 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
                 model: model.clone(),
                 sequence: SequenceConfig::default(),
             },
+            unescape_html: false,
         },
         None => Segmenter::Words {
             word: WordConfig {

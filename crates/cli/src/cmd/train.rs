@@ -124,6 +124,23 @@ pub(crate) struct SiameseArgs {
     /// One vocabulary per language (default: one joint vocabulary, shared embeddings).
     #[arg(long)]
     separate_vocab: bool,
+    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
+    /// directory) instead of building word vocabularies (--separate-vocab, --min-count,
+    /// --max-vocab and --keep-case then do not apply).
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["separate_vocab", "keep_case"])]
+    spm: Option<PathBuf>,
+    /// Initialise the embedding table from bilingual word vectors (`.vec`) of the source
+    /// language (of both, for one file in a shared space): each vocabulary word found there
+    /// starts from its vector (projected on its top principal directions when the preset's
+    /// embedding size is smaller), the rest at random with the same scale.
+    #[arg(long, value_name = "FILE")]
+    init_vectors: Option<PathBuf>,
+    /// The target language's vectors for --init-vectors (same space).
+    #[arg(long, value_name = "FILE", requires = "init_vectors")]
+    init_target_vectors: Option<PathBuf>,
+    /// Keep the embedding table fixed while training (with --init-vectors).
+    #[arg(long, requires = "init_vectors")]
+    freeze_embeddings: bool,
     /// Keep words seen at least this often.
     #[arg(long, default_value_t = 2)]
     min_count: u64,
@@ -212,6 +229,7 @@ mod training {
         SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
         train_siamese,
     };
+    use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::text::WordVocabConfig;
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
@@ -298,6 +316,7 @@ mod training {
             _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
         };
         let mut network = SiameseConfig::preset(&a.preset, 1)?;
+        network.frozen_embeddings = a.freeze_embeddings;
         network.cell = if a.cell == "lstm" {
             CellKind::Lstm
         } else {
@@ -330,8 +349,17 @@ mod training {
             network,
             train,
             vocab,
+            spm: a.spm.clone(),
+            init: a.init_vectors.as_ref().map(|v| VectorsInit {
+                source: v.clone(),
+                target: a.init_target_vectors.clone(),
+                max_words: None,
+            }),
         };
         let out = train_siamese(&job, &a.common.out, a.common.resume)?;
+        if let (Some(r), false) = (&out.init, a.common.quiet) {
+            eprintln!("embeddings initialised from the vectors: {r}");
+        }
         if !a.common.quiet && out.dropped_pairs > 0 {
             eprintln!(
                 "dropped {} training pairs with a side that has no tokens",

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::table::TTable;
 use super::{Ibm1, Ibm1Config};
 use crate::error::{Error, Result};
-use crate::segment::Segmenter;
+use bitext_tokenize::Segmenter;
 
 const MAGIC: &[u8; 8] = b"BTXTTAB1";
 const FORMAT: &str = "bitext-ibm1";

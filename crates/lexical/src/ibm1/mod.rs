@@ -39,7 +39,7 @@ pub use self::table::IterationReport;
 pub(crate) use self::table::TTable;
 use crate::align::{Symmetrization, symmetrize};
 use crate::error::{Error, Result};
-use crate::segment::{Segment, Segmenter};
+use bitext_tokenize::{Segment, Segmenter};
 
 /// The probability of a token the model cannot explain (never seen in training).
 pub const FLOOR: f64 = 1e-7;
@@ -253,7 +253,7 @@ impl Ibm1 {
     /// # Errors
     /// The tokenizer's errors.
     pub fn tokens(&self, text: &str) -> Result<Vec<String>> {
-        self.segment.tokens(text)
+        Ok(self.segment.tokens(text)?)
     }
 
     /// Token ids of a tokenized sentence on each side (unknown tokens: the vocabulary's unk,

@@ -31,6 +31,14 @@ pub struct SiameseConfig {
     pub dropout_input: f64,
     /// Dropout on the recurrent layer's outputs, the sentence vectors (paper: 0.3).
     pub dropout_output: f64,
+    /// Keep the embedding table fixed during training (for a table initialised from
+    /// bilingual embeddings, [`crate::pretrained`]); default: trained.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub frozen_embeddings: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl SiameseConfig {
@@ -48,6 +56,7 @@ impl SiameseConfig {
             cell: CellKind::Gru,
             dropout_input: 0.2,
             dropout_output: 0.3,
+            frozen_embeddings: false,
         }
     }
 

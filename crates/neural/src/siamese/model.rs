@@ -32,6 +32,7 @@ pub struct Siamese {
     tgt_offset: usize,
     dropout_input: f64,
     dropout_output: f64,
+    frozen_embeddings: bool,
 }
 
 impl Siamese {
@@ -66,7 +67,30 @@ impl Siamese {
             tgt_offset,
             dropout_input: config.dropout_input,
             dropout_output: config.dropout_output,
+            frozen_embeddings: config.frozen_embeddings,
         })
+    }
+
+    /// The same network with its embedding table replaced by `table` (`[rows, emb_dim]`
+    /// row-major, e.g. from [`crate::pretrained::table_from_vectors`]).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `table` has another size than the embedding table.
+    pub fn with_embedding_table(mut self, table: Vec<f32>) -> Result<Self> {
+        let (rows, dim) = (self.embedding.vocab(), self.embedding.dim());
+        if table.len() != rows * dim {
+            return Err(Error::Config(format!(
+                "an embedding table of {} values for {rows} × {dim}",
+                table.len()
+            )));
+        }
+        let device = self.embedding.weight.device();
+        self.embedding.weight = burn::module::Param::from_tensor(crate::init::float2(
+            table,
+            [rows, dim],
+            &device,
+        ));
+        Ok(self)
     }
 
     /// Sentence vector size (`2 × hidden`).
@@ -117,9 +141,12 @@ impl Siamese {
                 self.embedding
                     .lookup_deferred(batch, self.dropout_input, rng.as_deref_mut())?;
             let (out, ig) = self.rnn.forward_deferred(x, batch.batch_sizes(), false);
+            let frozen = self.frozen_embeddings;
             let stage: Deferred = Box::new(move |grads| {
                 let (mut pg, gx) = ig.finish(grads);
-                pg.push(eg.finish(gx));
+                if !frozen {
+                    pg.push(eg.finish(gx));
+                }
                 Ok(pg)
             });
             (out, Some(stage))

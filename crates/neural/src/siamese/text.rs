@@ -14,7 +14,10 @@ use crate::error::{Error, Result};
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab};
+use crate::pretrained::{InitReport, VectorsInit};
+use crate::text::{
+    TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text,
+};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of a siamese classifier says.
@@ -180,6 +183,13 @@ pub struct SiameseTextTraining<'a> {
     pub train: SiameseTrainConfig,
     /// How the word vocabularies are built.
     pub vocab: WordVocabConfig,
+    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
+    /// directory; `vocab` then gives only the framing and truncation) instead of building word
+    /// vocabularies from the training text.
+    pub spm: Option<PathBuf>,
+    /// Initialise the embedding table from bilingual embeddings (a fresh run only; a resumed
+    /// run continues from its checkpoint).
+    pub init: Option<VectorsInit>,
 }
 
 /// What [`train_siamese`] did besides training.
@@ -191,6 +201,8 @@ pub struct SiameseTrained {
     pub dropped_pairs: usize,
     /// Vocabulary sizes (source, target).
     pub vocab_sizes: (usize, usize),
+    /// How the embedding table was initialised from vectors, when it was.
+    pub init: Option<InitReport>,
 }
 
 fn to_ids(codec: &TextCodec, src: &[String], tgt: &[String]) -> Result<(ParallelIds, usize)> {
@@ -234,6 +246,8 @@ pub fn train_siamese(
     let text = if resume && model_file.exists() {
         let d: SiameseDescription = checkpoint::read_json(&model_file)?;
         d.text
+    } else if let Some(model) = &job.spm {
+        sentencepiece_text(out, model, job.vocab.sequence)?
     } else {
         build_word_vocab(out, job.src, job.tgt, &job.vocab)?
     };
@@ -269,12 +283,20 @@ pub fn train_siamese(
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
     }));
     let device = job.train.train.backend.autodiff_device()?;
-    let model = Siamese::new(&network, seed, &device)?;
+    let mut model = Siamese::new(&network, seed, &device)?;
+    let mut init = None;
+    if let (Some(vectors), false) = (&job.init, resume && model_file.exists()) {
+        let mut rng = Rng::seed(seed).fork(0xe3b);
+        let (table, report) = vectors.stacked_table(&codec, network.emb_dim, &mut rng)?;
+        model = model.with_embedding_table(table)?;
+        init = Some(report);
+    }
     let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
     Ok(SiameseTrained {
         fitted,
         dropped_pairs: dropped,
         vocab_sizes: (vs, vt),
+        init,
     })
 }
 
