@@ -64,7 +64,9 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
 #[test]
 fn embeds_pieces_of_a_sentencepiece_model() {
     let d = tempfile::tempdir().unwrap();
-    let words = ["Hund", "Katze", "Haus", "Baum", "schläft", "läuft", "und", "der", "die"];
+    let words = [
+        "Hund", "Katze", "Haus", "Baum", "schläft", "läuft", "und", "der", "die",
+    ];
     let mut rng = bitext_core::Rng::seed(5);
     let mut train = String::new();
     for _ in 0..300 {
@@ -76,13 +78,38 @@ fn embeds_pieces_of_a_sentencepiece_model() {
     let train = write(d.path(), "train.de", train);
     let model = d.path().join("de.model");
     succeed(&mut cli![
-        "tokenize", "train", "--input", &train, "--vocab-size", "40", "--model-type", "bpe",
-        "--character-coverage", "1.0", "--model", &model
+        "tokenize",
+        "train",
+        "--input",
+        &train,
+        "--vocab-size",
+        "40",
+        "--model-type",
+        "bpe",
+        "--character-coverage",
+        "1.0",
+        "--model",
+        &model
     ]);
-    let input = write(d.path(), "in.de", "Hund und Katze\nder Baum &amp; das Haus\nHund\n");
-    let plain = write(d.path(), "plain.de", "Hund und Katze\nder Baum & das Haus\nHund\n");
+    let input = write(
+        d.path(),
+        "in.de",
+        "Hund und Katze\nder Baum &amp; das Haus\nHund\n",
+    );
+    let plain = write(
+        d.path(),
+        "plain.de",
+        "Hund und Katze\nder Baum & das Haus\nHund\n",
+    );
     let (pieces, _) = succeed(&mut cli![
-        "tokenize", "encode", "--model", &model, "--input", &plain, "--output-format", "piece"
+        "tokenize",
+        "encode",
+        "--model",
+        &model,
+        "--input",
+        &plain,
+        "--output-format",
+        "piece"
     ]);
     let lines: Vec<Vec<&str>> = pieces.lines().map(|l| l.split(' ').collect()).collect();
     let mut vocab: Vec<&str> = lines.iter().flatten().copied().collect();
@@ -99,7 +126,16 @@ fn embeds_pieces_of_a_sentencepiece_model() {
     let vectors = write(d.path(), "pieces.vec", vec_file);
     let out = d.path().join("out.f32");
     let (_, err) = succeed(&mut cli![
-        "embed", "-q", "--input", &input, "--vectors", &vectors, "--spm", &model, "-o", &out
+        "embed",
+        "-q",
+        "--input",
+        &input,
+        "--vectors",
+        &vectors,
+        "--spm",
+        &model,
+        "-o",
+        &out
     ]);
     let all: usize = lines.iter().map(Vec::len).sum();
     let missed = lines.iter().flatten().filter(|p| **p == unknown).count();
@@ -117,13 +153,25 @@ fn embeds_pieces_of_a_sentencepiece_model() {
         }
         let norm = want.iter().map(|x| x * x).sum::<f32>().sqrt();
         want.iter_mut().for_each(|x| *x /= norm);
-        assert!(row.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6), "{line:?}: {row:?}");
+        assert!(
+            row.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{line:?}: {row:?}"
+        );
     }
     // Words cannot be looked up in a piece table, and --keep-case means nothing for pieces.
     fail(
         &mut cli![
-            "embed", "-q", "--input", &input, "--vectors", &vectors, "--spm", &model,
-            "--keep-case", "-o", &out
+            "embed",
+            "-q",
+            "--input",
+            &input,
+            "--vectors",
+            &vectors,
+            "--spm",
+            &model,
+            "--keep-case",
+            "-o",
+            &out
         ],
         "cannot be used with",
     );

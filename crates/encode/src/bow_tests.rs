@@ -178,7 +178,12 @@ impl bitext_tokenize::Tokenizer for Pairs {
 fn pieces_of_a_tokenizer_are_looked_up_after_unescaping() {
     let pieces = wv(
         &["▁Hu", "nd", "▁&", "▁Ka"],
-        &[&[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0], &[0.0, 0.0, 1.0], &[2.0, 0.0, 0.0]],
+        &[
+            &[1.0, 0.0, 0.0],
+            &[0.0, 1.0, 0.0],
+            &[0.0, 0.0, 1.0],
+            &[2.0, 0.0, 0.0],
+        ],
     );
     let segment = Segment::Pieces {
         tokenizer: std::sync::Arc::new(Pairs),

@@ -32,7 +32,7 @@ pub mod levenshtein;
 mod scorer;
 
 pub use align::{Symmetrization, symmetrize};
+pub use bitext_tokenize::{Segment, Segmenter};
 pub use error::{Error, Result};
 pub use ibm1::{Direction, Ibm1, Ibm1Config, IterationReport, TrainReport};
 pub use scorer::{Ibm1Scorer, LengthRatioScorer, LengthUnit, LevenshteinScorer};
-pub use bitext_tokenize::{Segment, Segmenter};

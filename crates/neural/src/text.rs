@@ -66,7 +66,11 @@ pub const SPM_FILE: &str = "spm.model";
 ///
 /// # Errors
 /// A model that cannot be read or a directory that cannot be written, naming the file.
-pub fn sentencepiece_text(dir: &Path, model: &Path, sequence: SequenceConfig) -> Result<TextConfig> {
+pub fn sentencepiece_text(
+    dir: &Path,
+    model: &Path,
+    sequence: SequenceConfig,
+) -> Result<TextConfig> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Core(bitext_core::Error::io(dir, e)))?;
     let bytes = std::fs::read(model).map_err(|e| Error::Core(bitext_core::Error::io(model, e)))?;
     let out = dir.join(SPM_FILE);

@@ -266,5 +266,9 @@ fn a_given_table_is_used_and_a_frozen_one_stays() {
         .zip(&after)
         .filter(|((_, a), (_, b))| a != b)
         .count();
-    assert_eq!(moved, before.len() - 1, "every parameter but the table moves");
+    assert_eq!(
+        moved,
+        before.len() - 1,
+        "every parameter but the table moves"
+    );
 }

@@ -15,11 +15,11 @@ use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::core::io::vec::read_vec;
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
-use bitext::tokenize::{SequenceConfig, Segmenter, TokenizerSpec};
 use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::eval::bucc::GoldSet;
 use bitext::mine::{MineSpec, Miner};
 use bitext::similarity::{MarginFunction, MarginSpec};
+use bitext::tokenize::{Segmenter, SequenceConfig, TokenizerSpec};
 
 use super::Ctx;
 

@@ -85,11 +85,8 @@ impl Siamese {
             )));
         }
         let device = self.embedding.weight.device();
-        self.embedding.weight = burn::module::Param::from_tensor(crate::init::float2(
-            table,
-            [rows, dim],
-            &device,
-        ));
+        self.embedding.weight =
+            burn::module::Param::from_tensor(crate::init::float2(table, [rows, dim], &device));
         Ok(self)
     }
 

@@ -11,13 +11,11 @@ use serde::{Deserialize, Serialize};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
+use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::pretrained::{InitReport, VectorsInit};
-use crate::text::{
-    TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text,
-};
+use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of a siamese classifier says.
