@@ -8,6 +8,8 @@
 //!   global-norm clipping, learning-rate schedules, validation, early stopping, checkpoints,
 //!   resumption, progress).
 //! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
+//! - [`autoencoder`]: the shared-decoder autoencoder of Kim et al. (2019): two BiRNN encoders,
+//!   max-pooled sentence vectors, one decoder trained on translation and autoencoding.
 //! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
 //!   (`.vec`), with coverage reports and a PCA projection to a smaller width.
 //! - [`text`]: the tokenizers saved with a model, word vocabularies built from training text.
@@ -30,6 +32,7 @@
 //! # }
 //! ```
 
+pub mod autoencoder;
 pub mod backend;
 pub mod batch;
 mod error;

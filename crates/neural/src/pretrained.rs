@@ -90,6 +90,62 @@ impl VectorsInit {
     }
 }
 
+impl VectorsInit {
+    /// One table per side for the tokenizers of `codec`, for models with one embedding table
+    /// per language (the autoencoder's two encoders): `[vocab, dim]` row-major each. The
+    /// source table takes each token's row from the source file first, the target table from
+    /// the target file first; with a shared tokenizer each then fills what it lacks from the
+    /// other file (a joint vocabulary holds words of both languages).
+    ///
+    /// # Errors
+    /// As [`VectorsInit::stacked_table`].
+    pub fn side_tables(
+        &self,
+        codec: &TextCodec,
+        dim: usize,
+        rng: &mut Rng,
+    ) -> Result<[(Vec<f32>, InitReport); 2]> {
+        let src = read_vec(&self.source, self.max_words)?;
+        let tgt = self
+            .target
+            .as_ref()
+            .map(|t| read_vec(t, self.max_words))
+            .transpose()?;
+        let tgt = tgt.as_ref();
+        let table = |side: Side, rng: &mut Rng| -> Result<(Vec<f32>, InitReport)> {
+            let tok = codec.tokenizer(side);
+            let (own, other) = match (side, tgt) {
+                (_, None) => (&src, None),
+                (Side::Source, Some(t)) => (&src, codec.shared().then_some(t)),
+                (Side::Target, Some(t)) => (t, codec.shared().then_some(&src)),
+            };
+            let rows = tok.vocab_size();
+            let mut table = vec![0f32; rows * dim];
+            let mut filled = vec![false; rows];
+            let mut report = fill_rows(tok, own, dim, &mut table, &mut filled)?;
+            if let Some(other) = other {
+                fill_rows(tok, other, dim, &mut table, &mut filled)?;
+                report.from_file = filled.iter().filter(|&&f| f).count();
+            }
+            draw_missing(&mut table, &filled, dim, rng);
+            Ok((table, report))
+        };
+        Ok([table(Side::Source, rng)?, table(Side::Target, rng)?])
+    }
+}
+
+/// `table` (`[rows, dim]`) with `extra` rows appended, drawn at the table's scale as
+/// [`draw_missing`] draws (e.g. a decoder's start symbol, which no vector file has).
+#[must_use]
+pub fn with_extra_rows(mut table: Vec<f32>, dim: usize, extra: usize, rng: &mut Rng) -> Vec<f32> {
+    let rows = table.len() / dim.max(1);
+    table.resize((rows + extra) * dim, 0.0);
+    let mut filled = vec![true; rows + extra];
+    filled[rows..].fill(false);
+    draw_missing(&mut table, &filled, dim, rng);
+    table
+}
+
 /// What [`table_from_vectors`] filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InitReport {
@@ -224,7 +280,10 @@ pub fn fill_rows(
 pub fn draw_missing(table: &mut [f32], filled: &[bool], dim: usize, rng: &mut Rng) {
     let (mut sum, mut n) = (0f64, 0usize);
     for (row, _) in table.chunks(dim).zip(filled).filter(|(_, f)| **f) {
-        sum += row.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>();
+        sum += row
+            .iter()
+            .map(|&x| f64::from(x) * f64::from(x))
+            .sum::<f64>();
         n += dim;
     }
     let rms = if n == 0 {
@@ -233,11 +292,7 @@ pub fn draw_missing(table: &mut [f32], filled: &[bool], dim: usize, rng: &mut Rn
         (sum / n as f64).sqrt()
     };
     let a = 3f64.sqrt() * rms;
-    for (row, _) in table
-        .chunks_mut(dim)
-        .zip(filled)
-        .filter(|(_, f)| !**f)
-    {
+    for (row, _) in table.chunks_mut(dim).zip(filled).filter(|(_, f)| !**f) {
         for x in row {
             *x = rng.uniform(-a, a) as f32;
         }
@@ -373,7 +428,11 @@ mod tests {
         let tok = vocab_of(&["haus", "baum", "hund"]);
         let vectors = wv(
             &["baum", "katze", "haus"],
-            &[vec![0.5, -1.0, 2.0], vec![9.0, 9.0, 9.0], vec![1.0, 2.0, 3.0]],
+            &[
+                vec![0.5, -1.0, 2.0],
+                vec![9.0, 9.0, 9.0],
+                vec![1.0, 2.0, 3.0],
+            ],
         );
         let (table, report) = table_from_vectors(&tok, &vectors, 3, &mut Rng::seed(1)).unwrap();
         let row = |w: &str| {

@@ -23,9 +23,11 @@
 
 use std::path::{Path, PathBuf};
 
+use bitext_core::Embeddings;
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
-use bitext_similarity::PairScorer;
+use bitext_similarity::{PairScorer, cosine};
 
+use crate::autoencoder::AutoencoderEncoder;
 use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::mlp::{Mlp, MlpScorer, load_mlp};
@@ -47,18 +49,88 @@ pub fn build_encoder<S: AsRef<str>>(
     }
 }
 
+/// The sentence encoder of a trained model directory: the siamese classifier's encoder or the
+/// autoencoder's two encoders.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ModelEncoder {
+    /// The siamese classifier's shared BiRNN (`[h→; h←]` vectors).
+    Siamese(Box<SiameseEncoder>),
+    /// The autoencoder's encoders (max-pooled states).
+    Autoencoder(Box<AutoencoderEncoder>),
+}
+
+impl ModelEncoder {
+    /// Load the encoder saved in `dir` (a siamese classifier or an autoencoder).
+    ///
+    /// # Errors
+    /// A directory without a model, of another kind, or whose files do not load.
+    pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
+        match model_kind(dir)?.as_str() {
+            "siamese" => Ok(Self::Siamese(Box::new(SiameseEncoder::load(dir, backend)?))),
+            "autoencoder" => Ok(Self::Autoencoder(Box::new(AutoencoderEncoder::load(
+                dir, backend,
+            )?))),
+            other => Err(Error::checkpoint(
+                dir,
+                format!("a model of kind {other:?} is not a sentence encoder"),
+            )),
+        }
+    }
+
+    /// Sentence vectors of `sentences` of `side`, rows in input order.
+    ///
+    /// # Errors
+    /// A sentence without tokens (named); tokenizer errors.
+    pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
+        match self {
+            Self::Siamese(e) => e.vectors(side, sentences),
+            Self::Autoencoder(e) => e.vectors(side, sentences),
+        }
+    }
+
+    /// The model directory.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        match self {
+            Self::Siamese(e) => e.dir(),
+            Self::Autoencoder(e) => e.dir(),
+        }
+    }
+}
+
+impl SentenceEncoder for ModelEncoder {
+    fn dim(&self) -> usize {
+        match self {
+            Self::Siamese(e) => e.dim(),
+            Self::Autoencoder(e) => e.dim(),
+        }
+    }
+
+    fn encode_batch(&self, side: Side, sentences: &[&str]) -> bitext_encode::Result<Embeddings> {
+        Ok(self.vectors(side, sentences)?)
+    }
+
+    fn batch_size(&self) -> usize {
+        4096
+    }
+}
+
 /// A trained neural model, loaded from its directory.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum NeuralModel {
     /// The siamese classifier: encodes sentences and classifies pairs.
     Siamese(Box<SiameseEncoder>),
+    /// The shared-decoder autoencoder: encodes sentences; pairs score the cosine of their
+    /// vectors (Kim et al.'s predefined similarity).
+    Autoencoder(Box<AutoencoderEncoder>),
     /// An MLP similarity over the vectors of an encoder.
     Mlp {
         /// The network.
         mlp: Box<Mlp>,
         /// The encoder it was trained on.
-        encoder: Box<SiameseEncoder>,
+        encoder: Box<ModelEncoder>,
     },
 }
 
@@ -76,13 +148,14 @@ impl NeuralModel {
         let backend = BackendSpec::parse(&spec.backend)?;
         let dir = spec.dir.as_path();
         match model_kind(dir)?.as_str() {
-            "siamese" => Ok(NeuralModel::Siamese(Box::new(SiameseEncoder::load(
-                dir, backend,
-            )?))),
+            "siamese" | "autoencoder" => Ok(match ModelEncoder::load(dir, backend)? {
+                ModelEncoder::Siamese(e) => NeuralModel::Siamese(e),
+                ModelEncoder::Autoencoder(e) => NeuralModel::Autoencoder(e),
+            }),
             "mlp" => {
                 let (mlp, desc) = load_mlp(dir, backend)?;
                 let edir = encoder_dir(dir, desc.encoder.as_deref())?;
-                let encoder = SiameseEncoder::load(&edir, backend).map_err(|e| {
+                let encoder = ModelEncoder::load(&edir, backend).map_err(|e| {
                     Error::checkpoint(dir, format!("loading the MLP's encoder: {e}"))
                 })?;
                 if encoder.dim() != mlp.dim() {
@@ -108,37 +181,78 @@ impl NeuralModel {
         }
     }
 
-    /// The sentence encoder (the MLP's encoder for an MLP).
+    /// The sentence encoder, owned (the MLP's encoder for an MLP).
     #[must_use]
-    pub fn encoder(&self) -> &SiameseEncoder {
+    pub fn into_encoder(self) -> ModelEncoder {
         match self {
-            NeuralModel::Siamese(e) | NeuralModel::Mlp { encoder: e, .. } => e,
+            NeuralModel::Siamese(e) => ModelEncoder::Siamese(e),
+            NeuralModel::Autoencoder(e) => ModelEncoder::Autoencoder(e),
+            NeuralModel::Mlp { encoder, .. } => *encoder,
         }
     }
 
-    /// The sentence encoder, owned.
-    #[must_use]
-    pub fn into_encoder(self) -> SiameseEncoder {
+    fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         match self {
-            NeuralModel::Siamese(e) | NeuralModel::Mlp { encoder: e, .. } => *e,
+            NeuralModel::Siamese(e) => e.vectors(side, sentences),
+            NeuralModel::Autoencoder(e) => e.vectors(side, sentences),
+            NeuralModel::Mlp { encoder, .. } => encoder.vectors(side, sentences),
         }
     }
 
     /// A scorer over `src × tgt`: the probability that a pair translates each other (the
-    /// siamese classifier's, or the MLP's over its encoder's vectors).
+    /// siamese classifier's, or the MLP's over its encoder's vectors), or the cosine of the
+    /// autoencoder's vectors.
     ///
     /// # Errors
     /// An encoding error (an empty sentence, …).
     pub fn scorer(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
-        let enc = self.encoder();
         let (a, b) = (
-            enc.vectors(Side::Source, src)?,
-            enc.vectors(Side::Target, tgt)?,
+            self.vectors(Side::Source, src)?,
+            self.vectors(Side::Target, tgt)?,
         );
         Ok(match self {
             NeuralModel::Siamese(e) => Box::new(SiameseScorer::from_vectors(e.model(), a, b)),
+            NeuralModel::Autoencoder(_) => Box::new(CosineScorer::new(a, b)?),
             NeuralModel::Mlp { mlp, .. } => Box::new(MlpScorer::new(mlp, a, b)?),
         })
+    }
+}
+
+/// The cosine of two owned embedding matrices' rows as a [`PairScorer`] (the measure is
+/// bitext-similarity's `cosine`).
+#[derive(Debug)]
+pub struct CosineScorer {
+    src: Embeddings,
+    tgt: Embeddings,
+}
+
+impl CosineScorer {
+    /// A scorer of `src.row(i)` against `tgt.row(j)`.
+    ///
+    /// # Errors
+    /// [`Error::Input`] when the dimensions differ.
+    pub fn new(src: Embeddings, tgt: Embeddings) -> Result<Self> {
+        if src.dim() != tgt.dim() {
+            return Err(Error::Input(format!(
+                "source vectors of dimension {} but target vectors of {}",
+                src.dim(),
+                tgt.dim()
+            )));
+        }
+        Ok(Self { src, tgt })
+    }
+}
+
+impl PairScorer for CosineScorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(pairs
+            .iter()
+            .map(|&(i, j)| f64::from(cosine(self.src.row(i), self.tgt.row(j))))
+            .collect())
     }
 }
 

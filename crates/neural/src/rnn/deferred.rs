@@ -53,6 +53,75 @@ impl BiRnn {
     }
 }
 
+impl RnnLayer {
+    /// A left-to-right pass from the initial state `h0` `[B, H]` (rows in packed order; the
+    /// LSTM cell state starts at zero) over packed inputs `x` `[N, d_input]` (an **inner**
+    /// tensor), the input projection's gradients deferred as in [`BiRnn::forward_deferred`].
+    /// Returns each step's states `[batch_sizes[t], H]` in time order (concatenated, the
+    /// packed layout of `x`) and the deferred stage. This is the decoder of a sequence model
+    /// whose source reaches it only through `h0` (Kim et al. 2019).
+    ///
+    /// # Panics
+    /// When `h0` does not have `batch_sizes[0]` rows of the layer's hidden size.
+    #[must_use]
+    pub fn forward_from_deferred(
+        &self,
+        x: Tensor<2>,
+        batch_sizes: &[usize],
+        h0: Tensor<2>,
+    ) -> (Vec<Tensor<2>>, InputGrads) {
+        let hd = self.d_hidden();
+        assert_eq!(
+            h0.dims(),
+            [batch_sizes[0], hd],
+            "initial state of the wrong shape"
+        );
+        let steps: Vec<Vec<Tensor<2>>> = split_steps(
+            &self.project_inner(x.clone()),
+            batch_sizes,
+            self.gates(),
+            hd,
+        )
+        .into_iter()
+        .map(|g| {
+            g.into_iter()
+                .map(|t| Tensor::from_inner(t).require_grad())
+                .collect()
+        })
+        .collect();
+        let (_, outputs) = self.run_from(&steps, batch_sizes, false, true, Some(h0));
+        let dirs = vec![DirectionLeaves {
+            w_ih: self.w_ih.val().inner(),
+            w_ih_id: self.w_ih.id,
+            b_ih_id: self.b_ih.id,
+            steps,
+        }];
+        (outputs, InputGrads { x, dirs, hd })
+    }
+
+    /// [`RnnLayer::forward_from_deferred`] without autodiff bookkeeping (any device; for
+    /// inference and validation): the per-step states `[batch_sizes[t], H]`.
+    ///
+    /// # Panics
+    /// As [`RnnLayer::forward_from_deferred`].
+    #[must_use]
+    pub fn forward_from(
+        &self,
+        x: Tensor<2>,
+        batch_sizes: &[usize],
+        h0: Tensor<2>,
+    ) -> Vec<Tensor<2>> {
+        let hd = self.d_hidden();
+        assert_eq!(
+            h0.dims(),
+            [batch_sizes[0], hd],
+            "initial state of the wrong shape"
+        );
+        let steps = split_steps(&self.project(x), batch_sizes, self.gates(), hd);
+        self.run_from(&steps, batch_sizes, false, true, Some(h0)).1
+    }
+}
+
 struct DirectionLeaves {
     w_ih: Tensor<2>,
     w_ih_id: ParamId,

@@ -198,6 +198,19 @@ impl RnnLayer {
         reverse: bool,
         keep_steps: bool,
     ) -> (Tensor<2>, Vec<Tensor<2>>) {
+        self.run_from(steps, batch_sizes, reverse, keep_steps, None)
+    }
+
+    /// [`RnnLayer::run`] with the forward direction's initial state `h0` `[B, H]` (packed
+    /// order; zeros when `None`; the LSTM cell state always starts at zero).
+    fn run_from(
+        &self,
+        steps: &[Vec<Tensor<2>>],
+        batch_sizes: &[usize],
+        reverse: bool,
+        keep_steps: bool,
+        h0: Option<Tensor<2>>,
+    ) -> (Tensor<2>, Vec<Tensor<2>>) {
         let device = steps[0][0].device();
         let hd = self.d_hidden;
         let whh = self.recurrent_weights(!device.is_autodiff());
@@ -231,8 +244,9 @@ impl RnnLayer {
             (h, outputs)
         } else {
             let b = batch_sizes[0];
-            let mut h = Tensor::<2>::zeros([b, hd], &device);
-            let mut c = self.lstm.then(|| h.clone());
+            let zeros = Tensor::<2>::zeros([b, hd], &device);
+            let mut c = self.lstm.then(|| zeros.clone());
+            let mut h = h0.unwrap_or(zeros);
             let mut finished = Vec::new();
             for (t, &n) in batch_sizes.iter().enumerate() {
                 let rows = h.dims()[0];

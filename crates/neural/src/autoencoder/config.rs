@@ -1,0 +1,247 @@
+//! Configuration of the shared-decoder autoencoder (Kim et al. 2019, §3 and §4), with the
+//! paper's settings and smaller presets for CPUs.
+
+use bitext_encode::Side;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::rnn::CellKind;
+use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
+
+/// How the decoder's output distribution is normalised while training (validation and
+/// scoring always use the full softmax).
+///
+/// The output layer is a `[2·hidden, vocab + 1]` product per decoded token: with a joint
+/// subword vocabulary of tens of thousands of pieces it is most of the model's arithmetic.
+/// `Sampled` normalises over a candidate set instead: every token that occurs as a target in
+/// the batch (and the end-of-sentence class), topped up with tokens drawn uniformly from the
+/// rest of the vocabulary until `candidates` are reached. This is Jean et al. (2015)'s
+/// importance-sampled softmax with a uniform proposal: the proposal's log-probability, which
+/// their estimator subtracts from each logit, is then the same constant for every candidate
+/// and cancels in the softmax, so the candidate softmax *is* the estimator. Its gradient pushes
+/// down only the candidates' logits; the batch's own targets are always among them, so every
+/// token the data uses is trained as a negative whenever it appears in a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Softmax {
+    /// Over the whole vocabulary.
+    Full,
+    /// Over the batch's targets plus uniform draws, at least `candidates` classes (see the
+    /// type's docs).
+    Sampled {
+        /// Size of the candidate set (when the batch's targets are fewer).
+        candidates: usize,
+    },
+}
+
+/// The network: two bidirectional RNN encoders with their own embedding tables, one decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoencoderConfig {
+    /// Source-language vocabulary size (rows of the source encoder's table).
+    pub src_vocab: usize,
+    /// Target-language vocabulary size (rows of the target encoder's table).
+    pub tgt_vocab: usize,
+    /// Word embedding size of both encoders and of the decoder's input.
+    pub emb_dim: usize,
+    /// Recurrent state size per encoder direction; the sentence vector (the max-pooled
+    /// encoder states) and the decoder's state have twice it.
+    pub hidden: usize,
+    /// Recurrent cell of the encoders and of the decoder.
+    pub cell: CellKind,
+    /// The language the shared decoder writes: `Target` is the paper's model (source → target
+    /// NMT plus target autoencoding), `Source` the reverse one (target → source NMT plus
+    /// source autoencoding, the paper's eq. 9–10).
+    pub decoded: Side,
+    /// Output normalisation while training.
+    pub softmax: Softmax,
+    /// Dropout on the embeddings of the encoders and the decoder while training (the paper
+    /// names none: 0).
+    #[serde(default)]
+    pub dropout: f64,
+    /// Keep the three embedding tables fixed while training (for tables initialised from
+    /// bilingual embeddings); default: trained.
+    #[serde(default)]
+    pub frozen_embeddings: bool,
+}
+
+impl AutoencoderConfig {
+    /// The paper's network (§4): embeddings and hidden layers of 512 (256 per encoder
+    /// direction, so that the max-pooled sentence vector and the decoder state are 512), GRU
+    /// cells, decoding the target language, a sampled softmax of 4096 candidates.
+    #[must_use]
+    pub fn paper(src_vocab: usize, tgt_vocab: usize) -> Self {
+        Self {
+            src_vocab,
+            tgt_vocab,
+            emb_dim: 512,
+            hidden: 256,
+            cell: CellKind::Gru,
+            decoded: Side::Target,
+            softmax: Softmax::Sampled { candidates: 4096 },
+            dropout: 0.0,
+            frozen_embeddings: false,
+        }
+    }
+
+    /// A preset by name: `paper` (embeddings 512, 256 per direction: 512-d vectors),
+    /// `medium` (256, 256: 512-d vectors) or `small` (128, 128: 256-d vectors), with
+    /// vocabularies of `vocab` tokens on both sides.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an unknown name.
+    pub fn preset(name: &str, vocab: usize) -> Result<Self> {
+        let (e, h, c) = match name {
+            "paper" => (512, 256, 4096),
+            "medium" => (256, 256, 2048),
+            "small" => (128, 128, 1024),
+            other => {
+                return Err(Error::Config(format!(
+                    "unknown autoencoder preset {other:?} (expected paper, medium or small)"
+                )));
+            }
+        };
+        Ok(Self {
+            emb_dim: e,
+            hidden: h,
+            softmax: Softmax::Sampled { candidates: c },
+            ..Self::paper(vocab, vocab)
+        })
+    }
+
+    /// Sentence vector size, also the decoder's state size (`2 × hidden`).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        2 * self.hidden
+    }
+
+    /// Vocabulary size of the decoded language.
+    #[must_use]
+    pub fn decoded_vocab(&self) -> usize {
+        match self.decoded {
+            Side::Source => self.src_vocab,
+            Side::Target => self.tgt_vocab,
+        }
+    }
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        let sizes = [
+            ("src_vocab", self.src_vocab),
+            ("tgt_vocab", self.tgt_vocab),
+            ("emb_dim", self.emb_dim),
+            ("hidden", self.hidden),
+        ];
+        if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
+            return Err(Error::Config(format!(
+                "autoencoder {name} must be at least 1"
+            )));
+        }
+        if self.decoded_vocab() >= u32::MAX as usize - 1 {
+            return Err(Error::Config(format!(
+                "autoencoder vocabulary of {} tokens is too large",
+                self.decoded_vocab()
+            )));
+        }
+        if let Softmax::Sampled { candidates } = self.softmax
+            && candidates == 0
+        {
+            return Err(Error::Config(
+                "autoencoder sampled softmax needs at least 1 candidate".into(),
+            ));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(Error::Config(format!(
+                "autoencoder dropout must be in [0, 1), got {}",
+                self.dropout
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// How the autoencoder is trained (besides the generic [`TrainConfig`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoencoderTrainConfig {
+    /// Batches of parallel pairs (each pair adds one translation and one autoencoding example,
+    /// so a batch of `n` pairs decodes `2n` sentences; the paper: 120 sentences).
+    pub batching: Bucketing,
+    /// Optimiser, schedule, clipping, epochs, seed.
+    pub train: TrainConfig,
+}
+
+impl AutoencoderTrainConfig {
+    /// The paper's training (§4): SGD at 1.0, batches of 120 sentences (60 pairs: 60
+    /// translation and 60 autoencoding examples), the rate × 0.9 every 50k updates after the
+    /// first 100k, at most 800k updates; global-norm clipping at 5 (the paper names none; plain
+    /// SGD at 1.0 on a recurrent network needs it).
+    #[must_use]
+    pub fn paper(seed: u64) -> Self {
+        let mut train = TrainConfig::new(1000, 1.0, seed);
+        train.optimizer = OptimizerSpec::Sgd {
+            lr: 1.0,
+            momentum: 0.0,
+        };
+        train.schedule = LrSchedule::StepDecay {
+            start: 100_000,
+            every: 50_000,
+            factor: 0.9,
+        };
+        train.clip_norm = Some(5.0);
+        train.max_steps = Some(800_000);
+        Self {
+            batching: Bucketing {
+                max_items: 60,
+                max_tokens: 60 * 2 * 62,
+            },
+            train,
+        }
+    }
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        self.batching.check()?;
+        self.train.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_checks() {
+        let p = AutoencoderConfig::paper(100, 200);
+        assert_eq!((p.dim(), p.decoded_vocab()), (512, 200));
+        p.check().unwrap();
+        let r = AutoencoderConfig {
+            decoded: Side::Source,
+            ..p
+        };
+        assert_eq!(r.decoded_vocab(), 100);
+        let s = AutoencoderConfig::preset("small", 50).unwrap();
+        assert_eq!((s.dim(), s.src_vocab, s.tgt_vocab), (256, 50, 50));
+        assert!(AutoencoderConfig::preset("huge", 5).is_err());
+        for bad in [
+            AutoencoderConfig { hidden: 0, ..p },
+            AutoencoderConfig { dropout: 1.0, ..p },
+            AutoencoderConfig {
+                softmax: Softmax::Sampled { candidates: 0 },
+                ..p
+            },
+        ] {
+            assert!(bad.check().is_err(), "{bad:?}");
+        }
+        let j = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<AutoencoderConfig>(&j).unwrap(), p);
+        AutoencoderTrainConfig::paper(1).check().unwrap();
+    }
+}

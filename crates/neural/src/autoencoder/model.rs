@@ -1,0 +1,489 @@
+//! The shared-decoder network of Kim et al. (2019): two bidirectional encoders, each with its
+//! own embedding table, whose max-pooled states `s0` start one unidirectional decoder.
+
+use std::collections::HashMap;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use burn::module::{Module, Param};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+
+use crate::autoencoder::{AutoencoderConfig, Softmax};
+use crate::batch::PackedBatch;
+use crate::error::{Error, Result};
+use crate::init::{float2, int1};
+use crate::layers::{Dense, Embedding, EmbeddingGrad, dropout};
+use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn, InputGrads, RnnLayer};
+use crate::train::{Deferred, TrainLoss};
+
+/// Rows of the decoder's full softmax computed at once when it is evaluated without autodiff
+/// (bounds validation memory at `rows × vocab` floats).
+const FULL_SOFTMAX_ROWS: usize = 1024;
+
+/// The autoencoder network (see the module docs of [`crate::autoencoder`]).
+#[derive(Module, Debug)]
+pub struct Autoencoder {
+    /// The source encoder's word embeddings `[src_vocab, emb]`.
+    pub src_embedding: Embedding,
+    /// The target encoder's word embeddings `[tgt_vocab, emb]`.
+    pub tgt_embedding: Embedding,
+    /// The source encoder.
+    pub src_encoder: BiRnn,
+    /// The target encoder.
+    pub tgt_encoder: BiRnn,
+    /// The decoder's input embeddings `[decoded_vocab + 1, emb]`; the last row is the start
+    /// symbol that precedes every decoded sentence.
+    pub dec_embedding: Embedding,
+    /// The shared decoder, state size `2·hidden`, started from `s0`.
+    pub decoder: RnnLayer,
+    /// The output layer `[2·hidden, decoded_vocab + 1]`; the last class ends a sentence.
+    pub output: Dense,
+    src_vocab: usize,
+    tgt_vocab: usize,
+    decode_target: bool,
+    candidates: usize,
+    dropout: f64,
+    frozen_embeddings: bool,
+}
+
+/// The loss of one training batch.
+#[derive(Debug)]
+pub struct AutoencoderLoss {
+    /// Mean negative log-likelihood per decoded token over both kinds of example, to
+    /// back-propagate.
+    pub loss: TrainLoss,
+    /// Mean negative log-likelihood per token of the translation examples `[1]`.
+    pub translation: Tensor<1>,
+    /// Mean negative log-likelihood per token of the autoencoding examples `[1]`.
+    pub autoencoding: Tensor<1>,
+    /// Decoded tokens (end-of-sentence classes included) of the translation examples.
+    pub translation_tokens: usize,
+    /// Decoded tokens of the autoencoding examples.
+    pub autoencoding_tokens: usize,
+}
+
+/// The decoder's packed input ids (start symbol first) and output classes (end class last)
+/// for `sentences`, with the packing of the inputs.
+fn decoder_io(sentences: &[&[u32]], end: u32) -> Result<(PackedBatch, Vec<u32>)> {
+    let inputs: Vec<Vec<u32>> = sentences
+        .iter()
+        .map(|s| std::iter::once(end).chain(s.iter().copied()).collect())
+        .collect();
+    let batch = PackedBatch::new(&inputs)?;
+    let mut classes = Vec::with_capacity(batch.tokens());
+    for (t, &n) in batch.batch_sizes().iter().enumerate() {
+        for &i in &batch.order()[..n] {
+            let s = sentences[i];
+            classes.push(if t < s.len() { s[t] } else { end });
+        }
+    }
+    Ok((batch, classes))
+}
+
+impl Autoencoder {
+    /// A freshly initialised network on `device`, drawn from `seed`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an invalid configuration.
+    pub fn new(config: &AutoencoderConfig, seed: u64, device: &Device) -> Result<Self> {
+        config.check()?;
+        let mut rng = Rng::seed(seed).fork(0xae);
+        let (e, h) = (config.emb_dim, config.hidden);
+        let src_embedding = Embedding::new(config.src_vocab, e, &mut rng, device);
+        let tgt_embedding = Embedding::new(config.tgt_vocab, e, &mut rng, device);
+        let enc = BiRnnConfig {
+            cell: config.cell,
+            d_input: e,
+            d_hidden: h,
+        };
+        // Both encoders start from the same draw (they are separate parameters and part
+        // ways as soon as training starts): with embedding tables taken from one bilingual
+        // space the two languages' encoders then start as the same function of the vectors,
+        // so that a sentence and its translation start near each other instead of in two
+        // unrelated random spaces.
+        let enc_rng = rng.fork(0xe2c);
+        let src_encoder = enc.init(&mut enc_rng.clone(), device);
+        let tgt_encoder = enc.init(&mut enc_rng.clone(), device);
+        let v = config.decoded_vocab();
+        let dec_embedding = Embedding::new(v + 1, e, &mut rng, device);
+        let decoder = RnnLayer::new(config.cell, e, 2 * h, &mut rng, device);
+        let output = Dense::new(2 * h, v + 1, &mut rng, device);
+        Ok(Self {
+            src_embedding,
+            tgt_embedding,
+            src_encoder,
+            tgt_encoder,
+            dec_embedding,
+            decoder,
+            output,
+            src_vocab: config.src_vocab,
+            tgt_vocab: config.tgt_vocab,
+            decode_target: config.decoded == Side::Target,
+            candidates: match config.softmax {
+                Softmax::Full => 0,
+                Softmax::Sampled { candidates } => candidates,
+            },
+            dropout: config.dropout,
+            frozen_embeddings: config.frozen_embeddings,
+        })
+    }
+
+    /// The same network with the embedding tables of the source encoder, the target encoder
+    /// and the decoder's input replaced (row-major; the decoder's table has one more row, the
+    /// start symbol), e.g. from [`crate::pretrained`].
+    ///
+    /// # Errors
+    /// [`Error::Config`] when a table has another size.
+    pub fn with_embedding_tables(
+        mut self,
+        src: Vec<f32>,
+        tgt: Vec<f32>,
+        dec: Vec<f32>,
+    ) -> Result<Self> {
+        fn set(e: &mut Embedding, table: Vec<f32>, name: &str) -> Result<()> {
+            let (rows, dim) = (e.vocab(), e.dim());
+            if table.len() != rows * dim {
+                return Err(Error::Config(format!(
+                    "a {name} embedding table of {} values for {rows} × {dim}",
+                    table.len()
+                )));
+            }
+            let device = e.weight.device();
+            e.weight = Param::from_tensor(float2(table, [rows, dim], &device));
+            Ok(())
+        }
+        set(&mut self.src_embedding, src, "source")?;
+        set(&mut self.tgt_embedding, tgt, "target")?;
+        set(&mut self.dec_embedding, dec, "decoder")?;
+        Ok(self)
+    }
+
+    /// Sentence vector size (`2 × hidden`).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        2 * self.src_encoder.d_hidden()
+    }
+
+    /// The language the decoder writes.
+    #[must_use]
+    pub fn decoded(&self) -> Side {
+        if self.decode_target {
+            Side::Target
+        } else {
+            Side::Source
+        }
+    }
+
+    /// Vocabulary size of `side`.
+    #[must_use]
+    pub fn vocab(&self, side: Side) -> usize {
+        match side {
+            Side::Source => self.src_vocab,
+            Side::Target => self.tgt_vocab,
+        }
+    }
+
+    fn parts(&self, side: Side) -> (&Embedding, &BiRnn) {
+        match side {
+            Side::Source => (&self.src_embedding, &self.src_encoder),
+            Side::Target => (&self.tgt_embedding, &self.tgt_encoder),
+        }
+    }
+
+    pub(crate) fn host(&self, side: Side) -> Option<HostBiRnn> {
+        self.parts(side).1.host()
+    }
+
+    fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
+        let vocab = self.vocab(side);
+        for (i, s) in seqs.iter().enumerate() {
+            if let Some(&id) = s.iter().find(|&&id| id as usize >= vocab) {
+                return Err(Error::Input(format!(
+                    "{side:?} sentence {i} has token id {id}, outside the vocabulary of {vocab}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sentence vectors `[n, 2·hidden]` of sentences of `side` (rows in input order): the
+    /// element-wise maximum of the encoder's states over each sentence's own positions
+    /// (Kim et al.'s eq. 3 and 11–12; padding never enters a packed batch, so it cannot win
+    /// a maximum). No dropout.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
+    pub fn encode(&self, seqs: &[&[u32]], side: Side) -> Result<Tensor<2>> {
+        self.encode_with(seqs, side, None)
+    }
+
+    /// [`Autoencoder::encode`] with a prepared host recurrence of that side's encoder.
+    pub(crate) fn encode_with(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        host: Option<&mut HostBiRnn>,
+    ) -> Result<Tensor<2>> {
+        self.check_ids(seqs, side)?;
+        let (emb, rnn) = self.parts(side);
+        let batch = PackedBatch::new(seqs)?;
+        let x = emb.lookup(&batch)?;
+        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), true)) {
+            Some(out) => out,
+            None => rnn.forward(x, batch.batch_sizes(), true),
+        };
+        let device = out.last.device();
+        Ok(out.max_pool().select(0, int1(batch.position(), &device)))
+    }
+
+    /// Training encoder pass: vectors in input order and the deferred stage of the embedding
+    /// and input-projection gradients.
+    fn encode_train(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        rng: Option<&mut Rng>,
+    ) -> Result<(Tensor<2>, Deferred)> {
+        self.check_ids(seqs, side)?;
+        let (emb, rnn) = self.parts(side);
+        let batch = PackedBatch::new(seqs)?;
+        let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
+        let (out, ig) = rnn.forward_deferred(x, batch.batch_sizes(), true);
+        let device = out.last.device();
+        let v = out.max_pool().select(0, int1(batch.position(), &device));
+        Ok((v, self.stage(ig, eg)))
+    }
+
+    fn stage(&self, ig: InputGrads, eg: EmbeddingGrad) -> Deferred {
+        let frozen = self.frozen_embeddings;
+        Box::new(move |grads| {
+            let (mut pg, gx) = ig.finish(grads);
+            if !frozen {
+                pg.push(eg.finish(gx));
+            }
+            Ok(pg)
+        })
+    }
+
+    /// The decoder's states `[tokens, 2·hidden]` (packed layout of `batch`) from the
+    /// initial states `s0` `[n, 2·hidden]` (input order) over the decoder inputs of `batch`;
+    /// with `deferred`, on an autodiff device, the input gradients come from the stage.
+    fn decode_states(
+        &self,
+        s0: Tensor<2>,
+        batch: &PackedBatch,
+        rng: Option<&mut Rng>,
+        deferred: bool,
+    ) -> Result<(Tensor<2>, Option<Deferred>)> {
+        let device = s0.device();
+        let h0 = s0.select(0, int1(batch.order(), &device));
+        if deferred {
+            let (x, eg) = self
+                .dec_embedding
+                .lookup_deferred(batch, self.dropout, rng)?;
+            let (steps, ig) = self
+                .decoder
+                .forward_from_deferred(x, batch.batch_sizes(), h0);
+            Ok((Tensor::cat(steps, 0), Some(self.stage(ig, eg))))
+        } else {
+            let x = dropout(self.dec_embedding.lookup(batch)?, self.dropout, rng);
+            let steps = self.decoder.forward_from(x, batch.batch_sizes(), h0);
+            Ok((Tensor::cat(steps, 0), None))
+        }
+    }
+
+    /// Negative log-likelihoods `[tokens]` of `classes` under the decoder's output layer for
+    /// the states `h` `[tokens, 2·hidden]`: over the candidate classes `cand` (sorted, holding
+    /// every class of `classes`), or over all classes when `cand` is `None`.
+    fn token_nll(&self, h: Tensor<2>, classes: &[u32], cand: Option<&[u32]>) -> Tensor<1> {
+        let device = h.device();
+        let n = classes.len();
+        let (w, b, cols): (Tensor<2>, Tensor<1>, Vec<i64>) = match cand {
+            Some(c) => {
+                let index: HashMap<u32, i64> = c
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &id)| (id, k as i64))
+                    .collect();
+                let ids: Vec<usize> = c.iter().map(|&id| id as usize).collect();
+                let sel = int1(&ids, &device);
+                (
+                    self.output.weight.val().select(1, sel.clone()),
+                    self.output.bias.val().select(0, sel),
+                    classes.iter().map(|c| index[c]).collect(),
+                )
+            }
+            None => (
+                self.output.weight.val(),
+                self.output.bias.val(),
+                classes.iter().map(|&c| i64::from(c)).collect(),
+            ),
+        };
+        let cols = Tensor::<2, Int>::from_data(TensorData::new(cols, [n, 1]), &device);
+        let logits = h.matmul(w) + b.unsqueeze::<2>();
+        log_softmax(logits, 1).gather(1, cols).reshape([n]).neg()
+    }
+
+    /// The training loss of a batch (Kim et al.'s eq. 7 + 8 on one mini-batch): translation
+    /// examples decode `outputs[i]` from `inputs[i]` (the other language's encoder) and
+    /// autoencoding examples decode `auto[j]` from itself (the decoded language's encoder).
+    /// `rng` draws dropout masks and the sampled softmax's candidates; without it the full
+    /// softmax is used. On an autodiff device the embedding and input-projection gradients are
+    /// deferred.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for empty batches or sentences, ids outside a vocabulary, or `inputs`
+    /// and `outputs` of different lengths.
+    pub fn loss(
+        &self,
+        inputs: &[&[u32]],
+        outputs: &[&[u32]],
+        auto: &[&[u32]],
+        mut rng: Option<&mut Rng>,
+    ) -> Result<AutoencoderLoss> {
+        if inputs.len() != outputs.len() {
+            return Err(Error::Input(format!(
+                "{} translation inputs but {} outputs",
+                inputs.len(),
+                outputs.len()
+            )));
+        }
+        if inputs.is_empty() || auto.is_empty() {
+            return Err(Error::Input(
+                "a batch needs at least one translation and one autoencoding example".into(),
+            ));
+        }
+        let decoded = self.decoded();
+        let other = match decoded {
+            Side::Source => Side::Target,
+            Side::Target => Side::Source,
+        };
+        self.check_ids(outputs, decoded)?;
+        let deferred = self.output.weight.device().is_autodiff();
+        let mut stages = Vec::new();
+        let (a, b) = if deferred {
+            let (a, sa) = self.encode_train(inputs, other, rng.as_deref_mut())?;
+            let (b, sb) = self.encode_train(auto, decoded, rng.as_deref_mut())?;
+            stages.extend([sa, sb]);
+            (a, b)
+        } else {
+            (self.encode(inputs, other)?, self.encode(auto, decoded)?)
+        };
+        let s0 = Tensor::cat(vec![a, b], 0);
+        let mut targets: Vec<&[u32]> = outputs.to_vec();
+        targets.extend_from_slice(auto);
+        let end = self.vocab(decoded) as u32;
+        let (batch, classes) = decoder_io(&targets, end)?;
+        let (h, stage) = self.decode_states(s0, &batch, rng.as_deref_mut(), deferred)?;
+        stages.extend(stage);
+        // Which packed tokens belong to translation examples (input index < inputs.len()).
+        let n_tr = inputs.len();
+        let mut is_tr = Vec::with_capacity(classes.len());
+        for &n in batch.batch_sizes() {
+            is_tr.extend(batch.order()[..n].iter().map(|&i| i < n_tr));
+        }
+        let tr_tokens = is_tr.iter().filter(|&&t| t).count();
+        let ae_tokens = is_tr.len() - tr_tokens;
+        let nll = match (rng, self.candidates) {
+            (Some(r), c) if c > 0 => {
+                let cand = candidates(&classes, c, end as usize + 1, r);
+                self.token_nll(h, &classes, Some(&cand))
+            }
+            _ if deferred => self.token_nll(h, &classes, None),
+            _ => self.full_nll_chunked(h, &classes),
+        };
+        let device = nll.device();
+        let weights = |tr: bool, count: usize| {
+            let w: Vec<f32> = is_tr
+                .iter()
+                .map(|&t| if t == tr { 1.0 / count as f32 } else { 0.0 })
+                .collect();
+            Tensor::<1>::from_data(TensorData::new(w, [is_tr.len()]), &device)
+        };
+        let translation = (nll.clone() * weights(true, tr_tokens)).sum();
+        let autoencoding = (nll.clone() * weights(false, ae_tokens)).sum();
+        let value = nll.mean();
+        Ok(AutoencoderLoss {
+            loss: TrainLoss {
+                value,
+                deferred: stages,
+            },
+            translation,
+            autoencoding,
+            translation_tokens: tr_tokens,
+            autoencoding_tokens: ae_tokens,
+        })
+    }
+
+    /// Mean negative log-likelihood per decoded token (full softmax, end class included) of
+    /// writing `outputs` (the decoded language) from the sentence vectors `s0` `[n, 2·hidden]`
+    /// alone: the decoder has no other access to an input sentence (no attention), so this is
+    /// the translation loss of any input whose vector is `s0`.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for a row count that differs from `outputs`, empty sentences or ids
+    /// outside the decoded vocabulary.
+    pub fn decode_nll(&self, s0: Tensor<2>, outputs: &[&[u32]]) -> Result<Tensor<1>> {
+        if s0.dims()[0] != outputs.len() || s0.dims()[1] != self.dim() {
+            return Err(Error::Input(format!(
+                "{:?} sentence vectors for {} outputs of a {}-dimensional model",
+                s0.dims(),
+                outputs.len(),
+                self.dim()
+            )));
+        }
+        let decoded = self.decoded();
+        self.check_ids(outputs, decoded)?;
+        let (batch, classes) = decoder_io(outputs, self.vocab(decoded) as u32)?;
+        let (h, _) = self.decode_states(s0, &batch, None, false)?;
+        Ok(self.full_nll_chunked(h, &classes).mean())
+    }
+
+    /// [`Self::token_nll`] over all classes in blocks of rows (no autodiff).
+    fn full_nll_chunked(&self, h: Tensor<2>, classes: &[u32]) -> Tensor<1> {
+        let n = classes.len();
+        let parts: Vec<Tensor<1>> = (0..n)
+            .step_by(FULL_SOFTMAX_ROWS)
+            .map(|start| {
+                let len = FULL_SOFTMAX_ROWS.min(n - start);
+                self.token_nll(
+                    h.clone().narrow(0, start, len),
+                    &classes[start..start + len],
+                    None,
+                )
+            })
+            .collect();
+        Tensor::cat(parts, 0)
+    }
+}
+
+/// The candidate classes of a sampled softmax: every class of `classes`, then classes drawn
+/// uniformly from the other ones until `want` are there (or all `total`), sorted.
+#[must_use]
+pub fn candidates(classes: &[u32], want: usize, total: usize, rng: &mut Rng) -> Vec<u32> {
+    let mut seen = vec![false; total];
+    let mut out = Vec::with_capacity(want.max(classes.len()));
+    for &c in classes {
+        if !std::mem::replace(&mut seen[c as usize], true) {
+            out.push(c);
+        }
+    }
+    let target = want.min(total);
+    // Rejection sampling while free classes are plentiful; past half the vocabulary, a walk
+    // over the free ones in random order.
+    if out.len() < target && target <= total / 2 {
+        while out.len() < target {
+            let c = rng.below(total);
+            if !std::mem::replace(&mut seen[c], true) {
+                out.push(c as u32);
+            }
+        }
+    } else if out.len() < target {
+        let mut free: Vec<u32> = (0..total as u32).filter(|&c| !seen[c as usize]).collect();
+        rng.shuffle(&mut free);
+        out.extend(free.into_iter().take(target - out.len()));
+    }
+    out.sort_unstable();
+    out
+}

@@ -1,0 +1,254 @@
+//! Training the autoencoder: every mini-batch holds as many autoencoding examples as
+//! translation examples (Kim et al. §3.2). The autoencoding sentences of an epoch are the
+//! decoded language's side of the parallel pairs plus any monolingual sentences of that
+//! language, shuffled and dealt out to the batches in turn.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+
+use crate::autoencoder::{Autoencoder, AutoencoderConfig};
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::init::to_host1;
+use crate::siamese::{Describe, ParallelIds};
+use crate::train::{Task, TrainLoss, Validation, checkpoint};
+
+/// A sentence to autoencode: the decoded side of a parallel pair, or a monolingual sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoRef {
+    /// The decoded-language side of pair `k`.
+    Pair(u32),
+    /// Monolingual sentence `k`.
+    Mono(u32),
+}
+
+/// One mini-batch: translation examples (pair indices) and as many autoencoding examples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoencoderBatch {
+    /// Pairs whose decoded side is decoded from the other side.
+    pub pairs: Vec<u32>,
+    /// Sentences decoded from themselves (`auto.len() == pairs.len()`).
+    pub auto: Vec<AutoRef>,
+}
+
+/// The training [`Task`] of the autoencoder.
+pub struct AutoencoderTask {
+    config: AutoencoderConfig,
+    train: ParallelIds,
+    mono: Vec<Vec<u32>>,
+    valid: Option<(ParallelIds, Vec<AutoencoderBatch>)>,
+    batching: Bucketing,
+    describe: Option<Describe>,
+}
+
+impl std::fmt::Debug for AutoencoderTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AutoencoderTask")
+            .field("config", &self.config)
+            .field("train_pairs", &self.train.len())
+            .field("mono", &self.mono.len())
+            .field("valid_pairs", &self.valid.as_ref().map(|v| v.0.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl AutoencoderTask {
+    /// Train on the pairs `train` and the monolingual sentences `mono` of the decoded
+    /// language (may be empty: the decoded side of the pairs is autoencoded anyway); validate
+    /// on `valid` (each pair translated and its decoded side autoencoded, full softmax).
+    ///
+    /// # Errors
+    /// [`Error::Input`] when there is no training pair or a monolingual sentence is empty.
+    pub fn new(
+        config: AutoencoderConfig,
+        train: ParallelIds,
+        mono: Vec<Vec<u32>>,
+        valid: Option<ParallelIds>,
+        batching: Bucketing,
+    ) -> Result<Self> {
+        if train.is_empty() {
+            return Err(Error::Input(
+                "the autoencoder needs at least one training pair".into(),
+            ));
+        }
+        if let Some(k) = mono.iter().position(Vec::is_empty) {
+            return Err(Error::Input(format!(
+                "monolingual sentence {k} has no tokens"
+            )));
+        }
+        batching.check()?;
+        let valid = valid.filter(|v| !v.is_empty()).map(|v| {
+            let batches = pair_batches(&v, &batching, None)
+                .into_iter()
+                .map(|pairs| AutoencoderBatch {
+                    auto: pairs.iter().map(|&k| AutoRef::Pair(k)).collect(),
+                    pairs,
+                })
+                .collect();
+            (v, batches)
+        });
+        Ok(Self {
+            config,
+            train,
+            mono,
+            valid,
+            batching,
+            describe: None,
+        })
+    }
+
+    /// Use `describe` to write the model description (default: `model.json` with the network
+    /// configuration only).
+    #[must_use]
+    pub fn with_description(mut self, describe: Describe) -> Self {
+        self.describe = Some(describe);
+        self
+    }
+
+    /// The network configuration.
+    #[must_use]
+    pub fn config(&self) -> &AutoencoderConfig {
+        &self.config
+    }
+
+    fn sides(&self) -> (Side, Side) {
+        match self.config.decoded {
+            Side::Target => (Side::Source, Side::Target),
+            Side::Source => (Side::Target, Side::Source),
+        }
+    }
+
+    fn batch_loss(
+        &self,
+        model: &Autoencoder,
+        data: &ParallelIds,
+        batch: &AutoencoderBatch,
+        rng: Option<&mut Rng>,
+    ) -> Result<crate::autoencoder::AutoencoderLoss> {
+        let (input, decoded) = self.sides();
+        let (ins, outs) = (side_of(data, input), side_of(data, decoded));
+        let inputs: Vec<&[u32]> = batch.pairs.iter().map(|&k| &ins[k as usize][..]).collect();
+        let outputs: Vec<&[u32]> = batch.pairs.iter().map(|&k| &outs[k as usize][..]).collect();
+        let auto: Vec<&[u32]> = batch
+            .auto
+            .iter()
+            .map(|r| match *r {
+                AutoRef::Pair(k) => &outs[k as usize][..],
+                AutoRef::Mono(k) => &self.mono[k as usize][..],
+            })
+            .collect();
+        model.loss(&inputs, &outputs, &auto, rng)
+    }
+}
+
+fn side_of(data: &ParallelIds, side: Side) -> &[Vec<u32>] {
+    match side {
+        Side::Source => &data.src,
+        Side::Target => &data.tgt,
+    }
+}
+
+/// Length-bucketed batches of pair indices.
+fn pair_batches(data: &ParallelIds, batching: &Bucketing, rng: Option<&mut Rng>) -> Vec<Vec<u32>> {
+    let costs: Vec<usize> = (0..data.len())
+        .map(|k| data.src[k].len() + data.tgt[k].len())
+        .collect();
+    batching
+        .plan(&costs, rng)
+        .into_iter()
+        .map(|b| b.into_iter().map(|k| k as u32).collect())
+        .collect()
+}
+
+/// Deal the autoencoding sentences (`pairs` pair sides, then `mono` monolingual ones,
+/// shuffled) to `batches` of translation examples, one per example, cycling through them when
+/// the batches need more: every batch is 1:1 (with no sentence to deal at all, the batches get
+/// none).
+#[must_use]
+pub fn deal_autoencoding(
+    batches: Vec<Vec<u32>>,
+    pairs: usize,
+    mono: usize,
+    rng: &mut Rng,
+) -> Vec<AutoencoderBatch> {
+    let mut pool: Vec<AutoRef> = (0..pairs as u32)
+        .map(AutoRef::Pair)
+        .chain((0..mono as u32).map(AutoRef::Mono))
+        .collect();
+    rng.shuffle(&mut pool);
+    let mut next = 0usize;
+    batches
+        .into_iter()
+        .map(|pairs| {
+            let auto = (0..if pool.is_empty() { 0 } else { pairs.len() })
+                .map(|_| {
+                    let r = pool[next % pool.len()];
+                    next += 1;
+                    r
+                })
+                .collect();
+            AutoencoderBatch { pairs, auto }
+        })
+        .collect()
+}
+
+impl Task for AutoencoderTask {
+    type Model = Autoencoder;
+    type Batch = AutoencoderBatch;
+
+    fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
+        let batches = pair_batches(&self.train, &self.batching, Some(rng));
+        Ok(deal_autoencoding(
+            batches,
+            self.train.len(),
+            self.mono.len(),
+            rng,
+        ))
+    }
+
+    fn batch_items(&self, batch: &Self::Batch) -> usize {
+        batch.pairs.len() + batch.auto.len()
+    }
+
+    fn loss(&self, model: &Autoencoder, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        Ok(self.batch_loss(model, &self.train, batch, Some(rng))?.loss)
+    }
+
+    fn validate(&self, model: &Autoencoder) -> Result<Option<Validation>> {
+        let Some((data, batches)) = &self.valid else {
+            return Ok(None);
+        };
+        let (mut tr, mut ae, mut ntr, mut nae) = (0f64, 0f64, 0usize, 0usize);
+        for batch in batches {
+            let l = self.batch_loss(model, data, batch, None)?;
+            tr += f64::from(to_host1(l.translation)?[0]) * l.translation_tokens as f64;
+            ae += f64::from(to_host1(l.autoencoding)?[0]) * l.autoencoding_tokens as f64;
+            ntr += l.translation_tokens;
+            nae += l.autoencoding_tokens;
+        }
+        let mut metrics = BTreeMap::new();
+        metrics.insert("translation_nll".into(), tr / ntr.max(1) as f64);
+        metrics.insert("autoencoding_nll".into(), ae / nae.max(1) as f64);
+        Ok(Some(Validation {
+            loss: (tr + ae) / (ntr + nae).max(1) as f64,
+            metrics,
+        }))
+    }
+
+    fn save_description(&self, _model: &Autoencoder, dir: &Path) -> Result<()> {
+        match &self.describe {
+            Some(d) => d(dir),
+            None => checkpoint::write_json(
+                &dir.join(checkpoint::MODEL_FILE),
+                &serde_json::json!({ "kind": "autoencoder", "network": self.config }),
+            ),
+        }
+    }
+
+    fn unit(&self) -> &'static str {
+        "sentences"
+    }
+}
