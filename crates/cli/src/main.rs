@@ -42,7 +42,7 @@ enum Command {
     #[command(subcommand)]
     Tokenize(cmd::tokenize::TokenizeCommand),
     /// Train a model into a model directory: IBM Model 1, a neural model (siamese classifier,
-    /// MLP similarity).
+    /// shared-decoder autoencoder, MLP similarity).
     #[command(subcommand)]
     #[cfg_attr(
         not(feature = "neural"),

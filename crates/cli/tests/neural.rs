@@ -1,4 +1,4 @@
-//! End-to-end: `bitext train siamese|mlp`, `bitext embed --model`, `bitext score --model` on
+//! End-to-end: `bitext train siamese|autoencoder|mlp`, `bitext embed --model`, `bitext score --model` on
 //! small files built here; in a build without the cargo feature `neural`
 //! (`cargo test -p bitext-cli --no-default-features`), the error those commands give instead.
 
@@ -141,6 +141,164 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     assert!(!ok);
     assert!(err.contains("bad.tsv:2"), "{err}");
     assert!(!d.path().join("bad.out").exists());
+}
+
+/// `bitext train autoencoder` (resumable, with monolingual text), its vectors through
+/// `bitext embed --model` on both sides, cosine scores through `bitext score --model`, and an
+/// MLP trained on its vectors.
+#[cfg(feature = "neural")]
+#[test]
+fn train_embed_and_score_with_an_autoencoder() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let mono = d.path().join("mono.txt");
+    std::fs::write(&mono, "b1 b2 b3\nb4 b5\n").unwrap();
+    let model = d.path().join("ae");
+    let train = |epochs: &str, resume: bool| {
+        let mut c = bitext();
+        c.args(["train", "autoencoder", "--src"])
+            .arg(&src)
+            .arg("--tgt")
+            .arg(&tgt)
+            .arg("--mono")
+            .arg(&mono)
+            .arg("-o")
+            .arg(&model)
+            .args(["--preset", "small", "--epochs", epochs, "--candidates", "8"])
+            .args([
+                "--min-count",
+                "1",
+                "--valid-fraction",
+                "0.1",
+                "--max-len",
+                "4",
+            ]);
+        if resume {
+            c.arg("--resume");
+        }
+        run(&mut c)
+    };
+    let (ok, err) = train("1", false);
+    assert!(ok, "{err}");
+    assert!(err.contains("cut to 4 tokens"), "{err}");
+    assert!(
+        err.contains("validation per-token loss: translation"),
+        "{err}"
+    );
+    let (ok, err) = train("2", true);
+    assert!(ok, "{err}");
+    let state = std::fs::read_to_string(model.join("resume/trainer.json")).unwrap();
+    assert!(state.contains("\"epochs_done\": 2"), "{state}");
+    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    assert!(desc.contains("\"kind\": \"autoencoder\""), "{desc}");
+
+    for (side, input) in [("source", &src), ("target", &tgt)] {
+        let emb = d.path().join(format!("{side}.npy"));
+        let (ok, err) = run(bitext()
+            .args(["embed", "--model"])
+            .arg(&model)
+            .arg("--input")
+            .arg(input)
+            .args(["--side", side, "-q", "-o"])
+            .arg(&emb));
+        assert!(ok, "{err}");
+        let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+        assert_eq!((e.len(), e.dim()), (40, 256));
+    }
+    let scored = d.path().join("scored.tsv");
+    let (ok, err) = run(bitext()
+        .args(["score", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&tsv)
+        .args(["--src-col", "2", "--tgt-col", "3", "--output"])
+        .arg(&scored));
+    assert!(ok, "{err}");
+    let out = std::fs::read_to_string(&scored).unwrap();
+    assert_eq!(out.lines().count(), 40);
+    for line in out.lines() {
+        let c: f64 = line.split('\t').nth(3).unwrap().parse().unwrap();
+        assert!((-1.0..=1.0).contains(&c), "{c}");
+    }
+    let mlp = d.path().join("mlp");
+    let (ok, err) = run(bitext()
+        .args(["train", "mlp", "--encoder"])
+        .arg(&model)
+        .arg("--src")
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .args(["--hidden", "16", "--epochs", "1", "-q", "-o"])
+        .arg(&mlp));
+    assert!(ok, "{err}");
+    // Pairs of different lengths are an error, not a model.
+    let short = d.path().join("short.txt");
+    std::fs::write(&short, "b1\n").unwrap();
+    let (ok, err) = run(bitext()
+        .args(["train", "autoencoder", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&short)
+        .arg("-o")
+        .arg(d.path().join("bad")));
+    assert!(!ok);
+    assert!(err.contains("line"), "{err}");
+}
+
+/// `--init-vectors`: the tables start from `.vec` files (one per language, projected to the
+/// preset's 128 columns), and vectors narrower than the table are an error.
+#[cfg(feature = "neural")]
+#[test]
+fn train_siamese_from_bilingual_vectors() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, _) = corpus(d.path(), 30);
+    let vec_file = |name: &str, prefix: &str, dim: usize| {
+        let mut text = format!("15 {dim}\n");
+        for w in 0..15 {
+            let row: Vec<String> = (0..dim)
+                .map(|c| format!("{}", ((w * 31 + c * 7) % 13) as f32 / 13.0 - 0.5))
+                .collect();
+            text.push_str(&format!("{prefix}{w} {}\n", row.join(" ")));
+        }
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (sv, tv) = (vec_file("a.vec", "a", 130), vec_file("b.vec", "b", 130));
+    let train = |out: &str, sv: &Path, tv: &Path| {
+        run(bitext()
+            .args(["train", "siamese", "--src"])
+            .arg(&src)
+            .arg("--tgt")
+            .arg(&tgt)
+            .arg("-o")
+            .arg(d.path().join(out))
+            .args(["--preset", "small", "--epochs", "1", "--negatives", "1"])
+            .args([
+                "--min-count",
+                "1",
+                "--separate-vocab",
+                "--freeze-embeddings",
+            ])
+            .arg("--init-vectors")
+            .arg(sv)
+            .arg("--init-target-vectors")
+            .arg(tv))
+    };
+    let (ok, err) = train("m", &sv, &tv);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("embeddings initialised from the vectors: 30 of"),
+        "{err}"
+    );
+    assert!(
+        err.contains("projected on their top 128 principal directions"),
+        "{err}"
+    );
+    let narrow = vec_file("n.vec", "a", 4);
+    let (ok, err) = train("n", &narrow, &tv);
+    assert!(!ok);
+    assert!(err.contains("from 4-d vectors"), "{err}");
 }
 
 #[cfg(not(feature = "neural"))]

@@ -56,8 +56,8 @@ pub(crate) struct EmbedArgs {
         conflicts_with = "model"
     )]
     vectors: Option<PathBuf>,
-    /// Neural encoder: a model directory written by `bitext train` (a siamese classifier, or an
-    /// MLP whose encoder is used).
+    /// Neural encoder: a model directory written by `bitext train` (a siamese classifier, an
+    /// autoencoder, or an MLP whose encoder is used).
     #[arg(long, value_name = "DIR")]
     #[cfg_attr(
         not(feature = "neural"),

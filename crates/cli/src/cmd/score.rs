@@ -24,7 +24,8 @@ pub(crate) enum ScorerKind {
     /// (Zhang et al. 2016); the score is minus the distance.
     Emd,
     /// A neural model trained by `bitext train` (--model): the siamese classifier's
-    /// probability, or an MLP similarity over its encoder's vectors.
+    /// probability, the cosine of the autoencoder's vectors, or an MLP similarity over its
+    /// encoder's vectors.
     Model,
     /// IBM Model 1 trained by `bitext train ibm1` (--model): the length-normalised
     /// log-probability of each side given the other, summed (Khadivi & Ney 2005).
@@ -87,8 +88,8 @@ impl LengthUnitArg {
 /// Options of `--scorer model` and `--scorer ibm1`.
 #[derive(Debug, Args)]
 pub(crate) struct ModelArgs {
-    /// Model directory written by `bitext train`: a neural model (siamese classifier or MLP
-    /// similarity; needs the cargo feature `neural`) or IBM Model 1 (`--scorer ibm1`).
+    /// Model directory written by `bitext train`: a neural model (siamese classifier,
+    /// autoencoder or MLP similarity; needs the cargo feature `neural`) or IBM Model 1 (`--scorer ibm1`).
     #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
     pub(crate) model: Option<PathBuf>,
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).

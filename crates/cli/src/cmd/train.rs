@@ -3,6 +3,8 @@
 //!
 //! - `bitext train siamese`: the siamese BiGRU classifier (Grégoire & Langlais 2018) on
 //!   parallel text.
+//! - `bitext train autoencoder`: the shared-decoder autoencoder (Kim et al. 2019) on parallel
+//!   text, plus monolingual text of the decoded language if given.
 //! - `bitext train mlp`: the MLP similarity (Kim et al. 2019) on the sentence vectors of a
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
 //! - `bitext train ibm1`: IBM Model 1 in both directions (`crate::cmd::ibm1`; no burn, in
@@ -20,12 +22,16 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+mod autoencoder;
+
 /// Training subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum TrainCommand {
     /// The siamese BiGRU classifier on parallel text.
     Siamese(Box<SiameseArgs>),
-    /// The MLP similarity on the vectors of a trained encoder.
+    /// The shared-decoder autoencoder (Kim et al. 2019) on parallel text.
+    Autoencoder(Box<autoencoder::AutoencoderArgs>),
+    /// The MLP similarity on the vectors of a trained encoder (siamese or autoencoder).
     Mlp(Box<MlpArgs>),
     /// IBM Model 1 in both directions on a parallel TSV (lexical baseline; no neural feature
     /// needed).
@@ -195,6 +201,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     crate::cmd::neural::start_neural_command();
     match cmd {
         TrainCommand::Siamese(a) => training::siamese(a),
+        TrainCommand::Autoencoder(a) => autoencoder::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
         TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
     }
@@ -206,7 +213,9 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     match cmd {
         TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
-        _ => Err(crate::cmd::neural_unavailable("`bitext train siamese|mlp`")),
+        _ => Err(crate::cmd::neural_unavailable(
+            "`bitext train siamese|autoencoder|mlp`",
+        )),
     }
 }
 
@@ -224,12 +233,12 @@ mod training {
         Mlp, MlpConfig, MlpDescription, MlpTask, PairSet, cosine_rows, random_negatives,
         worst_of_portion,
     };
+    use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::rnn::CellKind;
     use bitext_neural::siamese::{
-        SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
-        train_siamese,
+        SiameseConfig, SiameseTextTraining, SiameseTrainConfig, split_indices, train_siamese,
     };
-    use bitext_neural::pretrained::VectorsInit;
+    use bitext_neural::spec::ModelEncoder;
     use bitext_neural::text::WordVocabConfig;
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
@@ -238,7 +247,12 @@ mod training {
     use crate::cmd::neural::read_pairs;
 
     impl CommonArgs {
-        fn train_config(&self, epochs: usize, lr: f64, clip: Option<f64>) -> Result<TrainConfig> {
+        pub(super) fn train_config(
+            &self,
+            epochs: usize,
+            lr: f64,
+            clip: Option<f64>,
+        ) -> Result<TrainConfig> {
             let lr = self.lr.unwrap_or(lr);
             let c = TrainConfig {
                 epochs: self.epochs.unwrap_or(epochs),
@@ -267,7 +281,7 @@ mod training {
     }
 
     impl PairArgs {
-        fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
+        pub(super) fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
             read_pairs(
                 self.tsv.as_deref(),
                 self.cols.zero_based()?,
@@ -276,7 +290,7 @@ mod training {
         }
     }
 
-    fn report(state: &TrainerState, dir: &Path, quiet: bool) {
+    pub(super) fn report(state: &TrainerState, dir: &Path, quiet: bool) {
         if quiet {
             return;
         }
@@ -290,7 +304,7 @@ mod training {
         );
     }
 
-    fn split(
+    pub(super) fn split(
         src: Vec<String>,
         tgt: Vec<String>,
         fraction: f64,
@@ -372,7 +386,7 @@ mod training {
 
     pub(super) fn mlp(a: &MlpArgs) -> Result<()> {
         let backend = BackendSpec::parse(&a.common.backend)?;
-        let enc = SiameseEncoder::load(&a.encoder, backend)
+        let enc = ModelEncoder::load(&a.encoder, backend)
             .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
         let (src, tgt) = a.pairs.read()?;
         let vec = |side: Side, s: &[String]| -> Result<bitext_core::Embeddings> {

@@ -1,0 +1,218 @@
+//! `bitext train autoencoder`: the shared-decoder autoencoder of Kim et al. (2019) on parallel
+//! text (and monolingual text of the decoded language), into a model directory; resumable.
+//! The arguments parse in every build; the training compiles only with the feature `neural`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CommonArgs, PairArgs};
+
+/// Arguments of `bitext train autoencoder`.
+#[derive(Debug, Args)]
+pub(crate) struct AutoencoderArgs {
+    #[command(flatten)]
+    pairs: PairArgs,
+    /// Monolingual sentences of the decoded language, one per line, autoencoded besides the
+    /// decoded side of the pairs (Kim et al.'s M).
+    #[arg(long, value_name = "FILE")]
+    mono: Option<PathBuf>,
+    /// Held-out source sentences for validation (default: --valid-fraction of the pairs).
+    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
+    valid_src: Option<PathBuf>,
+    /// Held-out target sentences.
+    #[arg(long, value_name = "FILE", requires = "valid_src")]
+    valid_tgt: Option<PathBuf>,
+    /// Network size: paper (embeddings 512, 256 per encoder direction: 512-d vectors),
+    /// medium (256/256: 512-d) or small (128/128: 256-d).
+    #[arg(long, default_value = "small")]
+    preset: String,
+    /// Recurrent cell.
+    #[arg(long, default_value = "gru", value_parser = ["gru", "lstm"])]
+    cell: String,
+    /// The reverse model: decode the source language (target → source translation and source
+    /// autoencoding).
+    #[arg(long)]
+    reverse: bool,
+    /// Softmax candidates while training: the batch's target tokens plus uniform draws up to
+    /// this many (default: the preset's); 0 = the full softmax.
+    #[arg(long)]
+    candidates: Option<usize>,
+    /// Most pairs per batch (each adds a translation and an autoencoding example; the
+    /// paper's 120 sentences are 60 pairs).
+    #[arg(long, default_value_t = 60)]
+    batch: usize,
+    /// Most padded tokens per batch (pairs × longest pair).
+    #[arg(long, default_value_t = 60 * 124)]
+    max_tokens: usize,
+    /// Clip the global gradient norm to this.
+    #[arg(long, default_value_t = 5.0)]
+    clip: f64,
+    /// Decay schedule of the paper: multiply the rate by 0.9 every 50k updates after the first
+    /// 100k (otherwise constant, or --plateau).
+    #[arg(long, conflicts_with = "plateau")]
+    step_decay: bool,
+    /// One vocabulary per language (default: one joint vocabulary; each encoder has its own
+    /// embedding table either way).
+    #[arg(long)]
+    separate_vocab: bool,
+    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
+    /// directory) instead of building word vocabularies.
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["separate_vocab", "keep_case"])]
+    spm: Option<PathBuf>,
+    /// Initialise the embedding tables from bilingual vectors (`.vec`) of the source language
+    /// (of both, for one file in a shared space such as `usem.spm128k.vec`).
+    #[arg(long, value_name = "FILE")]
+    init_vectors: Option<PathBuf>,
+    /// The target language's vectors for --init-vectors (same space).
+    #[arg(long, value_name = "FILE", requires = "init_vectors")]
+    init_target_vectors: Option<PathBuf>,
+    /// Keep the embedding tables fixed while training (with --init-vectors).
+    #[arg(long, requires = "init_vectors")]
+    freeze_embeddings: bool,
+    /// Keep words seen at least this often.
+    #[arg(long, default_value_t = 2)]
+    min_count: u64,
+    /// Keep at most this many words per vocabulary.
+    #[arg(long, default_value_t = 32_000)]
+    max_vocab: usize,
+    /// Keep the case of words (the default lowercases, as the paper).
+    #[arg(long)]
+    keep_case: bool,
+    /// Cut training sentences to this many tokens (counted and reported; the paper: 60).
+    #[arg(long, default_value_t = 60)]
+    max_len: usize,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[cfg(feature = "neural")]
+pub(in crate::cmd::train) use training::train;
+
+/// The training itself, on burn.
+#[cfg(feature = "neural")]
+mod training {
+    use anyhow::Result;
+    use bitext_encode::Side;
+    use bitext_neural::autoencoder::{
+        AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax,
+        train_autoencoder,
+    };
+    use bitext_neural::batch::Bucketing;
+    use bitext_neural::pretrained::VectorsInit;
+    use bitext_neural::rnn::CellKind;
+    use bitext_neural::text::WordVocabConfig;
+    use bitext_tokenize::{SequenceConfig, WordConfig};
+
+    use super::AutoencoderArgs;
+    use crate::cmd::neural::read_pairs;
+    use crate::cmd::train::training::{report, split};
+
+    pub(in crate::cmd::train) fn train(a: &AutoencoderArgs) -> Result<()> {
+        let (src, tgt) = a.pairs.read()?;
+        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
+            (Some(s), Some(t)) => {
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                (src, tgt, vs, vt)
+            }
+            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
+        };
+        let mono = match &a.mono {
+            Some(p) => {
+                bitext_core::io::text::read_lines(p, bitext_core::io::text::EmptyLines::Reject)?
+            }
+            None => Vec::new(),
+        };
+        let mut network = AutoencoderConfig::preset(&a.preset, 1)?;
+        network.frozen_embeddings = a.freeze_embeddings;
+        network.cell = if a.cell == "lstm" {
+            CellKind::Lstm
+        } else {
+            CellKind::Gru
+        };
+        if a.reverse {
+            network.decoded = Side::Source;
+        }
+        match a.candidates {
+            Some(0) => network.softmax = Softmax::Full,
+            Some(c) => network.softmax = Softmax::Sampled { candidates: c },
+            None => {}
+        }
+        let mut train = AutoencoderTrainConfig::paper(a.common.seed);
+        train.batching = Bucketing {
+            max_items: a.batch,
+            max_tokens: a.max_tokens,
+        };
+        let optimizer = train.train.optimizer;
+        let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
+        if a.common.optimizer == "adam" && a.common.lr.is_none() {
+            // The paper's optimiser unless the user asks for another: SGD at 1.0.
+            config.optimizer = optimizer;
+        }
+        if a.step_decay {
+            config.schedule = train.train.schedule;
+        }
+        config.check()?;
+        train.train = config;
+        let vocab = WordVocabConfig {
+            joint: !a.separate_vocab,
+            min_count: a.min_count,
+            max_size: Some(a.max_vocab),
+            word: WordConfig {
+                lowercase: !a.keep_case,
+                ..WordConfig::default()
+            },
+            sequence: SequenceConfig::default(),
+        };
+        let job = AutoencoderTextTraining {
+            src: &ts,
+            tgt: &tt,
+            mono: &mono,
+            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+            network,
+            train,
+            vocab,
+            spm: a.spm.clone(),
+            init: a.init_vectors.as_ref().map(|v| VectorsInit {
+                source: v.clone(),
+                target: a.init_target_vectors.clone(),
+                max_words: None,
+            }),
+            max_len: Some(a.max_len),
+        };
+        let out = train_autoencoder(&job, &a.common.out, a.common.resume)?;
+        if !a.common.quiet {
+            if let Some([s, t]) = &out.init {
+                eprintln!("source embeddings initialised from the vectors: {s}");
+                eprintln!("target embeddings initialised from the vectors: {t}");
+            }
+            let (unk, all) = out.unknown_tokens;
+            eprintln!(
+                "{unk} of {all} training tokens ({:.2}%) are not in the vocabulary; {} \
+                 sentences cut to {} tokens; {} pairs and {} monolingual sentences dropped \
+                 for having no tokens",
+                100.0 * unk as f64 / all.max(1) as f64,
+                out.truncated,
+                a.max_len,
+                out.dropped_pairs,
+                out.dropped_mono
+            );
+            if let Some(v) = out
+                .fitted
+                .state
+                .history
+                .get(out.fitted.state.best_epoch.wrapping_sub(1))
+                .and_then(|e| e.valid.as_ref())
+            {
+                let m = |k: &str| v.metrics.get(k).copied().unwrap_or(f64::NAN);
+                eprintln!(
+                    "validation per-token loss: translation {:.4}, autoencoding {:.4}",
+                    m("translation_nll"),
+                    m("autoencoding_nll")
+                );
+            }
+        }
+        report(&out.fitted.state, &a.common.out, a.common.quiet);
+        Ok(())
+    }
+}
