@@ -3,6 +3,7 @@
 //! run, so the file always shows the latest numbers with the command and machine that made
 //! them).
 
+mod autoencoder;
 mod bucc_bow;
 mod calibrate;
 mod data;
@@ -91,6 +92,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "neural",
         "train the siamese BiGRU (30 min), noisy-parallel P/R/F1, BUCC-style F1, Tatoeba, MLP",
         neural::run,
+    ),
+    (
+        "autoencoder",
+        "train Kim et al.'s shared-decoder autoencoder (30 min): recovery error, BUCC-style F1, Tatoeba, MLP",
+        autoencoder::run,
     ),
 ];
 

@@ -27,18 +27,18 @@ use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
+use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::siamese::{
     SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
     train_siamese,
 };
-use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, TrainConfig, TrainerState};
 
 use super::Ctx;
 use super::neural_mlp;
 
-fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+pub(super) fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
@@ -64,7 +64,7 @@ pub(super) fn gettext_de_en(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>)> {
 }
 
 /// Training pairs (de source, en target): gettext then the WMT sample.
-fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
+pub(super) fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
     let (mut de, mut en) = gettext_de_en(ctx)?;
     let n_gettext = de.len();
     let (wen, wde) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
@@ -531,6 +531,6 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     bucc(&b, &enc, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
     recovery(ctx, &enc, &mut md)?;
-    neural_mlp::run(ctx, &enc, &b, &mut md)?;
+    neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)
 }

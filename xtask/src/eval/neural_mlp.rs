@@ -1,5 +1,6 @@
-//! Part of evaluation `neural`: the MLP similarity of Kim et al. (2019, §3.3) trained on the
-//! siamese encoder's sentence vectors, with random negatives or the worst-scored (by cosine)
+//! Part of evaluations `neural` and `autoencoder`: the MLP similarity of Kim et al. (2019,
+//! §3.3) trained on an encoder's sentence vectors (the siamese classifier's or the
+//! autoencoder's), with random negatives or the worst-scored (by cosine)
 //! lines of a portion of the gettext corpus (§5.2), measured as a filter on newsdev and as a
 //! miner on BUCC-style newsdev.
 
@@ -9,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use bitext::core::io::text::EmptyLines;
 use bitext::core::{Embeddings, Rng};
-use bitext::encode::Side;
+use bitext::encode::{SentenceEncoder, Side};
 use bitext::eval::noisy::NoisyParallel;
 use bitext::eval::prf::best_f1_threshold;
 use bitext::similarity::PairScorer;
@@ -17,16 +18,15 @@ use bitext_neural::mlp::{
     Mlp, MlpConfig, MlpDescription, MlpScorer, MlpTask, PairSet, cosine_rows, random_negatives,
     worst_of_portion,
 };
-use bitext_neural::siamese::SiameseEncoder;
 use bitext_neural::train::{TrainConfig, fit};
 
 use super::Ctx;
 use super::neural::{Bucc, greedy_best, out_dir};
 
 /// Vectors of sentences of one side.
-fn vectors(enc: &SiameseEncoder, side: Side, s: &[String]) -> Result<Embeddings> {
+fn vectors(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddings> {
     let r: Vec<&str> = s.iter().map(String::as_str).collect();
-    Ok(enc.vectors(side, &r)?)
+    Ok(enc.encode(side, &r)?)
 }
 
 fn rows(e: &Embeddings, idx: &[usize]) -> Result<Embeddings> {
@@ -61,7 +61,13 @@ fn rescale(v: &[f64]) -> Vec<f64> {
     v.iter().map(|x| (x - lo) / (hi - lo).max(1e-12)).collect()
 }
 
-pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String) -> Result<()> {
+pub(super) fn run(
+    ctx: &Ctx,
+    enc: &dyn SentenceEncoder,
+    encoder_dir: &std::path::Path,
+    bucc: &Bucc,
+    md: &mut String,
+) -> Result<()> {
     let t0 = Instant::now();
     // Positives: the WMT sample (news-like, clean); the noisy corpus: gettext.
     let (wen, wde) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
@@ -115,9 +121,10 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
     writeln!(
         md,
         "**MLP similarity** (Kim et al. §3.3): two ReLU layers of 512 on `[a; b]` of the \
-         classifier's sentence vectors; positives: the {} WMT-sample pairs; as many negatives, \
-         random pairings of them, or the worst lines (by cosine of the same vectors) of the top \
-         x% of the gettext corpus ({} pairs; §5.2). Adam 1e-3, batches of 200, 10% held out, \
+         encoder's sentence vectors; positives: the {} WMT-sample pairs; as many negatives: \
+         random re-pairings of the positives (`re-paired`), random lines of the noisy gettext \
+         corpus ({} pairs; `random lines`, §5.2's random negatives), or its worst lines (by \
+         cosine of the same vectors) among the top x% of it (§5.2). Adam 1e-3, batches of 200, 10% held out, \
          early stopping. **Filtering**: newstest-dev pairs 1–1000 with half of the English \
          sides replaced (500 parallel), each aligned pair scored; F1 at the best threshold and \
          the share of scores in [0, .01) / [.01, .1) / [.1, .3) / [.3, .5) / [.5, .7) / [.7, .9) \
@@ -135,12 +142,26 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
          |---|---|---|---|---|\n",
     );
     let mut rng = Rng::seed(5);
-    for level in ["random", "20%", "60%", "100%"] {
+    for level in [
+        "re-paired",
+        "random lines",
+        "20%",
+        "40%",
+        "60%",
+        "80%",
+        "100%",
+    ] {
         let (ns, nt) = match level {
-            "random" => {
+            "re-paired" => {
                 let p = random_negatives(a.len(), n_neg, &mut rng);
                 let (i, j): (Vec<usize>, Vec<usize>) = p.into_iter().unzip();
                 (rows(&a, &i)?, rows(&b, &j)?)
+            }
+            "random lines" => {
+                let mut idx: Vec<usize> = (0..ga.len()).collect();
+                rng.shuffle(&mut idx);
+                idx.truncate(n_neg);
+                (rows(&ga, &idx)?, rows(&gb, &idx)?)
             }
             _ => {
                 let portion = level.trim_end_matches('%').parse::<f64>()? / 100.0;
@@ -152,14 +173,17 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
         let (tr, va) = set.split(0.1, &mut rng)?;
         let desc = MlpDescription {
             network: MlpConfig::paper(a.dim()),
-            encoder: Some(enc.dir().display().to_string()),
+            encoder: Some(encoder_dir.display().to_string()),
         };
         let mut task = MlpTask::new(desc.clone(), tr, Some(va), 200)?;
         let mut cfg = TrainConfig::new(30, 1e-3, 5);
         cfg.patience = Some(3);
         let device = cfg.backend.autodiff_device()?;
         let model = Mlp::new(&desc.network, 5, &device)?;
-        let dir = out_dir(&format!("mlp-{}", level.trim_end_matches('%')));
+        let dir = out_dir(&format!(
+            "mlp-{}",
+            level.trim_end_matches('%').replace(' ', "-")
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         let fitted = fit(&mut task, model, &cfg, &dir, false)?;
         let acc = fitted.state.history[fitted.state.best_epoch - 1]
@@ -175,7 +199,7 @@ pub(super) fn run(ctx: &Ctx, enc: &SiameseEncoder, bucc: &Bucc, md: &mut String)
         writeln!(
             md,
             "| {level}{} | {acc:.3} | **{:.3}** | {} | {bucc_f1:.3} |",
-            if level == "random" { "" } else { "-worst" },
+            if level.ends_with('%') { "-worst" } else { "" },
             f1.prf.f1,
             histogram(&s)
         )?;
