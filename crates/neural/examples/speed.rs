@@ -1,10 +1,14 @@
-//! Speed of the siamese BiGRU on burn, measured like `../shared/bench/torch_encoders.py`
-//! measures PyTorch, so the two can be put side by side: the same model and sizes (source and
-//! target vocabularies of 20,000, embeddings 512, GRU 512 per direction, 256 hidden units,
-//! no dropout), random token ids with lengths uniform in 5..=40, training steps of 128 pairs
-//! (Adam 2e-4, global-norm clipping at 5) cycling over 4 batches, encoding batches of 256
-//! sentences (a pool of 8, length-sorted or random-length), at 1 and 2 threads with the
-//! repetitions of the thread counts interleaved, medians reported.
+//! Speed of the siamese BiGRU and of the shared-decoder autoencoder on burn, measured like
+//! `../shared/bench/torch_encoders.py` measures PyTorch, so the two can be put side by side:
+//! the same models and sizes (vocabularies of 20,000; siamese: embeddings 512, GRU 512 per
+//! direction, 256 hidden units, no dropout, training steps of 128 pairs; autoencoder:
+//! embeddings 512, encoders 256 per direction, decoder 512, full softmax over the 20,000 target
+//! words as the reference computes it (`ae/train`) and bitext's sampled softmax of 4096
+//! candidates (`ae/train-sampled`), training steps of 60 translation + 60 autoencoding
+//! examples), random token ids with lengths uniform in 5..=40, Adam 2e-4 and global-norm
+//! clipping at 5, training cycling over 4 batches, encoding batches of 256 sentences (a pool
+//! of 8, length-sorted or random-length), at 1 and 2 threads with the repetitions of the
+//! thread counts interleaved, medians reported.
 //!
 //! ```text
 //! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
@@ -20,6 +24,7 @@ use std::time::Instant;
 
 use bitext_core::Rng;
 use bitext_encode::Side;
+use bitext_neural::autoencoder::{Autoencoder, AutoencoderConfig, Softmax};
 use bitext_neural::backend::{BackendSpec, Threads, tune_allocator};
 use bitext_neural::siamese::{Siamese, SiameseConfig};
 use bitext_neural::train::{OptimizerSpec, Updater};
@@ -109,6 +114,10 @@ fn sentences(rng: &mut Rng, n: usize, sorted: bool, vocab: usize) -> Vec<Vec<u32
         .collect()
 }
 
+fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
+    v.iter().map(Vec::as_slice).collect()
+}
+
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -164,6 +173,16 @@ fn main() -> anyhow::Result<()> {
         })
         .collect();
 
+    // The autoencoder at the reference's sizes: 60 translation + 60 autoencoding examples.
+    let ae_half = 60;
+    let ae_batches: Vec<[Vec<Vec<u32>>; 3]> = (0..4)
+        .map(|_| [(); 3].map(|()| sentences(&mut rng, ae_half, false, args.vocab)))
+        .collect();
+    let ae_config = |softmax| AutoencoderConfig {
+        softmax,
+        ..AutoencoderConfig::paper(args.vocab, args.vocab)
+    };
+    let ae_infer = Autoencoder::new(&ae_config(Softmax::Full), 1, &infer_dev)?;
     let mut model = Some(Siamese::new(&config, 1, &train_dev)?);
     let infer = Siamese::new(&config, 1, &infer_dev)?;
     let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
@@ -201,6 +220,51 @@ fn main() -> anyhow::Result<()> {
                 let b: Vec<&[u32]> = p[i % p.len()].iter().map(Vec::as_slice).collect();
                 i += 1;
                 let v = infer.encode(&b, Side::Source, None)?;
+                let _ = v.into_data();
+                Ok(())
+            }),
+        });
+    }
+
+    for (name, softmax) in [
+        ("ae/train", Softmax::Full),
+        ("ae/train-sampled", Softmax::Sampled { candidates: 4096 }),
+    ] {
+        let mut model = Some(Autoencoder::new(&ae_config(softmax), 1, &train_dev)?);
+        let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
+        let batches = &ae_batches;
+        let mut k = 0;
+        let mut draw = Rng::seed(9);
+        benches.push(Bench {
+            name,
+            unit: "examples",
+            per_step: 2 * ae_half,
+            pass_len: 1,
+            step: Box::new(move || {
+                let [s, t, a] = &batches[k % batches.len()];
+                k += 1;
+
+                let m = model.take().expect("model");
+                let (s, t, a) = (refs(s), refs(t), refs(a));
+                let loss = m.loss(&s, &t, &a, Some(&mut draw))?;
+                let (m, _) = updater.step(m, loss.loss, 2e-4)?;
+                model = Some(m);
+                Ok(())
+            }),
+        });
+    }
+    for (p, name) in pools.iter().zip(["ae/infer-sorted", "ae/infer-random"]) {
+        let infer = &ae_infer;
+        let mut i = 0;
+        benches.push(Bench {
+            name,
+            unit: "sents",
+            per_step: args.infer_batch,
+            pass_len: p.len(),
+            step: Box::new(move || {
+                let b: Vec<&[u32]> = p[i % p.len()].iter().map(Vec::as_slice).collect();
+                i += 1;
+                let v = infer.encode(&b, Side::Source)?;
                 let _ = v.into_data();
                 Ok(())
             }),
