@@ -306,7 +306,9 @@ fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddi
     Ok(enc.encode(side, &r)?)
 }
 
-/// (a) Alignment recovery on all of newstest-dev.
+/// (a) Alignment recovery on newstest-dev: every method on the pairs where the bag of words
+/// knows a word on both sides (the others would have no vector to compare), the autoencoder
+/// on all pairs as well.
 fn recovery(
     ctx: &Ctx,
     enc: &AutoencoderEncoder,
@@ -314,19 +316,34 @@ fn recovery(
     md: &mut String,
 ) -> Result<()> {
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    let (bx, xc) = bow.1.encode_with_coverage(Side::Source, &de)?;
+    let (by, yc) = bow.1.encode_with_coverage(Side::Target, &en)?;
+    let mut skip: Vec<usize> = xc
+        .no_known_word
+        .iter()
+        .chain(&yc.no_known_word)
+        .copied()
+        .collect();
+    skip.sort_unstable();
+    skip.dedup();
+    let (bx, kept) = bx.view().without_rows(&skip);
+    let (by, _) = by.view().without_rows(&skip);
     writeln!(
         md,
-        "**(a) Alignment recovery** (Kim et al. §4.1) on `dev/newstest-dev.en-de` ({} \
-         line-parallel pairs): each sentence retrieves its nearest sentence on the other side; \
-         an error is a miss of its own translation (paper, WMT newstest en-de with 1.6M \
-         sentences of parallel training data: 23.0% with cosine).\n\n\
-         | method | scoring | de→en | en→de | mean |\n|---|---|---|---|---|",
+        "**(a) Alignment recovery** (Kim et al. §4.1) on `dev/newstest-dev.en-de`: each \
+         sentence retrieves its nearest sentence on the other side; an error is a miss of its \
+         own translation (paper, WMT newstest en-de with 1.6M sentences of parallel training \
+         data: 23.0% with cosine). Every row is over the {} of {} line-parallel pairs where the \
+         bag of words knows a word on both sides; the autoencoder on all {} pairs as well.\n\n\
+         | method | scoring | pairs | de→en | en→de | mean |\n|---|---|---|---|---|---|",
+        kept.len(),
+        de.len(),
         de.len()
     )?;
-    let row = |md: &mut String, m: &str, s: &str, e: &AlignmentError| {
+    let row = |md: &mut String, m: &str, s: &str, n: usize, e: &AlignmentError| {
         writeln!(
             md,
-            "| {m} | {s} | {:.2}% | {:.2}% | {:.2}% |",
+            "| {m} | {s} | {n} | {:.2}% | {:.2}% | {:.2}% |",
             100.0 * e.src_to_tgt,
             100.0 * e.tgt_to_src,
             100.0 * e.mean
@@ -337,35 +354,38 @@ fn recovery(
         encode(enc, Side::Target, &en)?,
     );
     for (s, e) in recovery_rows(&x, &y)? {
-        row(md, "**autoencoder**", s, &e)?;
+        row(md, "**autoencoder**", s, de.len(), &e)?;
     }
-    let (bx, by) = (
-        bow.1.encode(
-            Side::Source,
-            &de.iter().map(String::as_str).collect::<Vec<_>>(),
-        )?,
-        bow.1.encode(
-            Side::Target,
-            &en.iter().map(String::as_str).collect::<Vec<_>>(),
-        )?,
-    );
+    let (kx, _) = x.view().without_rows(&skip);
+    let (ky, _) = y.view().without_rows(&skip);
+    for (s, e) in recovery_rows(&kx, &ky)? {
+        row(md, "**autoencoder**", s, kept.len(), &e)?;
+    }
     for (s, e) in recovery_rows(&bx, &by)? {
-        row(md, &bow.0, s, &e)?;
+        row(md, &bow.0, s, kept.len(), &e)?;
     }
     let sdir = out_dir("siamese");
     if sdir.join("weights.bpk").exists()
         && let Ok(siamese) = bitext_neural::siamese::SiameseEncoder::load(&sdir, BackendSpec::Flex)
     {
-        let (sx, sy) = (
-            encode(&siamese, Side::Source, &de)?,
-            encode(&siamese, Side::Target, &en)?,
-        );
+        let (sx, _) = encode(&siamese, Side::Source, &de)?
+            .view()
+            .without_rows(&skip);
+        let (sy, _) = encode(&siamese, Side::Target, &en)?
+            .view()
+            .without_rows(&skip);
         for (s, e) in recovery_rows(&sx, &sy)? {
-            row(md, "siamese (evaluation `neural`'s model)", s, &e)?;
+            row(
+                md,
+                "siamese (evaluation `neural`'s model)",
+                s,
+                kept.len(),
+                &e,
+            )?;
         }
     }
-    let d: Vec<&str> = de.iter().map(String::as_str).collect();
-    let e: Vec<&str> = en.iter().map(String::as_str).collect();
+    let d: Vec<&str> = kept.iter().map(|&i| de[i].as_str()).collect();
+    let e: Vec<&str> = kept.iter().map(|&i| en[i].as_str()).collect();
     let fwd = LevenshteinScorer::new(&d, &e)?;
     let bwd = LevenshteinScorer::new(&e, &d)?;
     let near = |s: &LevenshteinScorer| -> Vec<usize> {
@@ -374,7 +394,13 @@ fn recovery(
             .collect()
     };
     let lev = line_parallel_error(&near(&fwd), &near(&bwd))?;
-    row(md, "Levenshtein", "characters, normalised", &lev)?;
+    row(
+        md,
+        "Levenshtein",
+        "characters, normalised",
+        kept.len(),
+        &lev,
+    )?;
     md.push('\n');
     Ok(())
 }
@@ -393,16 +419,25 @@ fn bucc(
         md,
         "**(b) BUCC-style newsdev** ({} de × {} en sentences, {} gold pairs): sentence vectors \
          mined with exact kNN both ways, k = {K}, best F1 over each strategy's scored pairs \
-         (threshold tuned on this set, as in the `bucc_bow` section).\n\n\
+         (threshold tuned on this set, as in the `bucc_bow` section); the bags of words leave \
+         out sentences with no known word, whose gold pairs count as missed.\n\n\
          | vectors | scoring | fwd | bwd | intersect | max |\n|---|---|---|---|---|---|",
         b.de.len(),
         b.en.len(),
         b.gold.len()
     )?;
-    let mut rows: Vec<(String, Embeddings, Embeddings)> = vec![(
+    // (name, source and target vectors, the original row of each vector's row: the bags of
+    // words leave out sentences with no known word, whose gold pairs then count as missed).
+    type Rows = (Vec<usize>, Vec<usize>);
+    let all = (
+        (0..b.de.len()).collect::<Vec<_>>(),
+        (0..b.en.len()).collect::<Vec<_>>(),
+    );
+    let mut rows: Vec<(String, Embeddings, Embeddings, Rows)> = vec![(
         "**autoencoder**".into(),
         encode(enc, Side::Source, &b.de)?,
         encode(enc, Side::Target, &b.en)?,
+        all,
     )];
     let builder = |tfidf: bool| -> Result<BowEncoder> {
         let base = if inputs.kind == "pieces" {
@@ -424,14 +459,15 @@ fn bucc(
         "bag of words"
     };
     for tfidf in [false, true] {
-        let enc = builder(tfidf)?;
+        let e = super::bucc_bow::encode(&builder(tfidf)?, &b.de, &b.en)?;
         rows.push((
             format!("{what}, {}", if tfidf { "TF-IDF" } else { "mean" }),
-            encode(&enc, Side::Source, &b.de)?,
-            encode(&enc, Side::Target, &b.en)?,
+            e.src,
+            e.trg,
+            (e.src_rows, e.trg_rows),
         ));
     }
-    for (name, x, y) in &rows {
+    for (name, x, y, (sr, tr)) in &rows {
         for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
             let mut line = format!(
                 "| {name} | {} |",
@@ -443,8 +479,10 @@ fn bucc(
             );
             for (_, pairs) in super::mine_every_strategy(x, y, f, K)? {
                 let gold = bitext::eval::bucc::GoldSet::new(b.gold.iter().copied())?;
-                let scored: Vec<(f64, usize, usize)> =
-                    pairs.iter().map(|p| (p.score, p.src, p.tgt)).collect();
+                let scored: Vec<(f64, usize, usize)> = pairs
+                    .iter()
+                    .map(|p| (p.score, sr[p.src], tr[p.tgt]))
+                    .collect();
                 match gold.best_threshold(&scored)? {
                     Some(t) => write!(line, " {:.3} |", t.prf.f1)?,
                     None => line.push_str(" 0 |"),
