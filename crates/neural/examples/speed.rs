@@ -271,13 +271,19 @@ fn main() -> anyhow::Result<()> {
         });
     }
 
+    let ae = ae_config(Softmax::Full);
     println!(
-        "backend {} preset {} (emb {}, hidden 2x{}, ff {}), malloc {}, load before {}",
+        "backend {} preset {}: siamese (emb {}, hidden 2x{}, ff {}), autoencoder (emb {}, \
+         encoders 2x{}, decoder {}, vocabularies {}), malloc {}, load before {}",
         args.backend,
         args.preset,
         config.emb_dim,
         config.hidden,
         config.ff,
+        ae.emb_dim,
+        ae.hidden,
+        ae.dim(),
+        ae.tgt_vocab,
         if tuned { "tuned" } else { "glibc defaults" },
         loadavg()
     );
