@@ -22,11 +22,13 @@
 
 mod config;
 mod model;
+mod softmax;
 mod text;
 mod train;
 
 pub use config::{AutoencoderConfig, AutoencoderTrainConfig, Softmax};
-pub use model::{Autoencoder, AutoencoderLoss, candidates};
+pub use model::{Autoencoder, AutoencoderLoss};
+pub use softmax::candidates;
 pub use text::{
     AutoencoderDescription, AutoencoderEncoder, AutoencoderTextTraining, AutoencoderTrained,
     train_autoencoder,
