@@ -119,6 +119,29 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         .args(["--hidden", "16,16", "--epochs", "2", "-q", "-o"])
         .arg(&mlp));
     assert!(ok, "{err}");
+    // §5.2's random negatives are random lines of a noisy corpus, which must be given.
+    let mlp_lines = |noisy: bool, count: &str| {
+        let mut cmd = bitext();
+        cmd.args(["train", "mlp", "--encoder"])
+            .arg(&model)
+            .arg("--tsv")
+            .arg(&tsv)
+            .args(["--src-col", "2", "--tgt-col", "3", "--negatives", "random"])
+            .args([
+                "--count", count, "--hidden", "8", "--epochs", "1", "-q", "-o",
+            ])
+            .arg(d.path().join(format!("mlp-lines-{count}")));
+        if noisy {
+            cmd.arg("--noisy").arg(&tsv);
+        }
+        run(&mut cmd)
+    };
+    let (ok, err) = mlp_lines(true, "30");
+    assert!(ok, "{err}");
+    let (ok, err) = mlp_lines(false, "30");
+    assert!(!ok && err.contains("--noisy"), "{err}");
+    let (ok, err) = mlp_lines(true, "41");
+    assert!(!ok && err.contains("41 lines"), "{err}");
     let (ok, err) = run(bitext()
         .args(["score", "--model"])
         .arg(&mlp)

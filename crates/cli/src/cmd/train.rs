@@ -172,11 +172,12 @@ pub(crate) struct MlpArgs {
     /// Positive (parallel) pairs.
     #[command(flatten)]
     pairs: PairArgs,
-    /// Negatives: `random` pairings of the positives, or `worst:X`, the worst-scored lines
-    /// (by cosine) of the top X% of --noisy (Kim et al. §5.2).
-    #[arg(long, default_value = "random")]
+    /// Negatives: `repaired`, random re-pairings of the positives; `random`, random lines of
+    /// --noisy (Kim et al. §5.2's random negatives); or `worst:X`, the worst-scored lines (by
+    /// cosine) of the top X% of --noisy (§5.2).
+    #[arg(long, default_value = "repaired")]
     negatives: String,
-    /// Noisy corpus TSV for `worst:X` negatives (columns --src-col / --tgt-col).
+    /// Noisy corpus TSV for `random` and `worst:X` negatives (columns --src-col / --tgt-col).
     #[arg(long, value_name = "FILE")]
     noisy: Option<PathBuf>,
     /// Number of negatives (default: as many as positives).
@@ -396,22 +397,37 @@ mod training {
         let (pa, pb) = (vec(Side::Source, &src)?, vec(Side::Target, &tgt)?);
         let count = a.count.unwrap_or(pa.len());
         let mut rng = Rng::seed(a.common.seed);
-        let set = if a.negatives == "random" {
-            let neg = random_negatives(pa.len(), count, &mut rng);
-            PairSet::with_negative_pairs(pa.view(), pb.view(), &neg)?
-        } else if let Some(x) = a.negatives.strip_prefix("worst:") {
-            let portion: f64 = x
-                .trim_end_matches('%')
-                .parse()
-                .with_context(|| format!("--negatives worst:X needs a percentage, got {x:?}"))?;
+        // The noisy corpus's vectors, for the negatives drawn from it.
+        let noisy = |what: &str| -> Result<(bitext_core::Embeddings, bitext_core::Embeddings)> {
             let noisy = a
                 .noisy
                 .as_deref()
-                .context("--negatives worst:X needs --noisy FILE")?;
+                .with_context(|| format!("--negatives {what} needs --noisy FILE"))?;
             let (ns, nt) = read_pairs(Some(noisy), a.pairs.cols.zero_based()?, (None, None))?;
-            let (na, nb) = (vec(Side::Source, &ns)?, vec(Side::Target, &nt)?);
-            let idx =
-                worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?;
+            Ok((vec(Side::Source, &ns)?, vec(Side::Target, &nt)?))
+        };
+        let set = if a.negatives == "repaired" {
+            let neg = random_negatives(pa.len(), count, &mut rng);
+            PairSet::with_negative_pairs(pa.view(), pb.view(), &neg)?
+        } else if a.negatives == "random" || a.negatives.starts_with("worst:") {
+            let (na, nb) = noisy(&a.negatives)?;
+            let idx = if let Some(x) = a.negatives.strip_prefix("worst:") {
+                let portion: f64 = x.trim_end_matches('%').parse().with_context(|| {
+                    format!("--negatives worst:X needs a percentage, got {x:?}")
+                })?;
+                worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?
+            } else {
+                if count > na.len() {
+                    bail!(
+                        "--negatives random needs {count} lines of --noisy, which has {}",
+                        na.len()
+                    );
+                }
+                let mut idx: Vec<usize> = (0..na.len()).collect();
+                rng.shuffle(&mut idx);
+                idx.truncate(count);
+                idx
+            };
             let mut sa = bitext_core::Embeddings::with_capacity(na.dim(), idx.len())?;
             let mut sb = bitext_core::Embeddings::with_capacity(nb.dim(), idx.len())?;
             for &i in &idx {
@@ -421,7 +437,7 @@ mod training {
             PairSet::from_sets(pa.view(), pb.view(), sa.view(), sb.view())?
         } else {
             bail!(
-                "--negatives must be `random` or `worst:X`, got {:?}",
+                "--negatives must be `repaired`, `random` or `worst:X`, got {:?}",
                 a.negatives
             );
         };
