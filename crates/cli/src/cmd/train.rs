@@ -82,6 +82,42 @@ pub(crate) struct CommonArgs {
     quiet: bool,
 }
 
+/// How a neural model cuts text and starts its embedding tables: word vocabularies built from
+/// the training text or a sentencepiece model, optionally initialised from bilingual vectors
+/// (`bitext train siamese` and `autoencoder`).
+#[derive(Debug, Args)]
+pub(crate) struct TextArgs {
+    /// One vocabulary per language (default: one joint vocabulary).
+    #[arg(long)]
+    separate_vocab: bool,
+    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
+    /// directory) instead of building word vocabularies (--separate-vocab, --min-count,
+    /// --max-vocab and --keep-case then do not apply).
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["separate_vocab", "keep_case"])]
+    spm: Option<PathBuf>,
+    /// Initialise the embedding tables from bilingual vectors (`.vec`) of the source language
+    /// (of both, for one file in a shared space such as `usem.spm128k.vec`): each token found
+    /// there starts from its vector (projected on its top principal directions when the
+    /// model's embedding size is smaller), the rest at random with the same scale.
+    #[arg(long, value_name = "FILE")]
+    init_vectors: Option<PathBuf>,
+    /// The target language's vectors for --init-vectors (same space).
+    #[arg(long, value_name = "FILE", requires = "init_vectors")]
+    init_target_vectors: Option<PathBuf>,
+    /// Keep the embedding tables fixed while training (with --init-vectors).
+    #[arg(long, requires = "init_vectors")]
+    freeze_embeddings: bool,
+    /// Keep words seen at least this often.
+    #[arg(long, default_value_t = 2)]
+    min_count: u64,
+    /// Keep at most this many words per vocabulary.
+    #[arg(long, default_value_t = 32_000)]
+    max_vocab: usize,
+    /// Keep the case of words (the default lowercases, as the papers).
+    #[arg(long)]
+    keep_case: bool,
+}
+
 /// Where training pairs come from.
 #[derive(Debug, Args)]
 pub(crate) struct PairArgs {
@@ -127,35 +163,8 @@ pub(crate) struct SiameseArgs {
     /// Clip the global gradient norm to this.
     #[arg(long, default_value_t = 5.0)]
     clip: f64,
-    /// One vocabulary per language (default: one joint vocabulary, shared embeddings).
-    #[arg(long)]
-    separate_vocab: bool,
-    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
-    /// directory) instead of building word vocabularies (--separate-vocab, --min-count,
-    /// --max-vocab and --keep-case then do not apply).
-    #[arg(long, value_name = "MODEL", conflicts_with_all = ["separate_vocab", "keep_case"])]
-    spm: Option<PathBuf>,
-    /// Initialise the embedding table from bilingual word vectors (`.vec`) of the source
-    /// language (of both, for one file in a shared space): each vocabulary word found there
-    /// starts from its vector (projected on its top principal directions when the preset's
-    /// embedding size is smaller), the rest at random with the same scale.
-    #[arg(long, value_name = "FILE")]
-    init_vectors: Option<PathBuf>,
-    /// The target language's vectors for --init-vectors (same space).
-    #[arg(long, value_name = "FILE", requires = "init_vectors")]
-    init_target_vectors: Option<PathBuf>,
-    /// Keep the embedding table fixed while training (with --init-vectors).
-    #[arg(long, requires = "init_vectors")]
-    freeze_embeddings: bool,
-    /// Keep words seen at least this often.
-    #[arg(long, default_value_t = 2)]
-    min_count: u64,
-    /// Keep at most this many words per vocabulary.
-    #[arg(long, default_value_t = 32_000)]
-    max_vocab: usize,
-    /// Keep the case of words (the default lowercases).
-    #[arg(long)]
-    keep_case: bool,
+    #[command(flatten)]
+    text: TextArgs,
     /// Truncate sentences to this many tokens.
     #[arg(long, default_value_t = 80)]
     max_len: usize,
@@ -244,8 +253,33 @@ mod training {
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
-    use super::{CommonArgs, MlpArgs, PairArgs, SiameseArgs};
+    use super::{CommonArgs, MlpArgs, PairArgs, SiameseArgs, TextArgs};
     use crate::cmd::neural::read_pairs;
+
+    impl TextArgs {
+        /// The word vocabularies to build (when no sentencepiece model is given).
+        pub(in crate::cmd::train) fn vocab(&self, sequence: SequenceConfig) -> WordVocabConfig {
+            WordVocabConfig {
+                joint: !self.separate_vocab,
+                min_count: self.min_count,
+                max_size: Some(self.max_vocab),
+                word: WordConfig {
+                    lowercase: !self.keep_case,
+                    ..WordConfig::default()
+                },
+                sequence,
+            }
+        }
+
+        /// The bilingual vectors the embedding tables start from, if any.
+        pub(in crate::cmd::train) fn init(&self) -> Option<VectorsInit> {
+            self.init_vectors.as_ref().map(|v| VectorsInit {
+                source: v.clone(),
+                target: self.init_target_vectors.clone(),
+                max_words: None,
+            })
+        }
+    }
 
     impl CommonArgs {
         pub(super) fn train_config(
@@ -331,7 +365,7 @@ mod training {
             _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
         };
         let mut network = SiameseConfig::preset(&a.preset, 1)?;
-        network.frozen_embeddings = a.freeze_embeddings;
+        network.frozen_embeddings = a.text.freeze_embeddings;
         network.cell = if a.cell == "lstm" {
             CellKind::Lstm
         } else {
@@ -344,19 +378,10 @@ mod training {
             max_tokens: a.max_tokens,
         };
         train.train = a.common.train_config(15, 2e-4, Some(a.clip))?;
-        let vocab = WordVocabConfig {
-            joint: !a.separate_vocab,
-            min_count: a.min_count,
-            max_size: Some(a.max_vocab),
-            word: WordConfig {
-                lowercase: !a.keep_case,
-                ..WordConfig::default()
-            },
-            sequence: SequenceConfig {
-                max_len: Some(a.max_len),
-                ..SequenceConfig::default()
-            },
-        };
+        let vocab = a.text.vocab(SequenceConfig {
+            max_len: Some(a.max_len),
+            ..SequenceConfig::default()
+        });
         let job = SiameseTextTraining {
             src: &ts,
             tgt: &tt,
@@ -364,12 +389,8 @@ mod training {
             network,
             train,
             vocab,
-            spm: a.spm.clone(),
-            init: a.init_vectors.as_ref().map(|v| VectorsInit {
-                source: v.clone(),
-                target: a.init_target_vectors.clone(),
-                max_words: None,
-            }),
+            spm: a.text.spm.clone(),
+            init: a.text.init(),
         };
         let out = train_siamese(&job, &a.common.out, a.common.resume)?;
         if let (Some(r), false) = (&out.init, a.common.quiet) {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CommonArgs, PairArgs};
+use super::{CommonArgs, PairArgs, TextArgs};
 
 /// Arguments of `bitext train autoencoder`.
 #[derive(Debug, Args)]
@@ -52,33 +52,8 @@ pub(crate) struct AutoencoderArgs {
     /// 100k (otherwise constant, or --plateau).
     #[arg(long, conflicts_with = "plateau")]
     step_decay: bool,
-    /// One vocabulary per language (default: one joint vocabulary; each encoder has its own
-    /// embedding table either way).
-    #[arg(long)]
-    separate_vocab: bool,
-    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
-    /// directory) instead of building word vocabularies.
-    #[arg(long, value_name = "MODEL", conflicts_with_all = ["separate_vocab", "keep_case"])]
-    spm: Option<PathBuf>,
-    /// Initialise the embedding tables from bilingual vectors (`.vec`) of the source language
-    /// (of both, for one file in a shared space such as `usem.spm128k.vec`).
-    #[arg(long, value_name = "FILE")]
-    init_vectors: Option<PathBuf>,
-    /// The target language's vectors for --init-vectors (same space).
-    #[arg(long, value_name = "FILE", requires = "init_vectors")]
-    init_target_vectors: Option<PathBuf>,
-    /// Keep the embedding tables fixed while training (with --init-vectors).
-    #[arg(long, requires = "init_vectors")]
-    freeze_embeddings: bool,
-    /// Keep words seen at least this often.
-    #[arg(long, default_value_t = 2)]
-    min_count: u64,
-    /// Keep at most this many words per vocabulary.
-    #[arg(long, default_value_t = 32_000)]
-    max_vocab: usize,
-    /// Keep the case of words (the default lowercases, as the paper).
-    #[arg(long)]
-    keep_case: bool,
+    #[command(flatten)]
+    text: TextArgs,
     /// Cut training sentences to this many tokens (counted and reported; the paper: 60).
     #[arg(long, default_value_t = 60)]
     max_len: usize,
@@ -99,10 +74,8 @@ mod training {
         train_autoencoder,
     };
     use bitext_neural::batch::Bucketing;
-    use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::rnn::CellKind;
-    use bitext_neural::text::WordVocabConfig;
-    use bitext_tokenize::{SequenceConfig, WordConfig};
+    use bitext_tokenize::SequenceConfig;
 
     use super::AutoencoderArgs;
     use crate::cmd::neural::read_pairs;
@@ -124,7 +97,7 @@ mod training {
             None => Vec::new(),
         };
         let mut network = AutoencoderConfig::preset(&a.preset, 1)?;
-        network.frozen_embeddings = a.freeze_embeddings;
+        network.frozen_embeddings = a.text.freeze_embeddings;
         network.cell = if a.cell == "lstm" {
             CellKind::Lstm
         } else {
@@ -154,16 +127,7 @@ mod training {
         }
         config.check()?;
         train.train = config;
-        let vocab = WordVocabConfig {
-            joint: !a.separate_vocab,
-            min_count: a.min_count,
-            max_size: Some(a.max_vocab),
-            word: WordConfig {
-                lowercase: !a.keep_case,
-                ..WordConfig::default()
-            },
-            sequence: SequenceConfig::default(),
-        };
+        let vocab = a.text.vocab(SequenceConfig::default());
         let job = AutoencoderTextTraining {
             src: &ts,
             tgt: &tt,
@@ -172,12 +136,8 @@ mod training {
             network,
             train,
             vocab,
-            spm: a.spm.clone(),
-            init: a.init_vectors.as_ref().map(|v| VectorsInit {
-                source: v.clone(),
-                target: a.init_target_vectors.clone(),
-                max_words: None,
-            }),
+            spm: a.text.spm.clone(),
+            init: a.text.init(),
             max_len: Some(a.max_len),
         };
         let out = train_autoencoder(&job, &a.common.out, a.common.resume)?;
