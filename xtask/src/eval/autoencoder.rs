@@ -25,8 +25,7 @@ use bitext::encode::{BowEncoder, SentenceEncoder, Side};
 use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext::lexical::LevenshteinScorer;
-use bitext::mine::{MineSpec, Miner};
-use bitext::similarity::{MarginFunction, MarginSpec};
+use bitext::similarity::MarginFunction;
 use bitext_neural::autoencoder::{
     AutoencoderConfig, AutoencoderEncoder, AutoencoderTextTraining, AutoencoderTrainConfig,
     Softmax, train_autoencoder,
@@ -275,21 +274,10 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
 
 /// 1-NN recovery with cosine, −Euclidean and CSLS (k = 4) of line-parallel vectors.
 fn recovery_rows(x: &Embeddings, y: &Embeddings) -> Result<Vec<(&'static str, AlignmentError)>> {
-    let mut rows = Vec::new();
     let (mut xn, mut yn) = (x.clone(), y.clone());
     xn.normalize_l2();
     yn.normalize_l2();
-    for (name, f) in [
-        ("cosine", MarginFunction::Absolute),
-        ("CSLS (k = 4)", MarginFunction::Csls),
-    ] {
-        let spec = MineSpec::new(Miner::new(MarginSpec::new(f, 4)));
-        let hoods = spec.neighbourhoods(xn.view(), yn.view(), &mut |_, _, _| {})?;
-        let (fwd, bwd) = hoods.candidates()?;
-        let f1: Vec<usize> = fwd.best().iter().map(|b| b.0).collect();
-        let b1: Vec<usize> = bwd.best().iter().map(|b| b.0).collect();
-        rows.push((name, line_parallel_error(&f1, &b1)?));
-    }
+    let mut rows = super::bucc_bow::recovery_errors(&xn, &yn)?;
     let l2 = |a: &Embeddings, b: &Embeddings| -> Result<Vec<usize>> {
         let index = ExactIndex::over(b.view(), Metric::L2)?;
         Ok(index.search(a.view(), 1)?.all_ids().to_vec())

@@ -321,9 +321,6 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
 /// line-parallel `dev/newstest-dev.en-de`, cosine and CSLS, next to the bags of words over
 /// the word vectors the table was initialised from.
 fn recovery(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
-    use bitext::eval::alignment::line_parallel_error;
-    use bitext::mine::{MineSpec, Miner};
-    use bitext::similarity::{MarginFunction, MarginSpec};
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let d: Vec<&str> = de.iter().map(String::as_str).collect();
     let e: Vec<&str> = en.iter().map(String::as_str).collect();
@@ -341,19 +338,8 @@ fn recovery(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         d.len(),
         bow.kept.len()
     )?;
-    for (i, (name, f)) in [
-        ("cosine", MarginFunction::Absolute),
-        ("CSLS (k = 4)", MarginFunction::Csls),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let spec = MineSpec::new(Miner::new(MarginSpec::new(f, 4)));
-        let hoods = spec.neighbourhoods(x.view(), y.view(), &mut |_, _, _| {})?;
-        let (fwd, bwd) = hoods.candidates()?;
-        let f1: Vec<usize> = fwd.best().iter().map(|b| b.0).collect();
-        let b1: Vec<usize> = bwd.best().iter().map(|b| b.0).collect();
-        let err = line_parallel_error(&f1, &b1)?;
+    let rows = super::bucc_bow::recovery_errors(&x, &y)?;
+    for (i, (name, err)) in rows.iter().enumerate() {
         writeln!(
             md,
             "| {name} | {:.2}% | {:.2}% | **{:.2}%** | {:.2}% |",
