@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use bitext_core::Embeddings;
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
-use bitext_similarity::{PairScorer, cosine};
+use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
 
 use crate::autoencoder::AutoencoderEncoder;
 use crate::backend::BackendSpec;
@@ -218,8 +218,9 @@ impl NeuralModel {
     }
 }
 
-/// The cosine of two owned embedding matrices' rows as a [`PairScorer`] (the measure is
-/// bitext-similarity's `cosine`).
+/// The cosine of two owned embedding matrices' rows as a [`PairScorer`]: the checks of
+/// bitext-similarity's [`EmbeddingScorer`] once, then [`Measure::Cosine`] per pair (a model's
+/// scorer outlives the sentences it encoded, so it owns them).
 #[derive(Debug)]
 pub struct CosineScorer {
     src: Embeddings,
@@ -230,15 +231,11 @@ impl CosineScorer {
     /// A scorer of `src.row(i)` against `tgt.row(j)`.
     ///
     /// # Errors
-    /// [`Error::Input`] when the dimensions differ.
+    /// [`Error::Input`] naming what [`EmbeddingScorer::new`] rejects: dimensions that differ,
+    /// a value that is not finite, an all-zero row.
     pub fn new(src: Embeddings, tgt: Embeddings) -> Result<Self> {
-        if src.dim() != tgt.dim() {
-            return Err(Error::Input(format!(
-                "source vectors of dimension {} but target vectors of {}",
-                src.dim(),
-                tgt.dim()
-            )));
-        }
+        EmbeddingScorer::new(src.view(), tgt.view(), Measure::Cosine)
+            .map_err(|e| Error::Input(e.to_string()))?;
         Ok(Self { src, tgt })
     }
 }
@@ -251,7 +248,7 @@ impl PairScorer for CosineScorer {
     fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
         Ok(pairs
             .iter()
-            .map(|&(i, j)| f64::from(cosine(self.src.row(i), self.tgt.row(j))))
+            .map(|&(i, j)| f64::from(Measure::Cosine.apply(self.src.row(i), self.tgt.row(j))))
             .collect())
     }
 }
