@@ -26,10 +26,7 @@ fn neighbors(n: usize, k: usize, rng: &mut Rng) -> Neighbors {
 fn bench_margin_and_retrieval(c: &mut Criterion) {
     let (n, k) = (100_000, 4);
     let mut rng = Rng::seed(42);
-    let nb = NeighborPair {
-        forward: neighbors(n, k, &mut rng),
-        backward: neighbors(n, k, &mut rng),
-    };
+    let nb = NeighborPair::new(neighbors(n, k, &mut rng), neighbors(n, k, &mut rng));
     let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, k));
     let mut g = c.benchmark_group("mine");
     g.throughput(Throughput::Elements((2 * n) as u64));

@@ -19,7 +19,7 @@
 use bitext_core::EmbeddingsView;
 
 use crate::error::{Error, Result};
-use crate::exact::{ExactIndex, ExactParams};
+use crate::exact::{Certification, ExactIndex, ExactParams};
 use crate::index::{KnnIndex, Metric, Neighbors};
 use crate::spec::IndexSpec;
 
@@ -72,12 +72,35 @@ pub enum Stage {
 pub type Progress<'a> = &'a mut dyn FnMut(Stage, usize, usize);
 
 /// The neighbour lists of both directions.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two pairs are equal when their lists are; `certification` says how they were found.
+#[derive(Debug, Clone)]
 pub struct NeighborPair {
     /// The nearest targets of every source sentence.
     pub forward: Neighbors,
     /// The nearest sources of every target sentence.
     pub backward: Neighbors,
+    /// The exact search's counts of its certified re-rank, forward (per source row) and
+    /// backward (per target row); `None` for other backends.
+    pub certification: Option<[Certification; 2]>,
+}
+
+impl NeighborPair {
+    /// Both directions' lists, found without a certificate (other backends).
+    #[must_use]
+    pub fn new(forward: Neighbors, backward: Neighbors) -> Self {
+        Self {
+            forward,
+            backward,
+            certification: None,
+        }
+    }
+}
+
+impl PartialEq for NeighborPair {
+    fn eq(&self, other: &Self) -> bool {
+        self.forward == other.forward && self.backward == other.backward
+    }
 }
 
 /// The `k_src` nearest targets of every source row and the `k_trg` nearest sources of every
@@ -183,11 +206,14 @@ impl BidirectionalSearch for OnePass {
         let total = src.len();
         progress(Stage::Bidirectional, 0, total);
         let index = ExactIndex::over(trg, self.metric)?.with_params(self.params)?;
-        let (forward, backward) =
-            index.search_both_with_progress(src, k_src, k_trg, &mut |done| {
-                progress(Stage::Bidirectional, done, total);
-            })?;
-        Ok(NeighborPair { forward, backward })
+        let (forward, backward) = index.search_both_certified(src, k_src, k_trg, &mut |done| {
+            progress(Stage::Bidirectional, done, total);
+        })?;
+        Ok(NeighborPair {
+            forward: forward.neighbors,
+            backward: backward.neighbors,
+            certification: Some([forward.certification, backward.certification]),
+        })
     }
 }
 
@@ -267,7 +293,7 @@ impl<F: IndexFactory> BidirectionalSearch for TwoIndexes<F> {
         check_pair(src, trg, k_src, k_trg)?;
         let forward = self.one_way(trg, src, k_src, Stage::IndexTarget, progress)?;
         let backward = self.one_way(src, trg, k_trg, Stage::IndexSource, progress)?;
-        Ok(NeighborPair { forward, backward })
+        Ok(NeighborPair::new(forward, backward))
     }
 }
 

@@ -67,7 +67,9 @@ pub use both::{
     check_pair,
 };
 pub use error::{Error, Result};
-pub use exact::{ExactIndex, ExactParams, Kernel, dot};
+pub use exact::{
+    Certification, CertifiedNeighbors, ExactIndex, ExactParams, Kernel, Precision, dot,
+};
 #[cfg(feature = "faiss")]
 pub use faiss_index::FaissIndex;
 pub use index::{KnnIndex, Metric, Neighbors, Score};

@@ -17,7 +17,7 @@ use bitext_core::EmbeddingsView;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::exact::{ExactIndex, ExactParams, Kernel};
+use crate::exact::{ExactIndex, ExactParams, Kernel, Precision};
 use crate::index::{KnnIndex, Metric};
 
 /// Seed of the training sample when `train_size` is given and none is.
@@ -57,6 +57,13 @@ pub enum IndexSpec {
         /// Threads (speed only; 0 or absent: the current rayon pool).
         #[serde(default, skip_serializing_if = "is_zero")]
         threads: usize,
+        /// Arithmetic of the scan (speed only: bf16 and int8 are re-ranked and certified to
+        /// give the `f32` results; inner product only).
+        #[serde(default, skip_serializing_if = "is_f32")]
+        precision: Precision,
+        /// Candidates per query of a bf16 / int8 scan (speed only; 0 or absent: the default).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        candidates: usize,
     },
     /// A faiss index built by `index_factory` (feature `faiss`).
     Faiss {
@@ -88,6 +95,10 @@ fn is_auto(k: &Kernel) -> bool {
     *k == Kernel::Auto
 }
 
+fn is_f32(p: &Precision) -> bool {
+    *p == Precision::F32
+}
+
 fn default_seed() -> u64 {
     DEFAULT_SEED
 }
@@ -107,6 +118,8 @@ impl IndexSpec {
             query_block: None,
             kernel: Kernel::Auto,
             threads: 0,
+            precision: Precision::F32,
+            candidates: 0,
         }
     }
 
@@ -226,14 +239,28 @@ impl IndexSpec {
                 query_block,
                 kernel,
                 threads,
+                precision,
+                candidates,
                 ..
             } => ExactParams {
                 query_block: query_block.unwrap_or(d.query_block),
                 kernel: *kernel,
                 threads: *threads,
+                precision: *precision,
+                candidates: *candidates,
             },
             IndexSpec::Faiss { .. } => d,
         }
+    }
+
+    /// Set the precision of the exact search's scan (results do not change: see
+    /// [`Precision`]); faiss specs are left as they are.
+    #[must_use]
+    pub fn with_precision(mut self, p: Precision) -> Self {
+        if let IndexSpec::Exact { precision, .. } = &mut self {
+            *precision = p;
+        }
+        self
     }
 
     /// Set the threads of the exact search (0: the current rayon pool). faiss indexes use

@@ -38,16 +38,16 @@ fn reference(
     ks: usize,
     kt: usize,
 ) -> NeighborPair {
-    NeighborPair {
-        forward: BruteForce::over(trg.view(), metric)
+    NeighborPair::new(
+        BruteForce::over(trg.view(), metric)
             .unwrap()
             .search(src.view(), ks)
             .unwrap(),
-        backward: BruteForce::over(src.view(), metric)
+        BruteForce::over(src.view(), metric)
             .unwrap()
             .search(trg.view(), kt)
             .unwrap(),
-    }
+    )
 }
 
 /// Each score of `got` is its pair's, and the list's `i`-th score is within `tol` of the

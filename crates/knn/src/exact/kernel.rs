@@ -134,6 +134,35 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     dot_body(a, b)
 }
 
+/// [`dot`] of `x` with each of `rows` (bit for bit), into `out`: eight rows at a time as
+/// interleaved chains of fused multiply-adds, so that the latency of one chain hides behind
+/// the others (the candidates' re-rank of reduced-precision searches).
+pub(crate) fn dot_many(x: &[f32], rows: &[&[f32]], out: &mut Vec<f32>) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::dot_many(x, rows, out) {
+        return;
+    }
+    dot_many_body(x, rows, out);
+}
+
+#[inline(always)]
+fn dot_many_body(x: &[f32], rows: &[&[f32]], out: &mut Vec<f32>) {
+    out.clear();
+    for group in rows.chunks(8) {
+        if group.len() < 8 || group.iter().any(|r| r.len() != x.len()) {
+            out.extend(group.iter().map(|r| dot_body(x, r)));
+            continue;
+        }
+        let mut s = [0.0f32; 8];
+        for (p, &xp) in x.iter().enumerate() {
+            for (sj, r) in s.iter_mut().zip(group) {
+                *sj = xp.mul_add(r[p], *sj);
+            }
+        }
+        out.extend_from_slice(&s);
+    }
+}
+
 #[inline(always)]
 fn dot_body(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).fold(0.0, |s, (&x, &y)| x.mul_add(y, s))
@@ -190,7 +219,7 @@ pub(crate) struct Back<'t> {
 /// Turn tile row `i` (database row `id`) into keys and offer those that reach the thresholds:
 /// to the queries' lists, and (both-ways scans) to the row's list of queries.
 #[inline(always)]
-fn offer_row<const NR: usize>(
+pub(crate) fn offer_row<const NR: usize>(
     scores: &[f32; NR],
     q0: usize,
     qnorms: Option<&[f32]>,
@@ -330,6 +359,22 @@ pub(crate) fn scan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_many_equals_dot_bit_for_bit() {
+        let mut r = bitext_core::Rng::seed(6);
+        for (d, n) in [(1, 3), (37, 17), (300, 8), (1024, 21)] {
+            let x: Vec<f32> = (0..d).map(|_| r.normal() as f32).collect();
+            let rows: Vec<Vec<f32>> = (0..n)
+                .map(|_| (0..d).map(|_| r.normal() as f32).collect())
+                .collect();
+            let refs: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+            let mut out = Vec::new();
+            dot_many(&x, &refs, &mut out);
+            let want: Vec<u32> = refs.iter().map(|y| dot(&x, y).to_bits()).collect();
+            assert_eq!(out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
+        }
+    }
 
     #[test]
     fn dot_with_hardware_fma_equals_the_portable_fold() {

@@ -8,20 +8,26 @@
 //!   product ([`dot`]) whatever the kernel, block size or thread count, and ties are broken by
 //!   the lower id, so results equal a full sort of all scores.
 //! - Squared L2 distances are computed as `max(0, (‖q‖² + ‖x‖²) − 2 q·x)`.
+//! - [`ExactParams::precision`] `bf16` / `int8` scans a quantised copy (built at the first
+//!   search) and re-ranks the candidates in `f32` with a proof that the result equals the `f32`
+//!   search (the `quant` module); [`ExactIndex::search_certified`] also returns the counts.
 //! - Threads: the current rayon pool (wrap calls in `ThreadPool::install` to choose).
 
 mod file;
 mod kernel;
+mod quant;
 mod search;
 mod topk;
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use bitext_core::{Embeddings, EmbeddingsView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use kernel::{Kernel, dot};
+pub use quant::{Certification, CertifiedNeighbors, Precision};
 
 use crate::check;
 use crate::error::{Error, Result};
@@ -40,6 +46,12 @@ pub struct ExactParams {
     /// Threads of a search: 0 runs it in the current rayon pool (the global one unless the
     /// caller `install`s another), `n` in a pool of `n` threads made for it.
     pub threads: usize,
+    /// Arithmetic of the scan: `f32`, or a bf16 / int8 copy whose candidates are re-ranked in
+    /// `f32` with a certificate (inner product only). The results are the same.
+    pub precision: Precision,
+    /// Candidates per query of a reduced-precision scan (`k'`); 0: the precision's default
+    /// ([`Precision::default_candidates`]).
+    pub candidates: usize,
 }
 
 impl Default for ExactParams {
@@ -48,6 +60,8 @@ impl Default for ExactParams {
             query_block: 256,
             kernel: Kernel::Auto,
             threads: 0,
+            precision: Precision::F32,
+            candidates: 0,
         }
     }
 }
@@ -112,6 +126,8 @@ pub struct ExactIndex<'a> {
     /// Squared norms of the rows (L2 only).
     norms: Vec<f32>,
     params: ExactParams,
+    /// The quantised copy of a reduced-precision search, built at its first search.
+    quant: OnceLock<quant::QuantDb>,
 }
 
 /// Whether `path` holds a saved exact index (by its magic bytes).
@@ -151,6 +167,7 @@ impl ExactIndex<'static> {
             metric,
             norms: Vec::new(),
             params: ExactParams::default(),
+            quant: OnceLock::new(),
         })
     }
 
@@ -172,6 +189,7 @@ impl ExactIndex<'static> {
             metric,
             norms,
             params: ExactParams::default(),
+            quant: OnceLock::new(),
         })
     }
 
@@ -205,6 +223,7 @@ impl<'a> ExactIndex<'a> {
             metric,
             norms,
             params: ExactParams::default(),
+            quant: OnceLock::new(),
         })
     }
 
@@ -214,8 +233,75 @@ impl<'a> ExactIndex<'a> {
     /// As [`ExactParams::check`].
     pub fn with_params(mut self, params: ExactParams) -> Result<Self> {
         params.check()?;
+        if params.precision != self.params.precision {
+            self.quant = OnceLock::new();
+        }
         self.params = params;
         Ok(self)
+    }
+
+    /// The quantised copy of the vectors at the parameters' precision (built now if it was
+    /// not); `None` at `f32` and for the L2 metric, which reduced precision does not cover
+    /// (its searches run in `f32`, counted as fallen back).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for int8 above 65,536 dimensions.
+    fn quantized(&self) -> Result<Option<&quant::QuantDb>> {
+        let precision = self.params.precision;
+        if precision == Precision::F32 || self.metric != Metric::InnerProduct {
+            return Ok(None);
+        }
+        if self.quant.get().is_none() {
+            let q = quant::QuantDb::build(precision, self.vectors())?;
+            // A concurrent search may have set it first: either copy is the same.
+            let _ = self.quant.set(q);
+        }
+        Ok(self.quant.get())
+    }
+
+    /// The counts of a search of `n` vectors done in `f32`: exact by construction, or fallen
+    /// back when a reduced precision was asked for (the L2 metric).
+    fn in_f32(&self, n: usize) -> Certification {
+        let mut c = Certification::exact(n);
+        if self.params.precision != Precision::F32 {
+            c.precision = self.params.precision;
+            c.certified = 0;
+            c.fallen_back = n;
+        }
+        c
+    }
+
+    /// Build the quantised copy of a reduced-precision index now rather than at its first
+    /// search (e.g. to time searches alone); returns its size in bytes (0 at `f32`).
+    ///
+    /// # Errors
+    /// As [`ExactIndex::search_certified`].
+    pub fn quantize(&self) -> Result<usize> {
+        Ok(self.quantized()?.map_or(0, quant::QuantDb::bytes))
+    }
+
+    /// [`KnnIndex::search_with_progress`] with the counts of the certified re-rank (at `f32`:
+    /// all queries, "certified" as exact by construction).
+    ///
+    /// # Errors
+    /// As [`KnnIndex::search`]; [`Error::Invalid`] for int8 above 65,536 dimensions.
+    pub fn search_certified(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<CertifiedNeighbors> {
+        check::search(self.dim, self.len(), queries, k)?;
+        let s = self.searcher();
+        match self.quantized()? {
+            None => Ok(CertifiedNeighbors {
+                neighbors: s.run(queries, k, progress)?,
+                certification: self.in_f32(queries.len()),
+            }),
+            Some(qdb) => {
+                quant::search_one_way(&s, qdb, queries, k, self.params.candidates, progress)
+            }
+        }
     }
 
     /// The tuning parameters.
@@ -265,12 +351,51 @@ impl<'a> ExactIndex<'a> {
                 len: queries.len(),
             });
         }
-        let (forward, backward) = self
-            .searcher()
-            .run_both(queries, k, Some(k_back), progress)?;
+        let (f, b) = self.search_both_certified(queries, k, k_back, progress)?;
+        Ok((f.neighbors, b.neighbors))
+    }
+
+    /// [`ExactIndex::search_both_with_progress`] with the counts of the certified re-rank of
+    /// each direction (the backward counts are per database row).
+    ///
+    /// # Errors
+    /// As [`ExactIndex::search_both_with_progress`]; [`Error::Invalid`] for int8 above 65,536
+    /// dimensions.
+    pub fn search_both_certified(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        k_back: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(CertifiedNeighbors, CertifiedNeighbors)> {
+        check::search(self.dim, self.len(), queries, k)?;
+        if k_back == 0 {
+            return Err(Error::Invalid("k must be at least 1".into()));
+        }
+        if k_back > queries.len() {
+            return Err(Error::KTooLarge {
+                k: k_back,
+                len: queries.len(),
+            });
+        }
+        let s = self.searcher();
+        if let Some(qdb) = self.quantized()? {
+            let c = self.params.candidates;
+            return quant::search_both(&s, qdb, queries, k, k_back, c, progress);
+        }
+        let (forward, backward) = s.run_both(queries, k, Some(k_back), progress)?;
         let backward =
             backward.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
-        Ok((forward, backward))
+        Ok((
+            CertifiedNeighbors {
+                neighbors: forward,
+                certification: self.in_f32(queries.len()),
+            },
+            CertifiedNeighbors {
+                neighbors: backward,
+                certification: self.in_f32(self.len()),
+            },
+        ))
     }
 
     fn searcher(&self) -> search::Search<'_> {
@@ -281,6 +406,7 @@ impl<'a> ExactIndex<'a> {
             kernel: self.params.kernel,
             query_block: self.params.query_block,
             threads: self.params.threads,
+            quant: None,
         }
     }
 }
@@ -321,6 +447,7 @@ impl KnnIndex for ExactIndex<'_> {
         if self.metric == Metric::L2 {
             self.norms.extend(norms_of(vectors));
         }
+        self.quant = OnceLock::new();
         Ok(())
     }
 
@@ -330,8 +457,7 @@ impl KnnIndex for ExactIndex<'_> {
         k: usize,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Neighbors> {
-        check::search(self.dim, self.len(), queries, k)?;
-        self.searcher().run(queries, k, progress)
+        Ok(self.search_certified(queries, k, progress)?.neighbors)
     }
 
     fn save(&self, path: &Path) -> Result<()> {

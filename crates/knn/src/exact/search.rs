@@ -17,6 +17,7 @@ use bitext_core::EmbeddingsView;
 
 use crate::error::{Error, Result};
 use crate::exact::kernel::{self, Back, Kernel, L2Norms, Panels};
+use crate::exact::quant::{self, QuantDb, QuantKernel, QuantPanels};
 use crate::exact::topk::TopK;
 use crate::index::{Metric, Neighbors};
 
@@ -32,6 +33,9 @@ pub(crate) struct Search<'a> {
     pub(crate) query_block: usize,
     /// Threads (0: the current pool).
     pub(crate) threads: usize,
+    /// A quantised copy of `db` to scan instead (inner product only): the lists then hold the
+    /// approximate scores of the scan, for the certified re-rank to check.
+    pub(crate) quant: Option<&'a QuantDb>,
 }
 
 impl Search<'_> {
@@ -80,7 +84,10 @@ impl Search<'_> {
         progress: &mut dyn FnMut(usize),
     ) -> Result<(Neighbors, Option<Neighbors>)> {
         let kernel = self.kernel.resolve()?;
-        let width = kernel.panel_width();
+        let width = match self.quant {
+            Some(db) => QuantKernel::for_kernel(kernel, db.precision).panel_width(),
+            None => kernel.panel_width(),
+        };
         let qb = self.query_block.div_ceil(width).max(1) * width;
         let nq = queries.len();
         let blocks = nq.div_ceil(qb);
@@ -211,11 +218,19 @@ impl Search<'_> {
         splits: usize,
         back: Option<Back<'_>>,
     ) -> TopK {
-        let l2 = self.metric == Metric::L2;
-        let panels = Panels::pack(q.as_slice(), q.dim(), kernel.panel_width(), l2);
         let n = self.db.len();
         let len = n.div_ceil(splits);
         let (r0, r1) = ((part * len).min(n), ((part + 1) * len).min(n));
+        if let Some(db) = self.quant {
+            let qk = QuantKernel::for_kernel(kernel, db.precision);
+            let panels = QuantPanels::pack(db.precision, q.as_slice(), q.dim(), qk.panel_width());
+            let mut top = TopK::new(k, panels.queries, panels.padded());
+            let mut back = back;
+            quant::scan(qk, &panels, db, r0, r1, &mut top, back.as_mut());
+            return top;
+        }
+        let l2 = self.metric == Metric::L2;
+        let panels = Panels::pack(q.as_slice(), q.dim(), kernel.panel_width(), l2);
         let mut top = TopK::new(k, panels.queries, panels.padded());
         if r0 < r1 {
             let norms = l2.then(|| L2Norms {

@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Back, L2Norms, Panels, dot_body, offer_row, sq_norms_body};
+use super::{Back, L2Norms, Panels, dot_body, dot_many_body, offer_row, sq_norms_body};
 use crate::exact::topk::TopK;
 
 /// 6 rows × 32 queries: 12 zmm accumulators.
@@ -164,4 +164,19 @@ pub(super) fn dot(a: &[f32], b: &[f32]) -> Option<f32> {
     }
     // SAFETY: the CPU supports FMA (checked just above).
     Some(unsafe { dot_fma(a, b) })
+}
+
+#[target_feature(enable = "fma")]
+fn dot_many_fma(x: &[f32], rows: &[&[f32]], out: &mut Vec<f32>) {
+    dot_many_body(x, rows, out);
+}
+
+/// [`super::dot_many`] with hardware FMA; `false` (nothing done) when the CPU lacks it.
+pub(super) fn dot_many(x: &[f32], rows: &[&[f32]], out: &mut Vec<f32>) -> bool {
+    if !std::arch::is_x86_feature_detected!("fma") {
+        return false;
+    }
+    // SAFETY: the CPU supports FMA (checked just above).
+    unsafe { dot_many_fma(x, rows, out) };
+    true
 }

@@ -1,0 +1,373 @@
+//! The certified re-rank: candidates of a reduced-precision scan re-scored in `f32`, a proof per
+//! query that nothing outside them reaches the top k, a wider scan where the proof fails, and
+//! the `f32` search where it fails again. See the parent module for the bound.
+
+use std::fmt;
+
+use bitext_core::{Embeddings, EmbeddingsView};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{Norms, Precision, QuantDb, norms};
+use crate::error::{Error, Result};
+use crate::exact::kernel::dot_many;
+use crate::exact::search::Search;
+use crate::index::Neighbors;
+
+/// How many queries (or database rows, for the backward lists of a both-ways search) the
+/// certificate covered, and how the others were made exact. The result is exact either way;
+/// many widened or fallen-back queries mean the data defeat the method (near-ties, vectors
+/// of very different norms) and the scan's precision buys nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Certification {
+    /// Precision of the scan.
+    pub precision: Precision,
+    /// Candidates per query of the first scan (`k'`).
+    pub candidates: usize,
+    /// Queries whose top k was proven at the first try.
+    pub certified: usize,
+    /// Queries proven after a second scan with 8 × `k'` candidates.
+    pub widened: usize,
+    /// Queries searched in `f32` because the proof failed twice (or the norms are too large
+    /// for reduced precision).
+    pub fallen_back: usize,
+}
+
+impl Certification {
+    /// All queries counted.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.certified + self.widened + self.fallen_back
+    }
+
+    /// The counts of an `f32` search of `queries` queries (all certified: no proof needed).
+    #[must_use]
+    pub fn exact(queries: usize) -> Self {
+        Self {
+            precision: Precision::F32,
+            candidates: 0,
+            certified: queries,
+            widened: 0,
+            fallen_back: 0,
+        }
+    }
+}
+
+impl fmt::Display for Certification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.precision == Precision::F32 {
+            return write!(
+                f,
+                "f32 scan of {} queries (exact, nothing to certify)",
+                self.total()
+            );
+        }
+        write!(
+            f,
+            "{} scan, {} candidates: {} of {} certified at the first try, {} after widening, \
+             {} searched in f32",
+            self.precision,
+            self.candidates,
+            self.certified,
+            self.total(),
+            self.widened,
+            self.fallen_back
+        )
+    }
+}
+
+/// Neighbours with the counts of their certification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CertifiedNeighbors {
+    /// The neighbours: those of the `f32` search, exactly.
+    pub neighbors: Neighbors,
+    /// How they were obtained.
+    pub certification: Certification,
+}
+
+/// `γ_n = n u / (1 − n u)` for `f32` (`u = 2⁻²⁴`).
+fn gamma(n: usize) -> f64 {
+    let nu = n as f64 * f64::from(f32::EPSILON) / 2.0;
+    nu / (1.0 - nu)
+}
+
+/// Largest `exact − approximate` score of vector `a` against any vector of a matrix whose
+/// largest norms are `m`, in dimension `d` (see the parent module).
+pub(crate) fn bound(a: Norms, m: Norms, d: usize) -> f64 {
+    let quant = a.resid * m.norm + a.quant * m.resid;
+    let rounding = gamma(2 * d + 8) * (a.norm * m.norm + a.quant * m.quant);
+    let underflow = (4 * d + 16) as f64 * 2f64.powi(-120) * (1.0 + a.scale) * (1.0 + m.scale);
+    (quant + rounding) * (1.0 + 1e-9) + underflow
+}
+
+/// Whether approximate scores of vectors this large stay far from the `f32` range.
+fn fits(a: Norms, b: Norms) -> bool {
+    a.quant.max(a.norm) * b.quant.max(b.norm) < 1e36
+}
+
+/// The norms of every row of `v` at `precision`, and their component-wise maximum.
+pub(crate) fn all_norms(precision: Precision, v: EmbeddingsView<'_>) -> (Vec<Norms>, Norms) {
+    let d = v.dim();
+    let all: Vec<Norms> = v
+        .as_slice()
+        .par_chunks_exact(d)
+        .map(|r| norms(precision, r))
+        .collect();
+    let max = all.iter().copied().fold(Norms::default(), Norms::max);
+    (all, max)
+}
+
+/// One query's exact top k (ids, scores), or `None` when the proof failed.
+type Slot = Option<(Vec<usize>, Vec<f32>)>;
+
+/// Re-score every query's candidates in `f32` and try the certificate. `db_max`: the largest
+/// norms of the database; `n`: its size (a query whose candidates are all of it needs no
+/// proof).
+fn rerank(
+    db: EmbeddingsView<'_>,
+    db_max: Norms,
+    queries: EmbeddingsView<'_>,
+    q_norms: &[Norms],
+    approx: &Neighbors,
+    k: usize,
+) -> Vec<Slot> {
+    let n = db.len();
+    let d = db.dim();
+    (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(rows, scores): &mut (Vec<&[f32]>, Vec<f32>), q| {
+                let x = queries.row(q);
+                let ids = approx.ids(q);
+                rows.clear();
+                rows.extend(ids.iter().map(|&id| db.row(id)));
+                dot_many(x, rows, scores);
+                let mut exact: Vec<(f32, usize)> =
+                    scores.iter().copied().zip(ids.iter().copied()).collect();
+                // The order of the f32 search's lists: larger score, then lower id, with -0 == +0.
+                exact.sort_by(|a, b| {
+                    b.0.partial_cmp(&a.0)
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                        .then(a.1.cmp(&b.1))
+                });
+                exact.truncate(k);
+                let proven = ids.len() >= n || {
+                    let last = f64::from(approx.scores(q)[ids.len() - 1]);
+                    last + bound(q_norms[q], db_max, d) < f64::from(exact[k - 1].0)
+                };
+                proven.then(|| exact.into_iter().map(|(s, id)| (id, s)).unzip())
+            },
+        )
+        .collect()
+}
+
+/// The rows `rows` of `v` as a matrix of their own.
+fn gather(v: EmbeddingsView<'_>, rows: &[usize]) -> Result<Embeddings> {
+    let mut data = Vec::with_capacity(rows.len() * v.dim());
+    for &r in rows {
+        data.extend_from_slice(v.row(r));
+    }
+    Ok(Embeddings::new(data, v.dim())?)
+}
+
+/// Fill the failed slots of `slots`: a scan with `8 k1` candidates and its proof, then the
+/// `f32` search for what still fails. `s` searches the database with its quantised copy `qdb`.
+fn settle(
+    s: &Search<'_>,
+    qdb: &QuantDb,
+    queries: EmbeddingsView<'_>,
+    q_norms: &[Norms],
+    k: usize,
+    k1: usize,
+    slots: &mut [Slot],
+    cert: &mut Certification,
+) -> Result<()> {
+    let mut failed: Vec<usize> = (0..slots.len()).filter(|&q| slots[q].is_none()).collect();
+    cert.certified += slots.len() - failed.len();
+    let n = s.db.len();
+    let k2 = k1.saturating_mul(8).min(n);
+    if !failed.is_empty() && k2 > k1 {
+        let sub = gather(queries, &failed)?;
+        let wide = Search {
+            quant: Some(qdb),
+            ..*s
+        }
+        .run(sub.view(), k2, &mut |_| {})?;
+        let sub_norms: Vec<Norms> = failed.iter().map(|&q| q_norms[q]).collect();
+        let again = rerank(s.db, qdb.max, sub.view(), &sub_norms, &wide, k);
+        let mut still = Vec::new();
+        for (&q, slot) in failed.iter().zip(again) {
+            match slot {
+                Some(r) => {
+                    slots[q] = Some(r);
+                    cert.widened += 1;
+                }
+                None => still.push(q),
+            }
+        }
+        failed = still;
+    }
+    if !failed.is_empty() {
+        let sub = gather(queries, &failed)?;
+        let exact = Search { quant: None, ..*s }.run(sub.view(), k, &mut |_| {})?;
+        for (i, &q) in failed.iter().enumerate() {
+            slots[q] = Some((exact.ids(i).to_vec(), exact.scores(i).to_vec()));
+        }
+        cert.fallen_back += failed.len();
+    }
+    Ok(())
+}
+
+/// The slots as neighbour lists (every slot filled by [`settle`]).
+fn assemble(k: usize, slots: Vec<Slot>) -> Result<Neighbors> {
+    let (mut ids, mut scores) = (Vec::new(), Vec::new());
+    for slot in slots {
+        let (i, s) =
+            slot.ok_or_else(|| Error::Invalid("a certified search left a query unsolved".into()))?;
+        ids.extend(i);
+        scores.extend(s);
+    }
+    Neighbors::new(k, ids, scores)
+}
+
+/// Certified search of `queries` (checked) in `s.db` with its quantised copy `qdb`: the `f32`
+/// search's neighbours. `candidates`: `k'` of the first scan (0: the precision's default).
+pub(crate) fn search_one_way(
+    s: &Search<'_>,
+    qdb: &QuantDb,
+    queries: EmbeddingsView<'_>,
+    k: usize,
+    candidates: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Result<CertifiedNeighbors> {
+    let precision = qdb.precision;
+    let n = s.db.len();
+    let k1 = first_candidates(precision, k, candidates, n);
+    let mut cert = Certification {
+        precision,
+        candidates: k1,
+        ..Certification::default()
+    };
+    let (q_norms, q_max) = all_norms(precision, queries);
+    if !fits(q_max, qdb.max) {
+        let neighbors = Search { quant: None, ..*s }.run(queries, k, progress)?;
+        cert.fallen_back = queries.len();
+        return Ok(CertifiedNeighbors {
+            neighbors,
+            certification: cert,
+        });
+    }
+    let approx = Search {
+        quant: Some(qdb),
+        ..*s
+    }
+    .run(queries, k1, progress)?;
+    let mut slots = rerank(s.db, qdb.max, queries, &q_norms, &approx, k);
+    drop(approx);
+    settle(s, qdb, queries, &q_norms, k, k1, &mut slots, &mut cert)?;
+    Ok(CertifiedNeighbors {
+        neighbors: assemble(k, slots)?,
+        certification: cert,
+    })
+}
+
+/// `k'` of the first scan: `candidates` (0: the default of `precision`), at least `k`, at most
+/// `n`.
+fn first_candidates(precision: Precision, k: usize, candidates: usize, n: usize) -> usize {
+    let c = if candidates == 0 {
+        precision.default_candidates(k)
+    } else {
+        candidates
+    };
+    c.max(k).min(n)
+}
+
+/// Certified both-ways search: the `k` nearest database rows of every query and the `k_back`
+/// nearest queries of every database row, from one reduced-precision pass, each list proven or
+/// repaired as in [`search_one_way`] (the backward lists with the queries as the database).
+pub(crate) fn search_both(
+    s: &Search<'_>,
+    qdb: &QuantDb,
+    queries: EmbeddingsView<'_>,
+    k: usize,
+    k_back: usize,
+    candidates: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Result<(CertifiedNeighbors, CertifiedNeighbors)> {
+    let precision = qdb.precision;
+    let (n, nq) = (s.db.len(), queries.len());
+    let k1 = first_candidates(precision, k, candidates, n);
+    let kb1 = first_candidates(precision, k_back, candidates, nq);
+    let (q_norms, q_max) = all_norms(precision, queries);
+    let mut fwd = Certification {
+        precision,
+        candidates: k1,
+        ..Certification::default()
+    };
+    let mut bwd = Certification {
+        candidates: kb1,
+        ..fwd
+    };
+    if !fits(q_max, qdb.max) {
+        let (f, b) = Search { quant: None, ..*s }.run_both(queries, k, Some(k_back), progress)?;
+        let b = b.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+        fwd.fallen_back = nq;
+        bwd.fallen_back = n;
+        return Ok((
+            CertifiedNeighbors {
+                neighbors: f,
+                certification: fwd,
+            },
+            CertifiedNeighbors {
+                neighbors: b,
+                certification: bwd,
+            },
+        ));
+    }
+    let (af, ab) = Search {
+        quant: Some(qdb),
+        ..*s
+    }
+    .run_both(queries, k1, Some(kb1), progress)?;
+    let ab = ab.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+    let mut fslots = rerank(s.db, qdb.max, queries, &q_norms, &af, k);
+    drop(af);
+    settle(s, qdb, queries, &q_norms, k, k1, &mut fslots, &mut fwd)?;
+    drop(q_norms);
+    let mut bslots = rerank(queries, q_max, s.db, &qdb.norms, &ab, k_back);
+    drop(ab);
+    if bslots.iter().any(Option::is_none) {
+        // The failed rows search the queries: a quantised copy of those, built only now.
+        let qq = QuantDb::build(precision, queries)?;
+        let back = Search {
+            db: queries,
+            db_norms: &[],
+            quant: None,
+            ..*s
+        };
+        settle(
+            &back,
+            &qq,
+            s.db,
+            &qdb.norms,
+            k_back,
+            kb1,
+            &mut bslots,
+            &mut bwd,
+        )?;
+    } else {
+        bwd.certified = n;
+    }
+    Ok((
+        CertifiedNeighbors {
+            neighbors: assemble(k, fslots)?,
+            certification: fwd,
+        },
+        CertifiedNeighbors {
+            neighbors: assemble(k_back, bslots)?,
+            certification: bwd,
+        },
+    ))
+}

@@ -1,0 +1,386 @@
+//! Reduced-precision scans with a certified `f32` re-rank: the exact top-k at the speed of
+//! bf16 or int8 arithmetic.
+//!
+//! A search at [`Precision::Bf16`] or [`Precision::Int8`] runs in three steps:
+//!
+//! 1. **Scan** a quantised copy of the database with quantised queries (`scan.rs`; AVX-512
+//!    `VDPBF16PS` / `VPDPBUSD` micro-kernels, or portable Rust), keeping the `k' > k` best
+//!    *approximate* scores per query in the one top-k of the exact search.
+//! 2. **Re-rank** the `k'` candidates with the `f32` kernel's own [`super::dot`], so their
+//!    scores are bit for bit those of the `f32` search, and take the best `k` (ties to the lower
+//!    id).
+//! 3. **Certify** (`certify.rs`): every vector left out has an approximate score at most the
+//!    `k'`-th candidate's `a'`, and its exact `f32` score exceeds its approximate one by at most
+//!    a bound `B` (below). When `a' + B < s_k`, the `k`-th exact score, nothing left out can
+//!    reach the top k, and the result *is* the `f32` search's: same ids, same scores, same tie
+//!    order. Queries where the proof fails are scanned again with `8 k'` candidates, and those
+//!    that still fail are searched in `f32`. [`Certification`] counts the three outcomes.
+//!
+//! # The bound
+//!
+//! With `x̂`, `ŷ` the vectors the scan multiplies (bf16-rounded, or `scale × codes`),
+//! `|x·y − x̂·ŷ| ≤ ‖x − x̂‖‖y‖ + ‖x̂‖‖y − ŷ‖` (add and subtract `x̂·y`, then Cauchy–Schwarz).
+//! The scores are floating-point sums, so `B` adds their rounding: the `f32` dot product of
+//! `d` fused multiply-adds is within `γ_d ‖x‖‖y‖` of `x·y`, the scan's within
+//! `γ_{2d+8} ‖x̂‖‖ŷ‖` of `x̂·ŷ` (`γ_n = n u / (1 − n u)`, `u = 2⁻²⁴`), plus an absolute term for
+//! underflow (bf16 hardware flushes subnormals to zero). For a query, `B` takes the database's
+//! largest `‖y‖`, `‖ŷ‖`, `‖y − ŷ‖` (kept with the quantised copy), and it is evaluated in
+//! `f64` with a relative margin of 10⁻⁹.
+//!
+//! # Quantisation
+//!
+//! - **bf16**: round to nearest even (toward zero where that would overflow); subnormal
+//!   results become zero, as the hardware reads them. Rows are padded to an even length.
+//! - **int8**: per vector, `scale = max |x_i| / 127` and `codes = round(x_i / scale)` in
+//!   `[-127, 127]`; rows padded to a multiple of 4. `VPDPBUSD` multiplies unsigned by signed
+//!   bytes, so queries are stored as `code + 128` and `128 Σ y_codes` is subtracted per row;
+//!   integer sums are exact for `d ≤ 65,536`.
+//!
+//! Only the inner product is scanned in reduced precision; L2 searches run in `f32` (and count
+//! as fallen back).
+
+mod certify;
+mod scan;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use std::fmt;
+use std::str::FromStr;
+
+use bitext_core::EmbeddingsView;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+pub use certify::{Certification, CertifiedNeighbors};
+pub(crate) use certify::{search_both, search_one_way};
+pub(crate) use scan::{QuantKernel, QuantPanels, scan};
+
+/// Arithmetic of the exact search's scan. Results are the same for all: reduced precisions
+/// only change how fast the candidates are found (see the module docs of the certified
+/// re-rank).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Precision {
+    /// Scan in `f32` (the reference; no re-rank needed).
+    #[default]
+    F32,
+    /// Scan a bfloat16 copy (`VDPBF16PS` where the CPU has AVX512-BF16), then re-rank in `f32`.
+    Bf16,
+    /// Scan an int8 copy with a scale per vector (`VPDPBUSD` where the CPU has AVX512-VNNI),
+    /// then re-rank in `f32`.
+    Int8,
+}
+
+impl Precision {
+    /// Candidates kept per query by the scan when `ExactParams::candidates` is 0: enough that
+    /// the certificate usually holds at the first try on normalised embeddings.
+    #[must_use]
+    pub fn default_candidates(self, k: usize) -> usize {
+        match self {
+            Precision::F32 => k,
+            Precision::Bf16 => (2 * k).max(k + 16),
+            Precision::Int8 => (4 * k).max(k + 60),
+        }
+    }
+
+    /// Bytes per value of the scanned copy.
+    #[must_use]
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::Bf16 => 2,
+            Precision::Int8 => 1,
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::Bf16 => "bf16",
+            Precision::Int8 => "int8",
+        })
+    }
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" | "fp32" | "float32" => Ok(Precision::F32),
+            "bf16" | "bfloat16" => Ok(Precision::Bf16),
+            "int8" | "i8" | "sq8" => Ok(Precision::Int8),
+            other => Err(Error::Invalid(format!(
+                "unknown precision {other:?}: expected f32, bf16 or int8"
+            ))),
+        }
+    }
+}
+
+/// Largest dimension whose int8 dot products are exact in `i32`.
+const MAX_INT8_DIM: usize = 1 << 16;
+
+/// The bf16 value the scan multiplies for `x`: nearest even, toward zero where rounding would
+/// overflow, subnormals flushed to (signed) zero.
+#[inline]
+pub(crate) fn to_bf16(x: f32) -> u16 {
+    let b = x.to_bits();
+    let rounded = b.wrapping_add(0x7FFF + ((b >> 16) & 1));
+    let mut h = (rounded >> 16) as u16;
+    if h & 0x7F80 == 0x7F80 {
+        // Rounding carried into the infinity exponent: truncate instead (finite inputs only).
+        h = (b >> 16) as u16;
+    }
+    if h & 0x7F80 == 0 {
+        h &= 0x8000;
+    }
+    h
+}
+
+/// A bf16 value widened to `f32` (exact).
+#[inline]
+pub(crate) fn from_bf16(h: u16) -> f32 {
+    f32::from_bits(u32::from(h) << 16)
+}
+
+/// The int8 scale of a vector: `max |x_i| / 127` (0 for a zero vector).
+#[inline]
+pub(crate) fn int8_scale(row: &[f32]) -> f32 {
+    row.iter().fold(0.0f32, |m, &x| m.max(x.abs())) / 127.0
+}
+
+/// The int8 code of `x` at `scale` (`inv` = `1 / scale`, 0 for a zero scale): `x · inv`
+/// clamped to ±127 and rounded to nearest even by adding and subtracting 1.5 · 2²³ (exact for
+/// magnitudes below 2²², and an addition instead of a call to `roundf`).
+#[inline]
+pub(crate) fn to_int8(x: f32, inv: f32) -> i8 {
+    const MAGIC: f32 = 12_582_912.0;
+    let v = (x * inv).clamp(-127.0, 127.0);
+    ((v + MAGIC) - MAGIC) as i8
+}
+
+/// Norms of one vector and of its quantised version, in `f64`: what the bound needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Norms {
+    /// `‖x‖`.
+    pub(crate) norm: f64,
+    /// `‖x̂‖`.
+    pub(crate) quant: f64,
+    /// `‖x − x̂‖`.
+    pub(crate) resid: f64,
+    /// The int8 scale (0 for bf16).
+    pub(crate) scale: f64,
+}
+
+impl Norms {
+    /// The component-wise maximum.
+    fn max(self, o: Norms) -> Norms {
+        Norms {
+            norm: self.norm.max(o.norm),
+            quant: self.quant.max(o.quant),
+            resid: self.resid.max(o.resid),
+            scale: self.scale.max(o.scale),
+        }
+    }
+}
+
+/// Norms of `row` quantised at `precision`.
+pub(crate) fn norms(precision: Precision, row: &[f32]) -> Norms {
+    let (mut n, mut q, mut r) = (0.0f64, 0.0f64, 0.0f64);
+    let mut scale = 0.0;
+    let mut add = |x: f32, xh: f64| {
+        let x = f64::from(x);
+        n += x * x;
+        q += xh * xh;
+        r += (x - xh) * (x - xh);
+    };
+    match precision {
+        Precision::F32 => row.iter().for_each(|&x| add(x, f64::from(x))),
+        Precision::Bf16 => row
+            .iter()
+            .for_each(|&x| add(x, f64::from(from_bf16(to_bf16(x))))),
+        Precision::Int8 => {
+            let s = int8_scale(row);
+            let inv = if s > 0.0 { 1.0 / s } else { 0.0 };
+            scale = f64::from(s);
+            row.iter()
+                .for_each(|&x| add(x, f64::from(to_int8(x, inv)) * f64::from(s)));
+        }
+    }
+    Norms {
+        norm: n.sqrt(),
+        quant: q.sqrt(),
+        resid: r.sqrt(),
+        scale,
+    }
+}
+
+/// A quantised copy of a matrix (row-major, rows padded to whole 32-bit words: two bf16 values
+/// or four int8 codes per word, little-endian, the lower dimension first) with the largest
+/// norms the certificate needs.
+#[derive(Debug, Clone)]
+pub(crate) struct QuantDb {
+    pub(crate) precision: Precision,
+    /// Words per stored row.
+    pub(crate) steps: usize,
+    pub(crate) words: Vec<u32>,
+    /// int8: each row's scale (empty for bf16).
+    pub(crate) scales: Vec<f32>,
+    /// int8: each row's `128 Σ codes` (empty for bf16).
+    pub(crate) offsets: Vec<i32>,
+    /// Each row's norms (the backward certificates of both-ways searches).
+    pub(crate) norms: Vec<Norms>,
+    /// Component-wise maxima over the rows.
+    pub(crate) max: Norms,
+}
+
+/// Rows quantised per parallel task.
+const CHUNK: usize = 1024;
+
+/// Words per row of `precision` for dimension `dim`.
+pub(crate) fn steps(precision: Precision, dim: usize) -> usize {
+    match precision {
+        Precision::Int8 => dim.div_ceil(4),
+        _ => dim.div_ceil(2),
+    }
+}
+
+/// Pack `row` into `out` (its words): bf16 pairs, or int8 codes plus `bias` (0 for the
+/// database's signed codes, 128 for the queries' unsigned ones). Returns the int8 scale and
+/// the sum of the codes (0 for bf16).
+pub(crate) fn pack_row(
+    precision: Precision,
+    row: &[f32],
+    bias: i32,
+    out: &mut [u32],
+) -> (f32, i32) {
+    match precision {
+        Precision::Int8 => {
+            let s = int8_scale(row);
+            let inv = if s > 0.0 { 1.0 / s } else { 0.0 };
+            let mut sum = 0;
+            for (w, quad) in out.iter_mut().zip(row.chunks(4)) {
+                let mut word = 0u32;
+                for (i, &x) in quad.iter().enumerate() {
+                    let c = i32::from(to_int8(x, inv));
+                    sum += c;
+                    word |= ((c + bias) as u32 & 0xFF) << (8 * i);
+                }
+                if quad.len() < 4 {
+                    // Padding codes are zero (stored as `bias`).
+                    for i in quad.len()..4 {
+                        word |= (bias as u32 & 0xFF) << (8 * i);
+                    }
+                }
+                *w = word;
+            }
+            (s, sum)
+        }
+        _ => {
+            for (w, pair) in out.iter_mut().zip(row.chunks(2)) {
+                let lo = u32::from(to_bf16(pair[0]));
+                let hi = pair.get(1).map_or(0, |&x| u32::from(to_bf16(x)));
+                *w = lo | (hi << 16);
+            }
+            (0.0, 0)
+        }
+    }
+}
+
+impl QuantDb {
+    /// Quantise `v` (rows already checked finite).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for `F32` (nothing to quantise) or an int8 dimension above 65,536.
+    pub(crate) fn build(precision: Precision, v: EmbeddingsView<'_>) -> Result<Self> {
+        let dim = v.dim();
+        if precision == Precision::F32 {
+            return Err(Error::Invalid("f32 needs no quantised copy".into()));
+        }
+        if precision == Precision::Int8 && dim > MAX_INT8_DIM {
+            return Err(Error::Invalid(format!(
+                "int8 scans support dimensions up to {MAX_INT8_DIM}, got {dim}; use bf16"
+            )));
+        }
+        let st = steps(precision, dim);
+        let rows = v.len();
+        let data = v.as_slice();
+        let (norms, max) = certify::all_norms(precision, v);
+        let mut words = vec![0u32; rows * st];
+        let int8 = precision == Precision::Int8;
+        let per_row = if int8 { rows } else { 0 };
+        let (mut scales, mut offsets) = (vec![0f32; per_row], vec![0i32; per_row]);
+        let mut sc = vec![(0f32, 0i32); rows];
+        words
+            .par_chunks_mut(CHUNK * st)
+            .zip(sc.par_chunks_mut(CHUNK))
+            .zip(data.par_chunks(CHUNK * dim))
+            .for_each(|((w, sc), c)| {
+                for ((wrow, sc), row) in w.chunks_exact_mut(st).zip(sc).zip(c.chunks_exact(dim)) {
+                    *sc = pack_row(precision, row, 0, wrow);
+                }
+            });
+        if int8 {
+            for ((s, o), &(scale, sum)) in scales.iter_mut().zip(&mut offsets).zip(&sc) {
+                *s = scale;
+                *o = 128 * sum;
+            }
+        }
+        Ok(Self {
+            precision,
+            steps: st,
+            words,
+            scales,
+            offsets,
+            norms,
+            max,
+        })
+    }
+
+    /// Bytes held by the codes and per-row data.
+    #[must_use]
+    pub(crate) fn bytes(&self) -> usize {
+        self.words.len() * 4 + self.scales.len() * 8 + self.norms.len() * size_of::<Norms>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_rounds_to_nearest_even_and_never_overflows() {
+        assert_eq!(from_bf16(to_bf16(1.0)), 1.0);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1).
+        assert_eq!(from_bf16(to_bf16(1.0 + 2f32.powi(-8))), 1.0);
+        assert_eq!(
+            from_bf16(to_bf16(1.0 + 3.0 * 2f32.powi(-8))),
+            1.0 + 2f32.powi(-6)
+        );
+        assert!(from_bf16(to_bf16(f32::MAX)).is_finite());
+        assert!(from_bf16(to_bf16(-f32::MAX)).is_finite());
+        assert_eq!(from_bf16(to_bf16(1e-39)), 0.0);
+        for x in [0.1f32, -3.7, 1234.5, 1e-30] {
+            let r = (from_bf16(to_bf16(x)) - x).abs() / x.abs();
+            assert!(r <= 2f32.powi(-8), "{x}: {r}");
+        }
+    }
+
+    #[test]
+    fn int8_codes_and_norms() {
+        let row = [0.5f32, -1.0, 0.25, 0.0];
+        let s = int8_scale(&row);
+        assert_eq!(s, 1.0 / 127.0);
+        assert_eq!(to_int8(-1.0, 1.0 / s), -127);
+        let n = norms(Precision::Int8, &row);
+        assert!((n.norm - (0.25f64 + 1.0 + 0.0625).sqrt()).abs() < 1e-12);
+        assert!(n.resid < 0.5 / 127.0 * 2.0);
+        assert_eq!(norms(Precision::Int8, &[0.0; 3]).resid, 0.0);
+        assert!("int8".parse::<Precision>().is_ok() && "f16".parse::<Precision>().is_err());
+    }
+}

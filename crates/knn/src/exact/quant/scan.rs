@@ -1,0 +1,239 @@
+//! The reduced-precision scan: query panels of packed words, the micro-kernels (portable here,
+//! AVX-512 in `x86.rs`) and the loop that feeds every tile of approximate scores into the
+//! exact search's top-k lists (and, in both-ways scans, the rows' lists of queries).
+
+use super::{Precision, QuantDb, pack_row, steps};
+use crate::exact::kernel::{Back, Kernel, offer_row};
+use crate::exact::topk::TopK;
+
+/// Which micro-kernel scans the quantised copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QuantKernel {
+    /// Plain Rust, 4 rows × 16 queries.
+    Portable,
+    /// AVX-512 BF16 / VNNI, 6 rows × 32 queries.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl QuantKernel {
+    /// The quantised kernel for the search's `kernel` choice (already resolved): the AVX-512
+    /// one when it was chosen (or detected) and the CPU has the instruction `precision` needs,
+    /// the portable one otherwise.
+    pub(crate) fn for_kernel(kernel: Kernel, precision: Precision) -> QuantKernel {
+        #[cfg(target_arch = "x86_64")]
+        if kernel == Kernel::Avx512 && x86::available(precision) {
+            return QuantKernel::Avx512;
+        }
+        let _ = (kernel, precision);
+        QuantKernel::Portable
+    }
+
+    /// Queries per panel.
+    pub(crate) fn panel_width(self) -> usize {
+        match self {
+            QuantKernel::Portable => 16,
+            #[cfg(target_arch = "x86_64")]
+            QuantKernel::Avx512 => 32,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+use super::x86;
+
+/// A block of quantised queries in panels of `width`: word `t` of the panel's query `j` at
+/// `data[(panel · steps + t) · width + j]`; int8 codes biased by +128 (unsigned bytes).
+#[derive(Debug)]
+pub(crate) struct QuantPanels {
+    pub(crate) data: Vec<u32>,
+    pub(crate) width: usize,
+    pub(crate) queries: usize,
+    pub(crate) steps: usize,
+    /// int8: each query's scale (0 for the padding); empty for bf16.
+    pub(crate) scales: Vec<f32>,
+}
+
+impl QuantPanels {
+    /// Quantise and pack `rows` (row-major, `dim` values each).
+    pub(crate) fn pack(precision: Precision, rows: &[f32], dim: usize, width: usize) -> Self {
+        let queries = rows.len() / dim;
+        let st = steps(precision, dim);
+        let padded = queries.div_ceil(width) * width;
+        let bias = if precision == Precision::Int8 { 128 } else { 0 };
+        // Padding queries are all-zero codes (bias 128 for int8) with scale 0.
+        let fill = if bias == 0 { 0 } else { 0x8080_8080 };
+        let mut data = vec![fill; padded * st];
+        let mut scales = vec![0.0; if bias == 0 { 0 } else { padded }];
+        let mut words = vec![0u32; st];
+        for (q, row) in rows.chunks_exact(dim).enumerate() {
+            let (scale, _) = pack_row(precision, row, bias, &mut words);
+            if bias != 0 {
+                scales[q] = scale;
+            }
+            let base = (q / width) * width * st + q % width;
+            for (t, &w) in words.iter().enumerate() {
+                data[base + t * width] = w;
+            }
+        }
+        Self {
+            data,
+            width,
+            queries,
+            steps: st,
+            scales,
+        }
+    }
+
+    /// Number of queries counting the padding.
+    pub(crate) fn padded(&self) -> usize {
+        self.data.len() / self.steps.max(1)
+    }
+}
+
+/// A 4 × 16 bf16 tile in plain Rust (widened values, sequential fused multiply-adds).
+#[inline(always)]
+fn tile_bf16_portable(q: &[u32], x: &[u32], steps: usize) -> [[f32; 16]; 4] {
+    let mut acc = [[0.0f32; 16]; 4];
+    let lo = |w: u32| f32::from_bits(w << 16);
+    let hi = |w: u32| f32::from_bits(w & 0xFFFF_0000);
+    for (t, qv) in q.chunks_exact(16).take(steps).enumerate() {
+        for (i, a) in acc.iter_mut().enumerate() {
+            let xw = x[i * steps + t];
+            let (x0, x1) = (lo(xw), hi(xw));
+            for (s, &qw) in a.iter_mut().zip(qv) {
+                *s = lo(qw).mul_add(x0, *s);
+                *s = hi(qw).mul_add(x1, *s);
+            }
+        }
+    }
+    acc
+}
+
+/// A 4 × 16 int8 tile in plain Rust: `Σ (q + 128) · x` per pair, as `VPDPBUSD` computes it.
+#[inline(always)]
+fn tile_int8_portable(q: &[u32], x: &[u32], steps: usize) -> [[i32; 16]; 4] {
+    let mut acc = [[0i32; 16]; 4];
+    for (t, qv) in q.chunks_exact(16).take(steps).enumerate() {
+        for (i, a) in acc.iter_mut().enumerate() {
+            let xb = x[i * steps + t].to_le_bytes().map(|b| i32::from(b as i8));
+            for (s, &qw) in a.iter_mut().zip(qv) {
+                let qb = qw.to_le_bytes();
+                *s += i32::from(qb[0]) * xb[0]
+                    + i32::from(qb[1]) * xb[1]
+                    + i32::from(qb[2]) * xb[2]
+                    + i32::from(qb[3]) * xb[3];
+            }
+        }
+    }
+    acc
+}
+
+/// Where a tile sits: what turns int8 sums into approximate scores.
+pub(crate) struct TileAt<'a> {
+    pub(crate) panels: &'a QuantPanels,
+    pub(crate) db: &'a QuantDb,
+    /// First database row of the tile.
+    pub(crate) i0: usize,
+    /// Real rows in the tile (the rest is padding).
+    pub(crate) rows: usize,
+    /// First query of the tile's panel.
+    pub(crate) q0: usize,
+}
+
+/// Approximate scores of an int8 tile: `((Σ (q + 128) x − 128 Σ x) · scale_q) · scale_x`.
+#[inline(always)]
+pub(crate) fn int8_keys<const MR: usize, const NR: usize>(
+    acc: [[i32; NR]; MR],
+    at: &TileAt<'_>,
+) -> [[f32; NR]; MR] {
+    let qs: &[f32; NR] = at.panels.scales[at.q0..at.q0 + NR]
+        .try_into()
+        .expect("padded scales");
+    std::array::from_fn(|i| {
+        let (off, xs) = if i < at.rows {
+            (at.db.offsets[at.i0 + i], at.db.scales[at.i0 + i])
+        } else {
+            (0, 0.0)
+        };
+        std::array::from_fn(|j| (acc[i][j].wrapping_sub(off) as f32 * qs[j]) * xs)
+    })
+}
+
+/// Portable bf16 tiles as scores.
+#[inline(always)]
+fn bf16_portable(q: &[u32], x: &[u32], steps: usize, _: &TileAt<'_>) -> [[f32; 16]; 4] {
+    tile_bf16_portable(q, x, steps)
+}
+
+/// Portable int8 tiles as scores.
+#[inline(always)]
+fn int8_portable(q: &[u32], x: &[u32], steps: usize, at: &TileAt<'_>) -> [[f32; 16]; 4] {
+    int8_keys(tile_int8_portable(q, x, steps), at)
+}
+
+/// Expands to a scan: rows `r0..r1` of `db` against all panels, approximate scores offered to
+/// `top` and `back`. `$tile(q, x, steps, at)` computes an `MR × NR` tile of scores.
+macro_rules! quant_scan_fn {
+    ($(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal) => {
+        $(#[$attr])*
+        pub(crate) fn $name(
+            panels: &QuantPanels,
+            db: &QuantDb,
+            r0: usize,
+            r1: usize,
+            top: &mut TopK,
+            mut back: Option<&mut Back<'_>>,
+        ) {
+            const MR: usize = $mr;
+            const NR: usize = $nr;
+            let st = db.steps;
+            let mut pad = Vec::new();
+            let mut i0 = r0;
+            while i0 < r1 {
+                let r = (r1 - i0).min(MR);
+                let x = if r == MR {
+                    &db.words[i0 * st..(i0 + MR) * st]
+                } else {
+                    pad.clear();
+                    pad.extend_from_slice(&db.words[i0 * st..(i0 + r) * st]);
+                    pad.resize(MR * st, 0);
+                    &pad[..]
+                };
+                for (pi, q) in panels.data.chunks_exact(NR * st).enumerate() {
+                    let at = TileAt { panels, db, i0, rows: r, q0: pi * NR };
+                    let tile: [[f32; NR]; MR] = $tile(q, x, st, &at);
+                    for (i, row) in tile.iter().enumerate().take(r) {
+                        offer_row::<NR>(row, at.q0, None, 0.0, i0 + i, top, back.as_deref_mut());
+                    }
+                }
+                i0 += MR;
+            }
+        }
+    };
+}
+pub(crate) use quant_scan_fn;
+
+quant_scan_fn!(scan_bf16_portable, bf16_portable, 4, 16);
+quant_scan_fn!(scan_int8_portable, int8_portable, 4, 16);
+
+/// Scan rows `r0..r1` of `db` against `panels` (packed for `kernel`'s width).
+pub(crate) fn scan(
+    kernel: QuantKernel,
+    panels: &QuantPanels,
+    db: &QuantDb,
+    r0: usize,
+    r1: usize,
+    top: &mut TopK,
+    back: Option<&mut Back<'_>>,
+) {
+    debug_assert_eq!(kernel.panel_width(), panels.width);
+    match kernel {
+        QuantKernel::Portable if db.precision == Precision::Int8 => {
+            scan_int8_portable(panels, db, r0, r1, top, back);
+        }
+        QuantKernel::Portable => scan_bf16_portable(panels, db, r0, r1, top, back),
+        #[cfg(target_arch = "x86_64")]
+        QuantKernel::Avx512 => x86::scan(panels, db, r0, r1, top, back),
+    }
+}

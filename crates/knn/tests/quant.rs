@@ -1,0 +1,250 @@
+//! Reduced-precision scans with the certified `f32` re-rank: the shared suites, and property
+//! tests that the ids and scores equal the `f32` search bit for bit on random and adversarial
+//! data (near-duplicates, exact ties, tiny and mixed norms, dimensions that are not a multiple
+//! of any lane count), one way and both ways, for each precision and kernel, including
+//! candidate counts small enough to force the widened scan and the `f32` fallback.
+
+use bitext_core::{Embeddings, Rng};
+use bitext_knn::{
+    Certification, ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, OnePass, Precision,
+};
+use bitext_testkit::knn::Expect;
+use bitext_testkit::knn_index_suite;
+use proptest::prelude::*;
+
+fn params(precision: Precision, kernel: Kernel, candidates: usize, block: usize) -> ExactParams {
+    ExactParams {
+        query_block: block,
+        kernel: if kernel.is_available() {
+            kernel
+        } else {
+            Kernel::Auto
+        },
+        precision,
+        candidates,
+        ..ExactParams::default()
+    }
+}
+
+fn reduced(data: &Embeddings, metric: Metric, p: ExactParams) -> Box<dyn KnnIndex + '_> {
+    Box::new(
+        ExactIndex::over(data.view(), metric)
+            .unwrap()
+            .with_params(p)
+            .unwrap(),
+    )
+}
+
+knn_index_suite!(
+    bf16,
+    |d, m| reduced(d, m, params(Precision::Bf16, Kernel::Auto, 0, 256)),
+    Expect::exact()
+);
+knn_index_suite!(
+    int8,
+    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Auto, 0, 256)),
+    Expect::exact()
+);
+knn_index_suite!(
+    int8_portable_small_blocks,
+    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Portable, 0, 1)),
+    Expect::exact()
+);
+knn_index_suite!(
+    bf16_portable_small_blocks,
+    |d, m| reduced(d, m, params(Precision::Bf16, Kernel::Portable, 0, 1)),
+    Expect::exact()
+);
+
+bitext_testkit::bidirectional_search_suite!(
+    one_pass_bf16,
+    |metric| Box::new(OnePass {
+        metric,
+        params: params(Precision::Bf16, Kernel::Auto, 0, 256),
+    }),
+    bitext_testkit::both::Expect::Exact
+);
+bitext_testkit::bidirectional_search_suite!(
+    one_pass_int8_few_candidates,
+    |metric| Box::new(OnePass {
+        metric,
+        params: params(Precision::Int8, Kernel::Auto, 2, 16),
+    }),
+    bitext_testkit::both::Expect::Exact
+);
+
+/// Data shapes that make certificates hard.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    /// Standard normal values.
+    Normal,
+    /// A few base vectors, each copied many times with relative noise 1e-6.
+    NearDuplicates,
+    /// Values in {-1, 0, 1}: many exact ties.
+    Ties,
+    /// Normal rows scaled by 1e-30: products near the f32 underflow range.
+    Tiny,
+    /// Rows scaled by 10^u, u uniform in [-4, 4].
+    MixedNorms,
+    /// Unit rows (what mining searches).
+    Unit,
+}
+
+fn data(shape: Shape, n: usize, d: usize, rng: &mut Rng) -> Embeddings {
+    let mut rows = Vec::with_capacity(n * d);
+    let bases: Vec<Vec<f32>> = (0..3)
+        .map(|_| (0..d).map(|_| rng.normal() as f32).collect())
+        .collect();
+    for i in 0..n {
+        let row: Vec<f32> = match shape {
+            Shape::Normal | Shape::Unit => (0..d).map(|_| rng.normal() as f32).collect(),
+            Shape::NearDuplicates => bases[i % 3]
+                .iter()
+                .map(|&b| b * (1.0 + 1e-6 * rng.normal() as f32))
+                .collect(),
+            Shape::Ties => (0..d).map(|_| rng.below(3) as f32 - 1.0).collect(),
+            Shape::Tiny => (0..d).map(|_| rng.normal() as f32 * 1e-30).collect(),
+            Shape::MixedNorms => {
+                let s = 10f32.powf(rng.uniform(-4.0, 4.0) as f32);
+                (0..d).map(|_| rng.normal() as f32 * s).collect()
+            }
+        };
+        rows.extend(row);
+    }
+    let mut e = Embeddings::new(rows, d).unwrap();
+    if matches!(shape, Shape::Unit) {
+        e.normalize_l2();
+    }
+    e
+}
+
+fn f32_index(db: &Embeddings) -> ExactIndex<'_> {
+    ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
+}
+
+/// Ids and score bits (so that -0 and +0 differ).
+fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
+    let s = n.all_scores().iter().map(|x| x.to_bits()).collect();
+    (n.all_ids().to_vec(), s)
+}
+
+fn check_counts(c: &Certification, n: usize) {
+    assert_eq!(c.total(), n, "{c}");
+}
+
+fn shapes() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        Just(Shape::Normal),
+        Just(Shape::NearDuplicates),
+        Just(Shape::Ties),
+        Just(Shape::Tiny),
+        Just(Shape::MixedNorms),
+        Just(Shape::Unit),
+    ]
+}
+
+fn precisions() -> impl Strategy<Value = Precision> {
+    prop_oneof![Just(Precision::Bf16), Just(Precision::Int8)]
+}
+
+fn kernels() -> impl Strategy<Value = Kernel> {
+    prop_oneof![Just(Kernel::Auto), Just(Kernel::Portable)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn one_way_equals_the_f32_search(
+        shape in shapes(), precision in precisions(), kernel in kernels(),
+        n in 1usize..90, nq in 1usize..40, d in 1usize..40, k in 1usize..6,
+        candidates in prop_oneof![Just(0usize), 1usize..8], block in 1usize..70, seed in 0u64..1000,
+    ) {
+        let mut rng = Rng::seed(seed);
+        let db = data(shape, n, d, &mut rng);
+        let q = data(shape, nq, d, &mut rng);
+        let k = k.min(n);
+        let want = f32_index(&db).search(q.view(), k).unwrap();
+        let index = ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
+            .with_params(params(precision, kernel, candidates, block)).unwrap();
+        let got = index.search_certified(q.view(), k, &mut |_| {}).unwrap();
+        check_counts(&got.certification, nq);
+        prop_assert_eq!(bits(&got.neighbors), bits(&want));
+    }
+
+    #[test]
+    fn both_ways_equal_the_f32_search(
+        shape in shapes(), precision in precisions(), kernel in kernels(),
+        n in 1usize..60, nq in 1usize..60, d in 1usize..37, k in 1usize..5,
+        candidates in prop_oneof![Just(0usize), 1usize..6], seed in 0u64..1000,
+    ) {
+        let mut rng = Rng::seed(seed);
+        let db = data(shape, n, d, &mut rng);
+        let q = data(shape, nq, d, &mut rng);
+        let (k, kb) = (k.min(n), k.min(nq));
+        let (wf, wb) = f32_index(&db)
+            .search_both_with_progress(q.view(), k, kb, &mut |_| {}).unwrap();
+        let index = ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
+            .with_params(params(precision, kernel, candidates, 32)).unwrap();
+        let (f, b) = index.search_both_certified(q.view(), k, kb, &mut |_| {}).unwrap();
+        check_counts(&f.certification, nq);
+        check_counts(&b.certification, n);
+        prop_assert_eq!(bits(&f.neighbors), bits(&wf));
+        prop_assert_eq!(bits(&b.neighbors), bits(&wb));
+    }
+}
+
+/// On unit vectors of a realistic shape the first scan is enough: the certificate is not
+/// vacuous.
+#[test]
+fn unit_vectors_are_certified_at_the_first_try() {
+    let mut rng = Rng::seed(11);
+    let db = data(Shape::Unit, 3000, 96, &mut rng);
+    let q = data(Shape::Unit, 200, 96, &mut rng);
+    for precision in [Precision::Bf16, Precision::Int8] {
+        let index = ExactIndex::over(db.view(), Metric::InnerProduct)
+            .unwrap()
+            .with_params(params(precision, Kernel::Auto, 0, 256))
+            .unwrap();
+        let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
+        let c = got.certification;
+        assert_eq!((c.certified, c.widened, c.fallen_back), (200, 0, 0), "{c}");
+        assert_eq!(got.neighbors, f32_index(&db).search(q.view(), 4).unwrap());
+    }
+}
+
+/// Exact duplicates beyond the candidates defeat the proof (an equal score may be left out):
+/// the counts say so and the result is still exact.
+#[test]
+fn duplicates_fall_back_and_stay_exact() {
+    let mut rng = Rng::seed(3);
+    let row: Vec<f32> = (0..24).map(|_| rng.normal() as f32).collect();
+    let db = Embeddings::from_rows(std::iter::repeat_n(&row, 200), 24).unwrap();
+    let q = data(Shape::Normal, 5, 24, &mut rng);
+    let index = ExactIndex::over(db.view(), Metric::InnerProduct)
+        .unwrap()
+        .with_params(params(Precision::Int8, Kernel::Auto, 2, 256))
+        .unwrap();
+    let got = index.search_certified(q.view(), 2, &mut |_| {}).unwrap();
+    let c = got.certification;
+    assert_eq!((c.certified, c.widened, c.fallen_back), (0, 0, 5), "{c}");
+    assert_eq!(got.neighbors, f32_index(&db).search(q.view(), 2).unwrap());
+    assert!(got.neighbors.ids(0) == [0, 1]);
+}
+
+#[test]
+fn l2_runs_in_f32_and_says_so() {
+    let mut rng = Rng::seed(4);
+    let db = data(Shape::Normal, 50, 8, &mut rng);
+    let index = ExactIndex::over(db.view(), Metric::L2)
+        .unwrap()
+        .with_params(params(Precision::Bf16, Kernel::Auto, 0, 256))
+        .unwrap();
+    let got = index.search_certified(db.view(), 3, &mut |_| {}).unwrap();
+    assert_eq!(got.certification.fallen_back, 50);
+    let want = ExactIndex::over(db.view(), Metric::L2)
+        .unwrap()
+        .search(db.view(), 3)
+        .unwrap();
+    assert_eq!(got.neighbors, want);
+}
