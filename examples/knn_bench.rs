@@ -15,6 +15,11 @@
 //! the peak resident memory. `--ids FILE` writes the neighbour ids of the last run as raw
 //! little-endian i64 (nq × k), for checking results against faiss.
 //!
+//! `--precision bf16|int8` scans a quantised copy and re-ranks with the certificate (the copy is
+//! built with the index, so its time is in "index build"); the counts of the last run are
+//! printed, and `--verify` also runs the `f32` search once and says whether the ids and the
+//! score bits are identical. `--candidates` sets `k'`.
+//!
 //! `--both` runs the both-ways search of margin mining instead (`ExactIndex::
 //! search_both_with_progress`: the `k` nearest database rows of every query and the `k` nearest
 //! queries of every database row, from one pass): with `--nq` as large as the source file,
@@ -28,7 +33,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use bitext::core::io::raw::{RawDtype, write_raw};
 use bitext::core::{Embeddings, MappedEmbeddings, Rng};
-use bitext::knn::{ExactIndex, ExactParams, KnnIndex, Metric};
+use bitext::knn::{ExactIndex, ExactParams, KnnIndex, Metric, Neighbors, Precision};
 
 struct Args {
     data: Option<PathBuf>,
@@ -44,6 +49,7 @@ struct Args {
     params: ExactParams,
     seed: u64,
     both: bool,
+    verify: bool,
 }
 
 fn parse() -> Result<Args> {
@@ -61,6 +67,7 @@ fn parse() -> Result<Args> {
         params: ExactParams::default(),
         seed: 1,
         both: false,
+        verify: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -78,6 +85,9 @@ fn parse() -> Result<Args> {
             "--seed" => a.seed = val()?.parse()?,
             "--both" => a.both = true,
             "--query-block" => a.params.query_block = val()?.parse()?,
+            "--precision" => a.params.precision = val()?.parse()?,
+            "--candidates" => a.params.candidates = val()?.parse()?,
+            "--verify" => a.verify = true,
             "--kernel" => a.params.kernel = serde_json::from_str(&format!("\"{}\"", val()?))?,
             "--metric" => {
                 a.metric = match val()?.as_str() {
@@ -182,6 +192,7 @@ fn main() -> Result<()> {
     let index = pool
         .install(|| ExactIndex::over(db, a.metric))?
         .with_params(a.params)?;
+    let quant_bytes = pool.install(|| index.quantize())?;
     let build = t.elapsed().as_secs_f64();
     let (n, nq, d) = (db.len(), queries.len(), db.dim());
     let flop = 2.0 * nq as f64 * n as f64 * d as f64;
@@ -193,10 +204,12 @@ fn main() -> Result<()> {
         last = Some(pool.install(|| {
             if a.both {
                 index
-                    .search_both_with_progress(queries, a.k, a.k, &mut |_| {})
-                    .map(|(fwd, _)| fwd)
+                    .search_both_certified(queries, a.k, a.k, &mut |_| {})
+                    .map(|(fwd, bwd)| (fwd, Some(bwd)))
             } else {
-                index.search(queries, a.k)
+                index
+                    .search_certified(queries, a.k, &mut |_| {})
+                    .map(|fwd| (fwd, None))
             }
         })?);
         times.push(t.elapsed().as_secs_f64());
@@ -207,10 +220,11 @@ fn main() -> Result<()> {
     let med = sorted[sorted.len() / 2];
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "bitext exact{} {:?} kernel={:?} block={} n_q={nq} n_db={n} d={d} k={} threads={}: median \
+        "bitext exact{} {} {:?} kernel={:?} block={} n_q={nq} n_db={n} d={d} k={} threads={}: median \
          {:.0} q/s ({:.0}..{:.0}), {:.1} GFLOP/s median, {:.1} best; index build {build:.3} s; \
          times {times:.3?}; {:.1} GFLOP per CPU-second; peak RSS {:.0} MiB; loadavg {}",
         if a.both { " both-ways" } else { "" },
+        a.params.precision,
         a.metric,
         a.params.kernel.resolve()?,
         a.params.query_block,
@@ -228,7 +242,47 @@ fn main() -> Result<()> {
             .collect::<Vec<_>>()
             .join(" "),
     );
-    if let (Some(path), Some(nn)) = (&a.ids, last) {
+    let (fwd, bwd) = last.context("no run")?;
+    if quant_bytes > 0 {
+        println!(
+            "quantised copy {:.1} MiB; forward: {}",
+            quant_bytes as f64 / (1 << 20) as f64,
+            fwd.certification
+        );
+        if let Some(b) = &bwd {
+            println!("backward: {}", b.certification);
+        }
+    }
+    if a.verify {
+        let f32_index = ExactIndex::over(db, a.metric)?.with_params(ExactParams {
+            precision: Precision::F32,
+            ..a.params
+        })?;
+        let (want, want_b) = pool.install(|| {
+            if a.both {
+                f32_index
+                    .search_both_with_progress(queries, a.k, a.k, &mut |_| {})
+                    .map(|(f, b)| (f, Some(b)))
+            } else {
+                f32_index.search(queries, a.k).map(|f| (f, None))
+            }
+        })?;
+        let bits = |n: &Neighbors| {
+            let s: Vec<u32> = n.all_scores().iter().map(|x| x.to_bits()).collect();
+            (n.all_ids().to_vec(), s)
+        };
+        let same = bits(&fwd.neighbors) == bits(&want)
+            && bwd.map(|b| bits(&b.neighbors)) == want_b.as_ref().map(bits);
+        println!(
+            "identical to the f32 search (ids and score bits): {}",
+            if same { "yes" } else { "NO" }
+        );
+        if !same {
+            bail!("the results differ from the f32 search");
+        }
+    }
+    let nn = fwd.neighbors;
+    if let Some(path) = &a.ids {
         let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
         for &id in nn.all_ids() {
             f.write_all(&(id as i64).to_le_bytes())?;

@@ -6,7 +6,7 @@
 //! the exact search's thread pool; results do not depend on it.
 
 use anyhow::{Result, bail};
-use bitext_knn::{IndexSpec, Metric, Stage};
+use bitext_knn::{IndexSpec, Metric, Precision, Stage};
 use bitext_mine::{MineSpec, Neighbourhoods};
 use indicatif::ProgressBar;
 
@@ -32,12 +32,28 @@ pub(crate) struct SearchArgs {
     /// indexes use OpenMP's threads (OMP_NUM_THREADS).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) threads: usize,
+    /// Arithmetic of the exact search's scan: f32, or bf16 / int8 (a quantised copy scanned,
+    /// the candidates re-ranked in f32 with a proof that nothing else reaches the top k; where
+    /// the proof fails, a wider scan or the f32 search). The output is the same at every
+    /// precision; the counts are printed.
+    #[arg(long, default_value = "f32", value_name = "P")]
+    pub(crate) precision: Precision,
 }
 
 impl SearchArgs {
-    /// The spec, parsed and checked (before any file is read), with the threads.
+    /// The spec, parsed and checked (before any file is read), with the threads and precision.
     pub(crate) fn spec(&self) -> Result<IndexSpec> {
-        Ok(parse_spec(&self.index)?.with_threads(self.threads))
+        let spec = parse_spec(&self.index)?;
+        if self.precision != Precision::F32 && spec.is_faiss() {
+            bail!(
+                "--precision {} applies to the exact index; faiss chooses its own with the \
+                 factory string (e.g. \"SQ8\", \"SQfp16\")",
+                self.precision
+            );
+        }
+        Ok(spec
+            .with_threads(self.threads)
+            .with_precision(self.precision))
     }
 }
 
@@ -90,5 +106,13 @@ pub(crate) fn neighbourhoods<'a>(
     if let Some((_, b)) = bar {
         b.finish_and_clear();
     }
-    Ok(hoods?)
+    let hoods = hoods?;
+    if let Some([fwd, bwd]) = hoods.neighbors().certification
+        && fwd.precision != Precision::F32
+        && !quiet
+    {
+        eprintln!("kNN source → target: {fwd}");
+        eprintln!("kNN target → source: {bwd}");
+    }
+    Ok(hoods)
 }

@@ -133,6 +133,43 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
     }
 }
 
+/// `--precision bf16|int8` (and a JSON spec with a precision and few candidates, which forces
+/// widened scans and f32 fallbacks) writes the bytes of the f32 search, and says how many
+/// lists were certified.
+#[test]
+fn every_precision_writes_the_same_bytes_as_f32() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(600, 530, 200, 23);
+    let (xp, yp) = write_pair(d.path(), &x, &y);
+    let args = ["--margin", "ratio", "--retrieval", "max", "-k", "4"];
+    let want = mine(&xp, &yp, &args);
+    assert!(want.lines().count() > 100);
+    for (index, precision) in [
+        ("exact", "bf16"),
+        ("exact", "int8"),
+        (r#"{"type":"exact","precision":"int8","candidates":4}"#, "f32"),
+    ] {
+        for threads in ["1", "2"] {
+            let extra = ["--index", index, "--precision", precision, "--threads", threads];
+            let got = mine(&xp, &yp, &[&args[..], &extra].concat());
+            assert!(got == want, "--index {index} --precision {precision}");
+        }
+    }
+    let mut c: Command = bitext();
+    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&yp)
+        .args(["--precision", "int8"]);
+    let (ok, _, err) = run(&mut c);
+    assert!(ok, "{err}");
+    assert!(err.contains("kNN source → target: int8 scan"), "{err}");
+    let mut c: Command = bitext();
+    c.args(["mine", "--precision", "fp8"]);
+    let (ok, _, err) = run(&mut c);
+    assert!(!ok && err.contains("unknown precision"), "{err}");
+}
+
 #[test]
 fn score_and_search_modes_agree_across_spellings_and_threads() {
     let d = tempfile::tempdir().unwrap();
