@@ -276,6 +276,10 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
         "AVX2/AVX-512 micro-kernels of the exact search",
     ),
     (
+        "crates/knn/src/exact/quant/x86.rs",
+        "AVX512-BF16/VNNI micro-kernels of the reduced-precision scan",
+    ),
+    (
         "crates/knn/src/faiss_index.rs",
         "one call into faiss's C API",
     ),

@@ -147,10 +147,20 @@ fn every_precision_writes_the_same_bytes_as_f32() {
     for (index, precision) in [
         ("exact", "bf16"),
         ("exact", "int8"),
-        (r#"{"type":"exact","precision":"int8","candidates":4}"#, "f32"),
+        (
+            r#"{"type":"exact","precision":"int8","candidates":4}"#,
+            "f32",
+        ),
     ] {
         for threads in ["1", "2"] {
-            let extra = ["--index", index, "--precision", precision, "--threads", threads];
+            let extra = [
+                "--index",
+                index,
+                "--precision",
+                precision,
+                "--threads",
+                threads,
+            ];
             let got = mine(&xp, &yp, &[&args[..], &extra].concat());
             assert!(got == want, "--index {index} --precision {precision}");
         }

@@ -121,9 +121,24 @@ pub(crate) fn all_norms(precision: Precision, v: EmbeddingsView<'_>) -> (Vec<Nor
 /// One query's exact top k (ids, scores), or `None` when the proof failed.
 type Slot = Option<(Vec<usize>, Vec<f32>)>;
 
+/// Candidates re-scored at a time (as interleaved chains of [`dot_many`]).
+const RESCORE: usize = 8;
+
+/// Whether `(s, id)` ranks before `(s2, id2)` in the f32 search's lists: larger score, then
+/// lower id, with −0 == +0.
+fn before((s, id): (f32, usize), (s2, id2): (f32, usize)) -> bool {
+    s > s2 || (s == s2 && id < id2)
+}
+
 /// Re-score every query's candidates in `f32` and try the certificate. `db_max`: the largest
-/// norms of the database; `n`: its size (a query whose candidates are all of it needs no
-/// proof).
+/// norms of the database.
+///
+/// Candidates are re-scored in the scan's order (best approximate score first), a few at a
+/// time, and the loop stops as soon as the next approximate score plus the bound `B` falls
+/// below the `k`-th exact score found so far: no later candidate, and no vector left out by the
+/// scan (whose approximate scores are lower still), can reach the top k. So most candidates of
+/// a generous `k'` are never re-scored. A query whose candidates are the whole database is
+/// proven once all are scored.
 fn rerank(
     db: EmbeddingsView<'_>,
     db_max: Norms,
@@ -140,24 +155,37 @@ fn rerank(
             || (Vec::new(), Vec::new()),
             |(rows, scores): &mut (Vec<&[f32]>, Vec<f32>), q| {
                 let x = queries.row(q);
-                let ids = approx.ids(q);
-                rows.clear();
-                rows.extend(ids.iter().map(|&id| db.row(id)));
-                dot_many(x, rows, scores);
-                let mut exact: Vec<(f32, usize)> =
-                    scores.iter().copied().zip(ids.iter().copied()).collect();
-                // The order of the f32 search's lists: larger score, then lower id, with -0 == +0.
-                exact.sort_by(|a, b| {
-                    b.0.partial_cmp(&a.0)
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                        .then(a.1.cmp(&b.1))
-                });
-                exact.truncate(k);
-                let proven = ids.len() >= n || {
-                    let last = f64::from(approx.scores(q)[ids.len() - 1]);
-                    last + bound(q_norms[q], db_max, d) < f64::from(exact[k - 1].0)
-                };
-                proven.then(|| exact.into_iter().map(|(s, id)| (id, s)).unzip())
+                let (ids, keys) = (approx.ids(q), approx.scores(q));
+                let b = bound(q_norms[q], db_max, d);
+                let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
+                let mut proven = false;
+                for (c, group) in ids.chunks(RESCORE).enumerate() {
+                    rows.clear();
+                    rows.extend(group.iter().map(|&id| db.row(id)));
+                    dot_many(x, rows, scores);
+                    for (&sc, &id) in scores.iter().zip(group) {
+                        let pos = best.partition_point(|&e| before(e, (sc, id)));
+                        if pos < k {
+                            best.insert(pos, (sc, id));
+                            best.truncate(k);
+                        }
+                    }
+                    let done = (c * RESCORE + group.len()).min(ids.len());
+                    if best.len() < k {
+                        continue;
+                    }
+                    if done == ids.len() && ids.len() >= n {
+                        proven = true;
+                        break;
+                    }
+                    // Unscored candidates and all vectors left out score at most `next`.
+                    let next = f64::from(keys[done.min(ids.len() - 1)]);
+                    if next + b < f64::from(best[k - 1].0) {
+                        proven = true;
+                        break;
+                    }
+                }
+                proven.then(|| best.into_iter().map(|(s, id)| (id, s)).unzip())
             },
         )
         .collect()

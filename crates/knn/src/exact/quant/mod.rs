@@ -82,7 +82,7 @@ impl Precision {
         match self {
             Precision::F32 => k,
             Precision::Bf16 => (2 * k).max(k + 16),
-            Precision::Int8 => (4 * k).max(k + 60),
+            Precision::Int8 => (4 * k).max(k + 124),
         }
     }
 

@@ -162,3 +162,55 @@ pub(super) fn scan(
         _ => unsafe { scan_bf16_inner(panels, db, r0, r1, top, back) },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exact::quant::scan::{self, QuantKernel};
+    use bitext_core::{Embeddings, Rng};
+
+    /// Every approximate score of a scan of `db` by `queries` with `kernel`, per query, by id.
+    fn all_scores(kernel: QuantKernel, p: Precision, db: &Embeddings, q: &Embeddings) -> Vec<u32> {
+        let qdb = QuantDb::build(p, db.view()).unwrap();
+        let panels = QuantPanels::pack(p, q.as_slice(), q.dim(), kernel.panel_width());
+        let n = db.len();
+        let mut top = TopK::new(n, panels.queries, panels.padded());
+        scan::scan(kernel, &panels, &qdb, 0, n, &mut top, None);
+        let (mut ids, mut scores) = (Vec::new(), Vec::new());
+        assert!(top.drain_into(&mut ids, &mut scores, |k| k));
+        let mut by_id = vec![0u32; ids.len()];
+        for (i, (&id, s)) in ids.iter().zip(scores).enumerate() {
+            by_id[(i / n) * n + id] = s.to_bits();
+        }
+        by_id
+    }
+
+    #[test]
+    fn avx512_scores_match_the_portable_kernel() {
+        let mut r = Rng::seed(9);
+        for (n, nq, d) in [(13, 5, 7), (40, 33, 64), (7, 70, 131)] {
+            let mut m = |rows: usize| {
+                let v = (0..rows * d).map(|_| r.normal() as f32).collect();
+                Embeddings::new(v, d).unwrap()
+            };
+            let (db, q) = (m(n), m(nq));
+            for p in [Precision::Bf16, Precision::Int8] {
+                if !available(p) {
+                    continue;
+                }
+                let fast = all_scores(QuantKernel::Avx512, p, &db, &q);
+                let slow = all_scores(QuantKernel::Portable, p, &db, &q);
+                if p == Precision::Int8 {
+                    // Integer sums: the same bits.
+                    assert_eq!(fast, slow, "{p} {n}x{nq}x{d}");
+                } else {
+                    // Both within f32 rounding of the bf16 products' sum.
+                    for (a, b) in fast.iter().zip(&slow) {
+                        let (a, b) = (f32::from_bits(*a), f32::from_bits(*b));
+                        assert!((a - b).abs() <= 1e-4 * (1.0 + a.abs()), "{p}: {a} vs {b}");
+                    }
+                }
+            }
+        }
+    }
+}
