@@ -82,6 +82,8 @@ enum Shape {
     NearDuplicates,
     /// Values in {-1, 0, 1}: many exact ties.
     Ties,
+    /// Exact copies of a few rows (and a few distinct ones): duplicates in the database.
+    Copies,
     /// Normal rows scaled by 1e-30: products near the f32 underflow range.
     Tiny,
     /// Rows scaled by 10^u, u uniform in [-4, 4].
@@ -103,6 +105,8 @@ fn data(shape: Shape, n: usize, d: usize, rng: &mut Rng) -> Embeddings {
                 .map(|&b| b * (1.0 + 1e-6 * rng.normal() as f32))
                 .collect(),
             Shape::Ties => (0..d).map(|_| rng.below(3) as f32 - 1.0).collect(),
+            Shape::Copies if rng.below(4) == 0 => (0..d).map(|_| rng.normal() as f32).collect(),
+            Shape::Copies => bases[rng.below(3)].clone(),
             Shape::Tiny => (0..d).map(|_| rng.normal() as f32 * 1e-30).collect(),
             Shape::MixedNorms => {
                 let s = 10f32.powf(rng.uniform(-4.0, 4.0) as f32);
@@ -137,6 +141,7 @@ fn shapes() -> impl Strategy<Value = Shape> {
         Just(Shape::Normal),
         Just(Shape::NearDuplicates),
         Just(Shape::Ties),
+        Just(Shape::Copies),
         Just(Shape::Tiny),
         Just(Shape::MixedNorms),
         Just(Shape::Unit),
@@ -213,10 +218,10 @@ fn unit_vectors_are_certified_at_the_first_try() {
     }
 }
 
-/// Exact duplicates beyond the candidates defeat the proof (an equal score may be left out):
-/// the counts say so and the result is still exact.
+/// Exact duplicates are scanned once and put back after their first copy: 200 copies of one
+/// row are certified with 2 candidates, and ties go to the lower ids as in the f32 search.
 #[test]
-fn duplicates_fall_back_and_stay_exact() {
+fn duplicates_are_scanned_once_and_stay_exact() {
     let mut rng = Rng::seed(3);
     let row: Vec<f32> = (0..24).map(|_| rng.normal() as f32).collect();
     let db = Embeddings::from_rows(std::iter::repeat_n(&row, 200), 24).unwrap();
@@ -227,9 +232,21 @@ fn duplicates_fall_back_and_stay_exact() {
         .unwrap();
     let got = index.search_certified(q.view(), 2, &mut |_| {}).unwrap();
     let c = got.certification;
-    assert_eq!((c.certified, c.widened, c.fallen_back), (0, 0, 5), "{c}");
+    assert_eq!((c.certified, c.widened, c.fallen_back), (5, 0, 0), "{c}");
     assert_eq!(got.neighbors, f32_index(&db).search(q.view(), 2).unwrap());
     assert!(got.neighbors.ids(0) == [0, 1]);
+    // Both ways: every copy gets its first copy's backward list.
+    let (f, b) = index
+        .search_both_certified(q.view(), 2, 3, &mut |_| {})
+        .unwrap();
+    let (wf, wb) = f32_index(&db)
+        .search_both_with_progress(q.view(), 2, 3, &mut |_| {})
+        .unwrap();
+    assert_eq!(
+        (bits(&f.neighbors), bits(&b.neighbors)),
+        (bits(&wf), bits(&wb))
+    );
+    assert_eq!(b.certification.total(), 200);
 }
 
 #[test]

@@ -39,6 +39,11 @@ pub(crate) struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Rows the scan visits: the database's, or the distinct rows of its quantised copy.
+    pub(crate) fn rows(&self) -> usize {
+        self.quant.map_or(self.db.len(), QuantDb::rows)
+    }
+
     /// Run it (inputs already checked), calling `progress` with the number of queries done
     /// each time a query block is finished.
     ///
@@ -102,12 +107,12 @@ impl Search<'_> {
         } else {
             threads
                 .div_ceil(blocks)
-                .min(self.db.len().div_ceil(MIN_SPLIT_ROWS))
+                .min(self.rows().div_ceil(MIN_SPLIT_ROWS))
                 .max(1)
         };
         let block_rows = |b: usize| b * qb..((b + 1) * qb).min(nq);
         let mut parts: Vec<Vec<TopK>> = (0..blocks).map(|_| Vec::with_capacity(splits)).collect();
-        let n_db = self.db.len();
+        let n_db = self.rows();
         // Idle accumulators of the database rows' lists: a task takes one (or makes one when
         // all are busy) and gives it back, so there are at most as many as tasks at a time.
         let backs: Mutex<Vec<TopK>> = Mutex::new(Vec::new());
@@ -218,7 +223,7 @@ impl Search<'_> {
         splits: usize,
         back: Option<Back<'_>>,
     ) -> TopK {
-        let n = self.db.len();
+        let n = self.rows();
         let len = n.div_ceil(splits);
         let (r0, r1) = ((part * len).min(n), ((part + 1) * len).min(n));
         if let Some(db) = self.quant {

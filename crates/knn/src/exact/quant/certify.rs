@@ -8,7 +8,7 @@ use bitext_core::{Embeddings, EmbeddingsView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Norms, Precision, QuantDb, norms};
+use super::{Distinct, Norms, Precision, QuantDb, norms};
 use crate::error::{Error, Result};
 use crate::exact::kernel::dot_many;
 use crate::exact::search::Search;
@@ -118,9 +118,6 @@ pub(crate) fn all_norms(precision: Precision, v: EmbeddingsView<'_>) -> (Vec<Nor
     (all, max)
 }
 
-/// One query's exact top k (ids, scores), or `None` when the proof failed.
-type Slot = Option<(Vec<usize>, Vec<f32>)>;
-
 /// Candidates re-scored at a time (as interleaved chains of [`dot_many`]).
 const RESCORE: usize = 8;
 
@@ -130,25 +127,87 @@ fn before((s, id): (f32, usize), (s2, id2): (f32, usize)) -> bool {
     s > s2 || (s == s2 && id < id2)
 }
 
-/// Re-score every query's candidates in `f32` and try the certificate. `db_max`: the largest
-/// norms of the database.
+/// One side of a search as the scan sees it: the rows of a matrix, or only its distinct rows
+/// (index `u` stands for row `first[u]` and its later copies).
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    v: EmbeddingsView<'a>,
+    distinct: Option<&'a Distinct>,
+}
+
+impl<'a> Side<'a> {
+    fn plain(v: EmbeddingsView<'a>) -> Self {
+        Self { v, distinct: None }
+    }
+
+    fn of(v: EmbeddingsView<'a>, qdb: &'a QuantDb) -> Self {
+        Self {
+            v,
+            distinct: qdb.distinct.as_ref(),
+        }
+    }
+
+    /// Rows the scan sees.
+    fn len(&self) -> usize {
+        self.distinct.map_or(self.v.len(), |d| d.first.len())
+    }
+
+    /// The id of scanned row `u` (its first copy).
+    fn id(&self, u: usize) -> usize {
+        self.distinct.map_or(u, |d| d.first[u])
+    }
+
+    /// The later copies of scanned row `u`.
+    fn copies(&self, u: usize) -> &'a [usize] {
+        self.distinct
+            .map_or(&[], |d| &d.later[d.start[u]..d.start[u + 1]])
+    }
+
+    fn row(&self, u: usize) -> &'a [f32] {
+        self.v.row(self.id(u))
+    }
+
+    /// Scanned rows `rows` as a matrix of their own.
+    fn gather(&self, rows: &[usize]) -> Result<Embeddings> {
+        let mut data = Vec::with_capacity(rows.len() * self.v.dim());
+        for &r in rows {
+            data.extend_from_slice(self.row(r));
+        }
+        Ok(Embeddings::new(data, self.v.dim())?)
+    }
+}
+
+/// How a list was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Certified,
+    Widened,
+    FellBack,
+}
+
+/// One query's exact top k (ids, scores) and how it was found; `None` while unproven.
+type Slot = Option<(Vec<usize>, Vec<f32>, Outcome)>;
+
+/// Re-score every query's candidates (scanned rows of `db`, best approximate score first) in
+/// `f32` and try the certificate. `db_max`: the largest norms of the database.
 ///
-/// Candidates are re-scored in the scan's order (best approximate score first), a few at a
-/// time, and the loop stops as soon as the next approximate score plus the bound `B` falls
-/// below the `k`-th exact score found so far: no later candidate, and no vector left out by the
-/// scan (whose approximate scores are lower still), can reach the top k. So most candidates of
-/// a generous `k'` are never re-scored. A query whose candidates are the whole database is
-/// proven once all are scored.
+/// Candidates are re-scored in the scan's order, a few at a time, and the loop stops as soon
+/// as the next approximate score plus the bound `B` falls below the `k`-th exact score found
+/// so far: no later candidate, and no vector left out by the scan (whose approximate scores
+/// are lower still), can reach the top k. So most candidates of a generous `k'` are never
+/// re-scored. A candidate's later copies (same score, higher ids) follow it into the list.
+/// A query whose candidates are all scanned rows is proven once all are scored.
 fn rerank(
-    db: EmbeddingsView<'_>,
+    db: Side<'_>,
     db_max: Norms,
-    queries: EmbeddingsView<'_>,
+    queries: Side<'_>,
     q_norms: &[Norms],
     approx: &Neighbors,
     k: usize,
+    outcome: Outcome,
 ) -> Vec<Slot> {
     let n = db.len();
-    let d = db.dim();
+    let d = db.v.dim();
     (0..queries.len())
         .into_par_iter()
         .map_init(
@@ -161,11 +220,14 @@ fn rerank(
                 let mut proven = false;
                 for (c, group) in ids.chunks(RESCORE).enumerate() {
                     rows.clear();
-                    rows.extend(group.iter().map(|&id| db.row(id)));
+                    rows.extend(group.iter().map(|&u| db.row(u)));
                     dot_many(x, rows, scores);
-                    for (&sc, &id) in scores.iter().zip(group) {
-                        let pos = best.partition_point(|&e| before(e, (sc, id)));
-                        if pos < k {
+                    for (&sc, &u) in scores.iter().zip(group) {
+                        for id in std::iter::once(db.id(u)).chain(db.copies(u).iter().copied()) {
+                            let pos = best.partition_point(|&e| before(e, (sc, id)));
+                            if pos >= k {
+                                break;
+                            }
                             best.insert(pos, (sc, id));
                             best.truncate(k);
                         }
@@ -185,79 +247,88 @@ fn rerank(
                         break;
                     }
                 }
-                proven.then(|| best.into_iter().map(|(s, id)| (id, s)).unzip())
+                proven.then(|| {
+                    let (i, s) = best.into_iter().map(|(s, id)| (id, s)).unzip();
+                    (i, s, outcome)
+                })
             },
         )
         .collect()
 }
 
-/// The rows `rows` of `v` as a matrix of their own.
-fn gather(v: EmbeddingsView<'_>, rows: &[usize]) -> Result<Embeddings> {
-    let mut data = Vec::with_capacity(rows.len() * v.dim());
-    for &r in rows {
-        data.extend_from_slice(v.row(r));
-    }
-    Ok(Embeddings::new(data, v.dim())?)
-}
-
-/// Fill the failed slots of `slots`: a scan with `8 k1` candidates and its proof, then the
-/// `f32` search for what still fails. `s` searches the database with its quantised copy `qdb`.
+/// Fill the failed slots of `slots` (one per scanned row of `queries`): a scan with `8 k1`
+/// candidates and its proof, then the `f32` search for what still fails. `s` searches the
+/// database with its quantised copy `qdb`.
 fn settle(
     s: &Search<'_>,
     qdb: &QuantDb,
-    queries: EmbeddingsView<'_>,
+    queries: Side<'_>,
     q_norms: &[Norms],
     k: usize,
     k1: usize,
     slots: &mut [Slot],
-    cert: &mut Certification,
 ) -> Result<()> {
     let mut failed: Vec<usize> = (0..slots.len()).filter(|&q| slots[q].is_none()).collect();
-    cert.certified += slots.len() - failed.len();
-    let n = s.db.len();
-    let k2 = k1.saturating_mul(8).min(n);
+    let k2 = k1.saturating_mul(8).min(qdb.rows());
     if !failed.is_empty() && k2 > k1 {
-        let sub = gather(queries, &failed)?;
+        let sub = queries.gather(&failed)?;
         let wide = Search {
             quant: Some(qdb),
             ..*s
         }
         .run(sub.view(), k2, &mut |_| {})?;
         let sub_norms: Vec<Norms> = failed.iter().map(|&q| q_norms[q]).collect();
-        let again = rerank(s.db, qdb.max, sub.view(), &sub_norms, &wide, k);
-        let mut still = Vec::new();
+        let db = Side::of(s.db, qdb);
+        let again = rerank(
+            db,
+            qdb.max,
+            Side::plain(sub.view()),
+            &sub_norms,
+            &wide,
+            k,
+            Outcome::Widened,
+        );
         for (&q, slot) in failed.iter().zip(again) {
-            match slot {
-                Some(r) => {
-                    slots[q] = Some(r);
-                    cert.widened += 1;
-                }
-                None => still.push(q),
-            }
+            slots[q] = slot;
         }
-        failed = still;
+        failed.retain(|&q| slots[q].is_none());
     }
     if !failed.is_empty() {
-        let sub = gather(queries, &failed)?;
+        let sub = queries.gather(&failed)?;
         let exact = Search { quant: None, ..*s }.run(sub.view(), k, &mut |_| {})?;
         for (i, &q) in failed.iter().enumerate() {
-            slots[q] = Some((exact.ids(i).to_vec(), exact.scores(i).to_vec()));
+            let (ids, scores) = (exact.ids(i).to_vec(), exact.scores(i).to_vec());
+            slots[q] = Some((ids, scores, Outcome::FellBack));
         }
-        cert.fallen_back += failed.len();
     }
     Ok(())
 }
 
-/// The slots as neighbour lists (every slot filled by [`settle`]).
-fn assemble(k: usize, slots: Vec<Slot>) -> Result<Neighbors> {
-    let (mut ids, mut scores) = (Vec::new(), Vec::new());
-    for slot in slots {
-        let (i, s) =
-            slot.ok_or_else(|| Error::Invalid("a certified search left a query unsolved".into()))?;
-        ids.extend(i);
-        scores.extend(s);
+/// The lists of every row of `side` (a row's list is its scanned row's), with the counts.
+fn assemble(
+    k: usize,
+    side: Side<'_>,
+    slots: &[Slot],
+    mut cert: Certification,
+) -> Result<CertifiedNeighbors> {
+    let unsolved = || Error::Invalid("a certified search left a query unsolved".into());
+    let n = side.v.len();
+    let (mut ids, mut scores) = (Vec::with_capacity(n * k), Vec::with_capacity(n * k));
+    for r in 0..n {
+        let u = side.distinct.map_or(r, |d| d.of_row[r] as usize);
+        let (i, s, o) = slots.get(u).and_then(Option::as_ref).ok_or_else(unsolved)?;
+        ids.extend_from_slice(i);
+        scores.extend_from_slice(s);
+        match o {
+            Outcome::Certified => cert.certified += 1,
+            Outcome::Widened => cert.widened += 1,
+            Outcome::FellBack => cert.fallen_back += 1,
+        }
     }
-    Neighbors::new(k, ids, scores)
+    Ok(CertifiedNeighbors {
+        neighbors: Neighbors::new(k, ids, scores)?,
+        certification: cert,
+    })
 }
 
 /// Certified search of `queries` (checked) in `s.db` with its quantised copy `qdb`: the `f32`
@@ -271,8 +342,7 @@ pub(crate) fn search_one_way(
     progress: &mut dyn FnMut(usize),
 ) -> Result<CertifiedNeighbors> {
     let precision = qdb.precision;
-    let n = s.db.len();
-    let k1 = first_candidates(precision, k, candidates, n);
+    let k1 = first_candidates(precision, k, candidates, qdb.rows());
     let mut cert = Certification {
         precision,
         candidates: k1,
@@ -292,13 +362,11 @@ pub(crate) fn search_one_way(
         ..*s
     }
     .run(queries, k1, progress)?;
-    let mut slots = rerank(s.db, qdb.max, queries, &q_norms, &approx, k);
+    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries));
+    let mut slots = rerank(db, qdb.max, qs, &q_norms, &approx, k, Outcome::Certified);
     drop(approx);
-    settle(s, qdb, queries, &q_norms, k, k1, &mut slots, &mut cert)?;
-    Ok(CertifiedNeighbors {
-        neighbors: assemble(k, slots)?,
-        certification: cert,
-    })
+    settle(s, qdb, qs, &q_norms, k, k1, &mut slots)?;
+    assemble(k, qs, &slots, cert)
 }
 
 /// `k'` of the first scan: `candidates` (0: the default of `precision`), at least `k`, at most
@@ -326,7 +394,7 @@ pub(crate) fn search_both(
 ) -> Result<(CertifiedNeighbors, CertifiedNeighbors)> {
     let precision = qdb.precision;
     let (n, nq) = (s.db.len(), queries.len());
-    let k1 = first_candidates(precision, k, candidates, n);
+    let k1 = first_candidates(precision, k, candidates, qdb.rows());
     let kb1 = first_candidates(precision, k_back, candidates, nq);
     let (q_norms, q_max) = all_norms(precision, queries);
     let mut fwd = Certification {
@@ -360,11 +428,13 @@ pub(crate) fn search_both(
     }
     .run_both(queries, k1, Some(kb1), progress)?;
     let ab = ab.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
-    let mut fslots = rerank(s.db, qdb.max, queries, &q_norms, &af, k);
+    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries));
+    let mut fslots = rerank(db, qdb.max, qs, &q_norms, &af, k, Outcome::Certified);
     drop(af);
-    settle(s, qdb, queries, &q_norms, k, k1, &mut fslots, &mut fwd)?;
+    settle(s, qdb, qs, &q_norms, k, k1, &mut fslots)?;
     drop(q_norms);
-    let mut bslots = rerank(queries, q_max, s.db, &qdb.norms, &ab, k_back);
+    // Backward: the scanned database rows search the queries.
+    let mut bslots = rerank(qs, q_max, db, &qdb.norms, &ab, k_back, Outcome::Certified);
     drop(ab);
     if bslots.iter().any(Option::is_none) {
         // The failed rows search the queries: a quantised copy of those, built only now.
@@ -375,27 +445,10 @@ pub(crate) fn search_both(
             quant: None,
             ..*s
         };
-        settle(
-            &back,
-            &qq,
-            s.db,
-            &qdb.norms,
-            k_back,
-            kb1,
-            &mut bslots,
-            &mut bwd,
-        )?;
-    } else {
-        bwd.certified = n;
+        settle(&back, &qq, db, &qdb.norms, k_back, kb1, &mut bslots)?;
     }
     Ok((
-        CertifiedNeighbors {
-            neighbors: assemble(k, fslots)?,
-            certification: fwd,
-        },
-        CertifiedNeighbors {
-            neighbors: assemble(k_back, bslots)?,
-            certification: bwd,
-        },
+        assemble(k, qs, &fslots, fwd)?,
+        assemble(k_back, db, &bslots, bwd)?,
     ))
 }

@@ -233,10 +233,97 @@ pub(crate) struct QuantDb {
     pub(crate) scales: Vec<f32>,
     /// int8: each row's `128 Σ codes` (empty for bf16).
     pub(crate) offsets: Vec<i32>,
-    /// Each row's norms (the backward certificates of both-ways searches).
+    /// Each stored row's norms (the backward certificates of both-ways searches).
     pub(crate) norms: Vec<Norms>,
     /// Component-wise maxima over the rows.
     pub(crate) max: Norms,
+    /// The matrix's exact duplicates, when it has any: only distinct rows are stored and
+    /// scanned.
+    pub(crate) distinct: Option<Distinct>,
+}
+
+/// The distinct rows of a matrix with exact duplicates (the same `f32` bits, hence the same
+/// score against any query, ranked by id). Only the first copy is scanned; a later copy can
+/// be in a top k only right after its first, so the re-rank puts the copies back there.
+#[derive(Debug, Clone)]
+pub(crate) struct Distinct {
+    /// Id of each distinct row's first copy (ascending).
+    pub(crate) first: Vec<usize>,
+    /// `later[start[u]..start[u + 1]]`: the other copies of distinct row `u`, ascending.
+    pub(crate) start: Vec<usize>,
+    pub(crate) later: Vec<usize>,
+    /// The distinct row of every row of the matrix.
+    pub(crate) of_row: Vec<u32>,
+}
+
+impl Distinct {
+    /// The duplicates of `v` (`None` when every row is distinct or there are 2³² rows or
+    /// more).
+    fn find(v: EmbeddingsView<'_>) -> Option<Distinct> {
+        use std::collections::HashMap;
+        if u32::try_from(v.len()).is_err() {
+            return None;
+        }
+        // A multiplicative hash of the bits (collisions are compared below).
+        let hashes: Vec<u64> = v
+            .as_slice()
+            .par_chunks_exact(v.dim())
+            .map(|r| {
+                r.iter().fold(0u64, |h, x| {
+                    (h.rotate_left(5) ^ u64::from(x.to_bits())).wrapping_mul(0x517c_c1b7_2722_0a95)
+                })
+            })
+            .collect();
+        let same = |a: usize, b: usize| {
+            v.row(a)
+                .iter()
+                .zip(v.row(b))
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        // Hash → distinct rows with that hash (collisions are compared bit for bit).
+        let mut seen: HashMap<u64, Vec<u32>> = HashMap::with_capacity(v.len());
+        let mut first = Vec::new();
+        let mut of_row = Vec::with_capacity(v.len());
+        for (r, &h) in hashes.iter().enumerate() {
+            let bucket = seen.entry(h).or_default();
+            let u = match bucket.iter().find(|&&u| same(first[u as usize], r)) {
+                Some(&u) => u,
+                None => {
+                    let u = first.len() as u32;
+                    first.push(r);
+                    bucket.push(u);
+                    u
+                }
+            };
+            of_row.push(u);
+        }
+        if first.len() == v.len() {
+            return None;
+        }
+        let mut start = vec![0usize; first.len() + 1];
+        for (r, &u) in of_row.iter().enumerate() {
+            if first[u as usize] != r {
+                start[u as usize + 1] += 1;
+            }
+        }
+        for u in 0..first.len() {
+            start[u + 1] += start[u];
+        }
+        let mut fill = start.clone();
+        let mut later = vec![0usize; start[first.len()]];
+        for (r, &u) in of_row.iter().enumerate() {
+            if first[u as usize] != r {
+                later[fill[u as usize]] = r;
+                fill[u as usize] += 1;
+            }
+        }
+        Some(Distinct {
+            first,
+            start,
+            later,
+            of_row,
+        })
+    }
 }
 
 /// Rows quantised per parallel task.
@@ -308,9 +395,14 @@ impl QuantDb {
             )));
         }
         let st = steps(precision, dim);
-        let rows = v.len();
-        let data = v.as_slice();
-        let (norms, max) = certify::all_norms(precision, v);
+        let distinct = Distinct::find(v);
+        let row_of = |u: usize| distinct.as_ref().map_or(u, |d| d.first[u]);
+        let rows = distinct.as_ref().map_or(v.len(), |d| d.first.len());
+        let norms: Vec<Norms> = (0..rows)
+            .into_par_iter()
+            .map(|u| norms(precision, v.row(row_of(u))))
+            .collect();
+        let max = norms.iter().copied().fold(Norms::default(), Norms::max);
         let mut words = vec![0u32; rows * st];
         let int8 = precision == Precision::Int8;
         let per_row = if int8 { rows } else { 0 };
@@ -319,10 +411,10 @@ impl QuantDb {
         words
             .par_chunks_mut(CHUNK * st)
             .zip(sc.par_chunks_mut(CHUNK))
-            .zip(data.par_chunks(CHUNK * dim))
-            .for_each(|((w, sc), c)| {
-                for ((wrow, sc), row) in w.chunks_exact_mut(st).zip(sc).zip(c.chunks_exact(dim)) {
-                    *sc = pack_row(precision, row, 0, wrow);
+            .enumerate()
+            .for_each(|(c, (w, sc))| {
+                for (i, (wrow, sc)) in w.chunks_exact_mut(st).zip(sc).enumerate() {
+                    *sc = pack_row(precision, v.row(row_of(c * CHUNK + i)), 0, wrow);
                 }
             });
         if int8 {
@@ -339,13 +431,22 @@ impl QuantDb {
             offsets,
             norms,
             max,
+            distinct,
         })
+    }
+
+    /// Rows stored and scanned (the distinct ones).
+    pub(crate) fn rows(&self) -> usize {
+        self.norms.len()
     }
 
     /// Bytes held by the codes and per-row data.
     #[must_use]
     pub(crate) fn bytes(&self) -> usize {
-        self.words.len() * 4 + self.scales.len() * 8 + self.norms.len() * size_of::<Norms>()
+        let dups = self.distinct.as_ref().map_or(0, |d| {
+            (d.first.len() + d.start.len() + d.later.len()) * 8 + d.of_row.len() * 4
+        });
+        self.words.len() * 4 + self.scales.len() * 8 + self.norms.len() * size_of::<Norms>() + dups
     }
 }
 
