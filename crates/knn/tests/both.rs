@@ -46,6 +46,7 @@ bitext_testkit::bidirectional_search_suite!(
             query_block: 16,
             kernel: Kernel::Portable,
             threads: 3,
+            ..ExactParams::default()
         },
     }),
     bitext_testkit::both::Expect::Exact

@@ -14,6 +14,8 @@ const EXACT: OnePass = OnePass {
         query_block: 256,
         kernel: bitext_knn::Kernel::Auto,
         threads: 0,
+        precision: bitext_knn::Precision::F32,
+        candidates: 0,
     },
 };
 

@@ -5,6 +5,9 @@
 /// An id that no real row has: marks a slot not yet filled.
 const EMPTY: usize = usize::MAX;
 
+/// Longest list kept sorted; longer lists are heaps.
+const SORTED_MAX: usize = 32;
+
 /// Whether candidate `(key, id)` ranks before `(k2, i2)`.
 #[inline(always)]
 fn before(key: f32, id: usize, k2: f32, i2: usize) -> bool {
@@ -51,6 +54,10 @@ impl TopK {
     #[inline]
     pub(crate) fn offer(&mut self, q: usize, key: f32, id: usize) {
         let k = self.k;
+        if k > SORTED_MAX {
+            self.offer_heap(q, key, id);
+            return;
+        }
         let keys = &mut self.keys[q * k..(q + 1) * k];
         let ids = &mut self.ids[q * k..(q + 1) * k];
         if !before(key, id, keys[k - 1], ids[k - 1]) {
@@ -65,6 +72,37 @@ impl TopK {
         keys[pos] = key;
         ids[pos] = id;
         self.thr[q] = keys[k - 1];
+    }
+
+    /// [`TopK::offer`] for long lists: replace the root (the worst entry) and sift it down.
+    fn offer_heap(&mut self, q: usize, key: f32, id: usize) {
+        let k = self.k;
+        let keys = &mut self.keys[q * k..(q + 1) * k];
+        let ids = &mut self.ids[q * k..(q + 1) * k];
+        if !before(key, id, keys[0], ids[0]) {
+            return;
+        }
+        let mut i = 0;
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut worst = i;
+            let (mut wk, mut wi) = (key, id);
+            if l < k && before(wk, wi, keys[l], ids[l]) {
+                (worst, wk, wi) = (l, keys[l], ids[l]);
+            }
+            if r < k && before(wk, wi, keys[r], ids[r]) {
+                worst = r;
+            }
+            if worst == i {
+                break;
+            }
+            keys[i] = keys[worst];
+            ids[i] = ids[worst];
+            i = worst;
+        }
+        keys[i] = key;
+        ids[i] = id;
+        self.thr[q] = keys[0];
     }
 
     /// Merge the lists of `other` (the same queries, other database rows) into these.
@@ -90,8 +128,29 @@ impl TopK {
         if self.ids.contains(&EMPTY) {
             return false;
         }
-        ids.extend_from_slice(&self.ids);
-        scores.extend(self.keys.iter().map(|&k| to_score(k)));
+        if self.k <= SORTED_MAX {
+            ids.extend_from_slice(&self.ids);
+            scores.extend(self.keys.iter().map(|&k| to_score(k)));
+            return true;
+        }
+        let mut list = Vec::with_capacity(self.k);
+        for (lk, li) in self
+            .keys
+            .chunks_exact(self.k)
+            .zip(self.ids.chunks_exact(self.k))
+        {
+            list.clear();
+            list.extend(lk.iter().copied().zip(li.iter().copied()));
+            list.sort_unstable_by(|a, b| {
+                if before(a.0, a.1, b.0, b.1) {
+                    std::cmp::Ordering::Less
+                } else {
+                    std::cmp::Ordering::Greater
+                }
+            });
+            ids.extend(list.iter().map(|e| e.1));
+            scores.extend(list.iter().map(|e| to_score(e.0)));
+        }
         true
     }
 }
@@ -130,6 +189,28 @@ mod tests {
         a.merge(&b);
         assert_eq!(lists(a), lists(all));
         assert_eq!(TopK::new(2, 1, 2).thresholds(0, 2)[1], f32::INFINITY);
+    }
+
+    #[test]
+    fn heaps_keep_the_same_lists_as_sorting() {
+        let mut r = bitext_core::Rng::seed(2);
+        for k in [33, 40, 100] {
+            let cands: Vec<(f32, usize)> = (0..500)
+                .map(|id| ((r.below(50) as f32) * 0.5, id))
+                .collect();
+            let mut t = TopK::new(k, 1, 1);
+            for &(key, id) in &cands {
+                if key >= t.thresholds(0, 1)[0] {
+                    t.offer(0, key, id);
+                }
+            }
+            let mut want = cands.clone();
+            want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            want.truncate(k);
+            let (ids, keys) = lists(t);
+            assert_eq!(ids, want.iter().map(|e| e.1).collect::<Vec<_>>(), "k = {k}");
+            assert_eq!(keys, want.iter().map(|e| e.0).collect::<Vec<_>>());
+        }
     }
 
     #[test]
