@@ -1,10 +1,12 @@
-//! kNN search: the exact backend at 1 and 2 threads (and faiss `Flat` with `--features faiss`,
+//! kNN search: the exact backend at 1 and 2 threads, and (inner product) its bf16 and int8
+//! scans with the certified re-rank, `exact_ip_bf16/…`, `exact_ip_int8/…` (the quantised copy
+//! built outside the timed closure; the same results as f32) (and faiss `Flat` with `--features faiss`,
 //! threads from `OMP_NUM_THREADS`). Ids carry the sizes: `exact_ip/n=100000/nq=1024/d=1024/k=4/
 //! threads=1` is 1024 queries against 100,000 database rows; throughput is queries per second.
 //! Data: seeded random unit vectors built outside the timed closure.
 
 use bitext::core::{Embeddings, Rng};
-use bitext::knn::{ExactIndex, KnnIndex, Metric};
+use bitext::knn::{ExactIndex, ExactParams, KnnIndex, Metric, Precision};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// (database rows, queries, dimension, k)
@@ -37,15 +39,30 @@ fn exact(c: &mut Criterion) {
         } else {
             &[Metric::InnerProduct]
         };
-        for &metric in metrics {
-            let index = ExactIndex::over(db.view(), metric).expect("finite data");
+        let mut runs: Vec<(Metric, Precision)> =
+            metrics.iter().map(|&m| (m, Precision::F32)).collect();
+        runs.extend([Precision::Bf16, Precision::Int8].map(|p| (Metric::InnerProduct, p)));
+        for (metric, precision) in runs {
+            let params = ExactParams {
+                precision,
+                ..ExactParams::default()
+            };
+            let index = ExactIndex::over(db.view(), metric)
+                .expect("finite data")
+                .with_params(params)
+                .expect("params");
+            index.quantize().expect("quantised copy");
+            let suffix = match precision {
+                Precision::F32 => String::new(),
+                p => format!("_{p}"),
+            };
             for threads in [1, 2] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .expect("thread pool");
                 let id = format!(
-                    "exact_{}/n={n}/nq={nq}/d={d}/k={k}/threads={threads}",
+                    "exact_{}{suffix}/n={n}/nq={nq}/d={d}/k={k}/threads={threads}",
                     metric_name(metric)
                 );
                 g.bench_function(id, |b| {

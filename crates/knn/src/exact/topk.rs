@@ -5,7 +5,7 @@
 /// An id that no real row has: marks a slot not yet filled.
 const EMPTY: usize = usize::MAX;
 
-/// Longest list kept sorted; longer lists are heaps.
+/// Longest list kept sorted; longer lists are reservoirs.
 const SORTED_MAX: usize = 32;
 
 /// Whether candidate `(key, id)` ranks before `(k2, i2)`.
@@ -14,14 +14,37 @@ fn before(key: f32, id: usize, k2: f32, i2: usize) -> bool {
     key > k2 || (key == k2 && id < i2)
 }
 
+/// The strict order of [`before`] as an `Ordering` (best first).
+fn order(a: &(f32, usize), b: &(f32, usize)) -> std::cmp::Ordering {
+    if before(a.0, a.1, b.0, b.1) {
+        std::cmp::Ordering::Less
+    } else if before(b.0, b.1, a.0, a.1) {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
 /// The `k` best `(key, id)` candidates of each of a block of queries, where a larger key is
 /// better (inner products as they are, squared distances negated).
+///
+/// Lists of up to 32 are kept sorted (an insertion per accepted candidate). Longer lists (the
+/// hundreds of candidates of a reduced-precision scan) are reservoirs of `k + k/2` slots:
+/// accepted candidates are appended, and when the reservoir is full the best `k` are selected
+/// (quickselect in place) and the `k`-th becomes the new threshold, so a candidate costs O(1)
+/// amortised; the lists are sorted when drained.
 #[derive(Debug, Clone)]
 pub(crate) struct TopK {
     k: usize,
+    /// Slots per query: `k`, or the reservoir's `k + k/2`.
+    width: usize,
     /// Per query (padded to whole panels with `+∞`, which no key reaches): the key a new
     /// candidate must at least equal to be offered, i.e. the current k-th best key.
     thr: Vec<f32>,
+    /// Reservoirs: the id of the threshold's candidate (a candidate with the threshold's key
+    /// must have a lower id), and the slots in use.
+    thr_id: Vec<usize>,
+    used: Vec<u32>,
     keys: Vec<f32>,
     ids: Vec<usize>,
 }
@@ -31,17 +54,23 @@ impl TopK {
     pub(crate) fn new(k: usize, queries: usize, padded: usize) -> Self {
         let mut thr = vec![f32::NEG_INFINITY; queries];
         thr.resize(padded.max(queries), f32::INFINITY);
+        let reservoir = k > SORTED_MAX;
+        let width = if reservoir { k + k / 2 } else { k };
+        let n = if reservoir { queries } else { 0 };
         Self {
             k,
+            width,
             thr,
-            keys: vec![f32::NEG_INFINITY; queries * k],
-            ids: vec![EMPTY; queries * k],
+            thr_id: vec![EMPTY; n],
+            used: vec![0; n],
+            keys: vec![f32::NEG_INFINITY; queries * width],
+            ids: vec![EMPTY; queries * width],
         }
     }
 
     /// Number of queries.
     pub(crate) fn len(&self) -> usize {
-        self.keys.len() / self.k
+        self.keys.len() / self.width
     }
 
     /// The offer thresholds of queries `q0..q0 + n` (padded queries included).
@@ -55,7 +84,7 @@ impl TopK {
     pub(crate) fn offer(&mut self, q: usize, key: f32, id: usize) {
         let k = self.k;
         if k > SORTED_MAX {
-            self.offer_heap(q, key, id);
+            self.offer_reservoir(q, key, id);
             return;
         }
         let keys = &mut self.keys[q * k..(q + 1) * k];
@@ -74,45 +103,82 @@ impl TopK {
         self.thr[q] = keys[k - 1];
     }
 
-    /// [`TopK::offer`] for long lists: replace the root (the worst entry) and sift it down.
-    fn offer_heap(&mut self, q: usize, key: f32, id: usize) {
-        let k = self.k;
-        let keys = &mut self.keys[q * k..(q + 1) * k];
-        let ids = &mut self.ids[q * k..(q + 1) * k];
-        if !before(key, id, keys[0], ids[0]) {
+    /// [`TopK::offer`] for reservoirs.
+    fn offer_reservoir(&mut self, q: usize, key: f32, id: usize) {
+        if !before(key, id, self.thr[q], self.thr_id[q]) {
             return;
         }
-        let mut i = 0;
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut worst = i;
-            let (mut wk, mut wi) = (key, id);
-            if l < k && before(wk, wi, keys[l], ids[l]) {
-                (worst, wk, wi) = (l, keys[l], ids[l]);
-            }
-            if r < k && before(wk, wi, keys[r], ids[r]) {
-                worst = r;
-            }
-            if worst == i {
-                break;
-            }
-            keys[i] = keys[worst];
-            ids[i] = ids[worst];
-            i = worst;
+        let w = self.width;
+        let u = self.used[q] as usize;
+        self.keys[q * w + u] = key;
+        self.ids[q * w + u] = id;
+        self.used[q] += 1;
+        if u + 1 == w {
+            self.compact(q);
         }
-        keys[i] = key;
-        ids[i] = id;
-        self.thr[q] = keys[0];
+    }
+
+    /// Keep the best `k` of query `q`'s reservoir; the `k`-th becomes the threshold.
+    fn compact(&mut self, q: usize) {
+        let (w, k) = (self.width, self.k);
+        let u = self.used[q] as usize;
+        if u <= k {
+            return;
+        }
+        let keys = &mut self.keys[q * w..q * w + u];
+        let ids = &mut self.ids[q * w..q * w + u];
+        // Quickselect on the two parallel arrays: afterwards the best k are in 0..k, the
+        // k-th best at k − 1.
+        let (mut lo, mut hi) = (0, u - 1);
+        let target = k - 1;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (pk, pi) = (keys[mid], ids[mid]);
+            keys.swap(mid, hi);
+            ids.swap(mid, hi);
+            let mut store = lo;
+            for i in lo..hi {
+                if before(keys[i], ids[i], pk, pi) {
+                    keys.swap(i, store);
+                    ids.swap(i, store);
+                    store += 1;
+                }
+            }
+            keys.swap(store, hi);
+            ids.swap(store, hi);
+            match store.cmp(&target) {
+                std::cmp::Ordering::Equal => break,
+                std::cmp::Ordering::Less => lo = store + 1,
+                std::cmp::Ordering::Greater => hi = store - 1,
+            }
+        }
+        self.thr[q] = keys[target];
+        self.thr_id[q] = ids[target];
+        self.used[q] = k as u32;
+    }
+
+    /// The filled `(key, id)` entries of query `q` (any order for reservoirs).
+    fn entries(&self, q: usize) -> impl Iterator<Item = (f32, usize)> + '_ {
+        let w = self.width;
+        let n = if self.k > SORTED_MAX {
+            self.used[q] as usize
+        } else {
+            w
+        };
+        let range = q * w..q * w + n;
+        self.keys[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.ids[range].iter().copied())
+            .filter(|e| e.1 != EMPTY)
     }
 
     /// Merge the lists of `other` (the same queries, other database rows) into these.
     pub(crate) fn merge(&mut self, other: &TopK) {
         debug_assert_eq!((self.k, self.len()), (other.k, other.len()));
         for q in 0..other.len() {
-            for s in q * other.k..(q + 1) * other.k {
-                if other.ids[s] != EMPTY {
-                    self.offer(q, other.keys[s], other.ids[s]);
-                }
+            for (key, id) in other.entries(q) {
+                self.offer(q, key, id);
             }
         }
     }
@@ -120,34 +186,28 @@ impl TopK {
     /// Append the ids and the keys mapped back to scores; `false` when a slot stayed empty (only
     /// possible when scores are NaN, which checked inputs cannot produce).
     pub(crate) fn drain_into(
-        self,
+        mut self,
         ids: &mut Vec<usize>,
         scores: &mut Vec<f32>,
         to_score: impl Fn(f32) -> f32,
     ) -> bool {
-        if self.ids.contains(&EMPTY) {
-            return false;
-        }
         if self.k <= SORTED_MAX {
+            if self.ids.contains(&EMPTY) {
+                return false;
+            }
             ids.extend_from_slice(&self.ids);
             scores.extend(self.keys.iter().map(|&k| to_score(k)));
             return true;
         }
-        let mut list = Vec::with_capacity(self.k);
-        for (lk, li) in self
-            .keys
-            .chunks_exact(self.k)
-            .zip(self.ids.chunks_exact(self.k))
-        {
+        let mut list = Vec::with_capacity(self.width);
+        for q in 0..self.len() {
+            self.compact(q);
             list.clear();
-            list.extend(lk.iter().copied().zip(li.iter().copied()));
-            list.sort_unstable_by(|a, b| {
-                if before(a.0, a.1, b.0, b.1) {
-                    std::cmp::Ordering::Less
-                } else {
-                    std::cmp::Ordering::Greater
-                }
-            });
+            list.extend(self.entries(q));
+            if list.len() < self.k {
+                return false;
+            }
+            list.sort_unstable_by(order);
             ids.extend(list.iter().map(|e| e.1));
             scores.extend(list.iter().map(|e| to_score(e.0)));
         }
@@ -192,7 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn heaps_keep_the_same_lists_as_sorting() {
+    fn reservoirs_keep_the_same_lists_as_sorting() {
         let mut r = bitext_core::Rng::seed(2);
         for k in [33, 40, 100] {
             let cands: Vec<(f32, usize)> = (0..500)
@@ -207,9 +267,19 @@ mod tests {
             let mut want = cands.clone();
             want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             want.truncate(k);
+            // Two halves merged: the same lists.
+            let (mut a, mut b) = (TopK::new(k, 1, 1), TopK::new(k, 1, 1));
+            for (n, &(key, id)) in cands.iter().enumerate() {
+                let t = if n % 3 == 0 { &mut a } else { &mut b };
+                if key >= t.thresholds(0, 1)[0] {
+                    t.offer(0, key, id);
+                }
+            }
+            a.merge(&b);
             let (ids, keys) = lists(t);
             assert_eq!(ids, want.iter().map(|e| e.1).collect::<Vec<_>>(), "k = {k}");
             assert_eq!(keys, want.iter().map(|e| e.0).collect::<Vec<_>>());
+            assert_eq!(lists(a), (ids, keys));
         }
     }
 
