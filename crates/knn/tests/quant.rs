@@ -265,3 +265,24 @@ fn l2_runs_in_f32_and_says_so() {
         .unwrap();
     assert_eq!(got.neighbors, want);
 }
+
+#[test]
+fn absurd_candidate_counts_are_refused() {
+    let db = data(Shape::Normal, 10, 4, &mut Rng::seed(1));
+    let err = ExactIndex::over(db.view(), Metric::InnerProduct)
+        .unwrap()
+        .with_params(params(Precision::Int8, Kernel::Auto, 1 << 40, 256))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("candidates must be at most"),
+        "{err}"
+    );
+    let bad = r#"{"type":"exact","precision":"fp8"}"#.parse::<bitext_knn::IndexSpec>();
+    assert!(bad.is_err());
+    let ok = r#"{"type":"exact","precision":"int8","candidates":256}"#;
+    let spec = ok.parse::<bitext_knn::IndexSpec>().unwrap();
+    assert_eq!(
+        spec.exact_search().unwrap().params.precision,
+        Precision::Int8
+    );
+}

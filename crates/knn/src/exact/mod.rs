@@ -73,12 +73,24 @@ impl ExactParams {
     /// Most threads accepted.
     pub const MAX_THREADS: usize = 4096;
 
+    /// Most candidates per query of a reduced-precision scan (the widened scan keeps at most
+    /// this many too): the lists of a query block hold `block × 1.5 × candidates` entries.
+    pub const MAX_CANDIDATES: usize = 1 << 14;
+
     /// Check the parameters.
     ///
     /// # Errors
     /// [`Error::Invalid`] for a query block of 0 or above [`Self::MAX_QUERY_BLOCK`], more than
-    /// [`Self::MAX_THREADS`] threads, or a kernel this CPU cannot run.
+    /// [`Self::MAX_THREADS`] threads, more than [`Self::MAX_CANDIDATES`] candidates, or a
+    /// kernel this CPU cannot run.
     pub fn check(&self) -> Result<()> {
+        if self.candidates > Self::MAX_CANDIDATES {
+            return Err(Error::Invalid(format!(
+                "candidates must be at most {}, got {}",
+                Self::MAX_CANDIDATES,
+                self.candidates
+            )));
+        }
         if self.threads > Self::MAX_THREADS {
             return Err(Error::Invalid(format!(
                 "threads must be at most {}, got {}",

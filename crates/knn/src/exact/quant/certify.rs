@@ -269,7 +269,10 @@ fn settle(
     slots: &mut [Slot],
 ) -> Result<()> {
     let mut failed: Vec<usize> = (0..slots.len()).filter(|&q| slots[q].is_none()).collect();
-    let k2 = k1.saturating_mul(8).min(qdb.rows());
+    let k2 = k1
+        .saturating_mul(8)
+        .min(crate::exact::ExactParams::MAX_CANDIDATES)
+        .min(qdb.rows());
     if !failed.is_empty() && k2 > k1 {
         let sub = queries.gather(&failed)?;
         let wide = Search {
