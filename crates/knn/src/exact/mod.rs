@@ -353,16 +353,6 @@ impl<'a> ExactIndex<'a> {
         k_back: usize,
         progress: &mut dyn FnMut(usize),
     ) -> Result<(Neighbors, Neighbors)> {
-        check::search(self.dim, self.len(), queries, k)?;
-        if k_back == 0 {
-            return Err(Error::Invalid("k must be at least 1".into()));
-        }
-        if k_back > queries.len() {
-            return Err(Error::KTooLarge {
-                k: k_back,
-                len: queries.len(),
-            });
-        }
         let (f, b) = self.search_both_certified(queries, k, k_back, progress)?;
         Ok((f.neighbors, b.neighbors))
     }
