@@ -25,11 +25,13 @@
 
 mod embeddings;
 mod error;
+mod half_view;
 pub mod io;
 mod mmap;
 mod rng;
 
 pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row};
 pub use error::{Error, Location, Result};
-pub use mmap::MappedEmbeddings;
+pub use half_view::HalfView;
+pub use mmap::{MappedEmbeddings, MappedHalf};
 pub use rng::Rng;

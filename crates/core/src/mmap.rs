@@ -10,6 +10,7 @@ use memmap2::Mmap;
 
 use crate::embeddings::EmbeddingsView;
 use crate::error::{Error, Location, Result};
+use crate::half_view::HalfView;
 use crate::io::npy::read_header;
 use crate::io::raw::{RawDtype, rows_in};
 
@@ -177,11 +178,117 @@ impl MappedEmbeddings {
     }
 }
 
+/// A memory-mapped raw binary16 file (LASER's `--fp16` output), viewed in place as a
+/// [`HalfView`]: its rows are widened to `f32` only where they are read.
+#[derive(Debug)]
+pub struct MappedHalf {
+    map: Mmap,
+    rows: usize,
+    dim: usize,
+    path: PathBuf,
+}
+
+impl MappedHalf {
+    /// Map a raw little-endian binary16 file of dimension `dim`.
+    ///
+    /// # Errors
+    /// Missing or empty file; size not a whole number of rows of `dim` values; a big-endian
+    /// machine.
+    pub fn open(path: impl AsRef<Path>, dim: usize) -> Result<Self> {
+        let path = path.as_ref();
+        let (_f, len, map) = map_file(path)?;
+        let rows = rows_in(path, len, dim, RawDtype::F16)?;
+        if cfg!(target_endian = "big") {
+            return Err(Error::parse(
+                path,
+                Location::File,
+                "little-endian files cannot be mapped on a big-endian machine; read them instead",
+            ));
+        }
+        if bytemuck::try_cast_slice::<u8, u16>(&map[..]).is_err() {
+            return Err(Error::parse(
+                path,
+                Location::Byte(0),
+                "data is not 2-byte aligned and cannot be mapped; read it instead",
+            ));
+        }
+        Ok(Self {
+            map,
+            rows,
+            dim,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The matrix, viewed in place.
+    #[must_use]
+    pub fn view(&self) -> HalfView<'_> {
+        HalfView::new(bytemuck::cast_slice(&self.map[..]), self.dim)
+            .expect("shape checked when opened")
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether there are no rows (never true: empty files are rejected).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Dimension.
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The mapped file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Check all values are finite, naming the file, row and column of the first that is not.
+    ///
+    /// # Errors
+    /// [`Error::Parse`].
+    pub fn check_finite(&self) -> Result<()> {
+        self.view()
+            .check_finite()
+            .map_err(|e| e.in_file(&self.path))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Embeddings;
     use crate::io::{npy, raw};
+
+    #[test]
+    fn maps_fp16_files_like_reading_them() {
+        let e = Embeddings::from_rows((0..5).map(|i| [i as f32, 0.5, -2.0]), 3).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("e.f16");
+        raw::write_raw(&p, e.view(), RawDtype::F16).unwrap();
+        let m = MappedHalf::open(&p, 3).unwrap();
+        assert_eq!((m.len(), m.dim()), (5, 3));
+        let mut row = [0.0; 3];
+        let read = raw::read_raw(&p, 3, RawDtype::F16).unwrap();
+        for i in 0..5 {
+            m.view().row_into(i, false, &mut row);
+            assert_eq!(row, read.row(i));
+        }
+        assert!(m.check_finite().is_ok());
+        let err = MappedHalf::open(&p, 4).unwrap_err().to_string();
+        assert!(err.contains("e.f16"), "{err}");
+        std::fs::write(&p, [0u8, 0x7C, 0, 0]).unwrap();
+        let err = MappedHalf::open(&p, 2).unwrap().check_finite().unwrap_err();
+        assert!(err.to_string().contains("e.f16"), "{err}");
+    }
 
     #[test]
     fn maps_raw_and_npy_like_reading() {

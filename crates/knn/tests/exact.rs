@@ -73,7 +73,7 @@ fn mapped_files_are_searched_in_place() {
     let index = ExactIndex::over(map.view(), Metric::L2).unwrap();
     assert!(index.is_borrowed());
     assert!(std::ptr::eq(
-        index.vectors().as_slice().as_ptr(),
+        index.vectors().expect("f32 rows").as_slice().as_ptr(),
         map.view().as_slice().as_ptr()
     ));
     let q = normal(20, 16, 4);

@@ -6,10 +6,11 @@ use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 use bitext_core::io::AtomicFile;
-use bitext_core::{Embeddings, EmbeddingsView, Location};
+use bitext_core::{Embeddings, Location};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::exact::rows::Rows;
 use crate::index::Metric;
 
 /// The first 8 bytes of a saved exact index.
@@ -34,7 +35,7 @@ fn parse_err(path: &Path, at: Location, reason: impl Into<String>) -> Error {
 }
 
 /// Write `vectors` with `metric` to `path` atomically.
-pub(crate) fn save(path: &Path, metric: Metric, vectors: EmbeddingsView<'_>) -> Result<()> {
+pub(crate) fn save(path: &Path, metric: Metric, vectors: Rows<'_>) -> Result<()> {
     let header = Header {
         format: FORMAT.into(),
         version: VERSION,
@@ -55,7 +56,10 @@ pub(crate) fn save(path: &Path, metric: Metric, vectors: EmbeddingsView<'_>) -> 
     write(&(json.len() as u32).to_le_bytes(), &mut out)?;
     write(json.as_bytes(), &mut out)?;
     let mut buf = Vec::with_capacity(1 << 16);
-    for rows in vectors.as_slice().chunks(1 << 14) {
+    let mut wide = Vec::new();
+    let step = (1 << 14) / vectors.dim() + 1;
+    for r0 in (0..vectors.len()).step_by(step) {
+        let rows = vectors.block(r0, (r0 + step).min(vectors.len()), &mut wide);
         buf.clear();
         buf.extend(rows.iter().flat_map(|x| x.to_le_bytes()));
         write(&buf, &mut out)?;
@@ -157,7 +161,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("i.knn");
         let e = Embeddings::from_rows([[1.0, -2.0, 3.5], [0.0, 0.25, -1.0]], 3).unwrap();
-        save(&p, Metric::L2, e.view()).unwrap();
+        save(&p, Metric::L2, e.view().into()).unwrap();
         let bytes = std::fs::read(&p).unwrap();
         let h = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
         assert_eq!((12 + h) % 64, 0);
@@ -177,7 +181,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("i.knn");
         let e = Embeddings::from_rows([[1.0, 2.0]], 2).unwrap();
-        save(&p, Metric::InnerProduct, e.view()).unwrap();
+        save(&p, Metric::InnerProduct, e.view().into()).unwrap();
         let bytes = std::fs::read(&p).unwrap();
         std::fs::write(&p, &bytes[..bytes.len() - 2]).unwrap();
         let err = load(&p).unwrap_err().to_string();

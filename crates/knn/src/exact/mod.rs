@@ -16,13 +16,14 @@
 mod file;
 mod kernel;
 mod quant;
+mod rows;
 mod search;
 mod topk;
 
 use std::path::Path;
 use std::sync::OnceLock;
 
-use bitext_core::{Embeddings, EmbeddingsView};
+use bitext_core::{Embeddings, EmbeddingsView, HalfView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +114,10 @@ impl ExactParams {
 enum Storage<'a> {
     Owned(Vec<f32>),
     Borrowed(&'a [f32]),
+    /// binary16 rows widened (and normalised when asked) where read.
+    Half(HalfView<'a>, bool),
+    /// The same, owned (the bits of the values).
+    HalfOwned(Vec<u16>, bool),
 }
 
 /// Exact k-nearest-neighbour search over vectors it owns or borrows.
@@ -157,12 +162,15 @@ fn check_dim(dim: usize) -> Result<()> {
 }
 
 /// Squared norms of all rows, in parallel.
-fn norms_of(v: EmbeddingsView<'_>) -> Vec<f32> {
+fn norms_of(v: rows::Rows<'_>) -> Vec<f32> {
     let mut out = vec![0.0; v.len()];
     let chunk = 4096;
-    out.par_chunks_mut(chunk)
-        .zip(v.as_slice().par_chunks(chunk * v.dim()))
-        .for_each(|(o, rows)| kernel::sq_norms(rows, v.dim(), o));
+    out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| {
+        let mut buf = Vec::new();
+        let r0 = c * chunk;
+        let rows = v.block(r0, r0 + o.len(), &mut buf);
+        kernel::sq_norms(rows, v.dim(), o);
+    });
     out
 }
 
@@ -191,12 +199,30 @@ impl ExactIndex<'static> {
         check::vectors(vectors.dim(), vectors.view(), "vectors to index")?;
         let dim = vectors.dim();
         let norms = if metric == Metric::L2 {
-            norms_of(vectors.view())
+            norms_of(vectors.view().into())
         } else {
             Vec::new()
         };
         Ok(Self {
             storage: Storage::Owned(vectors.into_vec()),
+            dim,
+            metric,
+            norms,
+            params: ExactParams::default(),
+            quant: OnceLock::new(),
+        })
+    }
+
+    /// An index owning binary16 rows (`bits`: the values' bits, row-major, `dim` per row),
+    /// searched as [`ExactIndex::over_half`] searches borrowed ones.
+    ///
+    /// # Errors
+    /// A shape that is not whole rows of `dim >= 1`; non-finite values (naming the row).
+    pub fn from_half(bits: Vec<u16>, dim: usize, metric: Metric, normalize: bool) -> Result<Self> {
+        let index = ExactIndex::over_half(HalfView::new(&bits, dim)?, metric, normalize)?;
+        let norms = index.norms;
+        Ok(Self {
+            storage: Storage::HalfOwned(bits, normalize),
             dim,
             metric,
             norms,
@@ -225,12 +251,46 @@ impl<'a> ExactIndex<'a> {
     pub fn over(vectors: EmbeddingsView<'a>, metric: Metric) -> Result<Self> {
         check::vectors(vectors.dim(), vectors, "vectors to index")?;
         let norms = if metric == Metric::L2 {
-            norms_of(vectors)
+            norms_of(vectors.into())
         } else {
             Vec::new()
         };
         Ok(Self {
             storage: Storage::Borrowed(vectors.as_slice()),
+            dim: vectors.dim(),
+            metric,
+            norms,
+            params: ExactParams::default(),
+            quant: OnceLock::new(),
+        })
+    }
+
+    /// An index over binary16 rows (e.g. a LASER `--fp16` file mapped with
+    /// `bitext_core::MappedHalf`) that never widens the whole matrix: the `f32` scan widens a
+    /// block of rows at a time, a bf16 / int8 copy is quantised from the widened rows one by
+    /// one, and the certified re-rank widens only the candidates. With `normalize`, each
+    /// widened row is scaled to unit norm (as `Embeddings::normalize_l2` would scale the widened
+    /// matrix; a zero row stays zero). Results equal those of an index over the widened
+    /// (normalised) `f32` matrix: ids, score bits and tie order.
+    ///
+    /// # Errors
+    /// Non-finite values (naming the row and column).
+    pub fn over_half(vectors: HalfView<'a>, metric: Metric, normalize: bool) -> Result<Self> {
+        vectors.check_finite().map_err(|source| Error::Input {
+            what: "vectors to index",
+            source,
+        })?;
+        let rows = rows::Rows::Half {
+            v: vectors,
+            normalize,
+        };
+        let norms = if metric == Metric::L2 {
+            norms_of(rows)
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            storage: Storage::Half(vectors, normalize),
             dim: vectors.dim(),
             metric,
             norms,
@@ -264,7 +324,7 @@ impl<'a> ExactIndex<'a> {
             return Ok(None);
         }
         if self.quant.get().is_none() {
-            let q = quant::QuantDb::build(precision, self.vectors())?;
+            let q = quant::QuantDb::build(precision, self.rows())?;
             // A concurrent search may have set it first: either copy is the same.
             let _ = self.quant.set(q);
         }
@@ -322,20 +382,38 @@ impl<'a> ExactIndex<'a> {
         self.params
     }
 
-    /// The indexed vectors, row `i` being id `i`.
+    /// The indexed vectors, row `i` being id `i`; `None` for an index over binary16 rows
+    /// ([`ExactIndex::over_half`]), which never holds them as `f32`.
     #[must_use]
-    pub fn vectors(&self) -> EmbeddingsView<'_> {
+    pub fn vectors(&self) -> Option<EmbeddingsView<'_>> {
+        self.rows().as_f32()
+    }
+
+    /// The rows searched.
+    fn rows(&self) -> rows::Rows<'_> {
         let data = match &self.storage {
             Storage::Owned(v) => &v[..],
             Storage::Borrowed(s) => s,
+            Storage::Half(v, normalize) => {
+                return rows::Rows::Half {
+                    v: *v,
+                    normalize: *normalize,
+                };
+            }
+            Storage::HalfOwned(bits, normalize) => {
+                return rows::Rows::Half {
+                    v: HalfView::new(bits, self.dim).expect("whole rows of dimension >= 1"),
+                    normalize: *normalize,
+                };
+            }
         };
-        EmbeddingsView::new(data, self.dim).expect("whole rows of dimension >= 1")
+        rows::Rows::F32(EmbeddingsView::new(data, self.dim).expect("whole rows of dimension >= 1"))
     }
 
     /// Whether the vectors are borrowed (zero-copy) rather than owned.
     #[must_use]
     pub fn is_borrowed(&self) -> bool {
-        matches!(self.storage, Storage::Borrowed(_))
+        matches!(self.storage, Storage::Borrowed(_) | Storage::Half(..))
     }
 
     /// Both directions from one pass over the scores: the `k` nearest indexed vectors of every
@@ -402,7 +480,7 @@ impl<'a> ExactIndex<'a> {
 
     fn searcher(&self) -> search::Search<'_> {
         search::Search {
-            db: self.vectors(),
+            db: self.rows(),
             db_norms: &self.norms,
             metric: self.metric,
             kernel: self.params.kernel,
@@ -431,7 +509,7 @@ impl KnnIndex for ExactIndex<'_> {
     }
 
     fn len(&self) -> usize {
-        self.vectors().len()
+        self.rows().len()
     }
 
     fn metric(&self) -> Metric {
@@ -440,14 +518,19 @@ impl KnnIndex for ExactIndex<'_> {
 
     fn add(&mut self, vectors: EmbeddingsView<'_>) -> Result<()> {
         check::vectors(self.dim, vectors, "vectors to add")?;
-        if let Storage::Borrowed(s) = self.storage {
-            self.storage = Storage::Owned(s.to_vec());
+        match self.storage {
+            Storage::Borrowed(s) => self.storage = Storage::Owned(s.to_vec()),
+            Storage::Half(..) | Storage::HalfOwned(..) => {
+                let all = self.rows().gather(0..self.len())?;
+                self.storage = Storage::Owned(all.into_vec());
+            }
+            Storage::Owned(_) => {}
         }
         if let Storage::Owned(v) = &mut self.storage {
             v.extend_from_slice(vectors.as_slice());
         }
         if self.metric == Metric::L2 {
-            self.norms.extend(norms_of(vectors));
+            self.norms.extend(norms_of(vectors.into()));
         }
         self.quant = OnceLock::new();
         Ok(())
@@ -463,6 +546,6 @@ impl KnnIndex for ExactIndex<'_> {
     }
 
     fn save(&self, path: &Path) -> Result<()> {
-        file::save(path, self.metric, self.vectors())
+        file::save(path, self.metric, self.rows())
     }
 }

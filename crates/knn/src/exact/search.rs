@@ -18,6 +18,7 @@ use bitext_core::EmbeddingsView;
 use crate::error::{Error, Result};
 use crate::exact::kernel::{self, Back, Kernel, L2Norms, Panels};
 use crate::exact::quant::{self, QuantDb, QuantKernel, QuantPanels};
+use crate::exact::rows::{Rows, WIDEN_ROWS};
 use crate::exact::topk::TopK;
 use crate::index::{Metric, Neighbors};
 
@@ -26,7 +27,8 @@ const MIN_SPLIT_ROWS: usize = 2048;
 
 /// An exact search of `queries` in `db` (with squared row norms `db_norms` for L2).
 pub(crate) struct Search<'a> {
-    pub(crate) db: EmbeddingsView<'a>,
+    /// The database: `f32` rows read in place, or binary16 rows widened a block at a time.
+    pub(crate) db: Rows<'a>,
     pub(crate) db_norms: &'a [f32],
     pub(crate) metric: Metric,
     pub(crate) kernel: Kernel,
@@ -237,13 +239,21 @@ impl Search<'_> {
         let l2 = self.metric == Metric::L2;
         let panels = Panels::pack(q.as_slice(), q.dim(), kernel.panel_width(), l2);
         let mut top = TopK::new(k, panels.queries, panels.padded());
-        if r0 < r1 {
+        // f32 rows are scanned in place; binary16 rows a widened block at a time.
+        let step = if self.db.as_f32().is_some() {
+            r1 - r0
+        } else {
+            WIDEN_ROWS
+        };
+        let (mut back, mut buf, mut a) = (back, Vec::new(), r0);
+        while a < r1 {
+            let b = (a + step).min(r1);
             let norms = l2.then(|| L2Norms {
-                rows: &self.db_norms[r0..r1],
+                rows: &self.db_norms[a..b],
             });
-            let rows = self.db.slice_rows(r0..r1).as_slice();
-            let mut back = back;
-            kernel::scan(kernel, &panels, rows, r0, norms, &mut top, back.as_mut());
+            let rows = self.db.block(a, b, &mut buf);
+            kernel::scan(kernel, &panels, rows, a, norms, &mut top, back.as_mut());
+            a = b;
         }
         top
     }

@@ -8,9 +8,10 @@ use bitext_core::{Embeddings, EmbeddingsView};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Distinct, Norms, Precision, QuantDb, norms};
+use super::{Distinct, Norms, Precision, QuantDb, norms_of_row};
 use crate::error::{Error, Result};
 use crate::exact::kernel::dot_many;
+use crate::exact::rows::Rows;
 use crate::exact::search::Search;
 use crate::index::Neighbors;
 
@@ -112,7 +113,7 @@ pub(crate) fn all_norms(precision: Precision, v: EmbeddingsView<'_>) -> (Vec<Nor
     let all: Vec<Norms> = v
         .as_slice()
         .par_chunks_exact(d)
-        .map(|r| norms(precision, r))
+        .map(|r| norms_of_row(precision, r))
         .collect();
     let max = all.iter().copied().fold(Norms::default(), Norms::max);
     (all, max)
@@ -131,16 +132,16 @@ fn before((s, id): (f32, usize), (s2, id2): (f32, usize)) -> bool {
 /// (index `u` stands for row `first[u]` and its later copies).
 #[derive(Clone, Copy)]
 struct Side<'a> {
-    v: EmbeddingsView<'a>,
+    v: Rows<'a>,
     distinct: Option<&'a Distinct>,
 }
 
 impl<'a> Side<'a> {
-    fn plain(v: EmbeddingsView<'a>) -> Self {
+    fn plain(v: Rows<'a>) -> Self {
         Self { v, distinct: None }
     }
 
-    fn of(v: EmbeddingsView<'a>, qdb: &'a QuantDb) -> Self {
+    fn of(v: Rows<'a>, qdb: &'a QuantDb) -> Self {
         Self {
             v,
             distinct: qdb.distinct.as_ref(),
@@ -163,17 +164,17 @@ impl<'a> Side<'a> {
             .map_or(&[], |d| &d.later[d.start[u]..d.start[u + 1]])
     }
 
-    fn row(&self, u: usize) -> &'a [f32] {
-        self.v.row(self.id(u))
+    /// Scanned row `u` as `f32` (in place, or widened into `buf`).
+    fn row<'s>(&self, u: usize, buf: &'s mut [f32]) -> &'s [f32]
+    where
+        'a: 's,
+    {
+        self.v.row(self.id(u), buf)
     }
 
     /// Scanned rows `rows` as a matrix of their own.
     fn gather(&self, rows: &[usize]) -> Result<Embeddings> {
-        let mut data = Vec::with_capacity(rows.len() * self.v.dim());
-        for &r in rows {
-            data.extend_from_slice(self.row(r));
-        }
-        Ok(Embeddings::new(data, self.v.dim())?)
+        self.v.gather(rows.iter().map(|&r| self.id(r)))
     }
 }
 
@@ -211,17 +212,20 @@ fn rerank(
     (0..queries.len())
         .into_par_iter()
         .map_init(
-            || (Vec::new(), Vec::new()),
-            |(rows, scores): &mut (Vec<&[f32]>, Vec<f32>), q| {
-                let x = queries.row(q);
+            || (vec![0f32; d], vec![0f32; RESCORE * d], Vec::new()),
+            |(xbuf, scratch, scores): &mut (Vec<f32>, Vec<f32>, Vec<f32>), q| {
+                let x = queries.row(q, xbuf);
                 let (ids, keys) = (approx.ids(q), approx.scores(q));
                 let b = bound(q_norms[q], db_max, d);
                 let mut best: Vec<(f32, usize)> = Vec::with_capacity(k + 1);
                 let mut proven = false;
                 for (c, group) in ids.chunks(RESCORE).enumerate() {
-                    rows.clear();
-                    rows.extend(group.iter().map(|&u| db.row(u)));
-                    dot_many(x, rows, scores);
+                    let mut rows: [&[f32]; RESCORE] = [&[]; RESCORE];
+                    let bufs = scratch.chunks_exact_mut(d);
+                    for ((r, &u), buf) in rows.iter_mut().zip(group).zip(bufs) {
+                        *r = db.row(u, buf);
+                    }
+                    dot_many(x, &rows[..group.len()], scores);
                     for (&sc, &u) in scores.iter().zip(group) {
                         for id in std::iter::once(db.id(u)).chain(db.copies(u).iter().copied()) {
                             let pos = best.partition_point(|&e| before(e, (sc, id)));
@@ -285,7 +289,7 @@ fn settle(
         let again = rerank(
             db,
             qdb.max,
-            Side::plain(sub.view()),
+            Side::plain(sub.view().into()),
             &sub_norms,
             &wide,
             k,
@@ -365,7 +369,7 @@ pub(crate) fn search_one_way(
         ..*s
     }
     .run(queries, k1, progress)?;
-    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries));
+    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries.into()));
     let mut slots = rerank(db, qdb.max, qs, &q_norms, &approx, k, Outcome::Certified);
     drop(approx);
     settle(s, qdb, qs, &q_norms, k, k1, &mut slots)?;
@@ -431,7 +435,7 @@ pub(crate) fn search_both(
     }
     .run_both(queries, k1, Some(kb1), progress)?;
     let ab = ab.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
-    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries));
+    let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries.into()));
     let mut fslots = rerank(db, qdb.max, qs, &q_norms, &af, k, Outcome::Certified);
     drop(af);
     settle(s, qdb, qs, &q_norms, k, k1, &mut fslots)?;
@@ -441,9 +445,9 @@ pub(crate) fn search_both(
     drop(ab);
     if bslots.iter().any(Option::is_none) {
         // The failed rows search the queries: a quantised copy of those, built only now.
-        let qq = QuantDb::build(precision, queries)?;
+        let qq = QuantDb::build(precision, queries.into())?;
         let back = Search {
-            db: queries,
+            db: queries.into(),
             db_norms: &[],
             quant: None,
             ..*s

@@ -67,11 +67,11 @@ mod x86;
 use std::fmt;
 use std::str::FromStr;
 
-use bitext_core::EmbeddingsView;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::exact::rows::Rows;
 
 pub use certify::{Certification, CertifiedNeighbors};
 pub(crate) use certify::{search_both, search_one_way};
@@ -210,7 +210,7 @@ impl Norms {
 }
 
 /// Norms of `row` quantised at `precision`.
-pub(crate) fn norms(precision: Precision, row: &[f32]) -> Norms {
+pub(crate) fn norms_of_row(precision: Precision, row: &[f32]) -> Norms {
     let (mut n, mut q, mut r) = (0.0f64, 0.0f64, 0.0f64);
     let mut scale = 0.0;
     let mut add = |x: f32, xh: f64| {
@@ -279,27 +279,17 @@ pub(crate) struct Distinct {
 impl Distinct {
     /// The duplicates of `v` (`None` when every row is distinct or there are 2³² rows or
     /// more).
-    fn find(v: EmbeddingsView<'_>) -> Option<Distinct> {
+    fn find(v: Rows<'_>) -> Option<Distinct> {
         use std::collections::HashMap;
         if u32::try_from(v.len()).is_err() {
             return None;
         }
         // A multiplicative hash of the bits (collisions are compared below).
-        let hashes: Vec<u64> = v
-            .as_slice()
-            .par_chunks_exact(v.dim())
-            .map(|r| {
-                r.iter().fold(0u64, |h, x| {
-                    (h.rotate_left(5) ^ u64::from(x.to_bits())).wrapping_mul(0x517c_c1b7_2722_0a95)
-                })
-            })
+        let hashes: Vec<u64> = (0..v.len())
+            .into_par_iter()
+            .map(|r| v.hash_row(r))
             .collect();
-        let same = |a: usize, b: usize| {
-            v.row(a)
-                .iter()
-                .zip(v.row(b))
-                .all(|(x, y)| x.to_bits() == y.to_bits())
-        };
+        let same = |a: usize, b: usize| v.same(a, b);
         // Hash → distinct rows with that hash (collisions are compared bit for bit).
         let mut seen: HashMap<u64, Vec<u32>> = HashMap::with_capacity(v.len());
         let mut first = Vec::new();
@@ -404,7 +394,7 @@ impl QuantDb {
     ///
     /// # Errors
     /// [`Error::Invalid`] for `F32` (nothing to quantise) or an int8 dimension above 65,536.
-    pub(crate) fn build(precision: Precision, v: EmbeddingsView<'_>) -> Result<Self> {
+    pub(crate) fn build(precision: Precision, v: Rows<'_>) -> Result<Self> {
         let dim = v.dim();
         if precision == Precision::F32 {
             return Err(Error::Invalid("f32 needs no quantised copy".into()));
@@ -418,25 +408,27 @@ impl QuantDb {
         let distinct = Distinct::find(v);
         let row_of = |u: usize| distinct.as_ref().map_or(u, |d| d.first[u]);
         let rows = distinct.as_ref().map_or(v.len(), |d| d.first.len());
-        let norms: Vec<Norms> = (0..rows)
-            .into_par_iter()
-            .map(|u| norms(precision, v.row(row_of(u))))
-            .collect();
-        let max = norms.iter().copied().fold(Norms::default(), Norms::max);
         let mut words = vec![0u32; rows * st];
         let int8 = precision == Precision::Int8;
         let per_row = if int8 { rows } else { 0 };
         let (mut scales, mut offsets) = (vec![0f32; per_row], vec![0i32; per_row]);
         let mut sc = vec![(0f32, 0i32); rows];
+        let mut norms = vec![Norms::default(); rows];
         words
             .par_chunks_mut(CHUNK * st)
             .zip(sc.par_chunks_mut(CHUNK))
+            .zip(norms.par_chunks_mut(CHUNK))
             .enumerate()
-            .for_each(|(c, (w, sc))| {
-                for (i, (wrow, sc)) in w.chunks_exact_mut(st).zip(sc).enumerate() {
-                    *sc = pack_row(precision, v.row(row_of(c * CHUNK + i)), 0, wrow);
+            .for_each(|(c, ((w, sc), nm))| {
+                let mut buf = vec![0f32; dim];
+                let rows = w.chunks_exact_mut(st).zip(sc).zip(nm);
+                for (i, ((wrow, sc), nm)) in rows.enumerate() {
+                    let row = v.row(row_of(c * CHUNK + i), &mut buf);
+                    *nm = norms_of_row(precision, row);
+                    *sc = pack_row(precision, row, 0, wrow);
                 }
             });
+        let max = norms.iter().copied().fold(Norms::default(), Norms::max);
         if int8 {
             for ((s, o), &(scale, sum)) in scales.iter_mut().zip(&mut offsets).zip(&sc) {
                 *s = scale;
@@ -498,10 +490,10 @@ mod tests {
         let s = int8_scale(&row);
         assert_eq!(s, 1.0 / 127.0);
         assert_eq!(to_int8(-1.0, 1.0 / s), -127);
-        let n = norms(Precision::Int8, &row);
+        let n = norms_of_row(Precision::Int8, &row);
         assert!((n.norm - (0.25f64 + 1.0 + 0.0625).sqrt()).abs() < 1e-12);
         assert!(n.resid < 0.5 / 127.0 * 2.0);
-        assert_eq!(norms(Precision::Int8, &[0.0; 3]).resid, 0.0);
+        assert_eq!(norms_of_row(Precision::Int8, &[0.0; 3]).resid, 0.0);
         assert!("int8".parse::<Precision>().is_ok() && "f16".parse::<Precision>().is_err());
     }
 }

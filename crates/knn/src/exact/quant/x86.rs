@@ -171,7 +171,7 @@ mod tests {
 
     /// Every approximate score of a scan of `db` by `queries` with `kernel`, per query, by id.
     fn all_scores(kernel: QuantKernel, p: Precision, db: &Embeddings, q: &Embeddings) -> Vec<u32> {
-        let qdb = QuantDb::build(p, db.view()).unwrap();
+        let qdb = QuantDb::build(p, db.view().into()).unwrap();
         let panels = QuantPanels::pack(p, q.as_slice(), q.dim(), kernel.panel_width());
         let n = db.len();
         let mut top = TopK::new(n, panels.queries, panels.padded());
