@@ -33,5 +33,5 @@ mod rng;
 pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row};
 pub use error::{Error, Location, Result};
 pub use half_view::HalfView;
-pub use mmap::{MappedEmbeddings, MappedHalf};
+pub use mmap::{MappedBytes, MappedEmbeddings, MappedHalf};
 pub use rng::Rng;

@@ -178,6 +178,41 @@ impl MappedEmbeddings {
     }
 }
 
+/// A whole file mapped read-only, for formats that lay out their own arrays (the page-aligned
+/// map lets them view aligned sections in place with `bytemuck`).
+#[derive(Debug)]
+pub struct MappedBytes {
+    map: Mmap,
+    path: PathBuf,
+}
+
+impl MappedBytes {
+    /// Map `path`.
+    ///
+    /// # Errors
+    /// A missing, unreadable or empty file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let (_f, _len, map) = map_file(path)?;
+        Ok(Self {
+            map,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file's bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// The mapped file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// A memory-mapped raw binary16 file (LASER's `--fp16` output), viewed in place as a
 /// [`HalfView`]: its rows are widened to `f32` only where they are read.
 #[derive(Debug)]

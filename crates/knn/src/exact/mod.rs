@@ -13,6 +13,7 @@
 //!   search (the `quant` module); [`ExactIndex::search_certified`] also returns the counts.
 //! - Threads: the current rayon pool (wrap calls in `ThreadPool::install` to choose).
 
+mod copies;
 mod file;
 mod kernel;
 mod quant;

@@ -116,6 +116,37 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// What the rows are stored as: `f32`, `f16`, or `f16-normalized` (the vectors differ).
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Rows::F32(_) => "f32",
+            Rows::Half {
+                normalize: false, ..
+            } => "f16",
+            Rows::Half {
+                normalize: true, ..
+            } => "f16-normalized",
+        }
+    }
+
+    /// [`Rows::hash_row`] of every row, in parallel.
+    pub(crate) fn row_hashes(&self) -> Vec<u64> {
+        use rayon::prelude::*;
+        (0..self.len())
+            .into_par_iter()
+            .map(|r| self.hash_row(r))
+            .collect()
+    }
+
+    /// A fingerprint of the whole matrix from its rows' hashes ([`Rows::row_hashes`]): a saved
+    /// quantised copy records it, and is refused for other vectors.
+    pub(crate) fn fingerprint(&self, hashes: &[u64]) -> u64 {
+        let mix = |h: u64, x: u64| (h.rotate_left(23) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let kind = self.kind().bytes().fold(0u64, |h, b| mix(h, u64::from(b)));
+        let h = mix(mix(kind, self.len() as u64), self.dim() as u64);
+        hashes.iter().fold(h, |h, &x| mix(h, x))
+    }
+
     /// Whether rows `a` and `b` hold the same bits (hence the same `f32` vector, and the same
     /// score against any query).
     pub(crate) fn same(&self, a: usize, b: usize) -> bool {

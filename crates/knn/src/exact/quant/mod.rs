@@ -60,6 +60,7 @@
 //! files without widening them first, and AMX tiles (their intrinsics are not stable Rust).
 
 mod certify;
+mod file;
 mod scan;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -72,6 +73,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::exact::rows::Rows;
+use file::Buf;
 
 pub use certify::{Certification, CertifiedNeighbors};
 pub(crate) use certify::{search_both, search_one_way};
@@ -248,11 +250,20 @@ pub(crate) struct QuantDb {
     pub(crate) precision: Precision,
     /// Words per stored row.
     pub(crate) steps: usize,
-    pub(crate) words: Vec<u32>,
+    /// Dimension of the vectors.
+    pub(crate) dim: usize,
+    /// Rows of the matrix (with its duplicates).
+    pub(crate) len: usize,
+    /// How the matrix was stored ([`Rows::kind`]).
+    pub(crate) kind: &'static str,
+    /// Fingerprint of the matrix ([`Rows::fingerprint`]).
+    pub(crate) source: u64,
+    /// The codes, owned or mapped from a saved copy.
+    pub(crate) words: Buf<u32>,
     /// int8: each row's scale (empty for bf16).
-    pub(crate) scales: Vec<f32>,
+    pub(crate) scales: Buf<f32>,
     /// int8: each row's `128 Σ codes` (empty for bf16).
-    pub(crate) offsets: Vec<i32>,
+    pub(crate) offsets: Buf<i32>,
     /// Each stored row's norms (the backward certificates of both-ways searches).
     pub(crate) norms: Vec<Norms>,
     /// Component-wise maxima over the rows.
@@ -279,16 +290,11 @@ pub(crate) struct Distinct {
 impl Distinct {
     /// The duplicates of `v` (`None` when every row is distinct or there are 2³² rows or
     /// more).
-    fn find(v: Rows<'_>) -> Option<Distinct> {
+    fn find(v: Rows<'_>, hashes: &[u64]) -> Option<Distinct> {
         use std::collections::HashMap;
         if u32::try_from(v.len()).is_err() {
             return None;
         }
-        // A multiplicative hash of the bits (collisions are compared below).
-        let hashes: Vec<u64> = (0..v.len())
-            .into_par_iter()
-            .map(|r| v.hash_row(r))
-            .collect();
         let same = |a: usize, b: usize| v.same(a, b);
         // Hash → distinct rows with that hash (collisions are compared bit for bit).
         let mut seen: HashMap<u64, Vec<u32>> = HashMap::with_capacity(v.len());
@@ -405,7 +411,10 @@ impl QuantDb {
             )));
         }
         let st = steps(precision, dim);
-        let distinct = Distinct::find(v);
+        let hashes = v.row_hashes();
+        let source = v.fingerprint(&hashes);
+        let distinct = Distinct::find(v, &hashes);
+        drop(hashes);
         let row_of = |u: usize| distinct.as_ref().map_or(u, |d| d.first[u]);
         let rows = distinct.as_ref().map_or(v.len(), |d| d.first.len());
         let mut words = vec![0u32; rows * st];
@@ -438,9 +447,13 @@ impl QuantDb {
         Ok(Self {
             precision,
             steps: st,
-            words,
-            scales,
-            offsets,
+            dim,
+            len: v.len(),
+            kind: v.kind(),
+            source,
+            words: words.into(),
+            scales: scales.into(),
+            offsets: offsets.into(),
             norms,
             max,
             distinct,
