@@ -20,6 +20,16 @@
 //! printed, and `--verify` also runs the `f32` search once and says whether the ids and the
 //! score bits are identical. `--candidates` sets `k'`.
 //!
+//! `--fp16` searches a binary16 copy of the database instead (LASER's `--fp16` files): with
+//! `--data DIR`, `DIR/tgt.f16` (written beside `tgt.f32` by `--write DIR --fp16`) memory-mapped,
+//! otherwise the generated rows rounded in memory; its rows are normalised as they are widened
+//! (as mining normalises), never widened as a whole (`ExactIndex::over_half`); `--verify` then
+//! compares with the `f32` search of the widened, normalised rows.
+//!
+//! `--save-quantized FILE` writes the quantised copy after building it; `--quantized FILE` maps
+//! a saved one instead of quantising (`ExactIndex::with_quantized_file`): "index build" then
+//! times the mapping and its checks.
+//!
 //! `--both` runs the both-ways search of margin mining instead (`ExactIndex::
 //! search_both_with_progress`: the `k` nearest database rows of every query and the `k` nearest
 //! queries of every database row, from one pass): with `--nq` as large as the source file,
@@ -32,7 +42,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use bitext::core::io::raw::{RawDtype, write_raw};
-use bitext::core::{Embeddings, MappedEmbeddings, Rng};
+use bitext::core::{Embeddings, HalfView, MappedEmbeddings, MappedHalf, Rng};
 use bitext::knn::{ExactIndex, ExactParams, KnnIndex, Metric, Neighbors, Precision};
 
 struct Args {
@@ -50,6 +60,9 @@ struct Args {
     seed: u64,
     both: bool,
     verify: bool,
+    fp16: bool,
+    save_quantized: Option<PathBuf>,
+    quantized: Option<PathBuf>,
 }
 
 fn parse() -> Result<Args> {
@@ -68,6 +81,9 @@ fn parse() -> Result<Args> {
         seed: 1,
         both: false,
         verify: false,
+        fp16: false,
+        save_quantized: None,
+        quantized: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -88,6 +104,9 @@ fn parse() -> Result<Args> {
             "--precision" => a.params.precision = val()?.parse()?,
             "--candidates" => a.params.candidates = val()?.parse()?,
             "--verify" => a.verify = true,
+            "--fp16" => a.fp16 = true,
+            "--save-quantized" => a.save_quantized = Some(val()?.into()),
+            "--quantized" => a.quantized = Some(val()?.into()),
             "--kernel" => a.params.kernel = serde_json::from_str(&format!("\"{}\"", val()?))?,
             "--metric" => {
                 a.metric = match val()?.as_str() {
@@ -164,7 +183,11 @@ fn main() -> Result<()> {
     if let Some(dir) = &a.write {
         std::fs::create_dir_all(dir)?;
         write_matrix(dir, "src", &unit_rows(a.n, a.d, a.seed)?)?;
-        write_matrix(dir, "tgt", &unit_rows(a.n, a.d, a.seed + 1)?)?;
+        let tgt = unit_rows(a.n, a.d, a.seed + 1)?;
+        write_matrix(dir, "tgt", &tgt)?;
+        if a.fp16 {
+            write_raw(dir.join("tgt.f16"), tgt.view(), RawDtype::F16)?;
+        }
         println!(
             "wrote {n}×{d} src.f32 / tgt.f32 to {}",
             dir.display(),
@@ -173,7 +196,7 @@ fn main() -> Result<()> {
         );
         return Ok(());
     }
-    let (maps, owned);
+    let (maps, owned, half_map, half_owned);
     let (db, queries) = match &a.data {
         Some(dir) => {
             maps = (map_matrix(dir, "tgt")?, map_matrix(dir, "src")?);
@@ -188,12 +211,41 @@ fn main() -> Result<()> {
             (owned.0.view(), owned.1.view())
         }
     };
+    // The binary16 database of --fp16: mapped from DIR/tgt.f16, or rounded in memory.
+    let half: Option<HalfView<'_>> = if !a.fp16 {
+        None
+    } else if let Some(dir) = &a.data {
+        half_map = MappedHalf::open(dir.join("tgt.f16"), db.dim())?;
+        Some(half_map.view())
+    } else {
+        half_owned = db
+            .as_slice()
+            .iter()
+            .map(|&x| half::f16::from_f32(x).to_bits())
+            .collect::<Vec<u16>>();
+        Some(HalfView::new(&half_owned, db.dim())?)
+    };
     let t = Instant::now();
-    let index = pool
-        .install(|| ExactIndex::over(db, a.metric))?
+    let mut index = pool
+        .install(|| match half {
+            Some(h) => ExactIndex::over_half(h, a.metric, true),
+            None => ExactIndex::over(db, a.metric),
+        })?
         .with_params(a.params)?;
+    if let Some(path) = &a.quantized {
+        index = pool.install(|| index.with_quantized_file(path))?;
+    }
     let quant_bytes = pool.install(|| index.quantize())?;
     let build = t.elapsed().as_secs_f64();
+    if let Some(path) = &a.save_quantized {
+        let t = Instant::now();
+        index.save_quantized(path)?;
+        println!(
+            "saved the quantised copy to {} in {:.3} s",
+            path.display(),
+            t.elapsed().as_secs_f64()
+        );
+    }
     let (n, nq, d) = (db.len(), queries.len(), db.dim());
     let flop = 2.0 * nq as f64 * n as f64 * d as f64;
     let mut times = Vec::new();
@@ -220,11 +272,17 @@ fn main() -> Result<()> {
     let med = sorted[sorted.len() / 2];
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "bitext exact{} {} {:?} kernel={:?} block={} n_q={nq} n_db={n} d={d} k={} threads={}: median \
+        "bitext exact{}{}{} {} {:?} kernel={:?} block={} n_q={nq} n_db={n} d={d} k={} threads={}: median \
          {:.0} q/s ({:.0}..{:.0}), {:.1} GFLOP/s median, {:.1} best; index build {build:.3} s; \
          times {times:.3?}; {:.1} GFLOP per CPU-second; peak RSS {:.0} MiB; loadavg {}",
         if a.both { " both-ways" } else { "" },
-        a.params.precision,
+        if a.fp16 { " fp16-db" } else { "" },
+        if index.quantized_is_mapped() {
+            " mapped-copy"
+        } else {
+            ""
+        },
+        index.params().precision,
         a.metric,
         a.params.kernel.resolve()?,
         a.params.query_block,
@@ -254,6 +312,16 @@ fn main() -> Result<()> {
         }
     }
     if a.verify {
+        let widened = half
+            .map(|h| {
+                let mut out = vec![0f32; h.len() * h.dim()];
+                for (i, row) in out.chunks_exact_mut(h.dim()).enumerate() {
+                    h.row_into(i, true, row);
+                }
+                Embeddings::new(out, h.dim())
+            })
+            .transpose()?;
+        let db = widened.as_ref().map_or(db, Embeddings::view);
         let f32_index = ExactIndex::over(db, a.metric)?.with_params(ExactParams {
             precision: Precision::F32,
             ..a.params

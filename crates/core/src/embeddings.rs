@@ -231,19 +231,26 @@ impl Embeddings {
 /// Scale `row` to unit L2 norm in place (accumulating in `f64`); returns `false` (and leaves the
 /// row unchanged) when its norm is zero.
 pub fn normalize_row(row: &mut [f32]) -> bool {
+    let Some(inv) = unit_scale(row) else {
+        return false;
+    };
+    for x in row.iter_mut() {
+        *x *= inv;
+    }
+    true
+}
+
+/// The factor [`normalize_row`] multiplies `row` by (`1 / ‖row‖`, the norm accumulated in
+/// `f64`), or `None` for a zero row: multiplying each value by it gives the normalised row bit
+/// for bit, so a caller can keep the factors and normalise rows later, one at a time.
+#[must_use]
+pub fn unit_scale(row: &[f32]) -> Option<f32> {
     let norm = row
         .iter()
         .map(|&x| f64::from(x) * f64::from(x))
         .sum::<f64>()
         .sqrt();
-    if norm == 0.0 {
-        return false;
-    }
-    let inv = (1.0 / norm) as f32;
-    for x in row.iter_mut() {
-        *x *= inv;
-    }
-    true
+    (norm != 0.0).then(|| (1.0 / norm) as f32)
 }
 
 impl<'a> EmbeddingsView<'a> {

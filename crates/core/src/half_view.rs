@@ -80,12 +80,25 @@ impl<'a> HalfView<'a> {
     /// If `i` is out of range or `out` is not `dim` long.
     pub fn row_into(&self, i: usize, normalize: bool, out: &mut [f32]) {
         assert_eq!(out.len(), self.dim, "output row has the wrong length");
-        for (o, &h) in out.iter_mut().zip(self.row_bits(i)) {
-            *o = half::f16::from_bits(h).to_f32();
-        }
+        self.widen_into(i, out);
         if normalize {
             normalize_row(out);
         }
+    }
+
+    /// Rows `i..i + out.len() / dim` widened into `out` (with F16C where the CPU has it).
+    ///
+    /// # Panics
+    /// If the rows are out of range or `out` is not whole rows long.
+    pub fn widen_into(&self, i: usize, out: &mut [f32]) {
+        use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+        assert!(
+            out.len().is_multiple_of(self.dim),
+            "output is not whole rows"
+        );
+        let bits = &self.data[i * self.dim..i * self.dim + out.len()];
+        bits.reinterpret_cast::<half::f16>()
+            .convert_to_f32_slice(out);
     }
 
     /// Check that every value is finite.

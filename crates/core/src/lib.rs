@@ -30,7 +30,7 @@ pub mod io;
 mod mmap;
 mod rng;
 
-pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row};
+pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row, unit_scale};
 pub use error::{Error, Location, Result};
 pub use half_view::HalfView;
 pub use mmap::{MappedBytes, MappedEmbeddings, MappedHalf};

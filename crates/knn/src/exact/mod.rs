@@ -115,10 +115,10 @@ impl ExactParams {
 enum Storage<'a> {
     Owned(Vec<f32>),
     Borrowed(&'a [f32]),
-    /// binary16 rows widened (and normalised when asked) where read.
-    Half(HalfView<'a>, bool),
+    /// binary16 rows widened where read, with each row's normalising factor when asked.
+    Half(HalfView<'a>, Option<Vec<f32>>),
     /// The same, owned (the bits of the values).
-    HalfOwned(Vec<u16>, bool),
+    HalfOwned(Vec<u16>, Option<Vec<f32>>),
 }
 
 /// Exact k-nearest-neighbour search over vectors it owns or borrows.
@@ -222,8 +222,12 @@ impl ExactIndex<'static> {
     pub fn from_half(bits: Vec<u16>, dim: usize, metric: Metric, normalize: bool) -> Result<Self> {
         let index = ExactIndex::over_half(HalfView::new(&bits, dim)?, metric, normalize)?;
         let norms = index.norms;
+        let inv = match index.storage {
+            Storage::Half(_, inv) => inv,
+            _ => None,
+        };
         Ok(Self {
-            storage: Storage::HalfOwned(bits, normalize),
+            storage: Storage::HalfOwned(bits, inv),
             dim,
             metric,
             norms,
@@ -281,9 +285,22 @@ impl<'a> ExactIndex<'a> {
             what: "vectors to index",
             source,
         })?;
+        let d = vectors.dim();
+        let inv = normalize.then(|| {
+            (0..vectors.len())
+                .into_par_iter()
+                .map_init(
+                    || vec![0f32; d],
+                    |buf, i| {
+                        vectors.widen_into(i, buf);
+                        bitext_core::unit_scale(buf).unwrap_or(1.0)
+                    },
+                )
+                .collect::<Vec<f32>>()
+        });
         let rows = rows::Rows::Half {
             v: vectors,
-            normalize,
+            inv: inv.as_deref(),
         };
         let norms = if metric == Metric::L2 {
             norms_of(rows)
@@ -291,7 +308,7 @@ impl<'a> ExactIndex<'a> {
             Vec::new()
         };
         Ok(Self {
-            storage: Storage::Half(vectors, normalize),
+            storage: Storage::Half(vectors, inv),
             dim: vectors.dim(),
             metric,
             norms,
@@ -395,16 +412,16 @@ impl<'a> ExactIndex<'a> {
         let data = match &self.storage {
             Storage::Owned(v) => &v[..],
             Storage::Borrowed(s) => s,
-            Storage::Half(v, normalize) => {
+            Storage::Half(v, inv) => {
                 return rows::Rows::Half {
                     v: *v,
-                    normalize: *normalize,
+                    inv: inv.as_deref(),
                 };
             }
-            Storage::HalfOwned(bits, normalize) => {
+            Storage::HalfOwned(bits, inv) => {
                 return rows::Rows::Half {
                     v: HalfView::new(bits, self.dim).expect("whole rows of dimension >= 1"),
-                    normalize: *normalize,
+                    inv: inv.as_deref(),
                 };
             }
         };

@@ -18,12 +18,13 @@ pub(crate) const WIDEN_ROWS: usize = 128;
 pub(crate) enum Rows<'a> {
     /// `f32` rows, read in place.
     F32(EmbeddingsView<'a>),
-    /// binary16 rows, widened (and normalised when `normalize`) where read.
+    /// binary16 rows, widened (and normalised, with `inv`) where read.
     Half {
         /// The rows.
         v: HalfView<'a>,
-        /// Whether each widened row is scaled to unit norm.
-        normalize: bool,
+        /// Each row's [`bitext_core::unit_scale`] (1 for a zero row), when the rows are
+        /// normalised: multiplying by it is `normalize_row`, bit for bit.
+        inv: Option<&'a [f32]>,
     },
 }
 
@@ -65,8 +66,11 @@ impl<'a> Rows<'a> {
     {
         match self {
             Rows::F32(v) => v.row(i),
-            Rows::Half { v, normalize } => {
-                v.row_into(i, *normalize, buf);
+            Rows::Half { v, inv } => {
+                v.widen_into(i, buf);
+                if let Some(inv) = inv {
+                    buf.iter_mut().for_each(|x| *x *= inv[i]);
+                }
                 buf
             }
         }
@@ -79,11 +83,14 @@ impl<'a> Rows<'a> {
     {
         match self {
             Rows::F32(v) => v.slice_rows(r0..r1).as_slice(),
-            Rows::Half { v, normalize } => {
+            Rows::Half { v, inv } => {
                 let d = v.dim();
                 buf.resize((r1 - r0) * d, 0.0);
-                for (i, out) in (r0..r1).zip(buf.chunks_exact_mut(d)) {
-                    v.row_into(i, *normalize, out);
+                v.widen_into(r0, buf);
+                if let Some(inv) = inv {
+                    for (out, &s) in buf.chunks_exact_mut(d).zip(&inv[r0..r1]) {
+                        out.iter_mut().for_each(|x| *x *= s);
+                    }
                 }
                 buf
             }
@@ -120,12 +127,8 @@ impl<'a> Rows<'a> {
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             Rows::F32(_) => "f32",
-            Rows::Half {
-                normalize: false, ..
-            } => "f16",
-            Rows::Half {
-                normalize: true, ..
-            } => "f16-normalized",
+            Rows::Half { inv: None, .. } => "f16",
+            Rows::Half { inv: Some(_), .. } => "f16-normalized",
         }
     }
 
