@@ -233,14 +233,18 @@ impl Sentences {
 
     /// Check that the file has one line per embedding row.
     pub(crate) fn check_rows(&self, m: &Matrix) -> Result<()> {
-        let rows = m.view().len();
+        self.check_row_count(m.view().len(), m.path())
+    }
+
+    /// Check that there is one sentence per row of the `rows`-row embedding file `emb`.
+    pub(crate) fn check_row_count(&self, rows: usize, emb: &Path) -> Result<()> {
         if self.len() != rows {
             bail!(
                 "{} has {} sentences but {} has {rows} embedding rows: they must match line \
                  for row",
                 self.path.display(),
                 self.len(),
-                m.path().display()
+                emb.display()
             );
         }
         Ok(())
@@ -286,6 +290,21 @@ pub(crate) fn sentences_for(
     };
     let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
     s.check_rows(m)?;
+    Ok(Some(s))
+}
+
+/// [`sentences_for`] an embedding file `emb` of `rows` rows that is not opened here.
+pub(crate) fn sentences_for_rows(
+    path: Option<&Path>,
+    format: TextFormat,
+    rows: usize,
+    emb: &Path,
+) -> Result<Option<Sentences>> {
+    let Some(p) = path else {
+        return Ok(None);
+    };
+    let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
+    s.check_row_count(rows, emb)?;
     Ok(Some(s))
 }
 

@@ -27,6 +27,9 @@ enum Command {
     Embed(Box<cmd::embed::EmbedArgs>),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
+    /// Run steps of a sharded mining plan (`bitext mine --shards N --work-dir DIR --plan-only`
+    /// writes it): what an engine such as Ray calls.
+    MineStep(cmd::mine_step::MineStepArgs),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
     Filter(Box<cmd::filter::FilterArgs>),
     /// Extract one-to-one pairs scoring at least ρ with a classifier (Grégoire & Langlais).
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Embed(a) => cmd::embed::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
+        Command::MineStep(a) => cmd::mine_step::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),
         Command::Extract(a) => cmd::extract::run(&a),
         Command::Emd(c) => cmd::emd::run(c),

@@ -53,4 +53,4 @@ pub use recipe::{MineSpec, Neighbourhoods};
 pub use retrieval::{Retrieval, ScoredCandidates, retrieve};
 pub use scorer_spec::{EmdSpec, ScorerSpec};
 pub use sentence_scorers::{EmdScorers, SentenceScorers};
-pub use unit::UnitRows;
+pub use unit::{UnitRows, check_unit};

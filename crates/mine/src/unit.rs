@@ -25,23 +25,7 @@ impl<'a> UnitRows<'a> {
     /// [`Error::Invalid`] naming the side, row and column of a non-finite value, or the side
     /// and row of an all-zero row (it has no direction: no cosine is defined).
     pub fn new(v: EmbeddingsView<'a>, side: &str) -> Result<Self> {
-        let mut unit = true;
-        for (r, row) in v.rows().enumerate() {
-            if let Some(c) = row.iter().position(|x| !x.is_finite()) {
-                return Err(Error::Invalid(format!(
-                    "{side} embeddings: row {r}, column {c} is {}, not a finite number",
-                    row[c]
-                )));
-            }
-            let n2: f32 = row.iter().map(|x| x * x).sum();
-            if n2 == 0.0 {
-                return Err(Error::Invalid(format!(
-                    "{side} embeddings: row {r} is all zeros: it has no direction, so no cosine"
-                )));
-            }
-            unit &= (n2 - 1.0).abs() <= UNIT_TOLERANCE;
-        }
-        if unit {
+        if check_unit(v, side, 0)? {
             return Ok(UnitRows::Borrowed(v));
         }
         let mut e = v.to_owned();
@@ -65,6 +49,34 @@ impl<'a> UnitRows<'a> {
     pub fn copied(&self) -> bool {
         matches!(self, UnitRows::Owned(_))
     }
+}
+
+/// Check the rows of `v` as [`UnitRows::new`] does and say whether all are already unit
+/// length (then they are searched as they are; otherwise every row is normalised). `first_row`
+/// numbers the rows in errors (a shard of a larger matrix), `side` names it. A matrix cut
+/// into shards is unit when every shard is.
+///
+/// # Errors
+/// As [`UnitRows::new`].
+pub fn check_unit(v: EmbeddingsView<'_>, side: &str, first_row: usize) -> Result<bool> {
+    let mut unit = true;
+    for (r, row) in v.rows().enumerate() {
+        let r = first_row + r;
+        if let Some(c) = row.iter().position(|x| !x.is_finite()) {
+            return Err(Error::Invalid(format!(
+                "{side} embeddings: row {r}, column {c} is {}, not a finite number",
+                row[c]
+            )));
+        }
+        let n2: f32 = row.iter().map(|x| x * x).sum();
+        if n2 == 0.0 {
+            return Err(Error::Invalid(format!(
+                "{side} embeddings: row {r} is all zeros: it has no direction, so no cosine"
+            )));
+        }
+        unit &= (n2 - 1.0).abs() <= UNIT_TOLERANCE;
+    }
+    Ok(unit)
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub mod measure;
 mod scorer;
 
 pub use error::{Error, Result};
-pub use margin::{Margin, MarginFunction, MarginScorer, MarginSpec, Neighborhood};
+pub use margin::{
+    Margin, MarginFunction, MarginScorer, MarginSpec, Neighborhood, neighbourhood_means,
+};
 pub use measure::{EmbeddingScorer, Measure, cosine, dot, neg_euclidean};
 pub use scorer::PairScorer;

@@ -180,8 +180,13 @@ impl MarginSpec {
     }
 }
 
-/// The mean similarity of the first `k` neighbours of each query (accumulated in `f64`).
-fn neighbourhood_means(nb: &Neighbors, k: usize, what: &str) -> Result<Vec<f64>> {
+/// The mean similarity of the first `k` neighbours of each query (accumulated in `f64`): the
+/// means [`Margin::from_neighbors`] keeps, row by row, so the means of a matrix cut into
+/// shards are the shards' means one after the other. `what` names the lists in errors.
+///
+/// # Errors
+/// [`Error::Invalid`] for lists of fewer than `k` neighbours or a non-finite similarity.
+pub fn neighbourhood_means(nb: &Neighbors, k: usize, what: &str) -> Result<Vec<f64>> {
     if nb.k() < k {
         return Err(Error::Invalid(format!(
             "{what} neighbour lists hold {} neighbours per sentence but the margin needs {k}",

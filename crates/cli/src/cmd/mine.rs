@@ -3,7 +3,7 @@
 //! {mine,score,search}`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
@@ -14,7 +14,12 @@ use clap::{Args, ValueEnum};
 use crate::index::SearchArgs;
 use bitext_eval::calibration::Calibration;
 
-use crate::input::{CalibrationArgs, EmbeddingArgs, Labels, TextFormat, sentences_for};
+use bitext_shard::{Format, Input, Outcome, Plan, RunOptions, mined_pairs, run_all};
+
+use crate::input::{
+    CalibrationArgs, EmbeddingArgs, Labels, TextFormat, progress_bar, sentences_for,
+    sentences_for_rows,
+};
 use crate::rows::{RowOptions, Rows, Unify};
 
 /// What `bitext mine` does with the neighbourhoods.
@@ -118,14 +123,45 @@ pub(crate) struct MineArgs {
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Mine in N row-range shards per side, as resumable steps in --work-dir (exact index,
+    /// mode mine): the output is the same as without shards; a rerun skips the steps done.
+    #[arg(long, value_name = "N", requires = "work_dir")]
+    shards: Option<usize>,
+    /// Work directory of --shards: the plan (plan.json), each step's output and completion
+    /// record, and steps.log.
+    #[arg(long, value_name = "DIR", requires = "shards")]
+    work_dir: Option<PathBuf>,
+    /// With --shards: write the plan and stop (an engine such as the Ray driver then runs the
+    /// steps with `bitext mine-step`, and the same command without --plan-only writes the
+    /// output, skipping every step done).
+    #[arg(long, requires = "shards")]
+    plan_only: bool,
 }
 
-pub(crate) fn run(a: &MineArgs) -> Result<()> {
+/// The recipe of `a`: margin, retrieval, threshold, one-to-one, top-N and index.
+fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
     let spec = margin_spec(a);
     spec.check()?;
     let index = a.search.spec()?;
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
+    }
+    let mut miner = Miner::new(spec)
+        .retrieval(retrieval(a.retrieval))
+        .one_to_one(a.one_to_one);
+    if let Some(value) = a.threshold {
+        miner = miner.threshold(Threshold::Above { value });
+    }
+    if let Some(n) = a.top_n {
+        miner = miner.top_n(n);
+    }
+    Ok(MineSpec::new(miner).index(index))
+}
+
+pub(crate) fn run(a: &MineArgs) -> Result<()> {
+    let spec = mine_spec(a)?;
+    if let (Some(n), Some(dir)) = (a.shards, &a.work_dir) {
+        return run_sharded(a, &spec, n, dir);
     }
     let (src, trg) = a.embeddings.open()?;
     let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
@@ -151,16 +187,6 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             tv.len()
         );
     }
-    let mut miner = Miner::new(spec)
-        .retrieval(retrieval(a.retrieval))
-        .one_to_one(a.one_to_one);
-    if let Some(value) = a.threshold {
-        miner = miner.threshold(Threshold::Above { value });
-    }
-    if let Some(n) = a.top_n {
-        miner = miner.top_n(n);
-    }
-    let spec = MineSpec::new(miner).index(index);
     let hoods = crate::index::neighbourhoods(&spec, sv, tv, a.quiet).with_context(|| {
         format!(
             "mining {} against {}",
@@ -227,6 +253,76 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             out.write(a.output.as_ref(), &best)
         }
     }
+}
+
+/// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
+/// output as the single-process run writes it.
+fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Result<()> {
+    if a.mode != Mode::Mine || a.skip_zero_rows || a.unify.is_some() {
+        bail!("--shards mines (--mode mine) without --skip-zero-rows or --unify");
+    }
+    let e = &a.embeddings;
+    let input = |p: &PathBuf| Input {
+        path: p.clone(),
+        format: Format::of(p, e.fp16),
+        dim: e.dim,
+    };
+    let (src, trg) = (input(&e.src_embeddings), input(&e.trg_embeddings));
+    let plan = Plan::make(dir, &src, &trg, spec, shards)
+        .with_context(|| format!("planning in {}", dir.display()))?;
+    if a.plan_only {
+        eprintln!(
+            "plan {} ({} steps, {shards} shards per side) in {}",
+            plan.id,
+            plan.steps.len(),
+            dir.join(bitext_shard::PLAN_FILE).display()
+        );
+        return Ok(());
+    }
+    let src_text = sentences_for_rows(
+        a.src_text.as_deref(),
+        a.text_format,
+        plan.src.rows,
+        &src.path,
+    )?;
+    let trg_text = sentences_for_rows(
+        a.trg_text.as_deref(),
+        a.text_format,
+        plan.trg.rows,
+        &trg.path,
+    )?;
+    let (cal, min) = a.calibration.load()?;
+    let opts = RunOptions {
+        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
+    };
+    let bar = progress_bar(plan.steps.len(), "mining steps", a.quiet);
+    let (mut ran, mut skipped) = (0, 0);
+    run_all(&plan, dir, &opts, &mut |_, outcome, done, _| {
+        match outcome {
+            Outcome::Ran => ran += 1,
+            Outcome::Skipped => skipped += 1,
+        }
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("mining in {} (rerun to resume)", dir.display()))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "steps: {ran} ran, {skipped} already done ({})",
+        dir.display()
+    );
+    let mut pairs = mined_pairs(&plan, dir)?;
+    if let Some(m) = min {
+        pairs.retain(|p| p.score >= m);
+    }
+    eprintln!("mined {} pairs", pairs.len());
+    let (src_labels, trg_labels) = (Labels::of(src_text), Labels::of(trg_text));
+    Output {
+        src: &src_labels,
+        trg: &trg_labels,
+        decimals: a.decimals,
+        calibration: cal.as_ref(),
+    }
+    .write(a.output.as_ref(), &pairs)
 }
 
 fn margin_spec(a: &MineArgs) -> MarginSpec {

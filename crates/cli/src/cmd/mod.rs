@@ -8,6 +8,7 @@ pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod ibm1;
 pub(crate) mod mine;
+pub(crate) mod mine_step;
 #[cfg(feature = "neural")]
 pub(crate) mod neural;
 pub(crate) mod score;

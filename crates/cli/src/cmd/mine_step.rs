@@ -1,0 +1,52 @@
+//! `bitext mine-step`: run steps of a sharded mining plan (`bitext mine --shards N --work-dir DIR
+//! --plan-only` writes it), one process per call, for an engine that schedules the steps itself
+//! (the Ray driver in `python/bitext-ray`). A step already done is skipped; a step whose
+//! dependencies are not done is an error naming them.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use bitext_shard::{Outcome, Plan, RunOptions, run_step};
+
+/// Arguments of `bitext mine-step`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct MineStepArgs {
+    /// The work directory holding plan.json.
+    #[arg(long, value_name = "DIR")]
+    work_dir: PathBuf,
+    /// Print the plan's steps (name and dependencies, one JSON object per line) and stop.
+    #[arg(long)]
+    list: bool,
+    /// Steps to run, in order (names from the plan: knn-0-1, merge-knn-src-0, means-src,
+    /// score-trg-2, retrieve, merge, …).
+    #[arg(value_name = "STEP", required_unless_present = "list")]
+    steps: Vec<String>,
+}
+
+pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
+    let plan = Plan::load(&a.work_dir)?;
+    if a.list {
+        for s in &plan.steps {
+            println!(
+                "{}",
+                serde_json::json!({"name": s.name, "deps": s.deps, "id": s.id})
+            );
+        }
+        return Ok(());
+    }
+    let opts = RunOptions {
+        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
+    };
+    for name in &a.steps {
+        let o = run_step(&plan, &a.work_dir, name, &opts)
+            .with_context(|| format!("in {}", a.work_dir.display()))?;
+        eprintln!(
+            "{name}: {}",
+            match o {
+                Outcome::Ran => "ran",
+                Outcome::Skipped => "already done",
+            }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! `bitext mine --shards N --work-dir DIR`: byte-identical to single-process mining for 1, 3
+//! and 7 shards (an uneven last shard), for f32 and binary16 inputs, normalised or unit, at f32
+//! and reduced precision; resumable: a run failed on purpose and rerun redoes only the steps
+//! that had not completed, a lost output redoes only its step, a changed threshold redoes only
+//! retrieval; and `bitext mine-step` runs the same plan step by step (as the Ray driver does).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_core::io::raw::{RawDtype, write_raw};
+use bitext_core::{Embeddings, Rng};
+
+mod common;
+use common::{bitext, run};
+
+const D: usize = 20;
+
+/// `n` sources and `m` targets; targets `j < planted` are noisy copies of source `j`.
+fn planted(n: usize, m: usize, planted: usize, seed: u64) -> (Embeddings, Embeddings) {
+    let mut rng = Rng::seed(seed);
+    let mut row = |s: f32| (0..D).map(|_| s * rng.normal() as f32).collect::<Vec<_>>();
+    let x: Vec<Vec<f32>> = (0..n).map(|_| row(2.0)).collect();
+    let mut y: Vec<Vec<f32>> = (0..m).map(|_| row(1.0)).collect();
+    for (j, t) in y.iter_mut().enumerate().take(planted) {
+        let noise = row(0.4);
+        *t = x[j].iter().zip(&noise).map(|(a, e)| a + e).collect();
+    }
+    (
+        Embeddings::from_rows(x, D).unwrap(),
+        Embeddings::from_rows(y, D).unwrap(),
+    )
+}
+
+fn files(dir: &Path, x: &Embeddings, y: &Embeddings, dtype: RawDtype) -> (PathBuf, PathBuf) {
+    let (xp, yp) = (dir.join("x.emb"), dir.join("y.emb"));
+    write_raw(&xp, x.view(), dtype).unwrap();
+    write_raw(&yp, y.view(), dtype).unwrap();
+    (xp, yp)
+}
+
+fn mine_cmd(x: &Path, y: &Path, extra: &[&str]) -> Command {
+    let mut c: Command = bitext();
+    c.args(["mine", "-q", "--dim", &D.to_string(), "--src-embeddings"])
+        .arg(x)
+        .arg("--trg-embeddings")
+        .arg(y)
+        .args(extra);
+    c
+}
+
+fn mine(x: &Path, y: &Path, extra: &[&str]) -> (String, String) {
+    let (ok, out, err) = run(&mut mine_cmd(x, y, extra));
+    assert!(ok, "{extra:?}: {err}");
+    (out, err)
+}
+
+fn sharded(x: &Path, y: &Path, work: &Path, n: usize, extra: &[&str]) -> (String, String) {
+    let n = n.to_string();
+    let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    mine(x, y, &args)
+}
+
+/// The steps the log says ran (or were skipped) after its line `from`.
+fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
+    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
+    log.lines()
+        .skip(from)
+        .filter_map(|l| l.strip_prefix(what))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+fn log_len(work: &Path) -> usize {
+    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
+}
+
+#[test]
+fn sharded_mining_writes_the_single_process_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(300, 263, 120, 5);
+    let args = ["--margin", "ratio", "--retrieval", "max", "-k", "4"];
+    for (dtype, extra) in [
+        (RawDtype::F32, vec![]),
+        (RawDtype::F32, vec!["--precision", "int8"]),
+        (RawDtype::F16, vec!["--fp16"]),
+        (RawDtype::F16, vec!["--fp16", "--precision", "bf16"]),
+    ] {
+        let (xp, yp) = files(d.path(), &x, &y, dtype);
+        let all = [&args[..], &extra].concat();
+        let (want, _) = mine(&xp, &yp, &all);
+        assert!(want.lines().count() > 60, "{want}");
+        for n in [1, 3, 7] {
+            let work = d.path().join(format!("w{n}-{dtype:?}-{}", extra.len()));
+            let (got, err) = sharded(&xp, &yp, &work, n, &all);
+            assert!(got == want, "{n} shards {extra:?}");
+            assert!(err.contains("ran, 0 already done"), "{err}");
+        }
+    }
+    // Unit rows are searched as they are (no copy), other retrievals and margins too.
+    let (mut xu, mut yu) = (x.clone(), y.clone());
+    xu.normalize_l2();
+    yu.normalize_l2();
+    let (xp, yp) = files(d.path(), &xu, &yu, RawDtype::F32);
+    for extra in [
+        ["--retrieval", "fwd", "--margin", "distance"],
+        ["--retrieval", "intersect", "--margin", "absolute"],
+        ["--retrieval", "bwd", "--margin", "ratio"],
+    ] {
+        let (want, _) = mine(&xp, &yp, &extra);
+        let work = d.path().join(format!("unit-{}", extra[1]));
+        let (got, _) = sharded(&xp, &yp, &work, 3, &extra);
+        assert!(got == want, "{extra:?}");
+    }
+}
+
+#[test]
+fn a_failed_run_resumes_with_the_missing_steps_only() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(200, 170, 80, 6);
+    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (want, _) = mine(&xp, &yp, &[]);
+    let work = d.path().join("work");
+    let w = work.to_str().unwrap();
+    let mut c = mine_cmd(&xp, &yp, &["--shards", "3", "--work-dir", w]);
+    c.env("BITEXT_FAIL_STEP", "merge-knn-trg-1");
+    let (ok, _, err) = run(&mut c);
+    assert!(
+        !ok && err.contains("merge-knn-trg-1") && err.contains("on purpose"),
+        "{err}"
+    );
+    let first = logged(&work, 0, "ran ");
+    // 9 knn, 3 source merges and the first target merge had completed.
+    assert_eq!(first.len(), 13, "{first:?}");
+    assert!(first.contains("merge-knn-trg-0") && !first.contains("merge-knn-trg-1"));
+    let at = log_len(&work);
+    let (got, err) = sharded(&xp, &yp, &work, 3, &[]);
+    assert_eq!(got, want);
+    assert!(err.contains("13 already done"), "{err}");
+    let (ran, skipped) = (logged(&work, at, "ran "), logged(&work, at, "skipped "));
+    assert_eq!(skipped, first);
+    assert!(ran.is_disjoint(&first) && ran.contains("merge-knn-trg-1") && ran.contains("merge"));
+    // A lost output: only its step runs again.
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
+    let id = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "knn-2-0")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::remove_file(work.join(format!("knn-2-0-{id}.bin"))).unwrap();
+    let at = log_len(&work);
+    assert_eq!(sharded(&xp, &yp, &work, 3, &[]).0, want);
+    assert_eq!(
+        logged(&work, at, "ran "),
+        BTreeSet::from(["knn-2-0".to_string()])
+    );
+    // A new threshold: the searches, means and scores are reused; retrieval and merge run.
+    let (want_t, _) = mine(&xp, &yp, &["--threshold", "1.05"]);
+    let at = log_len(&work);
+    assert_eq!(
+        sharded(&xp, &yp, &work, 3, &["--threshold", "1.05"]).0,
+        want_t
+    );
+    let ran = logged(&work, at, "ran ");
+    assert_eq!(
+        ran,
+        BTreeSet::from(["retrieve".to_string(), "merge".to_string()])
+    );
+}
+
+#[test]
+fn mine_step_runs_the_plan_step_by_step() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(90, 70, 40, 7);
+    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (want, _) = mine(&xp, &yp, &[]);
+    let work = d.path().join("work");
+    let w = work.to_str().unwrap();
+    let (_, err) = mine(&xp, &yp, &["--shards", "2", "--work-dir", w, "--plan-only"]);
+    assert!(err.contains("plan.json"), "{err}");
+    let (ok, list, err) = run(bitext().args(["mine-step", "--work-dir", w, "--list"]));
+    assert!(ok, "{err}");
+    let names: Vec<String> = list
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names.len(), 4 + 4 + 2 + 4 + 2);
+    // Out of order: a step whose dependencies are not done is refused.
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "retrieve"]));
+    assert!(!ok && err.contains("has not completed"), "{err}");
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "knn-9-9"]));
+    assert!(!ok && err.contains("no step"), "{err}");
+    for n in &names {
+        let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, n]));
+        assert!(ok, "{n}: {err}");
+    }
+    let (got, err) = mine(&xp, &yp, &["--shards", "2", "--work-dir", w]);
+    assert_eq!(got, want);
+    assert!(err.contains("0 ran, 16 already done"), "{err}");
+}
+
+#[test]
+fn bad_shard_requests_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(20, 10, 5, 8);
+    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let w = d.path().join("w");
+    for (extra, want) in [
+        (vec!["--shards", "0"], "shard count"),
+        (vec!["--shards", "11"], "only 10 sentences"),
+        (vec!["--shards", "2", "--mode", "score"], "--mode mine"),
+        (vec!["--shards", "2", "--skip-zero-rows"], "--mode mine"),
+    ] {
+        let mut args = extra.clone();
+        args.extend(["--work-dir", w.to_str().unwrap()]);
+        let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &args));
+        assert!(!ok && err.contains(want), "{extra:?}: {err}");
+    }
+    let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &["--shards", "2"]));
+    assert!(!ok && err.contains("--work-dir"), "{err}");
+}

@@ -1,0 +1,29 @@
+//! Sharded, resumable margin mining (issue "scale out"): the mining of two embedding files cut
+//! into row-range shards and done as content-addressed steps, each a pure function of its
+//! inputs that writes one file atomically with a completion record, so a rerun skips what is
+//! done and redoes only what is missing or stale. The same plan runs in one process
+//! ([`run_all`], `bitext mine --shards N --work-dir DIR`) or step by step under an engine
+//! (`bitext mine-step`, e.g. from the Ray driver in `python/bitext-ray`).
+//!
+//! In exact mode the output is byte-identical to single-process mining: every shard pair is
+//! searched exactly (the scores are the same `f32` dot products whatever the blocking), the
+//! partial lists are merged by score with ties to the lower id (the search's own order), the
+//! means and margins are computed by the same functions row by row, and retrieval is the
+//! miner's own `select` over all candidates.
+//!
+//! Memory of a step: `knn` holds one source shard (a normalised copy when the side is not unit
+//! length) and one target shard (mapped in place when it can be) plus their lists; the merge,
+//! means and score steps hold lists and the means arrays (8 bytes per sentence and side);
+//! `retrieve` holds every candidate (`n_src·k_src + n_trg·k_trg` of them, 16 bytes each).
+
+mod arrays;
+mod error;
+mod input;
+mod plan;
+mod run;
+mod steps;
+
+pub use error::{Error, Result};
+pub use input::{Format, Input};
+pub use plan::{MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, Side, Step, StepKind};
+pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, run_all, run_step};

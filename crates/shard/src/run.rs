@@ -1,0 +1,191 @@
+//! Running steps: a step whose completion record is present and whose output still has the
+//! recorded size and checksum is skipped; any other runs, writes its output through a temporary
+//! file and a rename, then its record. A run killed at any point leaves complete outputs with
+//! records, complete outputs without (redone), or temporary files (ignored): rerunning redoes
+//! exactly what is missing. Each decision is appended to `steps.log` in the work directory.
+
+use std::io::Write;
+use std::path::Path;
+
+use bitext_core::io::AtomicFile;
+use bitext_mine::ScoredPair;
+use serde::{Deserialize, Serialize};
+
+use crate::arrays::{self, checksum};
+use crate::error::{Error, Result};
+use crate::plan::{Plan, Step, StepKind};
+use crate::steps::{compute, read_pairs};
+
+/// The log of step decisions in the work directory.
+pub const LOG_FILE: &str = "steps.log";
+
+/// What happened to a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It ran and its output was written.
+    Ran,
+    /// Its output was already complete.
+    Skipped,
+}
+
+/// A step's completion record.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    step: String,
+    id: String,
+    output: String,
+    bytes: u64,
+    checksum: String,
+}
+
+/// Options of a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Fail this step on purpose, before it writes anything (to test resumption).
+    pub fail_step: Option<String>,
+}
+
+fn is_done(dir: &Path, step: &Step) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(step.record())) else {
+        return false;
+    };
+    let Ok(rec) = serde_json::from_str::<Record>(&text) else {
+        return false;
+    };
+    let Ok(bytes) = std::fs::read(dir.join(&rec.output)) else {
+        return false;
+    };
+    rec.id == step.id
+        && rec.output == step.output()
+        && rec.bytes == bytes.len() as u64
+        && rec.checksum == format!("{:016x}", checksum(&bytes))
+}
+
+fn log(dir: &Path, line: &str) -> Result<()> {
+    let path = dir.join(LOG_FILE);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| bitext_core::Error::io(&path, e))?;
+    writeln!(f, "{line}").map_err(|e| bitext_core::Error::io(&path, e))?;
+    Ok(())
+}
+
+/// Write the final TSV of `plan`'s pairs (`score<TAB>src<TAB>tgt`, row numbers, scores in the
+/// shortest form that reads back exactly).
+fn write_tsv(path: &Path, pairs: &[ScoredPair]) -> Result<()> {
+    let mut out = AtomicFile::create(path)?;
+    for p in pairs {
+        writeln!(out, "{}\t{}\t{}", p.score, p.src, p.tgt).map_err(|e| out.err(e))?;
+    }
+    out.commit()?;
+    Ok(())
+}
+
+/// Run the step named `name` of `plan` in `dir` unless it is done.
+///
+/// # Errors
+/// [`Error::Step`] naming the step: unknown step, a dependency whose output is missing or
+/// corrupt, the step's own errors, or the failure asked for by `opts`.
+pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Result<Outcome> {
+    let wrap = |e: Error| Error::Step {
+        step: name.to_string(),
+        source: Box::new(e),
+    };
+    let step = plan.step(name).map_err(wrap)?;
+    if is_done(dir, step) {
+        log(dir, &format!("skipped {name} {}", step.id))?;
+        return Ok(Outcome::Skipped);
+    }
+    for d in &step.deps {
+        let dep = plan.step(d).map_err(wrap)?;
+        if !is_done(dir, dep) {
+            return Err(wrap(Error::Invalid(format!(
+                "its dependency {d} has not completed"
+            ))));
+        }
+    }
+    if opts.fail_step.as_deref() == Some(name) {
+        log(dir, &format!("failed {name} {} (on purpose)", step.id))?;
+        return Err(wrap(Error::Invalid(
+            "failed on purpose (--fail-step)".into(),
+        )));
+    }
+    let out = dir.join(step.output());
+    if step.kind == StepKind::Merge {
+        let pairs = read_pairs(plan, dir).map_err(wrap)?;
+        write_tsv(&out, &pairs).map_err(wrap)?;
+    } else {
+        let o = compute(plan, dir, step).map_err(wrap)?;
+        arrays::write(&out, o.kind, o.shape, &o.arrays).map_err(wrap)?;
+    }
+    let bytes = std::fs::read(&out).map_err(|e| wrap(bitext_core::Error::io(&out, e).into()))?;
+    let rec = Record {
+        step: name.into(),
+        id: step.id.clone(),
+        output: step.output(),
+        bytes: bytes.len() as u64,
+        checksum: format!("{:016x}", checksum(&bytes)),
+    };
+    let path = dir.join(step.record());
+    let mut f = AtomicFile::create(&path)?;
+    let json = serde_json::to_string(&rec).expect("record serialises");
+    f.write_all(json.as_bytes()).map_err(|e| f.err(e))?;
+    f.commit()?;
+    log(dir, &format!("ran {name} {}", step.id))?;
+    Ok(Outcome::Ran)
+}
+
+/// Run every step of `plan` in `dir` that is not done, in order; `progress` gets each step's
+/// name, outcome, and the count done so far and in all.
+///
+/// # Errors
+/// The first failing step's error (the steps before it stay done).
+pub fn run_all(
+    plan: &Plan,
+    dir: &Path,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&str, Outcome, usize, usize),
+) -> Result<Vec<(String, Outcome)>> {
+    let mut report = Vec::with_capacity(plan.steps.len());
+    for (i, s) in plan.steps.iter().enumerate() {
+        let o = run_step(plan, dir, &s.name, opts)?;
+        progress(&s.name, o, i + 1, plan.steps.len());
+        report.push((s.name.clone(), o));
+    }
+    Ok(report)
+}
+
+/// The mined pairs of a completed plan (from its final TSV).
+///
+/// # Errors
+/// The `merge` step has not completed, or its file is malformed.
+pub fn mined_pairs(plan: &Plan, dir: &Path) -> Result<Vec<ScoredPair>> {
+    let step = plan.step("merge")?;
+    if !is_done(dir, step) {
+        return Err(Error::Invalid(
+            "the plan's merge step has not completed".into(),
+        ));
+    }
+    let path = dir.join(step.output());
+    let text = std::fs::read_to_string(&path).map_err(|e| bitext_core::Error::io(&path, e))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let bad = || Error::Corrupt {
+                path: path.clone(),
+                reason: format!("line {}: expected score<TAB>src<TAB>tgt", i + 1),
+            };
+            if f.len() != 3 {
+                return Err(bad());
+            }
+            Ok(ScoredPair::new(
+                f[0].parse().map_err(|_| bad())?,
+                f[1].parse().map_err(|_| bad())?,
+                f[2].parse().map_err(|_| bad())?,
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,293 @@
+//! What each step computes (see [`crate::plan`]). Every step reads only its dependencies'
+//! outputs and the inputs' rows of its shards, and returns its output's arrays; the runner
+//! writes them.
+
+use std::cmp::Ordering;
+use std::path::Path;
+
+use bitext_knn::Neighbors;
+use bitext_mine::{ScoredCandidates, ScoredPair};
+use bitext_similarity::{Margin, neighbourhood_means};
+
+use crate::arrays::{self, Array};
+use crate::error::{Error, Result};
+use crate::input::{database, queries};
+use crate::plan::{Plan, Side, Step, StepKind};
+
+/// A step's output: its kind, shape and arrays.
+pub(crate) struct Output {
+    pub(crate) kind: &'static str,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) arrays: Vec<Array>,
+}
+
+/// The output file of the step named `name`.
+fn output_of(plan: &Plan, dir: &Path, name: &str) -> Result<std::path::PathBuf> {
+    Ok(dir.join(plan.step(name)?.output()))
+}
+
+/// Neighbour lists read back: `rows × k` ids (global) and scores.
+struct Lists {
+    k: usize,
+    ids: Vec<usize>,
+    scores: Vec<f32>,
+}
+
+fn lists_array(l: &Lists) -> Vec<Array> {
+    vec![
+        Array::u64s(l.ids.iter().map(|&x| x as u64)),
+        Array::f32s(&l.scores),
+    ]
+}
+
+/// Run `step` of `plan` in `dir`.
+pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step) -> Result<Output> {
+    match step.kind {
+        StepKind::Knn { src, trg } => knn(plan, src, trg),
+        StepKind::MergeKnn { side, shard } => merge_knn(plan, dir, side, shard),
+        StepKind::Means { side } => means(plan, dir, side),
+        StepKind::Score { side, shard } => score(plan, dir, side, shard),
+        StepKind::Retrieve => retrieve(plan, dir),
+        StepKind::Merge => Err(Error::Invalid("merge writes text; see run".into())),
+    }
+}
+
+/// Both-ways exact search of source shard `i` against target shard `j`: partial lists with
+/// global ids (`min(k, shard size)` per sentence).
+fn knn(plan: &Plan, i: usize, j: usize) -> Result<Output> {
+    let (rs, rt) = (plan.src_shards[i], plan.trg_shards[j]);
+    let (ms, mt) = (plan.src.input.open()?, plan.trg.input.open()?);
+    let params = plan
+        .spec
+        .index
+        .exact_search()
+        .ok_or_else(|| Error::Invalid("the plan's index is not exact".into()))?
+        .params;
+    let q = queries(&ms, rs.0..rs.1, plan.src.unit)?;
+    let mut owned = None;
+    let index = database(&mt, rt.0..rt.1, plan.trg.unit, params, &mut owned)?;
+    let n = plan.spec.miner.margin_spec().neighborhood();
+    let (kf, kb) = (n.k_src.min(rt.1 - rt.0), n.k_trg.min(rs.1 - rs.0));
+    let (f, b) = index.search_both_certified(q.view(), kf, kb, &mut |_| {})?;
+    let shift = |nb: &Neighbors, by: usize| -> Vec<u64> {
+        nb.all_ids().iter().map(|&x| (x + by) as u64).collect()
+    };
+    Ok(Output {
+        kind: "knn",
+        shape: vec![rs.1 - rs.0, kf, rt.1 - rt.0, kb],
+        arrays: vec![
+            Array::u64s(shift(&f.neighbors, rt.0)),
+            Array::f32s(f.neighbors.all_scores()),
+            Array::u64s(shift(&b.neighbors, rs.0)),
+            Array::f32s(b.neighbors.all_scores()),
+        ],
+    })
+}
+
+/// Whether `(s, id)` ranks before `(s2, id2)` in the exact search's lists: larger score, then
+/// lower id (−0 == +0).
+fn order((s, id): (f32, usize), (s2, id2): (f32, usize)) -> Ordering {
+    s2.partial_cmp(&s)
+        .unwrap_or(Ordering::Equal)
+        .then(id.cmp(&id2))
+}
+
+/// The partial lists of shard `s` of `side` from every shard of the other side, merged into the
+/// exact global top-k.
+fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+    let n = plan.spec.miner.margin_spec().neighborhood();
+    let (k, rows, other) = match side {
+        Side::Src => (n.k_src, plan.src_shards[s], plan.trg.rows),
+        Side::Trg => (n.k_trg, plan.trg_shards[s], plan.src.rows),
+    };
+    let len = rows.1 - rows.0;
+    let mut cands: Vec<Vec<(f32, usize)>> = vec![Vec::new(); len];
+    for o in 0..plan.shards {
+        let name = match side {
+            Side::Src => format!("knn-{s}-{o}"),
+            Side::Trg => format!("knn-{o}-{s}"),
+        };
+        let path = output_of(plan, dir, &name)?;
+        let r = arrays::read(&path, "knn", &[8, 4, 8, 4])?;
+        let (a, sh) = match side {
+            Side::Src => (0, (r.header.shape[0], r.header.shape[1])),
+            Side::Trg => (2, (r.header.shape[2], r.header.shape[3])),
+        };
+        let ids = r.usizes(a, &path, other)?;
+        let scores = r.f32s(a + 1);
+        if sh.0 != len || ids.len() != sh.0 * sh.1 || scores.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Corrupt {
+                path,
+                reason: format!("partial lists do not match shard {s} of {}", side.name()),
+            });
+        }
+        for (row, c) in cands.iter_mut().enumerate() {
+            let at = row * sh.1..(row + 1) * sh.1;
+            c.extend(
+                scores[at.clone()]
+                    .iter()
+                    .copied()
+                    .zip(ids[at].iter().copied()),
+            );
+        }
+    }
+    let mut out = Lists {
+        k,
+        ids: Vec::with_capacity(len * k),
+        scores: Vec::with_capacity(len * k),
+    };
+    for mut c in cands {
+        c.sort_by(|&a, &b| order(a, b));
+        if c.len() < k {
+            return Err(Error::Invalid(format!(
+                "fewer than {k} candidates were found"
+            )));
+        }
+        for &(sc, id) in &c[..k] {
+            out.scores.push(sc);
+            out.ids.push(id);
+        }
+    }
+    Ok(Output {
+        kind: "lists",
+        shape: vec![len, out.k],
+        arrays: lists_array(&out),
+    })
+}
+
+/// The merged lists of shard `s` of `side`.
+fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Lists> {
+    let path = output_of(plan, dir, &format!("merge-knn-{}-{s}", side.name()))?;
+    let r = arrays::read(&path, "lists", &[8, 4])?;
+    let other = match side {
+        Side::Src => plan.trg.rows,
+        Side::Trg => plan.src.rows,
+    };
+    let (len, k) = (r.header.shape[0], r.header.shape[1]);
+    let ids = r.usizes(0, &path, other)?;
+    let scores = r.f32s(1);
+    if ids.len() != len * k || scores.len() != len * k {
+        return Err(Error::Corrupt {
+            path,
+            reason: "list sizes differ from the header".into(),
+        });
+    }
+    Ok(Lists { k, ids, scores })
+}
+
+fn neighbors(l: &Lists) -> Result<Neighbors> {
+    Ok(Neighbors::new(l.k, l.ids.clone(), l.scores.clone())?)
+}
+
+/// The kNN means of every sentence of `side`, shard after shard.
+fn means(plan: &Plan, dir: &Path, side: Side) -> Result<Output> {
+    let n = plan.spec.miner.margin_spec().neighborhood();
+    let (k, what) = match side {
+        Side::Src => (n.k_src, "forward"),
+        Side::Trg => (n.k_trg, "backward"),
+    };
+    let mut all = Vec::new();
+    for s in 0..plan.shards {
+        let l = read_lists(plan, dir, side, s)?;
+        all.extend(neighbourhood_means(&neighbors(&l)?, k, what)?);
+    }
+    Ok(Output {
+        kind: "means",
+        shape: vec![all.len()],
+        arrays: vec![Array::f64s(&all)],
+    })
+}
+
+fn read_means(plan: &Plan, dir: &Path, side: Side, rows: usize) -> Result<Vec<f64>> {
+    let path = output_of(plan, dir, &format!("means-{}", side.name()))?;
+    let m = arrays::read(&path, "means", &[8])?.f64s(0);
+    if m.len() != rows {
+        return Err(Error::Corrupt {
+            path,
+            reason: format!("{} means for {rows} sentences", m.len()),
+        });
+    }
+    Ok(m)
+}
+
+/// Margin scores of the candidates of shard `s` of `side` (as the single-process miner scores
+/// them: `Margin::score` of the global ids and the search's similarity).
+fn score(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+    let margin = Margin::from_means(
+        plan.spec.miner.margin_spec(),
+        read_means(plan, dir, Side::Src, plan.src.rows)?,
+        read_means(plan, dir, Side::Trg, plan.trg.rows)?,
+    )?;
+    let l = read_lists(plan, dir, side, s)?;
+    let first = match side {
+        Side::Src => plan.src_shards[s].0,
+        Side::Trg => plan.trg_shards[s].0,
+    };
+    let mut scores = Vec::with_capacity(l.ids.len());
+    for (p, (&id, &sim)) in l.ids.iter().zip(&l.scores).enumerate() {
+        let row = first + p / l.k;
+        let (a, b) = match side {
+            Side::Src => (row, id),
+            Side::Trg => (id, row),
+        };
+        scores.push(margin.score(a, b, f64::from(sim))?);
+    }
+    Ok(Output {
+        kind: "scored",
+        shape: vec![l.ids.len() / l.k, l.k],
+        arrays: vec![
+            Array::u64s(l.ids.iter().map(|&x| x as u64)),
+            Array::f64s(&scores),
+        ],
+    })
+}
+
+/// All scored candidates of `side`, in row order.
+fn read_scored(plan: &Plan, dir: &Path, side: Side) -> Result<ScoredCandidates> {
+    let n = plan.spec.miner.margin_spec().neighborhood();
+    let (k, other) = match side {
+        Side::Src => (n.k_src, plan.trg.rows),
+        Side::Trg => (n.k_trg, plan.src.rows),
+    };
+    let (mut ids, mut scores) = (Vec::new(), Vec::new());
+    for s in 0..plan.shards {
+        let path = output_of(plan, dir, &format!("score-{}-{s}", side.name()))?;
+        let r = arrays::read(&path, "scored", &[8, 8])?;
+        ids.extend(r.usizes(0, &path, other)?);
+        scores.extend(r.f64s(1));
+    }
+    Ok(ScoredCandidates::new(k, ids, scores)?)
+}
+
+/// Retrieval, threshold, one-to-one and top-N over every shard's candidates: the miner's own
+/// `select`, so the pairs are the single-process run's.
+fn retrieve(plan: &Plan, dir: &Path) -> Result<Output> {
+    let fwd = read_scored(plan, dir, Side::Src)?;
+    let bwd = read_scored(plan, dir, Side::Trg)?;
+    let pairs = plan.spec.miner.select(&fwd, &bwd)?;
+    Ok(Output {
+        kind: "pairs",
+        shape: vec![pairs.len()],
+        arrays: vec![
+            Array::f64s(&pairs.iter().map(|p| p.score).collect::<Vec<_>>()),
+            Array::u64s(pairs.iter().map(|p| p.src as u64)),
+            Array::u64s(pairs.iter().map(|p| p.tgt as u64)),
+        ],
+    })
+}
+
+/// The pairs of the `retrieve` step, deduplicated (the first of each (source, target)).
+pub(crate) fn read_pairs(plan: &Plan, dir: &Path) -> Result<Vec<ScoredPair>> {
+    let path = output_of(plan, dir, "retrieve")?;
+    let r = arrays::read(&path, "pairs", &[8, 8, 8])?;
+    let scores = r.f64s(0);
+    let src = r.usizes(1, &path, plan.src.rows)?;
+    let tgt = r.usizes(2, &path, plan.trg.rows)?;
+    let mut seen = std::collections::HashSet::new();
+    Ok(scores
+        .into_iter()
+        .zip(src.into_iter().zip(tgt))
+        .filter(|&(_, st)| seen.insert(st))
+        .map(|(s, (a, b))| ScoredPair::new(s, a, b))
+        .collect())
+}
