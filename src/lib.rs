@@ -27,6 +27,7 @@ pub use bitext_lexical as lexical;
 pub use bitext_mine as mine;
 #[cfg(feature = "neural")]
 pub use bitext_neural as neural;
+pub use bitext_shard as shard;
 pub use bitext_similarity as similarity;
 pub use bitext_tokenize as tokenize;
 pub use bitext_transport as transport;

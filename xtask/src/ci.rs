@@ -10,6 +10,7 @@ pub(crate) const CI_FEATURES: &[&str] = &[
     "bitext-tokenize/sentencepiece",
     "bitext-knn/faiss",
     "bitext-cli/faiss",
+    "bitext-shard/faiss",
     "bitext/neural",
 ];
 
@@ -138,6 +139,59 @@ pub(crate) const FULL_EXTRA: &[&[&str]] = &[
     ],
 ];
 
+/// The Python that runs the Ray test: `BITEXT_RAY_PYTHON` (`.ci/run` sets it to the virtual
+/// environment where it installs `ray`), else `python3`.
+fn ray_python() -> std::ffi::OsString {
+    std::env::var_os("BITEXT_RAY_PYTHON").unwrap_or_else(|| "python3".into())
+}
+
+/// The Ray driver's test (`python/bitext-ray/tests/test_local_cluster.py`): a local cluster of
+/// a head and two workers on 127.0.0.1 runs a sharded plan whose output must equal the
+/// single-process run's. Skipped, saying why, only when `ray` cannot be imported.
+fn ray_test() -> Result<()> {
+    let python = ray_python();
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import ray"])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            eprintln!(
+                "ray test SKIPPED: `{} -c \"import ray\"` failed ({}); .ci/run installs ray \
+                 into a virtual environment and sets BITEXT_RAY_PYTHON",
+                python.to_string_lossy(),
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+            );
+            return Ok(());
+        }
+        Err(e) => {
+            eprintln!(
+                "ray test SKIPPED: cannot start {} ({e})",
+                python.to_string_lossy()
+            );
+            return Ok(());
+        }
+    }
+    // The binary `cargo test --workspace` built for the CLI's integration tests.
+    let target: std::path::PathBuf = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| crate::project_root().join("target"), Into::into);
+    let bitext = target.join("debug/bitext");
+    if !bitext.exists() {
+        bail!(
+            "{} is missing: the workspace tests build it",
+            bitext.display()
+        );
+    }
+    let mut test = std::process::Command::new(&python);
+    test.arg(crate::project_root().join("python/bitext-ray/tests/test_local_cluster.py"))
+        .arg("--bitext")
+        .arg(&bitext);
+    run_cmd(&mut test)
+}
+
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let full = match args {
         [] => false,
@@ -172,6 +226,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
 
     run_cmd(cargo().args(WGPU_CHECK))?;
     run_cmd(cargo().args(FUZZ_BUILD))?;
+    ray_test()?;
 
     if full {
         for extra in FULL_EXTRA {

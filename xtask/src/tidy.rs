@@ -10,7 +10,7 @@ use crate::project_root;
 const MAX_LINES: usize = 600;
 
 /// The data flow, as ranks: a crate may depend only on crates of lower rank.
-/// text → tokenize → encode → knn → similarity → {transport, neural} → mine → eval → cli.
+/// text → tokenize → encode → knn → similarity → {transport, neural} → mine → {eval, shard} → cli.
 const RANKS: &[(&str, u32)] = &[
     ("bitext-core", 0),
     ("bitext-tokenize", 1),
@@ -25,6 +25,8 @@ const RANKS: &[(&str, u32)] = &[
     // dev-dependency of integration tests only (`testkit_is_only_used_by_integration_tests`).
     ("bitext-testkit", 6),
     ("bitext-eval", 7),
+    // Sharded mining: steps over the mining recipe (its own stage after mine).
+    ("bitext-shard", 7),
     ("bitext-cli", 8),
 ];
 

@@ -79,6 +79,15 @@ impl Input {
         }
     }
 
+    /// Rows and dimension (the file is mapped, not read).
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub fn shape(&self) -> Result<(usize, usize)> {
+        let m = self.open()?;
+        Ok((m.len(), m.dim()))
+    }
+
     /// What identifies the file's content cheaply: its canonical path, size and modification
     /// time (a changed file gets new step names, so nothing made from the old one is reused).
     ///
@@ -99,6 +108,51 @@ impl Input {
             self.format,
             meta.len()
         ))
+    }
+}
+
+/// Rows read at a time by [`Input::check_unit`].
+const CHECK_BLOCK: usize = 8192;
+
+impl Input {
+    /// Check every row as single-process mining does (finite, not all zeros; errors name the
+    /// file, `side` and the row) and say whether all are unit length already. Streams the file
+    /// a block at a time (it is read, not mapped, so that checking a file larger than memory
+    /// holds only a block).
+    ///
+    /// # Errors
+    /// Unreadable or malformed files; bad rows.
+    pub(crate) fn check_unit(&self, dim: usize, side: &str) -> Result<bool> {
+        use bitext_core::io::npy::NpyBlockReader;
+        use bitext_core::io::raw::{RawBlockReader, RawDtype};
+        let bad = |e: bitext_mine::Error| Error::Invalid(format!("{}: {e}", self.path.display()));
+        let mut unit = true;
+        let mut row = 0;
+        let mut check = |block: Embeddings| -> Result<()> {
+            unit &= bitext_mine::check_unit(block.view(), side, row).map_err(bad)?;
+            row += block.len();
+            Ok(())
+        };
+        match self.format {
+            Format::Npy => {
+                let mut r = NpyBlockReader::open(&self.path)?;
+                while let Some(b) = r.next_block(CHECK_BLOCK)? {
+                    check(b)?;
+                }
+            }
+            Format::RawF32 | Format::RawF16 => {
+                let dtype = if self.format == Format::RawF16 {
+                    RawDtype::F16
+                } else {
+                    RawDtype::F32
+                };
+                let mut r = RawBlockReader::open(&self.path, dim, dtype)?;
+                while let Some(b) = r.next_block(CHECK_BLOCK)? {
+                    check(b)?;
+                }
+            }
+        }
+        Ok(unit)
     }
 }
 
@@ -149,6 +203,23 @@ impl Mapped {
 pub(crate) fn queries(m: &Mapped, r: Range<usize>, unit: bool) -> Result<Embeddings> {
     let d = m.dim();
     let mut e = Embeddings::new(m.rows_f32(r)?.into_owned(), d)?;
+    if !unit {
+        for i in 0..e.len() {
+            bitext_core::normalize_row(e.row_mut(i));
+        }
+    }
+    Ok(e)
+}
+
+/// Rows `rows` (ascending) as `f32`, normalised unless the side is unit already (a training
+/// sample).
+pub(crate) fn gather(m: &Mapped, rows: &[usize], unit: bool) -> Result<Embeddings> {
+    let d = m.dim();
+    let mut data = Vec::with_capacity(rows.len() * d);
+    for &r in rows {
+        data.extend_from_slice(&m.rows_f32(r..r + 1)?);
+    }
+    let mut e = Embeddings::new(data, d)?;
     if !unit {
         for i in 0..e.len() {
             bitext_core::normalize_row(e.row_mut(i));

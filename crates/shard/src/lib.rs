@@ -20,10 +20,12 @@ mod arrays;
 mod error;
 mod input;
 mod plan;
+mod preset;
 mod run;
 mod steps;
 
 pub use error::{Error, Result};
 pub use input::{Format, Input};
 pub use plan::{MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, Side, Step, StepKind};
-pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, run_all, run_step};
+pub use preset::{AUTO_EXACT_PAIRS, AUTO_NPROBE, auto_index};
+pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, neighbours, run_all, run_step};

@@ -4,11 +4,21 @@
 //! reads), so that its output name changes whenever anything it depends on changes.
 //!
 //! Steps, in an order that respects their dependencies:
-//! - `knn-i-j` for every source shard `i` and target shard `j`: the exact both-ways search of
-//!   the two shards in one pass (partial lists: the best targets of shard `j` for every source
-//!   of shard `i`, and the best sources of shard `i` for every target of shard `j`);
-//! - `merge-knn-src-i` / `merge-knn-trg-j`: the partial lists merged (k-way, by score, ties to
-//!   the lower id) into the exact global top-k of every sentence of the shard;
+//! - faiss mode only: `train-index-src` / `train-index-trg` (the index of the spec trained on a
+//!   seeded sample of the side's rows: `train_size` of them, or all) and `add-src-s` /
+//!   `add-trg-s` (the trained index filled with one shard). There is no merged index: a shard's
+//!   search in each shard index of the other side, merged by `merge-knn`, is the search of the
+//!   merged index (every shard index has the same trained quantisers, so a query probes the
+//!   same inverted lists in each), and a step then holds one shard's index, not all of them;
+//! - exact mode: `knn-i-j` for every source shard `i` and target shard `j`, the exact
+//!   both-ways search of the two shards in one pass (partial lists: the best targets of shard
+//!   `j` for every source of shard `i`, and the best sources of shard `i` for every target of
+//!   shard `j`), then `merge-knn-src-i` / `merge-knn-trg-j`, the partial lists merged (k-way,
+//!   by score, ties to the lower id) into the exact global top-k of every sentence of the
+//!   shard;
+//! - faiss mode: `merge-knn-src-i` / `merge-knn-trg-j` search the shard in every shard index
+//!   of the other side in turn and merge the lists as they come (one shard index in memory at
+//!   a time, and one output per query shard rather than one per pair of shards);
 //! - `means-src` / `means-trg`: the global arrays of kNN means;
 //! - `score-src-i` / `score-trg-j`: the margin of every candidate of the shard, reading both
 //!   sides' means;
@@ -19,7 +29,7 @@
 use std::path::Path;
 
 use bitext_core::io::AtomicFile;
-use bitext_mine::{MineSpec, check_unit};
+use bitext_mine::MineSpec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -69,7 +79,27 @@ impl Side {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum StepKind {
-    /// Both-ways exact search of source shard `src` against target shard `trg`.
+    /// An approximate index (faiss mode) trained on a seeded sample of `side`, saved empty.
+    TrainIndex {
+        /// The side.
+        side: Side,
+    },
+    /// The trained index of `side` filled with one shard's rows (ids local to the shard).
+    Add {
+        /// The side.
+        side: Side,
+        /// Its shard.
+        shard: usize,
+    },
+    /// Faiss mode: one shard of `side` searched in every shard index of the other side, the
+    /// lists merged as they come (its output is that of a `merge-knn` step).
+    SearchIndexes {
+        /// The side of the queries.
+        side: Side,
+        /// Its shard.
+        shard: usize,
+    },
+    /// Source shard `src` against target shard `trg`, both ways, in one exact pass.
     Knn {
         /// Source shard.
         src: usize,
@@ -223,11 +253,10 @@ impl Plan {
                 "the shard count must be in 1..={MAX_SHARDS}, got {shards}"
             )));
         }
-        if spec.index.exact_search().is_none() {
+        spec.index.check()?;
+        if spec.index.metric() != bitext_knn::Metric::InnerProduct {
             return Err(Error::Invalid(
-                "sharded mining runs the exact search (one pass both ways per pair of shards); \
-                 a faiss index is not supported here yet"
-                    .into(),
+                "margin mining needs an inner-product index".into(),
             ));
         }
         spec.miner.check()?;
@@ -267,16 +296,6 @@ impl Plan {
             )));
         }
         let (src_shards, trg_shards) = (cut(ms.len(), shards), cut(mt.len(), shards));
-        let unit = |m: &Mapped, ranges: &[(usize, usize)], side: &str, input: &Input| {
-            let mut unit = true;
-            for &(a, b) in ranges {
-                let rows = m.rows_f32(a..b)?;
-                let v = bitext_core::EmbeddingsView::new(&rows, m.dim())?;
-                unit &= check_unit(v, side, a)
-                    .map_err(|e| Error::Invalid(format!("{}: {e}", input.path.display())))?;
-            }
-            Ok::<bool, Error>(unit)
-        };
         let planned = |input: &Input, m: &Mapped, identity: String, unit: bool| PlannedInput {
             input: input.clone(),
             rows: m.len(),
@@ -284,8 +303,8 @@ impl Plan {
             identity,
             unit,
         };
-        let src_unit = unit(&ms, &src_shards, "source", src)?;
-        let trg_unit = unit(&mt, &trg_shards, "target", trg)?;
+        let src_unit = src.check_unit(ms.dim(), "source")?;
+        let trg_unit = trg.check_unit(mt.dim(), "target")?;
         let mut plan = Plan {
             format: FORMAT.into(),
             version: VERSION,
@@ -337,7 +356,32 @@ impl Plan {
             format!("{}|{}|{}|{}", p.identity, p.unit, r.0, r.1)
         };
         let k = spec.miner.margin_spec().neighborhood();
+        let faiss = spec.index.is_faiss();
+        if faiss {
+            for (side, p, shards) in [
+                (Side::Src, &self.src, &self.src_shards),
+                (Side::Trg, &self.trg, &self.trg_shards),
+            ] {
+                let own = format!("{index}|{}|{}|{}", p.identity, p.unit, p.rows);
+                let train = format!("train-index-{}", side.name());
+                add(
+                    &mut steps,
+                    train.clone(),
+                    StepKind::TrainIndex { side },
+                    vec![],
+                    own,
+                );
+                for (s, &r) in shards.iter().enumerate() {
+                    let name = format!("add-{}-{s}", side.name());
+                    let kind = StepKind::Add { side, shard: s };
+                    add(&mut steps, name, kind, vec![train.clone()], side_key(p, r));
+                }
+            }
+        }
         for (i, &rs) in self.src_shards.iter().enumerate() {
+            if faiss {
+                break;
+            }
             for (j, &rt) in self.trg_shards.iter().enumerate() {
                 let own = format!(
                     "{}|{}|{index}|{}|{}",
@@ -346,25 +390,37 @@ impl Plan {
                     k.k_src,
                     k.k_trg
                 );
-                add(
-                    &mut steps,
-                    format!("knn-{i}-{j}"),
-                    StepKind::Knn { src: i, trg: j },
-                    vec![],
-                    own,
-                );
+                let kind = StepKind::Knn { src: i, trg: j };
+                add(&mut steps, format!("knn-{i}-{j}"), kind, vec![], own);
             }
         }
         for side in [Side::Src, Side::Trg] {
-            for s in 0..self.shards {
+            let (p, ranges) = match side {
+                Side::Src => (&self.src, &self.src_shards),
+                Side::Trg => (&self.trg, &self.trg_shards),
+            };
+            for (s, &range) in ranges.iter().enumerate() {
+                let name = format!("merge-knn-{}-{s}", side.name());
+                let own = format!("{}|{}", k.k_src, k.k_trg);
+                if faiss {
+                    let other = match side {
+                        Side::Src => "trg",
+                        Side::Trg => "src",
+                    };
+                    let deps = (0..self.shards)
+                        .map(|o| format!("add-{other}-{o}"))
+                        .collect();
+                    let own = format!("{own}|{}", side_key(p, range));
+                    let kind = StepKind::SearchIndexes { side, shard: s };
+                    add(&mut steps, name, kind, deps, own);
+                    continue;
+                }
                 let deps = (0..self.shards)
                     .map(|o| match side {
                         Side::Src => format!("knn-{s}-{o}"),
                         Side::Trg => format!("knn-{o}-{s}"),
                     })
                     .collect();
-                let name = format!("merge-knn-{}-{s}", side.name());
-                let own = format!("{}|{}", k.k_src, k.k_trg);
                 add(
                     &mut steps,
                     name,

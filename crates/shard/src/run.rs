@@ -11,10 +11,11 @@ use bitext_core::io::AtomicFile;
 use bitext_mine::ScoredPair;
 use serde::{Deserialize, Serialize};
 
-use crate::arrays::{self, checksum};
+use crate::arrays::checksum;
 use crate::error::{Error, Result};
+use crate::plan::Side;
 use crate::plan::{Plan, Step, StepKind};
-use crate::steps::{compute, read_pairs};
+use crate::steps::{compute, read_pairs, side_neighbors};
 
 /// The log of step decisions in the work directory.
 pub const LOG_FILE: &str = "steps.log";
@@ -117,8 +118,7 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
         let pairs = read_pairs(plan, dir).map_err(wrap)?;
         write_tsv(&out, &pairs).map_err(wrap)?;
     } else {
-        let o = compute(plan, dir, step).map_err(wrap)?;
-        arrays::write(&out, o.kind, o.shape, &o.arrays).map_err(wrap)?;
+        compute(plan, dir, step, &out).map_err(wrap)?;
     }
     let bytes = std::fs::read(&out).map_err(|e| wrap(bitext_core::Error::io(&out, e).into()))?;
     let rec = Record {
@@ -155,6 +155,21 @@ pub fn run_all(
         report.push((s.name.clone(), o));
     }
     Ok(report)
+}
+
+/// The global neighbour lists of `side` (the `k` nearest sentences of the other side, best
+/// first) of a plan whose `merge-knn` steps are done.
+///
+/// # Errors
+/// A `merge-knn` step of the side has not completed, or its output is malformed.
+pub fn neighbours(plan: &Plan, dir: &Path, side: Side) -> Result<bitext_knn::Neighbors> {
+    for s in 0..plan.shards {
+        let step = plan.step(&format!("merge-knn-{}-{s}", side.name()))?;
+        if !is_done(dir, step) {
+            return Err(Error::Invalid(format!("{} has not completed", step.name)));
+        }
+    }
+    side_neighbors(plan, dir, side)
 }
 
 /// The mined pairs of a completed plan (from its final TSV).

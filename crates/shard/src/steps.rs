@@ -5,14 +5,14 @@
 use std::cmp::Ordering;
 use std::path::Path;
 
-use bitext_knn::Neighbors;
+use bitext_knn::{IndexSpec, KnnIndex, Neighbors};
 use bitext_mine::{ScoredCandidates, ScoredPair};
 use bitext_similarity::{Margin, neighbourhood_means};
 
 use crate::arrays::{self, Array};
 use crate::error::{Error, Result};
-use crate::input::{database, queries};
-use crate::plan::{Plan, Side, Step, StepKind};
+use crate::input::{database, gather, queries};
+use crate::plan::{Plan, PlannedInput, Side, Step, StepKind};
 
 /// A step's output: its kind, shape and arrays.
 pub(crate) struct Output {
@@ -40,15 +40,95 @@ fn lists_array(l: &Lists) -> Vec<Array> {
     ]
 }
 
-/// Run `step` of `plan` in `dir`.
-pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step) -> Result<Output> {
-    match step.kind {
-        StepKind::Knn { src, trg } => knn(plan, src, trg),
-        StepKind::MergeKnn { side, shard } => merge_knn(plan, dir, side, shard),
-        StepKind::Means { side } => means(plan, dir, side),
-        StepKind::Score { side, shard } => score(plan, dir, side, shard),
-        StepKind::Retrieve => retrieve(plan, dir),
-        StepKind::Merge => Err(Error::Invalid("merge writes text; see run".into())),
+/// Run `step` of `plan` in `dir`, writing its output to `out` (atomically).
+pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Result<()> {
+    let o = match step.kind {
+        StepKind::TrainIndex { side } => return train_index(plan, side, out),
+        StepKind::Add { side, shard } => return add(plan, dir, side, shard, out),
+        StepKind::SearchIndexes { side, shard } => search_indexes(plan, dir, side, shard)?,
+        StepKind::Knn { src, trg } => knn(plan, src, trg)?,
+        StepKind::MergeKnn { side, shard } => merge_knn(plan, dir, side, shard)?,
+        StepKind::Means { side } => means(plan, dir, side)?,
+        StepKind::Score { side, shard } => score(plan, dir, side, shard)?,
+        StepKind::Retrieve => retrieve(plan, dir)?,
+        StepKind::Merge => return Err(Error::Invalid("merge writes text; see run".into())),
+    };
+    arrays::write(out, o.kind, o.shape, &o.arrays)
+}
+
+/// The planned input, rows and shard ranges of `side`.
+fn side_of(plan: &Plan, side: Side) -> (&PlannedInput, &[(usize, usize)]) {
+    match side {
+        Side::Src => (&plan.src, &plan.src_shards),
+        Side::Trg => (&plan.trg, &plan.trg_shards),
+    }
+}
+
+/// Save a faiss index to `out` through a temporary name and a rename.
+fn save_index(index: &dyn KnnIndex, out: &Path) -> Result<()> {
+    let tmp = out.with_extension("partial");
+    index.save(&tmp)?;
+    std::fs::rename(&tmp, out).map_err(|e| bitext_core::Error::io(out, e))?;
+    Ok(())
+}
+
+/// The spec's index trained on a seeded sample of `side` (`train_size` rows, or all; the rows
+/// normalised as the search sees them), saved empty.
+fn train_index(plan: &Plan, side: Side, out: &Path) -> Result<()> {
+    let (p, _) = side_of(plan, side);
+    let m = p.input.open()?;
+    let mut index = plan.spec.index.build(p.dim)?;
+    if index.needs_training() {
+        let (size, seed) = match &plan.spec.index {
+            IndexSpec::Faiss {
+                train_size, seed, ..
+            } => (*train_size, *seed),
+            _ => (None, 0),
+        };
+        let rows: Vec<usize> = match size.filter(|&n| n < p.rows) {
+            Some(n) => {
+                let mut r = bitext_core::Rng::seed(seed).sample_indices(p.rows, n);
+                r.sort_unstable();
+                r
+            }
+            None => (0..p.rows).collect(),
+        };
+        index.train(gather(&m, &rows, p.unit)?.view())?;
+    }
+    save_index(&*index, out)
+}
+
+/// The trained index of `side` filled with shard `s` (ids local to the shard).
+fn add(plan: &Plan, dir: &Path, side: Side, s: usize, out: &Path) -> Result<()> {
+    let (p, shards) = side_of(plan, side);
+    let trained = output_of(plan, dir, &format!("train-index-{}", side.name()))?;
+    let mut index = plan.spec.index.load(&trained)?;
+    let r = shards[s];
+    let rows = queries(&p.input.open()?, r.0..r.1, p.unit)?;
+    index.add(rows.view())?;
+    save_index(&*index, out)
+}
+
+fn partial_output(
+    f: &Neighbors,
+    b: &Neighbors,
+    rs: (usize, usize),
+    rt: (usize, usize),
+    kf: usize,
+    kb: usize,
+) -> Output {
+    let shift = |nb: &Neighbors, by: usize| -> Vec<u64> {
+        nb.all_ids().iter().map(|&x| (x + by) as u64).collect()
+    };
+    Output {
+        kind: "knn",
+        shape: vec![rs.1 - rs.0, kf, rt.1 - rt.0, kb],
+        arrays: vec![
+            Array::u64s(shift(f, rt.0)),
+            Array::f32s(f.all_scores()),
+            Array::u64s(shift(b, rs.0)),
+            Array::f32s(b.all_scores()),
+        ],
     }
 }
 
@@ -69,19 +149,7 @@ fn knn(plan: &Plan, i: usize, j: usize) -> Result<Output> {
     let n = plan.spec.miner.margin_spec().neighborhood();
     let (kf, kb) = (n.k_src.min(rt.1 - rt.0), n.k_trg.min(rs.1 - rs.0));
     let (f, b) = index.search_both_certified(q.view(), kf, kb, &mut |_| {})?;
-    let shift = |nb: &Neighbors, by: usize| -> Vec<u64> {
-        nb.all_ids().iter().map(|&x| (x + by) as u64).collect()
-    };
-    Ok(Output {
-        kind: "knn",
-        shape: vec![rs.1 - rs.0, kf, rt.1 - rt.0, kb],
-        arrays: vec![
-            Array::u64s(shift(&f.neighbors, rt.0)),
-            Array::f32s(f.neighbors.all_scores()),
-            Array::u64s(shift(&b.neighbors, rs.0)),
-            Array::f32s(b.neighbors.all_scores()),
-        ],
-    })
+    Ok(partial_output(&f.neighbors, &b.neighbors, rs, rt, kf, kb))
 }
 
 /// Whether `(s, id)` ranks before `(s2, id2)` in the exact search's lists: larger score, then
@@ -131,6 +199,12 @@ fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
             );
         }
     }
+    merged(cands, k)
+}
+
+/// The `k` best of each row's candidates (by score, ties to the lower id) as a lists output.
+fn merged(cands: Vec<Vec<(f32, usize)>>, k: usize) -> Result<Output> {
+    let len = cands.len();
     let mut out = Lists {
         k,
         ids: Vec::with_capacity(len * k),
@@ -155,6 +229,31 @@ fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
     })
 }
 
+/// Faiss mode: shard `s` of `side` searched in every shard index of the other side in turn (one
+/// in memory at a time), the lists merged as they come into the `k` best (global ids).
+fn search_indexes(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+    let n = plan.spec.miner.margin_spec().neighborhood();
+    let (p, ranges) = side_of(plan, side);
+    let (other, k) = match side {
+        Side::Src => (Side::Trg, n.k_src),
+        Side::Trg => (Side::Src, n.k_trg),
+    };
+    let (_, other_ranges) = side_of(plan, other);
+    let r = ranges[s];
+    let q = queries(&p.input.open()?, r.0..r.1, p.unit)?;
+    let mut cands: Vec<Vec<(f32, usize)>> = vec![Vec::new(); q.len()];
+    for (o, &ro) in other_ranges.iter().enumerate() {
+        let path = output_of(plan, dir, &format!("add-{}-{o}", other.name()))?;
+        let index = plan.spec.index.load(&path)?;
+        let nb = index.search(q.view(), k.min(ro.1 - ro.0))?;
+        for (row, c) in cands.iter_mut().enumerate() {
+            let hits = nb.scores(row).iter().zip(nb.ids(row));
+            c.extend(hits.map(|(&sc, &id)| (sc, id + ro.0)));
+        }
+    }
+    merged(cands, k)
+}
+
 /// The merged lists of shard `s` of `side`.
 fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Lists> {
     let path = output_of(plan, dir, &format!("merge-knn-{}-{s}", side.name()))?;
@@ -173,6 +272,19 @@ fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Lists> {
         });
     }
     Ok(Lists { k, ids, scores })
+}
+
+/// The merged lists of every sentence of `side` of a plan whose `merge-knn` steps are done
+/// (the global neighbour lists, as single-process search returns them in exact mode).
+pub(crate) fn side_neighbors(plan: &Plan, dir: &Path, side: Side) -> Result<Neighbors> {
+    let (mut ids, mut scores, mut k) = (Vec::new(), Vec::new(), 0);
+    for s in 0..plan.shards {
+        let l = read_lists(plan, dir, side, s)?;
+        k = l.k;
+        ids.extend(l.ids);
+        scores.extend(l.scores);
+    }
+    Ok(Neighbors::new(k, ids, scores)?)
 }
 
 fn neighbors(l: &Lists) -> Result<Neighbors> {

@@ -142,7 +142,15 @@ pub(crate) struct MineArgs {
 fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
     let spec = margin_spec(a);
     spec.check()?;
-    let index = a.search.spec()?;
+    // `auto` is chosen from the data size once the inputs are mapped (sharded runs only).
+    let index = if a.search.index == "auto" {
+        if a.shards.is_none() {
+            bail!("--index auto chooses the index of a sharded run: give --shards and --work-dir");
+        }
+        bitext_knn::IndexSpec::default()
+    } else {
+        a.search.spec()?
+    };
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }
@@ -268,7 +276,19 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
         dim: e.dim,
     };
     let (src, trg) = (input(&e.src_embeddings), input(&e.trg_embeddings));
-    let plan = Plan::make(dir, &src, &trg, spec, shards)
+    let mut spec = spec.clone();
+    if a.search.index == "auto" {
+        let ((ns, d), (nt, _)) = (src.shape()?, trg.shape()?);
+        spec.index = bitext_shard::auto_index(ns, nt, d);
+        if !spec.index.is_faiss() {
+            spec.index = spec
+                .index
+                .with_threads(a.search.threads)
+                .with_precision(a.search.precision);
+        }
+        eprintln!("--index auto: {}", spec.index);
+    }
+    let plan = Plan::make(dir, &src, &trg, &spec, shards)
         .with_context(|| format!("planning in {}", dir.display()))?;
     if a.plan_only {
         eprintln!(
