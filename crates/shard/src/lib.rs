@@ -26,6 +26,6 @@ mod steps;
 
 pub use error::{Error, Result};
 pub use input::{Format, Input};
-pub use plan::{MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, Side, Step, StepKind};
+pub use plan::{MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, Sharding, Side, Step, StepKind};
 pub use preset::{AUTO_EXACT_PAIRS, AUTO_NPROBE, auto_index};
 pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, neighbours, run_all, run_step};

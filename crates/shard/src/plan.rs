@@ -200,8 +200,36 @@ pub struct Plan {
     pub src_shards: Vec<(usize, usize)>,
     /// Row ranges of the target shards.
     pub trg_shards: Vec<(usize, usize)>,
+    /// Faiss mode: index shards per side (each query shard is searched in every index shard
+    /// of the other side, one at a time); the query shards' count otherwise.
+    pub index_shards: usize,
+    /// Row ranges of the source index shards.
+    pub src_index_shards: Vec<(usize, usize)>,
+    /// Row ranges of the target index shards.
+    pub trg_index_shards: Vec<(usize, usize)>,
     /// The steps, dependencies first.
     pub steps: Vec<Step>,
+}
+
+/// How a plan cuts the sides: `shards` row ranges per side (the query shards; in exact mode
+/// also the database shards), and in faiss mode `index_shards` ranges per side, each with its
+/// own index (fewer, larger index shards keep the number of indexes a query visits small, while
+/// small query shards keep each step's queries in memory). A plain count sets both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sharding {
+    /// Query shards per side.
+    pub shards: usize,
+    /// Index shards per side (faiss mode).
+    pub index_shards: usize,
+}
+
+impl From<usize> for Sharding {
+    fn from(n: usize) -> Self {
+        Sharding {
+            shards: n,
+            index_shards: n,
+        }
+    }
 }
 
 /// `n` rows cut into `shards` ranges whose sizes differ by at most one (the first ones larger).
@@ -218,7 +246,7 @@ fn cut(n: usize, shards: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-fn plan_id(src: &str, trg: &str, spec: &MineSpec, shards: usize) -> String {
+fn plan_id(src: &str, trg: &str, spec: &MineSpec, shards: Sharding) -> String {
     let spec = serde_json::to_string(spec).expect("spec serialises");
     hash_hex(&[
         FORMAT,
@@ -226,7 +254,7 @@ fn plan_id(src: &str, trg: &str, spec: &MineSpec, shards: usize) -> String {
         src,
         trg,
         &spec,
-        &shards.to_string(),
+        &format!("{}|{}", shards.shards, shards.index_shards),
     ])
 }
 
@@ -246,12 +274,21 @@ impl Plan {
         src: &Input,
         trg: &Input,
         spec: &MineSpec,
-        shards: usize,
+        sharding: impl Into<Sharding>,
     ) -> Result<Plan> {
-        if !(1..=MAX_SHARDS).contains(&shards) {
-            return Err(Error::Invalid(format!(
-                "the shard count must be in 1..={MAX_SHARDS}, got {shards}"
-            )));
+        let sharding = sharding.into();
+        let (shards, index_shards) = (sharding.shards, sharding.index_shards);
+        for n in [shards, index_shards] {
+            if !(1..=MAX_SHARDS).contains(&n) {
+                return Err(Error::Invalid(format!(
+                    "the shard count must be in 1..={MAX_SHARDS}, got {n}"
+                )));
+            }
+        }
+        if index_shards != shards && !spec.index.is_faiss() {
+            return Err(Error::Invalid(
+                "index shards apply to a faiss index; the exact search pairs query shards".into(),
+            ));
         }
         spec.index.check()?;
         if spec.index.metric() != bitext_knn::Metric::InnerProduct {
@@ -261,7 +298,7 @@ impl Plan {
         }
         spec.miner.check()?;
         let (src_id, trg_id) = (src.identity()?, trg.identity()?);
-        let id = plan_id(&src_id, &trg_id, spec, shards);
+        let id = plan_id(&src_id, &trg_id, spec, sharding);
         let path = work_dir.join(PLAN_FILE);
         if let Ok(old) = Plan::load(work_dir)
             && old.id == id
@@ -289,9 +326,10 @@ impl Plan {
                 )));
             }
         }
-        if shards > ms.len().min(mt.len()) {
+        let most = shards.max(index_shards);
+        if most > ms.len().min(mt.len()) {
             return Err(Error::Invalid(format!(
-                "{shards} shards but a side has only {} sentences",
+                "{most} shards but a side has only {} sentences",
                 ms.len().min(mt.len())
             )));
         }
@@ -315,6 +353,9 @@ impl Plan {
             trg: planned(trg, &mt, trg_id, trg_unit),
             src_shards,
             trg_shards,
+            index_shards,
+            src_index_shards: cut(ms.len(), index_shards),
+            trg_index_shards: cut(mt.len(), index_shards),
             steps: Vec::new(),
         };
         plan.steps = plan.steps_of();
@@ -359,8 +400,8 @@ impl Plan {
         let faiss = spec.index.is_faiss();
         if faiss {
             for (side, p, shards) in [
-                (Side::Src, &self.src, &self.src_shards),
-                (Side::Trg, &self.trg, &self.trg_shards),
+                (Side::Src, &self.src, &self.src_index_shards),
+                (Side::Trg, &self.trg, &self.trg_index_shards),
             ] {
                 let own = format!("{index}|{}|{}|{}", p.identity, p.unit, p.rows);
                 let train = format!("train-index-{}", side.name());
@@ -407,7 +448,7 @@ impl Plan {
                         Side::Src => "trg",
                         Side::Trg => "src",
                     };
-                    let deps = (0..self.shards)
+                    let deps = (0..self.index_shards)
                         .map(|o| format!("add-{other}-{o}"))
                         .collect();
                     let own = format!("{own}|{}", side_key(p, range));

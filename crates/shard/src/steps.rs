@@ -100,7 +100,11 @@ fn train_index(plan: &Plan, side: Side, out: &Path) -> Result<()> {
 
 /// The trained index of `side` filled with shard `s` (ids local to the shard).
 fn add(plan: &Plan, dir: &Path, side: Side, s: usize, out: &Path) -> Result<()> {
-    let (p, shards) = side_of(plan, side);
+    let (p, _) = side_of(plan, side);
+    let shards = match side {
+        Side::Src => &plan.src_index_shards,
+        Side::Trg => &plan.trg_index_shards,
+    };
     let trained = output_of(plan, dir, &format!("train-index-{}", side.name()))?;
     let mut index = plan.spec.index.load(&trained)?;
     let r = shards[s];
@@ -238,7 +242,10 @@ fn search_indexes(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Outpu
         Side::Src => (Side::Trg, n.k_src),
         Side::Trg => (Side::Src, n.k_trg),
     };
-    let (_, other_ranges) = side_of(plan, other);
+    let other_ranges = match other {
+        Side::Src => &plan.src_index_shards,
+        Side::Trg => &plan.trg_index_shards,
+    };
     let r = ranges[s];
     let q = queries(&p.input.open()?, r.0..r.1, p.unit)?;
     let mut cands: Vec<Vec<(f32, usize)>> = vec![Vec::new(); q.len()];

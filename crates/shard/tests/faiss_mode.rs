@@ -10,7 +10,9 @@ use std::path::Path;
 use bitext_core::io::raw::{RawDtype, write_raw};
 use bitext_core::{Embeddings, Rng};
 use bitext_mine::{MineSpec, Miner};
-use bitext_shard::{Format, Input, Plan, RunOptions, Side, mined_pairs, neighbours, run_all};
+use bitext_shard::{
+    Format, Input, Plan, RunOptions, Sharding, Side, mined_pairs, neighbours, run_all,
+};
 use bitext_similarity::{MarginFunction, MarginSpec};
 
 fn planted(dir: &Path) -> (Input, Input) {
@@ -47,15 +49,24 @@ fn an_exhaustive_ivf_search_mines_the_exact_pairs() {
             .unwrap(),
     );
     let mut results = Vec::new();
-    for (name, spec) in [("exact", &exact), ("ivf", &ivf)] {
+    let two = Sharding {
+        shards: 3,
+        index_shards: 2,
+    };
+    for (name, spec, sharding) in [
+        ("exact", &exact, Sharding::from(3)),
+        ("ivf", &ivf, Sharding::from(3)),
+        ("ivf2", &ivf, two),
+    ] {
         let w = d.path().join(name);
-        let plan = Plan::make(&w, &x, &y, spec, 3).unwrap();
+        let plan = Plan::make(&w, &x, &y, spec, sharding).unwrap();
         let report = run_all(&plan, &w, &RunOptions::default(), &mut |_, _, _, _| {}).unwrap();
         let names: Vec<&str> = report.iter().map(|(n, _)| n.as_str()).collect();
-        if name == "ivf" {
-            assert!(names.contains(&"train-index-src") && names.contains(&"add-trg-2"));
+        if name != "exact" {
+            assert!(names.contains(&"train-index-src") && names.contains(&"add-trg-1"));
             assert!(!names.iter().any(|n| n.starts_with("knn-")), "{names:?}");
-            assert_eq!(names.len(), 2 + 6 + 6 + 2 + 6 + 2);
+            let adds = 2 * sharding.index_shards;
+            assert_eq!(names.len(), 2 + adds + 6 + 2 + 6 + 2);
         }
         let pairs: HashSet<(usize, usize)> = mined_pairs(&plan, &w)
             .unwrap()
@@ -65,15 +76,32 @@ fn an_exhaustive_ivf_search_mines_the_exact_pairs() {
         let lists = [Side::Src, Side::Trg].map(|s| neighbours(&plan, &w, s).unwrap());
         results.push((pairs, lists));
     }
-    let ((ep, el), (ip, il)) = (&results[0], &results[1]);
+    let (ep, el) = &results[0];
     assert!(ep.len() > 150, "{}", ep.len());
-    assert_eq!(ep, ip);
-    for (e, i) in el.iter().zip(il) {
-        for q in 0..e.len() {
-            assert_eq!(e.ids(q), i.ids(q), "query {q}");
-            for (a, b) in e.scores(q).iter().zip(i.scores(q)) {
-                assert!((a - b).abs() < 1e-5, "query {q}: {a} vs {b}");
+    for (ip, il) in &results[1..] {
+        assert_eq!(ep, ip);
+        for (e, i) in el.iter().zip(il) {
+            for q in 0..e.len() {
+                assert_eq!(e.ids(q), i.ids(q), "query {q}");
+                for (a, b) in e.scores(q).iter().zip(i.scores(q)) {
+                    assert!((a - b).abs() < 1e-5, "query {q}: {a} vs {b}");
+                }
             }
         }
+    }
+    // Index shards are a faiss notion: refused for the exact search.
+    let err = Plan::make(&d.path().join("bad"), &x, &y, &exact, two)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("index shards"), "{err}");
+}
+
+#[test]
+fn faiss_builds_the_auto_presets() {
+    for (n, d) in [(1_000_000, 1024), (1_000_000_000, 1024), (700_000, 300)] {
+        let spec = bitext_shard::auto_index(n, n, d);
+        assert!(spec.is_faiss(), "{spec}");
+        let index = spec.build(d).unwrap();
+        assert!(index.needs_training(), "{spec}");
     }
 }

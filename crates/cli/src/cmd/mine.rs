@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use crate::index::SearchArgs;
 use bitext_eval::calibration::Calibration;
 
-use bitext_shard::{Format, Input, Outcome, Plan, RunOptions, mined_pairs, run_all};
+use bitext_shard::{Format, Input, Outcome, Plan, RunOptions, Sharding, mined_pairs, run_all};
 
 use crate::input::{
     CalibrationArgs, EmbeddingArgs, Labels, TextFormat, progress_bar, sentences_for,
@@ -131,6 +131,11 @@ pub(crate) struct MineArgs {
     /// record, and steps.log.
     #[arg(long, value_name = "DIR", requires = "shards")]
     work_dir: Option<PathBuf>,
+    /// With --shards and a faiss --index: index shards per side (default: --shards), each
+    /// with its own index; every query shard is searched in each of them in turn. Fewer, larger
+    /// index shards than query shards keep the indexes a query visits few.
+    #[arg(long, value_name = "M", requires = "shards")]
+    index_shards: Option<usize>,
     /// With --shards: write the plan and stop (an engine such as the Ray driver then runs the
     /// steps with `bitext mine-step`, and the same command without --plan-only writes the
     /// output, skipping every step done).
@@ -288,7 +293,11 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
         }
         eprintln!("--index auto: {}", spec.index);
     }
-    let plan = Plan::make(dir, &src, &trg, &spec, shards)
+    let sharding = Sharding {
+        shards,
+        index_shards: a.index_shards.unwrap_or(shards),
+    };
+    let plan = Plan::make(dir, &src, &trg, &spec, sharding)
         .with_context(|| format!("planning in {}", dir.display()))?;
     if a.plan_only {
         eprintln!(
