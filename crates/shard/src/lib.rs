@@ -22,6 +22,7 @@ mod input;
 mod plan;
 mod preset;
 mod run;
+mod sharding;
 mod steps;
 
 pub use error::{Error, Result};
