@@ -98,6 +98,13 @@ fn sharded_mining_writes_the_single_process_bytes() {
             assert!(err.contains("ran, 0 already done"), "{err}");
         }
     }
+    // .npy inputs (the header gives the dimension).
+    let (xn, yn) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    bitext_core::io::npy::write_npy(&xn, x.view()).unwrap();
+    bitext_core::io::npy::write_npy(&yn, y.view()).unwrap();
+    let (want, _) = mine(&xn, &yn, &args);
+    let (got, _) = sharded(&xn, &yn, &d.path().join("npy"), 3, &args);
+    assert!(got == want && want.lines().count() > 60, "npy");
     // Unit rows are searched as they are (no copy), other retrievals and margins too.
     let (mut xu, mut yu) = (x.clone(), y.clone());
     xu.normalize_l2();

@@ -82,7 +82,7 @@ impl Input {
     /// Rows and dimension (the file is mapped, not read).
     ///
     /// # Errors
-    /// As [`Input::open`].
+    /// The file cannot be mapped, or a raw file has no dimension.
     pub fn shape(&self) -> Result<(usize, usize)> {
         let m = self.open()?;
         Ok((m.len(), m.dim()))
