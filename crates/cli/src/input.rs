@@ -64,7 +64,9 @@ pub(crate) struct EmbeddingArgs {
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
     #[arg(long, value_name = "D")]
     pub(crate) dim: Option<usize>,
-    /// Raw files hold float16 values (read and converted, not memory-mapped).
+    /// Raw files hold float16 values (LASER --fp16). `bitext mine` (mode mine, exact index)
+    /// maps the target file and searches it in place, widening rows only where read; other
+    /// uses read and widen the files.
     #[arg(long)]
     pub(crate) fp16: bool,
 }

@@ -122,6 +122,36 @@ fn sharded_mining_writes_the_single_process_bytes() {
     }
 }
 
+/// `bitext mine --fp16` searches the target file in place as binary16 rows: the same bytes as
+/// mining the widened f32 files, at every precision, and with unit and non-unit rows.
+#[test]
+fn fp16_targets_are_searched_in_place_with_the_widened_results() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(300, 263, 120, 11);
+    let (mut xu, mut yu) = (x.clone(), y.clone());
+    xu.normalize_l2();
+    yu.normalize_l2();
+    for (name, (x, y)) in [("raw", (&x, &y)), ("unit", (&xu, &yu))] {
+        let dir = d.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (xh, yh) = files(&dir, x, y, RawDtype::F16);
+        let widen = |p: &Path, name: &str| {
+            let w = bitext_core::io::raw::read_raw(p, D, RawDtype::F16).unwrap();
+            let out = dir.join(name);
+            write_raw(&out, w.view(), RawDtype::F32).unwrap();
+            out
+        };
+        let (xw, yw) = (widen(&xh, "x.f32"), widen(&yh, "y.f32"));
+        for precision in ["f32", "bf16", "int8"] {
+            let extra = ["--precision", precision, "-k", "4"];
+            let (want, _) = mine(&xw, &yw, &extra);
+            let (got, err) = mine(&xh, &yh, &[&extra[..], &["--fp16"]].concat());
+            assert!(want.lines().count() > 60);
+            assert!(got == want, "{name} {precision}: {err}");
+        }
+    }
+}
+
 #[test]
 fn a_failed_run_resumes_with_the_missing_steps_only() {
     let d = tempfile::tempdir().unwrap();

@@ -176,6 +176,16 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     if let (Some(n), Some(dir)) = (a.shards, &a.work_dir) {
         return run_sharded(a, &spec, n, dir);
     }
+    let e = &a.embeddings;
+    let raw_fp16 = e.fp16 && Format::of(&e.trg_embeddings, true) == Format::RawF16;
+    if raw_fp16
+        && a.mode == Mode::Mine
+        && !a.skip_zero_rows
+        && a.unify.is_none()
+        && spec.index.exact_search().is_some()
+    {
+        return run_fp16_target(a, &spec);
+    }
     let (src, trg) = a.embeddings.open()?;
     let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
     let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg)?;
@@ -266,6 +276,81 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             out.write(a.output.as_ref(), &best)
         }
     }
+}
+
+/// `--fp16` mining (mode mine, exact index): the target file is memory-mapped and searched as
+/// binary16 rows (`ExactIndex::over_half`), never widened as a whole; the sources are widened
+/// (they are the queries). The output is the widened matrices' (the property tests of
+/// `over_half` and `crates/cli/tests/mine_shards.rs` check it).
+fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
+    use bitext_core::io::raw::{RawBlockReader, RawDtype, read_raw};
+    use bitext_knn::{ExactIndex, Metric, NeighborPair};
+    let e = &a.embeddings;
+    let Some(dim) = e.dim else {
+        bail!(
+            "{}: raw embedding files have no header; give --dim",
+            e.src_embeddings.display()
+        );
+    };
+    let (sp, tp) = (&e.src_embeddings, &e.trg_embeddings);
+    let src = read_raw(sp, dim, RawDtype::F16)?;
+    let trg = bitext_core::MappedHalf::open(tp, dim)?;
+    let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
+    let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
+    // The single-process checks and normalisation decision, the target streamed in blocks.
+    let src_rows = bitext_mine::UnitRows::new(src.view(), "source")?;
+    let mut reader = RawBlockReader::open(tp, dim, RawDtype::F16)?;
+    let (mut trg_unit, mut row) = (true, 0);
+    while let Some(block) = reader.next_block(8192)? {
+        trg_unit &= bitext_mine::check_unit(block.view(), "target", row)?;
+        row += block.len();
+    }
+    let n = spec.miner.margin_spec().neighborhood();
+    if n.k_src > trg.len() || n.k_trg > src.len() {
+        bail!(
+            "-k {} / {} needs at least as many sentences on the other side ({} sources, {} targets)",
+            n.k_src,
+            n.k_trg,
+            src.len(),
+            trg.len()
+        );
+    }
+    let params = spec
+        .index
+        .exact_search()
+        .map(|s| s.params)
+        .unwrap_or_default();
+    let index =
+        ExactIndex::over_half(trg.view(), Metric::InnerProduct, !trg_unit)?.with_params(params)?;
+    let bar = progress_bar(src.len(), "searching both ways", a.quiet);
+    let (f, b) = index
+        .search_both_certified(src_rows.view(), n.k_src, n.k_trg, &mut |done| {
+            bar.set_position(done as u64)
+        })
+        .with_context(|| format!("mining {} against {}", sp.display(), tp.display()))?;
+    bar.finish_and_clear();
+    if f.certification.precision != bitext_knn::Precision::F32 && !a.quiet {
+        eprintln!("kNN source → target: {}", f.certification);
+        eprintln!("kNN target → source: {}", b.certification);
+    }
+    let pair = NeighborPair {
+        certification: Some([f.certification, b.certification]),
+        ..NeighborPair::new(f.neighbors, b.neighbors)
+    };
+    let mut pairs = spec.miner.mine_neighbors(&pair)?;
+    let (cal, min) = a.calibration.load()?;
+    if let Some(m) = min {
+        pairs.retain(|p| p.score >= m);
+    }
+    eprintln!("mined {} pairs", pairs.len());
+    let (src_labels, trg_labels) = (Labels::of(src_text), Labels::of(trg_text));
+    Output {
+        src: &src_labels,
+        trg: &trg_labels,
+        decimals: a.decimals,
+        calibration: cal.as_ref(),
+    }
+    .write(a.output.as_ref(), &pairs)
 }
 
 /// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
