@@ -14,6 +14,9 @@ use crate::error::{Error, Result};
 use crate::input::{database, gather, queries};
 use crate::plan::{Plan, PlannedInput, Side, Step, StepKind};
 
+/// Rows added to a faiss index at a time by an `add` step.
+const ADD_BLOCK: usize = 1 << 16;
+
 /// A step's output: its kind, shape and arrays.
 pub(crate) struct Output {
     pub(crate) kind: &'static str,
@@ -107,9 +110,13 @@ fn add(plan: &Plan, dir: &Path, side: Side, s: usize, out: &Path) -> Result<()> 
     };
     let trained = output_of(plan, dir, &format!("train-index-{}", side.name()))?;
     let mut index = plan.spec.index.load(&trained)?;
-    let r = shards[s];
-    let rows = queries(&p.input.open()?, r.0..r.1, p.unit)?;
-    index.add(rows.view())?;
+    let (r, m) = (shards[s], p.input.open()?);
+    // A block at a time (faiss numbers added vectors on), so that the step holds one block of
+    // f32 rows besides the index, however large the shard.
+    for a in (r.0..r.1).step_by(ADD_BLOCK) {
+        let rows = queries(&m, a..(a + ADD_BLOCK).min(r.1), p.unit)?;
+        index.add(rows.view())?;
+    }
     save_index(&*index, out)
 }
 

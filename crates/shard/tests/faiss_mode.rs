@@ -105,3 +105,39 @@ fn faiss_builds_the_auto_presets() {
         assert!(index.needs_training(), "{spec}");
     }
 }
+
+/// A shard larger than one add block (65,536 rows) is added in blocks with continuing ids.
+#[test]
+fn large_shards_are_added_in_blocks() {
+    let d = tempfile::tempdir().unwrap();
+    let dim = 4;
+    let mut rng = Rng::seed(21);
+    let mut write = |name: &str, n: usize| {
+        let p = d.path().join(name);
+        let v: Vec<f32> = (0..n * dim).map(|_| rng.normal() as f32).collect();
+        write_raw(&p, Embeddings::new(v, dim).unwrap().view(), RawDtype::F32).unwrap();
+        Input {
+            path: p,
+            format: Format::RawF32,
+            dim: Some(dim),
+        }
+    };
+    let (x, y) = (write("x", 40), write("y", 70_000));
+    let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 2));
+    let ivf = MineSpec::new(miner).index(
+        r#"{"type":"faiss","factory":"IVF2,Flat","nprobe":2}"#
+            .parse()
+            .unwrap(),
+    );
+    let mut lists = Vec::new();
+    for (name, spec) in [("exact", MineSpec::new(miner)), ("ivf", ivf)] {
+        let w = d.path().join(name);
+        let plan = Plan::make(&w, &x, &y, &spec, 1).unwrap();
+        run_all(&plan, &w, &RunOptions::default(), &mut |_, _, _, _| {}).unwrap();
+        lists.push(neighbours(&plan, &w, Side::Src).unwrap());
+    }
+    for q in 0..40 {
+        assert_eq!(lists[0].ids(q), lists[1].ids(q), "query {q}");
+    }
+    assert!(lists[0].all_ids().iter().any(|&id| id >= 65_536));
+}
