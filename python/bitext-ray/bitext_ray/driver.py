@@ -34,10 +34,15 @@ def load_plan(work_dir: str) -> dict:
 @ray.remote(num_cpus=1)
 def _step(bitext: str, work_dir: str, name: str, *deps: str) -> str:
     """Run one step (after ``deps``, the names its dependencies' tasks returned)."""
+    # faiss parallelises with OpenMP; OpenBLAS's own threads on top of it halved the speed of
+    # index training on a 2-core node (docs/BENCHMARKS.md, "Sharded mining").
+    env = dict(os.environ)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     proc = subprocess.run(
         [bitext, "mine-step", "--work-dir", work_dir, name],
         capture_output=True,
         text=True,
+        env=env,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"bitext mine-step {name} failed ({proc.returncode}): {proc.stderr}")
