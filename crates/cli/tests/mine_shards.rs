@@ -267,3 +267,18 @@ fn bad_shard_requests_are_refused() {
     let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &["--shards", "2"]));
     assert!(!ok && err.contains("--work-dir"), "{err}");
 }
+
+/// `--index auto` picks the exact search at this size (the same bytes as without shards) and
+/// needs --shards.
+#[test]
+fn index_auto_is_exact_for_small_sets() {
+    let d = tempfile::tempdir().unwrap();
+    let (x, y) = planted(120, 100, 50, 12);
+    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (want, _) = mine(&xp, &yp, &[]);
+    let (got, err) = sharded(&xp, &yp, &d.path().join("w"), 2, &["--index", "auto"]);
+    assert_eq!(got, want);
+    assert!(err.contains("--index auto: exact"), "{err}");
+    let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &["--index", "auto"]));
+    assert!(!ok && err.contains("--shards"), "{err}");
+}

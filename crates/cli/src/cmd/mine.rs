@@ -370,6 +370,13 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
     if a.search.index == "auto" {
         let ((ns, d), (nt, _)) = (src.shape()?, trg.shape()?);
         spec.index = bitext_shard::auto_index(ns, nt, d);
+        if spec.index.is_faiss() && a.search.precision != bitext_knn::Precision::F32 {
+            bail!(
+                "--index auto chose {} for {ns} × {nt} sentences: --precision applies to the \
+                 exact index only",
+                spec.index
+            );
+        }
         if !spec.index.is_faiss() {
             spec.index = spec
                 .index
