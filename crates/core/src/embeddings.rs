@@ -20,7 +20,7 @@ pub struct EmbeddingsView<'a> {
     dim: usize,
 }
 
-fn check_shape(len: usize, dim: usize) -> Result<()> {
+pub(crate) fn check_shape(len: usize, dim: usize) -> Result<()> {
     if dim == 0 {
         return Err(Error::Shape(
             "embedding dimension must be at least 1".into(),

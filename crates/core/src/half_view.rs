@@ -3,7 +3,7 @@
 //! exact, so a search over a `HalfView` can return the same results as one over the widened
 //! matrix without ever holding it (see `bitext-knn`'s `ExactIndex::over_half`).
 
-use crate::embeddings::normalize_row;
+use crate::embeddings::{check_shape, normalize_row};
 use crate::error::{Error, Location, Result};
 
 /// A borrowed row-major matrix of binary16 values (stored as their bits).
@@ -19,12 +19,7 @@ impl<'a> HalfView<'a> {
     /// # Errors
     /// [`Error::Shape`] when `dim` is 0 or `data.len()` is not a multiple of `dim`.
     pub fn new(data: &'a [u16], dim: usize) -> Result<Self> {
-        if dim == 0 || !data.len().is_multiple_of(dim) {
-            return Err(Error::Shape(format!(
-                "{} values do not make whole rows of dimension {dim}",
-                data.len()
-            )));
-        }
+        check_shape(data.len(), dim)?;
         Ok(Self { data, dim })
     }
 

@@ -50,6 +50,55 @@ pub struct Neighbors<S = f32> {
     scores: Vec<S>,
 }
 
+impl Neighbors {
+    /// The `k` best of inner-product lists (larger is better) of the same queries over
+    /// disjoint sets of ids — e.g. one query batch searched in each shard of a database — with
+    /// each part's ids shifted by its offset. Ordered as the exact search orders its lists
+    /// (larger score first, ties to the lower id, −0 == +0), so merging the shards' exact lists
+    /// gives the exact lists of the whole database.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for no part, parts of different query counts, `k` of 0, or a query
+    /// with fewer than `k` candidates in all.
+    pub fn merge(parts: &[(&Neighbors, usize)], k: usize) -> Result<Neighbors> {
+        let n = parts
+            .first()
+            .map(|(p, _)| p.len())
+            .ok_or_else(|| Error::Invalid("no neighbour lists to merge".into()))?;
+        if let Some((p, _)) = parts.iter().find(|(p, _)| p.len() != n) {
+            return Err(Error::Invalid(format!(
+                "merging lists of {n} and of {} queries",
+                p.len()
+            )));
+        }
+        let (mut ids, mut scores) = (Vec::with_capacity(n * k), Vec::with_capacity(n * k));
+        let mut cands: Vec<(f32, usize)> = Vec::new();
+        for q in 0..n {
+            cands.clear();
+            for &(p, off) in parts {
+                let hits = p.scores(q).iter().zip(p.ids(q));
+                cands.extend(hits.map(|(&s, &id)| (s, id + off)));
+            }
+            if cands.len() < k {
+                return Err(Error::Invalid(format!(
+                    "query {q} has {} candidates in all, fewer than k = {k}",
+                    cands.len()
+                )));
+            }
+            cands.sort_by(|&(s, i), &(s2, i2)| {
+                s2.partial_cmp(&s)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(i.cmp(&i2))
+            });
+            for &(s, id) in &cands[..k] {
+                scores.push(s);
+                ids.push(id);
+            }
+        }
+        Neighbors::new(k, ids, scores)
+    }
+}
+
 impl<S: Score> Neighbors<S> {
     /// Wrap row-major `ids` and `scores` of `k` neighbours per query.
     ///
@@ -267,6 +316,20 @@ impl<T: KnnIndex + ?Sized> KnnIndex for Box<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_lists_are_the_best_k_with_ties_to_the_lower_id() {
+        let a = Neighbors::new(2, vec![0, 1, 1, 0], vec![0.9, 0.5, 0.7, -0.0]).unwrap();
+        let b = Neighbors::new(1, vec![0, 0], vec![0.5, 0.0]).unwrap();
+        let m = Neighbors::merge(&[(&b, 10), (&a, 0)], 2).unwrap();
+        assert_eq!(m.ids(0), &[0, 1]);
+        assert_eq!(m.ids(1), &[1, 0], "0.0 and -0.0 tie: the lower id first");
+        assert_eq!(m.scores(0), &[0.9, 0.5]);
+        let m = Neighbors::merge(&[(&a, 0), (&b, 10)], 3).unwrap();
+        assert_eq!(m.ids(0), &[0, 1, 10]);
+        assert!(Neighbors::merge(&[(&a, 0)], 3).is_err());
+        assert!(Neighbors::merge(&[], 1).is_err());
+    }
 
     #[test]
     fn neighbors_rows_and_append() {

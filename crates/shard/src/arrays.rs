@@ -159,10 +159,3 @@ impl Read {
             .collect()
     }
 }
-
-/// A checksum of a file's bytes (recorded when a step completes, checked before it is skipped).
-pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = crate::plan::hash_bytes(bytes);
-    h ^= bytes.len() as u64;
-    h
-}

@@ -122,7 +122,7 @@ impl Input {
     ///
     /// # Errors
     /// Unreadable or malformed files; bad rows.
-    pub(crate) fn check_unit(&self, dim: usize, side: &str) -> Result<bool> {
+    pub fn check_unit(&self, dim: usize, side: &str) -> Result<bool> {
         use bitext_core::io::npy::NpyBlockReader;
         use bitext_core::io::raw::{RawBlockReader, RawDtype};
         let bad = |e: bitext_mine::Error| Error::Invalid(format!("{}: {e}", self.path.display()));

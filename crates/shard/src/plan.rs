@@ -45,7 +45,7 @@ const VERSION: u32 = 1;
 pub const MAX_SHARDS: usize = 4096;
 
 /// A stable 64-bit hash (FNV-1a), the same on every machine and version.
-pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
+fn hash_bytes(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

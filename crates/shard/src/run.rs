@@ -7,11 +7,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use bitext_core::io::AtomicFile;
+use bitext_core::io::{AtomicFile, checksum};
 use bitext_mine::ScoredPair;
 use serde::{Deserialize, Serialize};
 
-use crate::arrays::checksum;
 use crate::error::{Error, Result};
 use crate::plan::Side;
 use crate::plan::{Plan, Step, StepKind};

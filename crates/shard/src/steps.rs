@@ -2,7 +2,6 @@
 //! outputs and the inputs' rows of its shards, and returns its output's arrays; the runner
 //! writes them.
 
-use std::cmp::Ordering;
 use std::path::Path;
 
 use bitext_knn::{IndexSpec, KnnIndex, Neighbors};
@@ -29,18 +28,16 @@ fn output_of(plan: &Plan, dir: &Path, name: &str) -> Result<std::path::PathBuf> 
     Ok(dir.join(plan.step(name)?.output()))
 }
 
-/// Neighbour lists read back: `rows × k` ids (global) and scores.
-struct Lists {
-    k: usize,
-    ids: Vec<usize>,
-    scores: Vec<f32>,
-}
-
-fn lists_array(l: &Lists) -> Vec<Array> {
-    vec![
-        Array::u64s(l.ids.iter().map(|&x| x as u64)),
-        Array::f32s(&l.scores),
-    ]
+/// A lists output (`rows × k` global ids and scores).
+fn lists_output(nb: &Neighbors) -> Output {
+    Output {
+        kind: "lists",
+        shape: vec![nb.len(), nb.k()],
+        arrays: vec![
+            Array::u64s(nb.all_ids().iter().map(|&x| x as u64)),
+            Array::f32s(nb.all_scores()),
+        ],
+    }
 }
 
 /// Run `step` of `plan` in `dir`, writing its output to `out` (atomically).
@@ -163,14 +160,6 @@ fn knn(plan: &Plan, i: usize, j: usize) -> Result<Output> {
     Ok(partial_output(&f.neighbors, &b.neighbors, rs, rt, kf, kb))
 }
 
-/// Whether `(s, id)` ranks before `(s2, id2)` in the exact search's lists: larger score, then
-/// lower id (−0 == +0).
-fn order((s, id): (f32, usize), (s2, id2): (f32, usize)) -> Ordering {
-    s2.partial_cmp(&s)
-        .unwrap_or(Ordering::Equal)
-        .then(id.cmp(&id2))
-}
-
 /// The partial lists of shard `s` of `side` from every shard of the other side, merged into the
 /// exact global top-k.
 fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
@@ -179,8 +168,7 @@ fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
         Side::Src => (n.k_src, plan.src_shards[s], plan.trg.rows),
         Side::Trg => (n.k_trg, plan.trg_shards[s], plan.src.rows),
     };
-    let len = rows.1 - rows.0;
-    let mut cands: Vec<Vec<(f32, usize)>> = vec![Vec::new(); len];
+    let mut parts = Vec::with_capacity(plan.shards);
     for o in 0..plan.shards {
         let name = match side {
             Side::Src => format!("knn-{s}-{o}"),
@@ -192,52 +180,19 @@ fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
             Side::Src => (0, (r.header.shape[0], r.header.shape[1])),
             Side::Trg => (2, (r.header.shape[2], r.header.shape[3])),
         };
-        let ids = r.usizes(a, &path, other)?;
-        let scores = r.f32s(a + 1);
-        if sh.0 != len || ids.len() != sh.0 * sh.1 || scores.iter().any(|x| !x.is_finite()) {
-            return Err(Error::Corrupt {
-                path,
-                reason: format!("partial lists do not match shard {s} of {}", side.name()),
-            });
+        let corrupt = |why: String| Error::Corrupt {
+            path: path.clone(),
+            reason: format!("partial lists of shard {s} of {}: {why}", side.name()),
+        };
+        let nb = Neighbors::new(sh.1, r.usizes(a, &path, other)?, r.f32s(a + 1))
+            .map_err(|e| corrupt(e.to_string()))?;
+        if nb.len() != rows.1 - rows.0 {
+            return Err(corrupt(format!("{} lists", nb.len())));
         }
-        for (row, c) in cands.iter_mut().enumerate() {
-            let at = row * sh.1..(row + 1) * sh.1;
-            c.extend(
-                scores[at.clone()]
-                    .iter()
-                    .copied()
-                    .zip(ids[at].iter().copied()),
-            );
-        }
+        parts.push(nb);
     }
-    merged(cands, k)
-}
-
-/// The `k` best of each row's candidates (by score, ties to the lower id) as a lists output.
-fn merged(cands: Vec<Vec<(f32, usize)>>, k: usize) -> Result<Output> {
-    let len = cands.len();
-    let mut out = Lists {
-        k,
-        ids: Vec::with_capacity(len * k),
-        scores: Vec::with_capacity(len * k),
-    };
-    for mut c in cands {
-        c.sort_by(|&a, &b| order(a, b));
-        if c.len() < k {
-            return Err(Error::Invalid(format!(
-                "fewer than {k} candidates were found"
-            )));
-        }
-        for &(sc, id) in &c[..k] {
-            out.scores.push(sc);
-            out.ids.push(id);
-        }
-    }
-    Ok(Output {
-        kind: "lists",
-        shape: vec![len, out.k],
-        arrays: lists_array(&out),
-    })
+    let parts: Vec<(&Neighbors, usize)> = parts.iter().map(|p| (p, 0)).collect();
+    Ok(lists_output(&Neighbors::merge(&parts, k)?))
 }
 
 /// Faiss mode: shard `s` of `side` searched in every shard index of the other side in turn (one
@@ -255,37 +210,40 @@ fn search_indexes(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Outpu
     };
     let r = ranges[s];
     let q = queries(&p.input.open()?, r.0..r.1, p.unit)?;
-    let mut cands: Vec<Vec<(f32, usize)>> = vec![Vec::new(); q.len()];
+    let mut best: Option<Neighbors> = None;
     for (o, &ro) in other_ranges.iter().enumerate() {
         let path = output_of(plan, dir, &format!("add-{}-{o}", other.name()))?;
         let index = plan.spec.index.load(&path)?;
         let nb = index.search(q.view(), k.min(ro.1 - ro.0))?;
-        for (row, c) in cands.iter_mut().enumerate() {
-            let hits = nb.scores(row).iter().zip(nb.ids(row));
-            c.extend(hits.map(|(&sc, &id)| (sc, id + ro.0)));
-        }
+        // The best `k` so far (fewer while the shards seen hold fewer rows).
+        best = Some(match best {
+            None => Neighbors::merge(&[(&nb, ro.0)], nb.k())?,
+            Some(b) => Neighbors::merge(&[(&b, 0), (&nb, ro.0)], k.min(b.k() + nb.k()))?,
+        });
     }
-    merged(cands, k)
+    let best = best.ok_or_else(|| Error::Invalid("no index shard to search".into()))?;
+    if best.k() < k {
+        return Err(Error::Invalid(format!(
+            "fewer than {k} candidates were found"
+        )));
+    }
+    Ok(lists_output(&best))
 }
 
 /// The merged lists of shard `s` of `side`.
-fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Lists> {
+fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Neighbors> {
     let path = output_of(plan, dir, &format!("merge-knn-{}-{s}", side.name()))?;
     let r = arrays::read(&path, "lists", &[8, 4])?;
     let other = match side {
         Side::Src => plan.trg.rows,
         Side::Trg => plan.src.rows,
     };
-    let (len, k) = (r.header.shape[0], r.header.shape[1]);
-    let ids = r.usizes(0, &path, other)?;
-    let scores = r.f32s(1);
-    if ids.len() != len * k || scores.len() != len * k {
-        return Err(Error::Corrupt {
+    Neighbors::new(r.header.shape[1], r.usizes(0, &path, other)?, r.f32s(1)).map_err(|e| {
+        Error::Corrupt {
             path,
-            reason: "list sizes differ from the header".into(),
-        });
-    }
-    Ok(Lists { k, ids, scores })
+            reason: format!("malformed lists: {e}"),
+        }
+    })
 }
 
 /// The merged lists of every sentence of `side` of a plan whose `merge-knn` steps are done
@@ -294,15 +252,11 @@ pub(crate) fn side_neighbors(plan: &Plan, dir: &Path, side: Side) -> Result<Neig
     let (mut ids, mut scores, mut k) = (Vec::new(), Vec::new(), 0);
     for s in 0..plan.shards {
         let l = read_lists(plan, dir, side, s)?;
-        k = l.k;
-        ids.extend(l.ids);
-        scores.extend(l.scores);
+        k = l.k();
+        ids.extend_from_slice(l.all_ids());
+        scores.extend_from_slice(l.all_scores());
     }
     Ok(Neighbors::new(k, ids, scores)?)
-}
-
-fn neighbors(l: &Lists) -> Result<Neighbors> {
-    Ok(Neighbors::new(l.k, l.ids.clone(), l.scores.clone())?)
 }
 
 /// The kNN means of every sentence of `side`, shard after shard.
@@ -314,8 +268,11 @@ fn means(plan: &Plan, dir: &Path, side: Side) -> Result<Output> {
     };
     let mut all = Vec::new();
     for s in 0..plan.shards {
-        let l = read_lists(plan, dir, side, s)?;
-        all.extend(neighbourhood_means(&neighbors(&l)?, k, what)?);
+        all.extend(neighbourhood_means(
+            &read_lists(plan, dir, side, s)?,
+            k,
+            what,
+        )?);
     }
     Ok(Output {
         kind: "means",
@@ -349,9 +306,10 @@ fn score(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
         Side::Src => plan.src_shards[s].0,
         Side::Trg => plan.trg_shards[s].0,
     };
-    let mut scores = Vec::with_capacity(l.ids.len());
-    for (p, (&id, &sim)) in l.ids.iter().zip(&l.scores).enumerate() {
-        let row = first + p / l.k;
+    let (ids, k) = (l.all_ids(), l.k());
+    let mut scores = Vec::with_capacity(ids.len());
+    for (p, (&id, &sim)) in ids.iter().zip(l.all_scores()).enumerate() {
+        let row = first + p / k;
         let (a, b) = match side {
             Side::Src => (row, id),
             Side::Trg => (id, row),
@@ -360,9 +318,9 @@ fn score(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
     }
     Ok(Output {
         kind: "scored",
-        shape: vec![l.ids.len() / l.k, l.k],
+        shape: vec![l.len(), k],
         arrays: vec![
-            Array::u64s(l.ids.iter().map(|&x| x as u64)),
+            Array::u64s(ids.iter().map(|&x| x as u64)),
             Array::f64s(&scores),
         ],
     })

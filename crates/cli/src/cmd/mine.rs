@@ -17,7 +17,7 @@ use bitext_eval::calibration::Calibration;
 use bitext_shard::{Format, Input, Outcome, Plan, RunOptions, Sharding, mined_pairs, run_all};
 
 use crate::input::{
-    CalibrationArgs, EmbeddingArgs, Labels, TextFormat, progress_bar, sentences_for,
+    CalibrationArgs, EmbeddingArgs, Labels, Sentences, TextFormat, progress_bar, sentences_for,
     sentences_for_rows,
 };
 use crate::rows::{RowOptions, Rows, Unify};
@@ -283,7 +283,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
 /// (they are the queries). The output is the widened matrices' (the property tests of
 /// `over_half` and `crates/cli/tests/mine_shards.rs` check it).
 fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
-    use bitext_core::io::raw::{RawBlockReader, RawDtype, read_raw};
+    use bitext_core::io::raw::{RawDtype, read_raw};
     use bitext_knn::{ExactIndex, Metric, NeighborPair};
     let e = &a.embeddings;
     let Some(dim) = e.dim else {
@@ -299,12 +299,12 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
     // The single-process checks and normalisation decision, the target streamed in blocks.
     let src_rows = bitext_mine::UnitRows::new(src.view(), "source")?;
-    let mut reader = RawBlockReader::open(tp, dim, RawDtype::F16)?;
-    let (mut trg_unit, mut row) = (true, 0);
-    while let Some(block) = reader.next_block(8192)? {
-        trg_unit &= bitext_mine::check_unit(block.view(), "target", row)?;
-        row += block.len();
-    }
+    let trg_input = Input {
+        path: tp.clone(),
+        format: Format::RawF16,
+        dim: Some(dim),
+    };
+    let trg_unit = trg_input.check_unit(dim, "target")?;
     let n = spec.miner.margin_spec().neighborhood();
     if n.k_src > trg.len() || n.k_trg > src.len() {
         bail!(
@@ -337,8 +337,18 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
         certification: Some([f.certification, b.certification]),
         ..NeighborPair::new(f.neighbors, b.neighbors)
     };
-    let mut pairs = spec.miner.mine_neighbors(&pair)?;
-    let (cal, min) = a.calibration.load()?;
+    let pairs = spec.miner.mine_neighbors(&pair)?;
+    write_mined(a, pairs, (src_text, trg_text), a.calibration.load()?)
+}
+
+/// Write mined pairs as the single-process `--mode mine` does: `--min-precision` applied, the
+/// count on stderr, the calibrated probability beside the score with `--calibration`.
+fn write_mined(
+    a: &MineArgs,
+    mut pairs: Vec<ScoredPair>,
+    (src_text, trg_text): (Option<Sentences>, Option<Sentences>),
+    (cal, min): (Option<Calibration>, Option<f64>),
+) -> Result<()> {
     if let Some(m) = min {
         pairs.retain(|p| p.score >= m);
     }
@@ -412,7 +422,8 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
         plan.trg.rows,
         &trg.path,
     )?;
-    let (cal, min) = a.calibration.load()?;
+    // A bad calibration file fails before any step runs.
+    let calibration = a.calibration.load()?;
     let opts = RunOptions {
         fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
     };
@@ -431,19 +442,8 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
         "steps: {ran} ran, {skipped} already done ({})",
         dir.display()
     );
-    let mut pairs = mined_pairs(&plan, dir)?;
-    if let Some(m) = min {
-        pairs.retain(|p| p.score >= m);
-    }
-    eprintln!("mined {} pairs", pairs.len());
-    let (src_labels, trg_labels) = (Labels::of(src_text), Labels::of(trg_text));
-    Output {
-        src: &src_labels,
-        trg: &trg_labels,
-        decimals: a.decimals,
-        calibration: cal.as_ref(),
-    }
-    .write(a.output.as_ref(), &pairs)
+    let pairs = mined_pairs(&plan, dir)?;
+    write_mined(a, pairs, (src_text, trg_text), calibration)
 }
 
 fn margin_spec(a: &MineArgs) -> MarginSpec {

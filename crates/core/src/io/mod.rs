@@ -300,6 +300,23 @@ pub(crate) fn check_field(path: &Path, record: usize, name: &str, value: &str) -
     Ok(())
 }
 
+/// A 64-bit checksum of `bytes`, 8 bytes at a time, the same on every machine: what files
+/// that record their own integrity (saved quantised copies, sharded mining's completion
+/// records) store and check. Not cryptographic: it catches truncation and corruption.
+#[must_use]
+pub fn checksum(bytes: &[u8]) -> u64 {
+    let mix = |h: u64, x: u64| (h.rotate_left(29) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = bytes.len() as u64;
+    for c in &mut chunks {
+        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    }
+    chunks
+        .remainder()
+        .iter()
+        .fold(h, |h, &b| mix(h, u64::from(b)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::Arc;
 
-use bitext_core::io::AtomicFile;
+use bitext_core::io::{AtomicFile, checksum};
 use bitext_core::{Location, MappedBytes};
 use serde::{Deserialize, Serialize};
 
@@ -83,20 +83,6 @@ struct Header {
     checksum: String,
     /// (name, byte offset, values) of each section, in file order.
     sections: Vec<(String, usize, usize)>,
-}
-
-/// A checksum of `bytes` (8 bytes at a time).
-fn checksum(bytes: &[u8]) -> u64 {
-    let mix = |h: u64, x: u64| (h.rotate_left(29) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut h = bytes.len() as u64;
-    for c in &mut chunks {
-        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    }
-    chunks
-        .remainder()
-        .iter()
-        .fold(h, |h, &b| mix(h, u64::from(b)))
 }
 
 fn parse_err(path: &Path, at: Location, reason: impl Into<String>) -> Error {
