@@ -50,6 +50,13 @@ pub struct Neighbors<S = f32> {
     scores: Vec<S>,
 }
 
+/// Whether `(score, id)` ranks before `(score2, id2)` in the exact inner-product search's
+/// lists: larger score, then lower id, with −0 == +0 (the order every merge and re-rank of
+/// those lists keeps).
+pub(crate) fn ranks_before((s, id): (f32, usize), (s2, id2): (f32, usize)) -> bool {
+    s > s2 || (s == s2 && id < id2)
+}
+
 impl Neighbors {
     /// The `k` best of inner-product lists (larger is better) of the same queries over
     /// disjoint sets of ids — e.g. one query batch searched in each shard of a database — with
@@ -85,10 +92,14 @@ impl Neighbors {
                     cands.len()
                 )));
             }
-            cands.sort_by(|&(s, i), &(s2, i2)| {
-                s2.partial_cmp(&s)
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(i.cmp(&i2))
+            cands.sort_by(|&a, &b| {
+                if ranks_before(a, b) {
+                    std::cmp::Ordering::Less
+                } else if ranks_before(b, a) {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
             });
             for &(s, id) in &cands[..k] {
                 scores.push(s);

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::exact::kernel::dot_many;
 use crate::exact::rows::Rows;
 use crate::exact::search::Search;
-use crate::index::Neighbors;
+use crate::index::{Neighbors, ranks_before};
 
 /// How many queries (or database rows, for the backward lists of a both-ways search) the
 /// certificate covered, and how the others were made exact. The result is exact either way;
@@ -122,12 +122,6 @@ pub(crate) fn all_norms(precision: Precision, v: EmbeddingsView<'_>) -> (Vec<Nor
 /// Candidates re-scored at a time (as interleaved chains of [`dot_many`]).
 const RESCORE: usize = 8;
 
-/// Whether `(s, id)` ranks before `(s2, id2)` in the f32 search's lists: larger score, then
-/// lower id, with −0 == +0.
-fn before((s, id): (f32, usize), (s2, id2): (f32, usize)) -> bool {
-    s > s2 || (s == s2 && id < id2)
-}
-
 /// One side of a search as the scan sees it: the rows of a matrix, or only its distinct rows
 /// (index `u` stands for row `first[u]` and its later copies).
 #[derive(Clone, Copy)]
@@ -228,7 +222,7 @@ fn rerank(
                     dot_many(x, &rows[..group.len()], scores);
                     for (&sc, &u) in scores.iter().zip(group) {
                         for id in std::iter::once(db.id(u)).chain(db.copies(u).iter().copied()) {
-                            let pos = best.partition_point(|&e| before(e, (sc, id)));
+                            let pos = best.partition_point(|&e| ranks_before(e, (sc, id)));
                             if pos >= k {
                                 break;
                             }
