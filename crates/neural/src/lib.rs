@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+pub mod aligner;
 pub mod autoencoder;
 pub mod backend;
 pub mod batch;

@@ -27,6 +27,7 @@ use bitext_core::Embeddings;
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
 use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
 
+use crate::aligner::AlignerModel;
 use crate::autoencoder::AutoencoderEncoder;
 use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
@@ -58,10 +59,12 @@ pub enum ModelEncoder {
     Siamese(Box<SiameseEncoder>),
     /// The autoencoder's encoders (max-pooled states).
     Autoencoder(Box<AutoencoderEncoder>),
+    /// The word-alignment BiLSTMs (`[h→; h←]` vectors, the `wemb` space).
+    Aligner(Box<AlignerModel>),
 }
 
 impl ModelEncoder {
-    /// Load the encoder saved in `dir` (a siamese classifier or an autoencoder).
+    /// Load the encoder saved in `dir` (a siamese classifier, an autoencoder or an aligner).
     ///
     /// # Errors
     /// A directory without a model, of another kind, or whose files do not load.
@@ -71,6 +74,7 @@ impl ModelEncoder {
             "autoencoder" => Ok(Self::Autoencoder(Box::new(AutoencoderEncoder::load(
                 dir, backend,
             )?))),
+            "aligner" => Ok(Self::Aligner(Box::new(AlignerModel::load(dir, backend)?))),
             other => Err(Error::checkpoint(
                 dir,
                 format!("a model of kind {other:?} is not a sentence encoder"),
@@ -86,6 +90,7 @@ impl ModelEncoder {
         match self {
             Self::Siamese(e) => e.vectors(side, sentences),
             Self::Autoencoder(e) => e.vectors(side, sentences),
+            Self::Aligner(e) => e.vectors(side, sentences),
         }
     }
 
@@ -95,6 +100,7 @@ impl ModelEncoder {
         match self {
             Self::Siamese(e) => e.dir(),
             Self::Autoencoder(e) => e.dir(),
+            Self::Aligner(e) => e.dir(),
         }
     }
 }
@@ -104,6 +110,7 @@ impl SentenceEncoder for ModelEncoder {
         match self {
             Self::Siamese(e) => e.dim(),
             Self::Autoencoder(e) => e.dim(),
+            Self::Aligner(e) => e.dim(),
         }
     }
 
@@ -125,6 +132,9 @@ pub enum NeuralModel {
     /// The shared-decoder autoencoder: encodes sentences; pairs score the cosine of their
     /// vectors (Kim et al.'s predefined similarity).
     Autoencoder(Box<AutoencoderEncoder>),
+    /// The word-alignment BiLSTM: encodes sentences; pairs score `semb` when its head was
+    /// trained, else the `wemb` cosine.
+    Aligner(Box<AlignerModel>),
     /// An MLP similarity over the vectors of an encoder.
     Mlp {
         /// The network.
@@ -148,9 +158,10 @@ impl NeuralModel {
         let backend = BackendSpec::parse(&spec.backend)?;
         let dir = spec.dir.as_path();
         match model_kind(dir)?.as_str() {
-            "siamese" | "autoencoder" => Ok(match ModelEncoder::load(dir, backend)? {
+            "siamese" | "autoencoder" | "aligner" => Ok(match ModelEncoder::load(dir, backend)? {
                 ModelEncoder::Siamese(e) => NeuralModel::Siamese(e),
                 ModelEncoder::Autoencoder(e) => NeuralModel::Autoencoder(e),
+                ModelEncoder::Aligner(e) => NeuralModel::Aligner(e),
             }),
             "mlp" => {
                 let (mlp, desc) = load_mlp(dir, backend)?;
@@ -187,6 +198,7 @@ impl NeuralModel {
         match self {
             NeuralModel::Siamese(e) => ModelEncoder::Siamese(e),
             NeuralModel::Autoencoder(e) => ModelEncoder::Autoencoder(e),
+            NeuralModel::Aligner(e) => ModelEncoder::Aligner(e),
             NeuralModel::Mlp { encoder, .. } => *encoder,
         }
     }
@@ -195,24 +207,31 @@ impl NeuralModel {
         match self {
             NeuralModel::Siamese(e) => e.vectors(side, sentences),
             NeuralModel::Autoencoder(e) => e.vectors(side, sentences),
+            NeuralModel::Aligner(e) => e.vectors(side, sentences),
             NeuralModel::Mlp { encoder, .. } => encoder.vectors(side, sentences),
         }
     }
 
     /// A scorer over `src × tgt`: the probability that a pair translates each other (the
     /// siamese classifier's, or the MLP's over its encoder's vectors), or the cosine of the
-    /// autoencoder's vectors.
+    /// autoencoder's vectors; for an aligner, `semb` when its head was trained, else `wemb`.
     ///
     /// # Errors
     /// An encoding error (an empty sentence, …).
     pub fn scorer(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
+        if let NeuralModel::Aligner(e) = self {
+            let semb = e.description().network.objective.sentence();
+            return e.scorer(src, tgt, semb);
+        }
         let (a, b) = (
             self.vectors(Side::Source, src)?,
             self.vectors(Side::Target, tgt)?,
         );
         Ok(match self {
             NeuralModel::Siamese(e) => Box::new(SiameseScorer::from_vectors(e.model(), a, b)),
-            NeuralModel::Autoencoder(_) => Box::new(CosineScorer::new(a, b)?),
+            NeuralModel::Autoencoder(_) | NeuralModel::Aligner(_) => {
+                Box::new(CosineScorer::new(a, b)?)
+            }
             NeuralModel::Mlp { mlp, .. } => Box::new(MlpScorer::new(mlp, a, b)?),
         })
     }

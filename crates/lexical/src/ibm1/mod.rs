@@ -325,6 +325,19 @@ impl Ibm1 {
         Ok(self.align_ids(&s, &t, how))
     }
 
+    /// [`Ibm1::align`] of sentences already cut into tokens (e.g. by another model's
+    /// tokenizer; tokens the model never saw align to nothing).
+    #[must_use]
+    pub fn align_tokens<S: AsRef<str>>(
+        &self,
+        src: &[S],
+        tgt: &[S],
+        how: Symmetrization,
+    ) -> Vec<(usize, usize)> {
+        let (s, t) = self.ids(src, tgt);
+        self.align_ids(&s, &t, how)
+    }
+
     /// [`Ibm1::align`] of token ids.
     #[must_use]
     pub fn align_ids(&self, src: &[u32], tgt: &[u32], how: Symmetrization) -> Vec<(usize, usize)> {

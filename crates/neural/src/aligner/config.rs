@@ -1,0 +1,216 @@
+//! Configuration of the word-alignment BiLSTM, with the paper's settings and smaller presets for
+//! CPUs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::rnn::CellKind;
+use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
+
+/// What the network is trained to predict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    /// The paper's `wemb`: the word-level loss over the aggregated alignment scores (eq. 3).
+    Words,
+    /// The paper's `semb`: the sentence-level loss of the comparison head (eq. 5).
+    Sentence,
+    /// The sum of both losses (one model gives word labels, `wemb` cosines and `semb` scores).
+    Both,
+}
+
+impl Objective {
+    /// Whether the word-level loss is part of the objective.
+    #[must_use]
+    pub fn words(self) -> bool {
+        matches!(self, Self::Words | Self::Both)
+    }
+
+    /// Whether the sentence-level loss is part of the objective.
+    #[must_use]
+    pub fn sentence(self) -> bool {
+        matches!(self, Self::Sentence | Self::Both)
+    }
+}
+
+/// The network: two embedding tables and two bidirectional encoders (one per language), the
+/// alignment matrix with its log-sum-exp aggregation, and the sentence comparison head.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlignerConfig {
+    /// Source-language vocabulary size.
+    pub src_vocab: usize,
+    /// Target-language vocabulary size.
+    pub tgt_vocab: usize,
+    /// Word embedding size of both tables.
+    pub emb_dim: usize,
+    /// Recurrent state size per direction: word vectors and sentence vectors have twice it.
+    pub hidden: usize,
+    /// Recurrent cell (the paper: LSTM).
+    pub cell: CellKind,
+    /// Sharpness `r` of the aggregation `(1/r) log Σ exp(r·S)`: large `r` approaches the
+    /// maximum, small `r` a sum.
+    pub r: f64,
+    /// Hidden units of the `semb` head `tanh(W[h1; h2] + b)`.
+    pub ff: usize,
+    /// The loss that is trained.
+    pub objective: Objective,
+    /// Dropout on the embeddings while training.
+    #[serde(default)]
+    pub dropout: f64,
+    /// Keep both embedding tables fixed while training.
+    #[serde(default)]
+    pub frozen_embeddings: bool,
+}
+
+impl AlignerConfig {
+    /// The paper's network (§4.2.1): embeddings of 256, LSTMs of 256 per direction (512-d word
+    /// and sentence vectors), `r = 1` (the paper names none; see the module docs), a 256-unit
+    /// `semb` head, the word-level objective.
+    #[must_use]
+    pub fn paper(src_vocab: usize, tgt_vocab: usize) -> Self {
+        Self {
+            src_vocab,
+            tgt_vocab,
+            emb_dim: 256,
+            hidden: 256,
+            cell: CellKind::Lstm,
+            r: 1.0,
+            ff: 256,
+            objective: Objective::Words,
+            dropout: 0.0,
+            frozen_embeddings: false,
+        }
+    }
+
+    /// A preset by name: `paper` (embeddings 256, 256 per direction), `medium` (256, 128) or
+    /// `small` (128, 64), with vocabularies of `vocab` tokens on both sides.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an unknown name.
+    pub fn preset(name: &str, vocab: usize) -> Result<Self> {
+        let (e, h, ff) = match name {
+            "paper" => (256, 256, 256),
+            "medium" => (256, 128, 128),
+            "small" => (128, 64, 64),
+            other => {
+                return Err(Error::Config(format!(
+                    "unknown aligner preset {other:?} (expected paper, medium or small)"
+                )));
+            }
+        };
+        Ok(Self {
+            emb_dim: e,
+            hidden: h,
+            ff,
+            ..Self::paper(vocab, vocab)
+        })
+    }
+
+    /// Word and sentence vector size (`2 × hidden`).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        2 * self.hidden
+    }
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        let sizes = [
+            ("src_vocab", self.src_vocab),
+            ("tgt_vocab", self.tgt_vocab),
+            ("emb_dim", self.emb_dim),
+            ("hidden", self.hidden),
+            ("ff", self.ff),
+        ];
+        if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
+            return Err(Error::Config(format!("aligner {name} must be at least 1")));
+        }
+        if !(self.r.is_finite() && self.r > 0.0) {
+            return Err(Error::Config(format!(
+                "aligner aggregation sharpness r must be positive and finite, got {}",
+                self.r
+            )));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(Error::Config(format!(
+                "aligner dropout must be in [0, 1), got {}",
+                self.dropout
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// How the aligner is trained (besides the generic [`TrainConfig`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlignerTrainConfig {
+    /// Batches of examples (cost of an example: its two lengths).
+    pub batching: Bucketing,
+    /// Optimiser, schedule, clipping, epochs, seed.
+    pub train: TrainConfig,
+}
+
+impl AlignerTrainConfig {
+    /// The paper's training (§4.2.1): SGD with global-norm clipping (at 5: the paper names no
+    /// threshold), batches of 32 examples, the rate × 0.8 when the validation loss worsens,
+    /// 10 epochs.
+    #[must_use]
+    pub fn paper(seed: u64) -> Self {
+        let mut train = TrainConfig::new(10, 1.0, seed);
+        train.optimizer = OptimizerSpec::Sgd {
+            lr: 1.0,
+            momentum: 0.0,
+        };
+        train.schedule = LrSchedule::Plateau { factor: 0.8 };
+        train.clip_norm = Some(5.0);
+        Self {
+            batching: Bucketing {
+                max_items: 32,
+                max_tokens: 32 * 160,
+            },
+            train,
+        }
+    }
+
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        self.batching.check()?;
+        self.train.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_checks() {
+        let p = AlignerConfig::paper(100, 200);
+        assert_eq!(p.dim(), 512);
+        p.check().unwrap();
+        let s = AlignerConfig::preset("small", 50).unwrap();
+        assert_eq!((s.dim(), s.src_vocab, s.tgt_vocab), (128, 50, 50));
+        assert!(AlignerConfig::preset("huge", 5).is_err());
+        for bad in [
+            AlignerConfig { hidden: 0, ..p },
+            AlignerConfig { r: 0.0, ..p },
+            AlignerConfig { r: f64::NAN, ..p },
+            AlignerConfig { dropout: 1.0, ..p },
+        ] {
+            assert!(bad.check().is_err(), "{bad:?}");
+        }
+        let j = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), p);
+        AlignerTrainConfig::paper(1).check().unwrap();
+        assert!(Objective::Both.words() && Objective::Both.sentence());
+        assert!(!Objective::Words.sentence() && !Objective::Sentence.words());
+    }
+}

@@ -1,0 +1,49 @@
+//! The word-alignment BiLSTM of the divergence-detection draft
+//! (`word-alignment-bilstm-divergence-detection.txt`): it says *which words* of a pair are not
+//! translations of each other, scores pairs, and cuts a pair down to its parallel part.
+//!
+//! - [`Aligner`]: a source and a target embedding table and BiLSTM (`net_s`, `net_t`); word
+//!   vectors `h_i = [→h_i; ←h_i]`, sentence vectors `[→h_last; ←h_first]`; alignment scores
+//!   `S(i, j) = h_i^src · h_j^tgt`, aggregated per word as
+//!   `aggr_s(i) = (1/r) log Σ_j exp(r·S(i, j))` (and `aggr_t(j)` over `i`), padding masked out;
+//!   the word loss `Σ_i log(1 + exp(aggr_s(i)·Y_i)) + Σ_j log(1 + exp(aggr_t(j)·Y_j))` with
+//!   `Y = −1` for a parallel word and `+1` for a divergent one (eq. 3): a word is predicted
+//!   divergent when its aggregate is negative. `wemb` scores a pair by the cosine of its
+//!   sentence vectors (eq. 1). `semb` is the comparison head on the same encoders:
+//!   `h3 = tanh(W[h_src ⊙ h_tgt; |h_src − h_tgt|] + b)`, `h_sim = w·h3 + b`, loss
+//!   `log(1 + exp(h_sim·Y))` (eqs. 4–5); [`Objective`] picks either loss or their sum.
+//! - [`synth`]: the synthetic examples (paired, unpaired, replace, insert) with word labels,
+//!   and the word classes that stand in for part-of-speech tags.
+//! - [`fix`]: divergence fixing — the best span pairs of the alignment matrix in `O(I·J²)`.
+//! - [`AlignerModel`]: a trained model directory as a `SentenceEncoder`, per-word scores,
+//!   `wemb`/`semb` scorers and fixing of text pairs; [`train_aligner`] trains one from text.
+//!
+//! **Choices where the draft is silent or broken.**
+//! - `r`: the draft names no value. `r = 1` (the default) makes `aggr` a soft maximum that
+//!   still passes gradient to every position; it is a configuration field, and
+//!   `cargo xtask eval aligner` records the value used.
+//! - The word loss is summed over the words of an example and averaged over the examples of a
+//!   batch (the draft sums; the average keeps the learning rate independent of the batch).
+//! - `semb`'s sign: with `Y = −1` for parallel pairs eq. 5 drives `h_sim` up for them, so
+//!   `h_sim` is the score (higher = more parallel) and a pair is predicted divergent when it is
+//!   negative, like the words.
+//! - Replace examples keep word classes instead of POS tags, and fixing maximises the issue's
+//!   restatement of the garbled formula with ties to the shorter spans: see [`synth`] and
+//!   [`fix`].
+
+mod config;
+pub mod fix;
+mod model;
+pub mod synth;
+mod text;
+mod train;
+
+pub use config::{AlignerConfig, AlignerTrainConfig, Objective};
+pub use fix::{FixConfig, SpanPair, best_spans};
+pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
+pub use synth::{Corpus, Example, Kind, Synthesizer, WordClass};
+pub use text::{
+    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, Fixed, LinkFn, Links,
+    SembScorer, WordScores, train_aligner,
+};
+pub use train::{AlignerTask, WordAccuracy, evaluate};

@@ -1,0 +1,476 @@
+//! The word-alignment network: one embedding table and one bidirectional encoder per language,
+//! the alignment matrix `S(i, j) = h_i^src · h_j^tgt` of each pair with its log-sum-exp
+//! aggregation, and the `semb` comparison head over the sentence vectors.
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use burn::module::{Module, Param};
+use burn::tensor::activation::softplus;
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::aligner::AlignerConfig;
+use crate::batch::PackedBatch;
+use crate::error::{Error, Result};
+use crate::init::{float2, int1};
+use crate::layers::{Dense, Embedding, dropout};
+use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
+use crate::train::{Deferred, TrainLoss};
+
+/// A value of the padding cells of an alignment matrix before the log-sum-exp: `exp` of it
+/// is zero in `f32`, so padding never contributes to an aggregate.
+const MASKED: f32 = -1.0e9;
+
+/// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
+#[derive(Module, Debug)]
+pub struct Aligner {
+    /// Source word embeddings `[src_vocab, emb]`.
+    pub src_embedding: Embedding,
+    /// Target word embeddings `[tgt_vocab, emb]`.
+    pub tgt_embedding: Embedding,
+    /// The source encoder (`net_s`).
+    pub src_encoder: BiRnn,
+    /// The target encoder (`net_t`).
+    pub tgt_encoder: BiRnn,
+    /// `semb`: `W` `[2·dim, ff]` and `b` of `h3 = tanh(W[h1; h2] + b)`.
+    pub matching: Dense,
+    /// `semb`: `w` `[ff, 1]` and `b` of `h_sim = w·h3 + b`.
+    pub output: Dense,
+    src_vocab: usize,
+    tgt_vocab: usize,
+    r: f64,
+    words: bool,
+    sentence: bool,
+    dropout: f64,
+    frozen_embeddings: bool,
+}
+
+/// One example with labels: `-1` for a parallel word (or pair), `+1` for a divergent one.
+#[derive(Debug, Clone, Copy)]
+pub struct LabeledRef<'a> {
+    /// Source token ids.
+    pub src: &'a [u32],
+    /// Target token ids.
+    pub tgt: &'a [u32],
+    /// One label per source token.
+    pub src_labels: &'a [f32],
+    /// One label per target token.
+    pub tgt_labels: &'a [f32],
+    /// The pair's label.
+    pub label: f32,
+}
+
+/// The loss of one batch and its parts.
+#[derive(Debug)]
+pub struct AlignerLoss {
+    /// Word loss + sentence loss per example, to back-propagate.
+    pub loss: TrainLoss,
+    /// Word loss (eq. 3) summed over words, per example `[1]` (zero when not trained).
+    pub words: Tensor<1>,
+    /// Sentence loss (eq. 5) per example `[1]` (zero when not trained).
+    pub sentence: Tensor<1>,
+}
+
+/// What the network computes for a batch of pairs, in input order (inference).
+#[derive(Debug, Clone)]
+pub struct PairOutput {
+    /// Alignment scores `S(i, j)`, row-major `[I, J]`.
+    pub alignment: Vec<f32>,
+    /// Source length `I`.
+    pub src_len: usize,
+    /// Target length `J`.
+    pub tgt_len: usize,
+    /// `aggr_s(i)` per source word (divergent when negative).
+    pub src_scores: Vec<f32>,
+    /// `aggr_t(j)` per target word.
+    pub tgt_scores: Vec<f32>,
+    /// `wemb`: the cosine of the two sentence vectors.
+    pub cosine: f32,
+    /// `semb`: `h_sim`, higher for more parallel pairs (eq. 5 with `Y = −1` for parallel
+    /// pairs pushes it up; a pair is predicted divergent when it is negative).
+    pub semb: f32,
+}
+
+/// Encoder outputs of one side of a batch: padded word states `[B, T, 2H]`, sentence vectors
+/// `[B, 2H]` (both in input order), the lengths and the deferred gradient stage.
+struct Side3 {
+    states: Tensor<3>,
+    vectors: Tensor<2>,
+    lengths: Vec<usize>,
+    stage: Option<Deferred>,
+}
+
+/// Gather the per-step outputs (packed order) into `[B, T, 2H]` rows in input order, zero rows
+/// past each sentence's end.
+fn padded(out: &BiRnnOutput, batch: &PackedBatch) -> Tensor<3> {
+    let device = out.last.device();
+    let width = out.last.dims()[1];
+    let sizes = batch.batch_sizes();
+    let total: usize = sizes.iter().sum();
+    let mut parts = out.steps.clone();
+    parts.push(Tensor::zeros([1, width], &device));
+    let all = Tensor::cat(parts, 0);
+    let (b, t) = (batch.len(), batch.max_len());
+    let mut starts = Vec::with_capacity(sizes.len());
+    let mut s = 0;
+    for &n in sizes {
+        starts.push(s);
+        s += n;
+    }
+    let mut idx = Vec::with_capacity(b * t);
+    for i in 0..b {
+        let p = batch.position()[i];
+        let len = batch.lengths()[p];
+        for step in 0..t {
+            idx.push(if step < len { starts[step] + p } else { total });
+        }
+    }
+    all.select(0, int1(&idx, &device)).reshape([b, t, width])
+}
+
+/// `[B, T]` (or `[B, T, 1]` / `[B, 1, T]` by `shape`) of `inside` where `t < lengths[b]`, else
+/// `outside`.
+fn mask_values(lengths: &[usize], t: usize, inside: f32, outside: f32) -> Vec<f32> {
+    let mut v = Vec::with_capacity(lengths.len() * t);
+    for &len in lengths {
+        v.extend((0..t).map(|k| if k < len { inside } else { outside }));
+    }
+    v
+}
+
+/// `(1/r) log Σ exp(r·x)` over `dim` of `x` (already masked), keeping the dimension.
+fn log_sum_exp(x: Tensor<3>, dim: usize, r: f64) -> Tensor<3> {
+    let rx = x.mul_scalar(r);
+    let m = rx.clone().max_dim(dim).detach();
+    ((rx - m.clone()).exp().sum_dim(dim).log() + m).div_scalar(r)
+}
+
+impl Aligner {
+    /// A freshly initialised network on `device`, drawn from `seed`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an invalid configuration.
+    pub fn new(config: &AlignerConfig, seed: u64, device: &Device) -> Result<Self> {
+        config.check()?;
+        let mut rng = Rng::seed(seed).fork(0xa11);
+        let e = config.emb_dim;
+        let src_embedding = Embedding::new(config.src_vocab, e, &mut rng, device);
+        let tgt_embedding = Embedding::new(config.tgt_vocab, e, &mut rng, device);
+        let enc = BiRnnConfig {
+            cell: config.cell,
+            d_input: e,
+            d_hidden: config.hidden,
+        };
+        // Both encoders start from the same draw (separate parameters): with tables from one
+        // bilingual space a sentence and its translation then start with similar states.
+        let enc_rng = rng.fork(0xe2c);
+        let src_encoder = enc.init(&mut enc_rng.clone(), device);
+        let tgt_encoder = enc.init(&mut enc_rng.clone(), device);
+        let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
+        let output = Dense::new(config.ff, 1, &mut rng, device);
+        Ok(Self {
+            src_embedding,
+            tgt_embedding,
+            src_encoder,
+            tgt_encoder,
+            matching,
+            output,
+            src_vocab: config.src_vocab,
+            tgt_vocab: config.tgt_vocab,
+            r: config.r,
+            words: config.objective.words(),
+            sentence: config.objective.sentence(),
+            dropout: config.dropout,
+            frozen_embeddings: config.frozen_embeddings,
+        })
+    }
+
+    /// The same network with both embedding tables replaced (row-major), e.g. from
+    /// [`crate::pretrained`].
+    ///
+    /// # Errors
+    /// [`Error::Config`] when a table has another size.
+    pub fn with_embedding_tables(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
+        for (e, table, name) in [
+            (&mut self.src_embedding, src, "source"),
+            (&mut self.tgt_embedding, tgt, "target"),
+        ] {
+            let (rows, dim) = (e.vocab(), e.dim());
+            if table.len() != rows * dim {
+                return Err(Error::Config(format!(
+                    "a {name} embedding table of {} values for {rows} × {dim}",
+                    table.len()
+                )));
+            }
+            let device = e.weight.device();
+            e.weight = Param::from_tensor(float2(table, [rows, dim], &device));
+        }
+        Ok(self)
+    }
+
+    /// Word and sentence vector size (`2 × hidden`).
+    #[must_use]
+    pub fn dim(&self) -> usize {
+        2 * self.src_encoder.d_hidden()
+    }
+
+    /// The aggregation's sharpness `r`.
+    #[must_use]
+    pub fn r(&self) -> f64 {
+        self.r
+    }
+
+    /// Vocabulary size of `side`.
+    #[must_use]
+    pub fn vocab(&self, side: Side) -> usize {
+        match side {
+            Side::Source => self.src_vocab,
+            Side::Target => self.tgt_vocab,
+        }
+    }
+
+    fn parts(&self, side: Side) -> (&Embedding, &BiRnn) {
+        match side {
+            Side::Source => (&self.src_embedding, &self.src_encoder),
+            Side::Target => (&self.tgt_embedding, &self.tgt_encoder),
+        }
+    }
+
+    pub(crate) fn host(&self, side: Side) -> Option<HostBiRnn> {
+        self.parts(side).1.host()
+    }
+
+    fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
+        let vocab = self.vocab(side);
+        for (i, s) in seqs.iter().enumerate() {
+            if let Some(&id) = s.iter().find(|&&id| id as usize >= vocab) {
+                return Err(Error::Input(format!(
+                    "{side:?} sentence {i} has token id {id}, outside the vocabulary of {vocab}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sentence vectors `[n, 2·hidden]` of sentences of `side` (rows in input order): the
+    /// forward state after the last word and the backward state after the first.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
+    pub fn encode(&self, seqs: &[&[u32]], side: Side) -> Result<Tensor<2>> {
+        self.encode_with(seqs, side, None)
+    }
+
+    /// [`Aligner::encode`] with a prepared host recurrence of that side's encoder.
+    pub(crate) fn encode_with(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        host: Option<&mut HostBiRnn>,
+    ) -> Result<Tensor<2>> {
+        self.check_ids(seqs, side)?;
+        let (emb, rnn) = self.parts(side);
+        let batch = PackedBatch::new(seqs)?;
+        let x = emb.lookup(&batch)?;
+        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), false)) {
+            Some(out) => out,
+            None => rnn.forward(x, batch.batch_sizes(), false),
+        };
+        let device = out.last.device();
+        Ok(out.last.select(0, int1(batch.position(), &device)))
+    }
+
+    /// One side of a batch with its word states; deferred gradients on an autodiff device.
+    fn side_states(&self, seqs: &[&[u32]], side: Side, rng: Option<&mut Rng>) -> Result<Side3> {
+        self.check_ids(seqs, side)?;
+        let (emb, rnn) = self.parts(side);
+        let batch = PackedBatch::new(seqs)?;
+        let (out, stage) = if emb.weight.device().is_autodiff() {
+            let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
+            let (out, ig) = rnn.forward_deferred(x, batch.batch_sizes(), true);
+            let frozen = self.frozen_embeddings;
+            let stage: Deferred = Box::new(move |grads| {
+                let (mut pg, gx) = ig.finish(grads);
+                if !frozen {
+                    pg.push(eg.finish(gx));
+                }
+                Ok(pg)
+            });
+            (out, Some(stage))
+        } else {
+            let x = dropout(emb.lookup(&batch)?, self.dropout, rng);
+            (rnn.forward(x, batch.batch_sizes(), true), None)
+        };
+        let device = out.last.device();
+        let states = padded(&out, &batch);
+        let vectors = out.last.select(0, int1(batch.position(), &device));
+        Ok(Side3 {
+            states,
+            vectors,
+            lengths: seqs.iter().map(|s| s.len()).collect(),
+            stage,
+        })
+    }
+
+    /// Alignment matrices `[B, I, J]` and the aggregates `aggr_s` `[B, I]`, `aggr_t` `[B, J]`
+    /// (padding positions hold meaningless values; mask them).
+    fn align(&self, s: &Side3, t: &Side3) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
+        let device = s.states.device();
+        let [b, i, _] = s.states.dims();
+        let j = t.states.dims()[1];
+        let scores = s.states.clone().matmul(t.states.clone().swap_dims(1, 2));
+        let bias = |lengths: &[usize], n: usize, shape: [usize; 3]| {
+            Tensor::<3>::from_data(
+                TensorData::new(mask_values(lengths, n, 0.0, MASKED), shape),
+                &device,
+            )
+        };
+        let over_j = scores.clone() + bias(&t.lengths, j, [b, 1, j]);
+        let over_i = scores.clone() + bias(&s.lengths, i, [b, i, 1]);
+        let aggr_s = log_sum_exp(over_j, 2, self.r).reshape([b, i]);
+        let aggr_t = log_sum_exp(over_i, 1, self.r).reshape([b, j]);
+        (scores, aggr_s, aggr_t)
+    }
+
+    /// `semb`'s `h_sim` `[B]` for sentence vectors `a`, `b` `[B, 2·hidden]`.
+    #[must_use]
+    pub fn head(&self, a: Tensor<2>, b: Tensor<2>) -> Tensor<1> {
+        let h1 = a.clone() * b.clone();
+        let h2 = (a - b).abs();
+        let h3 = self.matching.forward(Tensor::cat(vec![h1, h2], 1)).tanh();
+        let [n, _] = h3.dims();
+        self.output.forward(h3).reshape([n])
+    }
+
+    /// The training loss of a batch: eq. 3 summed over each example's words and eq. 5, both
+    /// averaged over the examples, for the parts the objective names. Dropout masks come from
+    /// `rng`. On an autodiff device the embedding and input-projection gradients are deferred.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an empty batch or sentence, an id outside a vocabulary, or labels
+    /// that do not match the sentences.
+    pub fn loss(&self, batch: &[LabeledRef<'_>], mut rng: Option<&mut Rng>) -> Result<AlignerLoss> {
+        for (k, ex) in batch.iter().enumerate() {
+            if ex.src_labels.len() != ex.src.len() || ex.tgt_labels.len() != ex.tgt.len() {
+                return Err(Error::Input(format!(
+                    "example {k} has {}/{} labels for {}/{} tokens",
+                    ex.src_labels.len(),
+                    ex.tgt_labels.len(),
+                    ex.src.len(),
+                    ex.tgt.len()
+                )));
+            }
+        }
+        let src: Vec<&[u32]> = batch.iter().map(|e| e.src).collect();
+        let tgt: Vec<&[u32]> = batch.iter().map(|e| e.tgt).collect();
+        let s = self.side_states(&src, Side::Source, rng.as_deref_mut())?;
+        let t = self.side_states(&tgt, Side::Target, rng)?;
+        let device = s.vectors.device();
+        let n = batch.len();
+        let zero = || Tensor::<1>::zeros([1], &device);
+        let mut total = zero();
+        let words = if self.words {
+            let (_, aggr_s, aggr_t) = self.align(&s, &t);
+            let labels = |side_len: usize, source: bool| {
+                let mut y = Vec::with_capacity(n * side_len);
+                for e in batch {
+                    let l = if source { e.src_labels } else { e.tgt_labels };
+                    y.extend((0..side_len).map(|k| l.get(k).copied().unwrap_or(0.0)));
+                }
+                Tensor::<2>::from_data(TensorData::new(y, [n, side_len]), &device)
+            };
+            let valid = |lengths: &[usize], len: usize| {
+                Tensor::<2>::from_data(
+                    TensorData::new(mask_values(lengths, len, 1.0, 0.0), [n, len]),
+                    &device,
+                )
+            };
+            let (i, j) = (aggr_s.dims()[1], aggr_t.dims()[1]);
+            let ls = softplus(aggr_s * labels(i, true), 1.0) * valid(&s.lengths, i);
+            let lt = softplus(aggr_t * labels(j, false), 1.0) * valid(&t.lengths, j);
+            let w = (ls.sum() + lt.sum()).div_scalar(n as f64);
+            total = total + w.clone();
+            w
+        } else {
+            zero()
+        };
+        let sentence = if self.sentence {
+            let y: Vec<f32> = batch.iter().map(|e| e.label).collect();
+            let y = Tensor::<1>::from_data(TensorData::new(y, [n]), &device);
+            let l = softplus(self.head(s.vectors.clone(), t.vectors.clone()) * y, 1.0).mean();
+            total = total + l.clone();
+            l
+        } else {
+            zero()
+        };
+        Ok(AlignerLoss {
+            loss: TrainLoss {
+                value: total,
+                deferred: s.stage.into_iter().chain(t.stage).collect(),
+            },
+            words,
+            sentence,
+        })
+    }
+
+    /// Alignment matrices, word scores, `wemb` cosines and `semb` scores of pairs
+    /// `(src[k], tgt[k])`, in input order (inference; one batch).
+    ///
+    /// # Errors
+    /// As [`Aligner::loss`]; [`Error::Input`] when the sides differ in length.
+    pub fn pairs(&self, src: &[&[u32]], tgt: &[&[u32]]) -> Result<Vec<PairOutput>> {
+        if src.len() != tgt.len() {
+            return Err(Error::Input(format!(
+                "{} source but {} target sentences",
+                src.len(),
+                tgt.len()
+            )));
+        }
+        let s = self.side_states(src, Side::Source, None)?;
+        let t = self.side_states(tgt, Side::Target, None)?;
+        let (scores, aggr_s, aggr_t) = self.align(&s, &t);
+        let semb = self.head(s.vectors.clone(), t.vectors.clone());
+        let cos = crate::init::to_host2(s.vectors)?;
+        let cot = crate::init::to_host2(t.vectors)?;
+        let [b, i, j] = scores.dims();
+        let (scores, _) = crate::init::to_host2(scores.reshape([b * i, j]))?;
+        let (aggr_s, _) = crate::init::to_host2(aggr_s)?;
+        let (aggr_t, _) = crate::init::to_host2(aggr_t)?;
+        let semb = crate::init::to_host1(semb)?;
+        let d = cos.1[1];
+        let mut out = Vec::with_capacity(b);
+        for k in 0..b {
+            let (il, jl) = (s.lengths[k], t.lengths[k]);
+            let mut alignment = Vec::with_capacity(il * jl);
+            for r in 0..il {
+                let row = (k * i + r) * j;
+                alignment.extend_from_slice(&scores[row..row + jl]);
+            }
+            let (va, vb) = (&cos.0[k * d..(k + 1) * d], &cot.0[k * d..(k + 1) * d]);
+            out.push(PairOutput {
+                alignment,
+                src_len: il,
+                tgt_len: jl,
+                src_scores: aggr_s[k * i..k * i + il].to_vec(),
+                tgt_scores: aggr_t[k * j..k * j + jl].to_vec(),
+                cosine: cosine(va, vb),
+                semb: semb[k],
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Cosine of two vectors (0 when one is zero).
+pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut ab, mut aa, mut bb) = (0f64, 0f64, 0f64);
+    for (&x, &y) in a.iter().zip(b) {
+        ab += f64::from(x) * f64::from(y);
+        aa += f64::from(x) * f64::from(x);
+        bb += f64::from(y) * f64::from(y);
+    }
+    if aa == 0.0 || bb == 0.0 {
+        0.0
+    } else {
+        (ab / (aa.sqrt() * bb.sqrt())) as f32
+    }
+}

@@ -1,0 +1,664 @@
+//! The aligner on text: its model directory (`model.json` with the network and tokenizers,
+//! `weights.bpk`, vocabularies), training from parallel text with synthetic examples, and
+//! [`AlignerModel`]: sentence vectors (a `SentenceEncoder`), per-word divergence scores,
+//! `wemb`/`semb` pair scorers and divergence fixing.
+
+use std::path::{Path, PathBuf};
+
+use bitext_core::{Embeddings, Rng};
+use bitext_encode::{SentenceEncoder, Side};
+use bitext_similarity::PairScorer;
+use serde::{Deserialize, Serialize};
+
+use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
+use crate::aligner::model::{PairOutput, cosine};
+use crate::aligner::synth::{Corpus, Kind, Synthesizer, WordClass};
+use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
+use crate::backend::BackendSpec;
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::init::{float2, to_host1, to_host2};
+use crate::pretrained::{InitReport, VectorsInit};
+use crate::siamese::model_kind;
+use crate::spec::CosineScorer;
+use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text};
+use crate::train::{Fitted, checkpoint, fit};
+
+/// What `model.json` of an aligner says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename = "aligner")]
+pub struct AlignerDescription {
+    /// The network.
+    pub network: AlignerConfig,
+    /// Its tokenizers.
+    pub text: TextConfig,
+    /// The kinds of synthetic example it was trained on (`"PURI"`).
+    pub kinds: String,
+    /// Training sentences were cut to this many tokens.
+    #[serde(default)]
+    pub max_len: Option<usize>,
+}
+
+/// Word alignments `(source position, target position)` of each pair.
+pub type Links = Vec<Vec<(usize, usize)>>;
+
+/// Word alignments for the replace examples: given the training pairs and the validation
+/// pairs as token texts (the model's tokens), the links of each (e.g. a symmetrised IBM-1
+/// trained on the training pairs; bitext-lexical's `Ibm1`, which this crate cannot depend on,
+/// is what the command line and `cargo xtask eval` pass).
+pub type LinkFn<'a> = dyn Fn(
+        (&[Vec<String>], &[Vec<String>]),
+        (&[Vec<String>], &[Vec<String>]),
+    ) -> std::result::Result<(Links, Links), String>
+    + 'a;
+
+impl Aligner {
+    /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
+    /// in length-sorted batches; call on an inference model.
+    ///
+    /// # Errors
+    /// As [`Aligner::encode`].
+    pub fn encode_all(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        batching: &Bucketing,
+    ) -> Result<Embeddings> {
+        batching.check()?;
+        let dim = self.dim();
+        let mut out = Embeddings::zeros(seqs.len(), dim)?;
+        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
+        let mut host = self.host(side);
+        for batch in batching.plan(&lengths, None) {
+            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
+            let (v, _) = to_host2(self.encode_with(&sents, side, host.as_mut())?)?;
+            for (k, &i) in batch.iter().enumerate() {
+                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Aligner::pairs`] over any number of pairs, in batches; outputs in input order.
+    ///
+    /// # Errors
+    /// As [`Aligner::pairs`].
+    pub fn pairs_all(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        batching: &Bucketing,
+    ) -> Result<Vec<PairOutput>> {
+        if src.len() != tgt.len() {
+            return Err(Error::Input(format!(
+                "{} source but {} target sentences",
+                src.len(),
+                tgt.len()
+            )));
+        }
+        let costs: Vec<usize> = src
+            .iter()
+            .zip(tgt)
+            .map(|(a, b)| a.len() + b.len())
+            .collect();
+        let mut out: Vec<Option<PairOutput>> = vec![None; src.len()];
+        for batch in batching.plan(&costs, None) {
+            let s: Vec<&[u32]> = batch.iter().map(|&i| src[i]).collect();
+            let t: Vec<&[u32]> = batch.iter().map(|&i| tgt[i]).collect();
+            for (&i, o) in batch.iter().zip(self.pairs(&s, &t)?) {
+                out[i] = Some(o);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// `semb`'s `h_sim` of rows `pairs` of two matrices of sentence vectors from
+    /// [`Aligner::encode_all`] (higher: more parallel).
+    ///
+    /// # Errors
+    /// [`Error::Input`] for a wrong dimension or an index out of range.
+    pub fn semb_vectors(
+        &self,
+        src: &Embeddings,
+        tgt: &Embeddings,
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<f64>> {
+        let dim = self.dim();
+        if src.dim() != dim || tgt.dim() != dim {
+            return Err(Error::Input(format!(
+                "sentence vectors of dimension {} and {} for a model of dimension {dim}",
+                src.dim(),
+                tgt.dim()
+            )));
+        }
+        let device = self.matching.weight.device();
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(8192) {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (k, &(i, j)) in chunk.iter().enumerate() {
+                let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
+                    return Err(Error::Input(format!(
+                        "pair {k} = ({i}, {j}) is outside {} × {} sentences",
+                        src.len(),
+                        tgt.len()
+                    )));
+                };
+                a.extend_from_slice(x);
+                b.extend_from_slice(y);
+            }
+            let n = chunk.len();
+            let h = self.head(float2(a, [n, dim], &device), float2(b, [n, dim], &device));
+            out.extend(to_host1(h)?.into_iter().map(f64::from));
+        }
+        Ok(out)
+    }
+
+    /// Divergence fixing of token-id pairs: the `config.candidates` best span pairs of each
+    /// pair's alignment matrix (see [`crate::aligner::fix`]), re-encoded, and the one whose
+    /// sentence vectors have the highest cosine. Outputs in input order.
+    ///
+    /// # Errors
+    /// As [`Aligner::pairs_all`] and [`best_spans`].
+    pub fn fix_all(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        config: FixConfig,
+        batching: &Bucketing,
+    ) -> Result<Vec<Fixed>> {
+        let outputs = self.pairs_all(src, tgt, batching)?;
+        let mut cands: Vec<(usize, SpanPair)> = Vec::new();
+        for (k, o) in outputs.iter().enumerate() {
+            for c in best_spans(&o.alignment, o.src_len, o.tgt_len, config)? {
+                cands.push((k, c));
+            }
+        }
+        let cs: Vec<&[u32]> = cands.iter().map(|(k, c)| &src[*k][c.src.clone()]).collect();
+        let ct: Vec<&[u32]> = cands.iter().map(|(k, c)| &tgt[*k][c.tgt.clone()]).collect();
+        let vs = self.encode_all(&cs, Side::Source, batching)?;
+        let vt = self.encode_all(&ct, Side::Target, batching)?;
+        let mut best: Vec<Option<Fixed>> = vec![None; src.len()];
+        for (n, (k, c)) in cands.into_iter().enumerate() {
+            let sim = cosine(vs.row(n), vt.row(n));
+            if best[k].as_ref().is_none_or(|b| sim > b.cosine) {
+                best[k] = Some(Fixed {
+                    spans: c,
+                    cosine: sim,
+                    original: outputs[k].cosine,
+                });
+            }
+        }
+        Ok(best.into_iter().flatten().collect())
+    }
+}
+
+/// The result of fixing one pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixed {
+    /// The spans kept (token positions) and their alignment objective.
+    pub spans: SpanPair,
+    /// `wemb` cosine of the kept spans.
+    pub cosine: f32,
+    /// `wemb` cosine of the whole pair.
+    pub original: f32,
+}
+
+/// Per-word divergence scores of a pair of sentences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordScores {
+    /// The source tokens.
+    pub src_tokens: Vec<String>,
+    /// The target tokens.
+    pub tgt_tokens: Vec<String>,
+    /// `aggr_s(i)`: negative for a word predicted divergent.
+    pub src_scores: Vec<f32>,
+    /// `aggr_t(j)`.
+    pub tgt_scores: Vec<f32>,
+    /// `wemb`: cosine of the sentence vectors.
+    pub cosine: f32,
+    /// `semb`: `h_sim`.
+    pub semb: f32,
+}
+
+impl WordScores {
+    /// Labels `1` (divergent) or `0` per word of each side.
+    #[must_use]
+    pub fn labels(&self) -> (Vec<u8>, Vec<u8>) {
+        let l = |s: &[f32]| s.iter().map(|&x| u8::from(x < 0.0)).collect();
+        (l(&self.src_scores), l(&self.tgt_scores))
+    }
+}
+
+/// A trained aligner with its tokenizers.
+#[derive(Debug)]
+pub struct AlignerModel {
+    model: Aligner,
+    text: TextCodec,
+    description: AlignerDescription,
+    batching: Bucketing,
+    dir: PathBuf,
+}
+
+impl AlignerModel {
+    /// Load the model saved in `dir` onto `backend`'s inference device.
+    ///
+    /// # Errors
+    /// Missing or malformed files, named; tokenizers that do not fit the network.
+    pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
+        let kind = model_kind(dir)?;
+        if kind != "aligner" {
+            return Err(Error::checkpoint(
+                dir,
+                format!("a model of kind {kind:?} is not an aligner"),
+            ));
+        }
+        let description: AlignerDescription =
+            checkpoint::read_json(&dir.join(checkpoint::MODEL_FILE))?;
+        let text = TextCodec::load(&description.text, dir)?;
+        let net = &description.network;
+        let (s, t) = text.vocab_sizes();
+        if (s, t) != (net.src_vocab, net.tgt_vocab) {
+            return Err(Error::checkpoint(
+                dir,
+                format!(
+                    "tokenizers have {s}/{t} tokens but the network {}/{}",
+                    net.src_vocab, net.tgt_vocab
+                ),
+            ));
+        }
+        let device = backend.device()?;
+        let model = Aligner::new(net, 0, &device)?;
+        let model = checkpoint::load_weights(model, &dir.join(checkpoint::WEIGHTS_FILE))?;
+        Ok(Self {
+            model,
+            text,
+            description,
+            batching: Bucketing {
+                max_items: 64,
+                max_tokens: 64 * 128,
+            },
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The network.
+    #[must_use]
+    pub fn model(&self) -> &Aligner {
+        &self.model
+    }
+
+    /// The tokenizers.
+    #[must_use]
+    pub fn text(&self) -> &TextCodec {
+        &self.text
+    }
+
+    /// The saved description.
+    #[must_use]
+    pub fn description(&self) -> &AlignerDescription {
+        &self.description
+    }
+
+    /// The model directory.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Sentence vectors `[→h_last; ←h_first]` of `sentences` of `side`.
+    ///
+    /// # Errors
+    /// A sentence without tokens (named); tokenizer errors.
+    pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
+        let ids = self.text.encode(side, sentences)?;
+        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        self.model.encode_all(&refs, side, &self.batching)
+    }
+
+    fn tokens(&self, side: Side, sentences: &[&str]) -> Result<(Vec<Vec<u32>>, Vec<Vec<String>>)> {
+        let enc = self.text.tokenizer(side).encode_batch(sentences)?;
+        let mut ids = Vec::with_capacity(enc.len());
+        let mut pieces = Vec::with_capacity(enc.len());
+        for (k, e) in enc.into_iter().enumerate() {
+            if e.ids.is_empty() {
+                return Err(Error::Input(format!(
+                    "{side:?} sentence {} has no tokens: {:?}",
+                    k + 1,
+                    sentences[k]
+                )));
+            }
+            ids.push(e.ids);
+            pieces.push(e.pieces);
+        }
+        Ok((ids, pieces))
+    }
+
+    /// Per-word divergence scores of the pairs `(src[k], tgt[k])`.
+    ///
+    /// # Errors
+    /// Sides of different lengths; a sentence without tokens (named); tokenizer errors.
+    pub fn word_scores(&self, src: &[&str], tgt: &[&str]) -> Result<Vec<WordScores>> {
+        let (si, sp) = self.tokens(Side::Source, src)?;
+        let (ti, tp) = self.tokens(Side::Target, tgt)?;
+        let a: Vec<&[u32]> = si.iter().map(Vec::as_slice).collect();
+        let b: Vec<&[u32]> = ti.iter().map(Vec::as_slice).collect();
+        let out = self.model.pairs_all(&a, &b, &self.batching)?;
+        Ok(out
+            .into_iter()
+            .zip(sp.into_iter().zip(tp))
+            .map(|(o, (s, t))| WordScores {
+                src_tokens: s,
+                tgt_tokens: t,
+                src_scores: o.src_scores,
+                tgt_scores: o.tgt_scores,
+                cosine: o.cosine,
+                semb: o.semb,
+            })
+            .collect())
+    }
+
+    /// Divergence fixing of the pairs `(src[k], tgt[k])`, with the tokens of each pair.
+    ///
+    /// # Errors
+    /// As [`AlignerModel::word_scores`].
+    #[allow(clippy::type_complexity)]
+    pub fn fix(
+        &self,
+        src: &[&str],
+        tgt: &[&str],
+        config: FixConfig,
+    ) -> Result<Vec<(Fixed, Vec<String>, Vec<String>)>> {
+        let (si, sp) = self.tokens(Side::Source, src)?;
+        let (ti, tp) = self.tokens(Side::Target, tgt)?;
+        let a: Vec<&[u32]> = si.iter().map(Vec::as_slice).collect();
+        let b: Vec<&[u32]> = ti.iter().map(Vec::as_slice).collect();
+        let fixed = self.model.fix_all(&a, &b, config, &self.batching)?;
+        Ok(fixed
+            .into_iter()
+            .zip(sp.into_iter().zip(tp))
+            .map(|(f, (s, t))| (f, s, t))
+            .collect())
+    }
+
+    /// A scorer over `src × tgt`: `semb`'s `h_sim` when `semb`, else the `wemb` cosine.
+    ///
+    /// # Errors
+    /// An encoding error; `semb` asked of a model whose head was not trained.
+    pub fn scorer(&self, src: &[&str], tgt: &[&str], semb: bool) -> Result<Box<dyn PairScorer>> {
+        if semb && !self.description.network.objective.sentence() {
+            return Err(Error::Config(format!(
+                "the aligner in {} was trained without the sentence-level (semb) head",
+                self.dir.display()
+            )));
+        }
+        let (a, b) = (
+            self.vectors(Side::Source, src)?,
+            self.vectors(Side::Target, tgt)?,
+        );
+        Ok(if semb {
+            Box::new(SembScorer {
+                model: self.model.clone(),
+                src: a,
+                tgt: b,
+            })
+        } else {
+            Box::new(CosineScorer::new(a, b)?)
+        })
+    }
+}
+
+impl SentenceEncoder for AlignerModel {
+    fn dim(&self) -> usize {
+        self.model.dim()
+    }
+
+    fn encode_batch(&self, side: Side, sentences: &[&str]) -> bitext_encode::Result<Embeddings> {
+        Ok(self.vectors(side, sentences)?)
+    }
+
+    fn batch_size(&self) -> usize {
+        4096
+    }
+}
+
+/// The `semb` score (`h_sim`, higher: more parallel) of pairs of sentences, each encoded once.
+#[derive(Debug)]
+pub struct SembScorer {
+    model: Aligner,
+    src: Embeddings,
+    tgt: Embeddings,
+}
+
+impl PairScorer for SembScorer {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        Ok(self.model.semb_vectors(&self.src, &self.tgt, pairs)?)
+    }
+}
+
+/// Parallel training text and what to do with it.
+pub struct AlignerTextTraining<'a> {
+    /// Source sentences of the training pairs.
+    pub src: &'a [String],
+    /// Target sentences of the training pairs.
+    pub tgt: &'a [String],
+    /// Held-out pairs: validation examples are drawn from them once (seeded).
+    pub valid: Option<(&'a [String], &'a [String])>,
+    /// The network (vocabulary sizes are set from the tokenizers).
+    pub network: AlignerConfig,
+    /// Batches, optimiser, epochs, seed.
+    pub train: AlignerTrainConfig,
+    /// Kinds of synthetic example (paired examples are always included).
+    pub kinds: Vec<Kind>,
+    /// Examples of each kind per epoch.
+    pub per_kind: usize,
+    /// How word vocabularies are built (when `spm` is not given).
+    pub vocab: WordVocabConfig,
+    /// Cut both languages into this sentencepiece model's pieces instead.
+    pub spm: Option<PathBuf>,
+    /// Initialise the embedding tables from bilingual embeddings (a fresh run only).
+    pub init: Option<VectorsInit>,
+    /// Cut training sentences to this many tokens.
+    pub max_len: Option<usize>,
+    /// Word alignments of the training and validation pairs.
+    pub links: &'a LinkFn<'a>,
+}
+
+/// What [`train_aligner`] did besides training.
+#[derive(Debug)]
+pub struct AlignerTrained {
+    /// The training outcome.
+    pub fitted: Fitted<Aligner>,
+    /// Pairs dropped because a side had no tokens.
+    pub dropped_pairs: usize,
+    /// Sentences cut to `max_len` tokens.
+    pub truncated: usize,
+    /// Vocabulary sizes (source, target).
+    pub vocab_sizes: (usize, usize),
+    /// How the embedding tables were initialised from vectors.
+    pub init: Option<[InitReport; 2]>,
+    /// The held-out pairs as a corpus (token ids, links, classes), for test examples.
+    pub valid: Option<Corpus>,
+}
+
+/// Token ids and token texts of both sides, pairs with an empty side dropped, cut to
+/// `max_len`: `(src ids, tgt ids, src pieces, tgt pieces, dropped, truncated)`.
+#[allow(clippy::type_complexity)]
+fn tokenize_pairs(
+    codec: &TextCodec,
+    src: &[String],
+    tgt: &[String],
+    max_len: Option<usize>,
+) -> Result<(
+    Vec<Vec<u32>>,
+    Vec<Vec<u32>>,
+    Vec<Vec<String>>,
+    Vec<Vec<String>>,
+    usize,
+    usize,
+)> {
+    if src.len() != tgt.len() {
+        return Err(Error::Input(format!(
+            "{} source but {} target sentences",
+            src.len(),
+            tgt.len()
+        )));
+    }
+    let enc = |side: Side, text: &[String]| {
+        let refs: Vec<&str> = text.iter().map(String::as_str).collect();
+        codec.tokenizer(side).encode_batch(&refs)
+    };
+    let (es, et) = (enc(Side::Source, src)?, enc(Side::Target, tgt)?);
+    let (mut si, mut ti, mut sp, mut tp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut dropped, mut truncated) = (0, 0);
+    for (mut a, mut b) in es.into_iter().zip(et) {
+        if a.ids.is_empty() || b.ids.is_empty() {
+            dropped += 1;
+            continue;
+        }
+        if let Some(m) = max_len {
+            for e in [&mut a, &mut b] {
+                if e.ids.len() > m {
+                    e.ids.truncate(m);
+                    e.pieces.truncate(m);
+                    truncated += 1;
+                }
+            }
+        }
+        si.push(a.ids);
+        ti.push(b.ids);
+        sp.push(a.pieces);
+        tp.push(b.pieces);
+    }
+    Ok((si, ti, sp, tp, dropped, truncated))
+}
+
+/// Word classes of a vocabulary of `n` ids from the token texts seen in `ids`/`pieces`.
+fn classes(n: usize, ids: &[Vec<u32>], pieces: &[Vec<String>], unk: Option<u32>) -> Vec<WordClass> {
+    let mut text = vec![String::new(); n];
+    for (s, p) in ids.iter().zip(pieces) {
+        for (&id, piece) in s.iter().zip(p) {
+            if Some(id) != unk && text[id as usize].is_empty() {
+                text[id as usize].clone_from(piece);
+            }
+        }
+    }
+    WordClass::table(&text, ids, 100)
+}
+
+/// Train an aligner on parallel text into the model directory `out`: build the tokenizers
+/// (or reuse those of `out` when resuming), tokenize, align the words (`job.links`), draw
+/// validation examples from the held-out pairs, initialise the tables from vectors when asked,
+/// train, save the best model.
+///
+/// # Errors
+/// Invalid configuration or data; alignment errors; I/O errors with their paths;
+/// [`Error::Diverged`].
+pub fn train_aligner(
+    job: &AlignerTextTraining<'_>,
+    out: &Path,
+    resume: bool,
+) -> Result<AlignerTrained> {
+    job.train.check()?;
+    if job.max_len == Some(0) {
+        return Err(Error::Config("max_len must be at least 1".into()));
+    }
+    let model_file = out.join(checkpoint::MODEL_FILE);
+    let resuming = resume && model_file.exists();
+    let text = if resuming {
+        let d: AlignerDescription = checkpoint::read_json(&model_file)?;
+        d.text
+    } else if let Some(model) = &job.spm {
+        sentencepiece_text(out, model, job.vocab.sequence)?
+    } else {
+        build_word_vocab(out, job.src, job.tgt, &job.vocab)?
+    };
+    let codec = TextCodec::load(&text, out)?;
+    let (vs, vt) = codec.vocab_sizes();
+    let network = AlignerConfig {
+        src_vocab: vs,
+        tgt_vocab: vt,
+        ..job.network
+    };
+    network.check()?;
+    let (si, ti, sp, tp, dropped, mut truncated) =
+        tokenize_pairs(&codec, job.src, job.tgt, job.max_len)?;
+    let (vsi, vti, vsp, vtp) = match job.valid {
+        Some((s, t)) => {
+            let (a, b, c, d, _, tr) = tokenize_pairs(&codec, s, t, job.max_len)?;
+            truncated += tr;
+            (a, b, c, d)
+        }
+        None => Default::default(),
+    };
+    let (links, vlinks) = (job.links)((&sp, &tp), (&vsp, &vtp))
+        .map_err(|e| Error::Input(format!("word alignment: {e}")))?;
+    let unk = |side| codec.tokenizer(side).special_ids().unk;
+    let src_classes = classes(vs, &si, &sp, unk(Side::Source));
+    let tgt_classes = classes(vt, &ti, &tp, unk(Side::Target));
+    let train = Corpus {
+        src: si,
+        tgt: ti,
+        links,
+        src_classes: src_classes.clone(),
+        tgt_classes: tgt_classes.clone(),
+    };
+    let seed = job.train.train.seed;
+    let valid_corpus = (vsi.len() >= 2).then(|| Corpus {
+        src: vsi,
+        tgt: vti,
+        links: vlinks,
+        src_classes,
+        tgt_classes,
+    });
+    let valid = match &valid_corpus {
+        Some(c) => {
+            let per_kind = c.len().min(500);
+            Some(Synthesizer::new(c)?.epoch(
+                &job.kinds,
+                per_kind,
+                &mut Rng::seed(seed).fork(0x7a1),
+            )?)
+        }
+        None => None,
+    };
+    let description = AlignerDescription {
+        network,
+        text: text.clone(),
+        kinds: Kind::set_name(&job.kinds),
+        max_len: job.max_len,
+    };
+    let task = AlignerTask::new(
+        network,
+        train,
+        &job.kinds,
+        job.per_kind,
+        valid,
+        job.train.batching,
+    )?;
+    let desc = description.clone();
+    let mut task = task.with_description(Box::new(move |dir: &Path| {
+        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
+    }));
+    let device = job.train.train.backend.autodiff_device()?;
+    let mut model = Aligner::new(&network, seed, &device)?;
+    let mut init = None;
+    if let (Some(vectors), false) = (&job.init, resuming) {
+        let mut rng = Rng::seed(seed).fork(0xe3b);
+        let [(src, rs), (tgt, rt)] = vectors.side_tables(&codec, network.emb_dim, &mut rng)?;
+        model = model.with_embedding_tables(src, tgt)?;
+        init = Some([rs, rt]);
+    }
+    let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
+    Ok(AlignerTrained {
+        fitted,
+        dropped_pairs: dropped,
+        truncated,
+        vocab_sizes: (vs, vt),
+        init,
+        valid: valid_corpus,
+    })
+}

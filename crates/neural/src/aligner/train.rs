@@ -1,0 +1,244 @@
+//! Training the aligner: every epoch draws fresh synthetic examples (as many paired examples
+//! as of each negative kind, §3.1) from the training corpus; validation uses one fixed draw
+//! from held-out pairs and reports the loss and the word-divergence accuracy.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bitext_core::Rng;
+
+use crate::aligner::model::{LabeledRef, PairOutput};
+use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
+use crate::aligner::{Aligner, AlignerConfig};
+use crate::batch::Bucketing;
+use crate::error::{Error, Result};
+use crate::init::to_host1;
+use crate::siamese::Describe;
+use crate::train::{Task, TrainLoss, Validation, checkpoint};
+
+/// Word-divergence accuracy counts (a word is predicted divergent when its aggregated score is
+/// negative), per kind of example.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WordAccuracy {
+    /// `(correct words, words)` per kind.
+    pub by_kind: BTreeMap<Kind, (usize, usize)>,
+    /// `(correct pairs, pairs)` of the sentence-level `semb` prediction (`h_sim < 0`:
+    /// divergent).
+    pub sentences: (usize, usize),
+}
+
+impl WordAccuracy {
+    /// Add an example and what the network computed for it.
+    pub fn add(&mut self, example: &Example, out: &PairOutput) {
+        let e = self.by_kind.entry(example.kind).or_default();
+        for (labels, scores) in [
+            (&example.src_labels, &out.src_scores),
+            (&example.tgt_labels, &out.tgt_scores),
+        ] {
+            for (&y, &s) in labels.iter().zip(scores) {
+                e.0 += usize::from((s < 0.0) == (y > 0.0));
+                e.1 += 1;
+            }
+        }
+        self.sentences.0 += usize::from((out.semb < 0.0) == (example.label() > 0.0));
+        self.sentences.1 += 1;
+    }
+
+    /// Accuracy over the words of one kind (`None` without such examples).
+    #[must_use]
+    pub fn kind(&self, kind: Kind) -> Option<f64> {
+        self.by_kind
+            .get(&kind)
+            .filter(|c| c.1 > 0)
+            .map(|&(a, n)| a as f64 / n as f64)
+    }
+
+    /// Accuracy over all words.
+    #[must_use]
+    pub fn overall(&self) -> f64 {
+        let (a, n) = self
+            .by_kind
+            .values()
+            .fold((0, 0), |(a, n), &(x, y)| (a + x, n + y));
+        if n == 0 { 0.0 } else { a as f64 / n as f64 }
+    }
+}
+
+/// Labelled references of examples, for [`Aligner::loss`].
+pub(crate) fn refs<'a>(examples: impl Iterator<Item = &'a Example>) -> Vec<LabeledRef<'a>> {
+    examples
+        .map(|e| LabeledRef {
+            src: &e.src,
+            tgt: &e.tgt,
+            src_labels: &e.src_labels,
+            tgt_labels: &e.tgt_labels,
+            label: e.label(),
+        })
+        .collect()
+}
+
+/// Batches (indices into `examples`) under `batching`, cost = both lengths.
+pub(crate) fn plan(
+    examples: &[Example],
+    batching: &Bucketing,
+    rng: Option<&mut Rng>,
+) -> Vec<Vec<usize>> {
+    let costs: Vec<usize> = examples.iter().map(|e| e.src.len() + e.tgt.len()).collect();
+    batching.plan(&costs, rng)
+}
+
+/// The training [`Task`] of the aligner.
+pub struct AlignerTask {
+    config: AlignerConfig,
+    train: Corpus,
+    kinds: Vec<Kind>,
+    per_kind: usize,
+    current: Vec<Example>,
+    valid: Option<(Vec<Example>, Vec<Vec<usize>>)>,
+    batching: Bucketing,
+    describe: Option<Describe>,
+}
+
+impl std::fmt::Debug for AlignerTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AlignerTask")
+            .field("config", &self.config)
+            .field("train_pairs", &self.train.len())
+            .field("kinds", &Kind::set_name(&self.kinds))
+            .field("per_kind", &self.per_kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AlignerTask {
+    /// Train on examples of `kinds` drawn from `train` (`per_kind` of each kind per epoch;
+    /// paired examples are always included), validate on `valid` (fixed examples, e.g. from
+    /// [`Synthesizer::epoch`] over held-out pairs).
+    ///
+    /// # Errors
+    /// As [`Corpus::check`]; [`Error::Config`] for `per_kind == 0`.
+    pub fn new(
+        config: AlignerConfig,
+        train: Corpus,
+        kinds: &[Kind],
+        per_kind: usize,
+        valid: Option<Vec<Example>>,
+        batching: Bucketing,
+    ) -> Result<Self> {
+        train.check()?;
+        batching.check()?;
+        if per_kind == 0 {
+            return Err(Error::Config(
+                "the aligner needs at least 1 example of each kind per epoch".into(),
+            ));
+        }
+        let mut kinds = kinds.to_vec();
+        if !kinds.contains(&Kind::Paired) {
+            kinds.push(Kind::Paired);
+        }
+        kinds.sort();
+        kinds.dedup();
+        let valid = valid.filter(|v| !v.is_empty()).map(|v| {
+            let b = plan(&v, &batching, None);
+            (v, b)
+        });
+        Ok(Self {
+            config,
+            train,
+            kinds,
+            per_kind,
+            current: Vec::new(),
+            valid,
+            batching,
+            describe: None,
+        })
+    }
+
+    /// Use `describe` to write the model description.
+    #[must_use]
+    pub fn with_description(mut self, describe: Describe) -> Self {
+        self.describe = Some(describe);
+        self
+    }
+
+    /// The network configuration.
+    #[must_use]
+    pub fn config(&self) -> &AlignerConfig {
+        &self.config
+    }
+}
+
+/// Mean loss and word accuracy of `model` over `examples` in `batches`.
+///
+/// # Errors
+/// As [`Aligner::loss`].
+pub fn evaluate(
+    model: &Aligner,
+    examples: &[Example],
+    batches: &[Vec<usize>],
+) -> Result<(f64, WordAccuracy)> {
+    let (mut loss, mut acc) = (0.0, WordAccuracy::default());
+    for batch in batches {
+        let ex: Vec<&Example> = batch.iter().map(|&i| &examples[i]).collect();
+        let l = model.loss(&refs(ex.iter().copied()), None)?;
+        loss += f64::from(to_host1(l.loss.value)?[0]) * ex.len() as f64;
+        let src: Vec<&[u32]> = ex.iter().map(|e| &e.src[..]).collect();
+        let tgt: Vec<&[u32]> = ex.iter().map(|e| &e.tgt[..]).collect();
+        for (e, out) in ex.iter().zip(model.pairs(&src, &tgt)?) {
+            acc.add(e, &out);
+        }
+    }
+    Ok((loss / examples.len().max(1) as f64, acc))
+}
+
+impl Task for AlignerTask {
+    type Model = Aligner;
+    type Batch = Vec<usize>;
+
+    fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
+        self.current = Synthesizer::new(&self.train)?.epoch(&self.kinds, self.per_kind, rng)?;
+        Ok(plan(&self.current, &self.batching, Some(rng)))
+    }
+
+    fn batch_items(&self, batch: &Self::Batch) -> usize {
+        batch.len()
+    }
+
+    fn loss(&self, model: &Aligner, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        let r = refs(batch.iter().map(|&i| &self.current[i]));
+        Ok(model.loss(&r, Some(rng))?.loss)
+    }
+
+    fn validate(&self, model: &Aligner) -> Result<Option<Validation>> {
+        let Some((examples, batches)) = &self.valid else {
+            return Ok(None);
+        };
+        let (loss, acc) = evaluate(model, examples, batches)?;
+        let mut metrics = BTreeMap::new();
+        metrics.insert("word_accuracy".into(), acc.overall());
+        for k in Kind::ALL {
+            if let Some(a) = acc.kind(k) {
+                metrics.insert(format!("word_accuracy_{}", k.letter()), a);
+            }
+        }
+        if self.config.objective.sentence() {
+            let (a, n) = acc.sentences;
+            metrics.insert("pair_accuracy".into(), a as f64 / n.max(1) as f64);
+        }
+        Ok(Some(Validation { loss, metrics }))
+    }
+
+    fn save_description(&self, _model: &Aligner, dir: &Path) -> Result<()> {
+        match &self.describe {
+            Some(d) => d(dir),
+            None => checkpoint::write_json(
+                &dir.join(checkpoint::MODEL_FILE),
+                &serde_json::json!({ "kind": "aligner", "network": self.config }),
+            ),
+        }
+    }
+
+    fn unit(&self) -> &'static str {
+        "pairs"
+    }
+}
