@@ -1,0 +1,445 @@
+//! The word-alignment BiLSTM: the log-sum-exp aggregation against a direct computation,
+//! padding kept out of the alignment matrix, the word loss against its definition, gradients
+//! to every parameter, a tiny task that it learns, the model directory round trip and resume,
+//! word scores and fixing of text, and the `SentenceEncoder` / `PairScorer` conformance suites.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use bitext_neural::aligner::{
+    Aligner, AlignerConfig, AlignerModel, AlignerTask, AlignerTextTraining, AlignerTrainConfig,
+    Corpus, FixConfig, Kind, LabeledRef, Links, Objective, Synthesizer, WordClass, evaluate,
+    train_aligner,
+};
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::batch::Bucketing;
+use bitext_neural::rnn::CellKind;
+use bitext_neural::spec::NeuralModel;
+use bitext_neural::text::WordVocabConfig;
+use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
+use bitext_testkit::data::parallel_text;
+use bitext_testkit::sentence_encoder_suite;
+use common::{cpu, grad_norms, params};
+
+fn tiny(objective: Objective) -> AlignerConfig {
+    AlignerConfig {
+        emb_dim: 8,
+        hidden: 6,
+        ff: 5,
+        objective,
+        ..AlignerConfig::paper(14, 14)
+    }
+}
+
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 { x } else { x.exp().ln_1p() }
+}
+
+/// `aggr_s(i) = (1/r) log Σ_j exp(r·S(i, j))` over the real target words only, and likewise
+/// `aggr_t`, for several `r`, with pairs of different lengths in one batch.
+#[test]
+fn aggregation_matches_a_direct_computation() {
+    for r in [1.0, 0.3, 2.5] {
+        let model = Aligner::new(
+            &AlignerConfig {
+                r,
+                ..tiny(Objective::Words)
+            },
+            4,
+            &cpu(),
+        )
+        .unwrap();
+        let src: Vec<&[u32]> = vec![&[1, 2, 3], &[4, 5, 6, 7, 8, 9], &[10]];
+        let tgt: Vec<&[u32]> = vec![&[3, 2, 1, 0, 5], &[7], &[8, 9]];
+        for o in model.pairs(&src, &tgt).unwrap() {
+            let (i, j) = (o.src_len, o.tgt_len);
+            assert_eq!(o.alignment.len(), i * j);
+            let s = |a: usize, b: usize| f64::from(o.alignment[a * j + b]);
+            for a in 0..i {
+                let direct = (0..j).map(|b| (r * s(a, b)).exp()).sum::<f64>().ln() / r;
+                assert!((direct - f64::from(o.src_scores[a])).abs() < 1e-4, "r {r}");
+            }
+            for b in 0..j {
+                let direct = (0..i).map(|a| (r * s(a, b)).exp()).sum::<f64>().ln() / r;
+                assert!((direct - f64::from(o.tgt_scores[b])).abs() < 1e-4, "r {r}");
+            }
+        }
+    }
+}
+
+/// A pair's alignment matrix, word scores and vectors are the same alone and in a batch with
+/// longer sentences (whose extra positions are padding for it).
+#[test]
+fn padding_stays_out_of_the_matrix() {
+    for cell in [CellKind::Lstm, CellKind::Gru] {
+        let model = Aligner::new(
+            &AlignerConfig {
+                cell,
+                ..tiny(Objective::Both)
+            },
+            9,
+            &cpu(),
+        )
+        .unwrap();
+        let (s, t): (&[u32], &[u32]) = (&[1, 2], &[3, 4, 5]);
+        let alone = &model.pairs(&[s], &[t]).unwrap()[0];
+        let long: &[u32] = &[6, 7, 8, 9, 10, 11, 12, 13];
+        let batched = model.pairs(&[long, s, long], &[long, t, &[1]]).unwrap();
+        let b = &batched[1];
+        assert_eq!((b.src_len, b.tgt_len), (2, 3));
+        let close = |x: &[f32], y: &[f32]| x.iter().zip(y).all(|(a, b)| (a - b).abs() < 1e-5);
+        assert!(close(&alone.alignment, &b.alignment), "{cell:?}");
+        assert!(close(&alone.src_scores, &b.src_scores));
+        assert!(close(&alone.tgt_scores, &b.tgt_scores));
+        assert!((alone.cosine - b.cosine).abs() < 1e-5 && (alone.semb - b.semb).abs() < 1e-5);
+    }
+}
+
+/// The loss of a batch is eq. 3 summed over each example's words plus eq. 5, averaged over
+/// the examples, recomputed here from the aggregates and `h_sim`.
+#[test]
+fn the_loss_is_its_definition() {
+    let model = Aligner::new(&tiny(Objective::Both), 2, &cpu()).unwrap();
+    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3], vec![4, 5]];
+    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11]];
+    let ys: [Vec<f32>; 2] = [vec![-1.0, 1.0, -1.0], vec![1.0, 1.0]];
+    let yt: [Vec<f32>; 2] = [vec![-1.0, 1.0], vec![1.0, -1.0, 1.0, 1.0]];
+    let labels: [f32; 2] = [-1.0, 1.0];
+    let batch: Vec<LabeledRef<'_>> = (0..2)
+        .map(|k| LabeledRef {
+            src: &src[k],
+            tgt: &tgt[k],
+            src_labels: &ys[k],
+            tgt_labels: &yt[k],
+            label: labels[k],
+        })
+        .collect();
+    let l = model.loss(&batch, None).unwrap();
+    let got = |t: burn::tensor::Tensor<1>| f64::from(t.into_data().try_to_vec::<f32>().unwrap()[0]);
+    let s: Vec<&[u32]> = src.iter().map(Vec::as_slice).collect();
+    let t: Vec<&[u32]> = tgt.iter().map(Vec::as_slice).collect();
+    let out = model.pairs(&s, &t).unwrap();
+    let (mut words, mut sentence) = (0.0, 0.0);
+    for k in 0..2 {
+        for (a, y) in out[k].src_scores.iter().zip(&ys[k]) {
+            words += softplus(f64::from(*a) * f64::from(*y));
+        }
+        for (a, y) in out[k].tgt_scores.iter().zip(&yt[k]) {
+            words += softplus(f64::from(*a) * f64::from(*y));
+        }
+        sentence += softplus(f64::from(out[k].semb) * f64::from(labels[k]));
+    }
+    let (w, se) = (got(l.words), got(l.sentence));
+    assert!((w - words / 2.0).abs() < 1e-4, "{w} vs {}", words / 2.0);
+    assert!((se - sentence / 2.0).abs() < 1e-4);
+    assert!((got(l.loss.value) - (w + se)).abs() < 1e-4);
+    // Labels that do not match the sentences are refused.
+    let bad = [LabeledRef {
+        src_labels: &ys[1],
+        ..batch[0]
+    }];
+    assert!(model.loss(&bad, None).is_err());
+}
+
+#[test]
+fn gradient_reaches_every_parameter() {
+    let config = AlignerConfig {
+        dropout: 0.1,
+        ..tiny(Objective::Both)
+    };
+    let model = Aligner::new(&config, 3, &cpu().autodiff()).unwrap();
+    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3], vec![4, 5], vec![6]];
+    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11], vec![12, 13, 1]];
+    let lab = |v: &Vec<u32>| -> Vec<f32> {
+        v.iter()
+            .map(|&x| if x % 2 == 0 { 1.0 } else { -1.0 })
+            .collect()
+    };
+    let (ys, yt): (Vec<_>, Vec<_>) = (src.iter().map(lab).collect(), tgt.iter().map(lab).collect());
+    let batch: Vec<LabeledRef<'_>> = (0..3)
+        .map(|k| LabeledRef {
+            src: &src[k],
+            tgt: &tgt[k],
+            src_labels: &ys[k],
+            tgt_labels: &yt[k],
+            label: if k == 0 { -1.0 } else { 1.0 },
+        })
+        .collect();
+    let l = model.loss(&batch, Some(&mut Rng::seed(4))).unwrap();
+    assert_eq!(l.loss.deferred.len(), 2);
+    let grads = backward(&model, l.loss).unwrap();
+    let norms = grad_norms(&model, &grads);
+    assert_eq!(norms.len(), params(&model).len());
+    for (k, n) in norms.iter().enumerate() {
+        assert!(
+            n.is_some_and(|n| n > 0.0 && n.is_finite()),
+            "parameter {k} got gradient {n:?}"
+        );
+    }
+}
+
+/// Links of the testkit's text: `a{k}` translates to `b{k}`.
+fn oracle_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
+    src.iter()
+        .zip(tgt)
+        .map(|(s, t)| {
+            let mut l = Vec::new();
+            for (i, a) in s.iter().enumerate() {
+                for (j, b) in t.iter().enumerate() {
+                    if a.get(1..) == b.get(1..) {
+                        l.push((i, j));
+                    }
+                }
+            }
+            l
+        })
+        .collect()
+}
+
+/// The testkit's pairs as a corpus of ids (`a{k}` → `k`, `b{k}` → `k`), with links.
+fn toy_corpus(n: usize, seed: u64) -> Corpus {
+    let (s, t) = parallel_text(n, seed);
+    let ids = |v: &[String]| -> Vec<Vec<u32>> {
+        v.iter()
+            .map(|x| {
+                x.split(' ')
+                    .map(|w| w[1..].parse::<u32>().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let (src, tgt) = (ids(&s), ids(&t));
+    let words = |v: &[String]| -> Vec<Vec<String>> {
+        v.iter()
+            .map(|x| x.split(' ').map(str::to_string).collect())
+            .collect()
+    };
+    let links = oracle_links(&words(&s), &words(&t));
+    Corpus {
+        src,
+        tgt,
+        links,
+        src_classes: vec![WordClass::Other; 20],
+        tgt_classes: vec![WordClass::Other; 20],
+    }
+}
+
+/// On the testkit's learnable text the word-divergence accuracy of held-out synthetic examples
+/// rises well above chance and above the untrained network's.
+#[test]
+fn it_learns_word_divergences_on_a_tiny_task() {
+    let config = AlignerConfig {
+        emb_dim: 16,
+        hidden: 16,
+        ..AlignerConfig::paper(20, 20)
+    };
+    let kinds = Kind::parse_set("PURI").unwrap();
+    let valid_corpus = toy_corpus(60, 2);
+    let valid = Synthesizer::new(&valid_corpus)
+        .unwrap()
+        .epoch(&kinds, 40, &mut Rng::seed(5))
+        .unwrap();
+    let batching = Bucketing {
+        max_items: 16,
+        max_tokens: 400,
+    };
+    let mut task = AlignerTask::new(
+        config,
+        toy_corpus(300, 1),
+        &kinds,
+        150,
+        Some(valid.clone()),
+        batching,
+    )
+    .unwrap();
+    let model = Aligner::new(&config, 1, &cpu().autodiff()).unwrap();
+    let untrained = Aligner::new(&config, 1, &cpu()).unwrap();
+    let batches: Vec<Vec<usize>> = (0..valid.len()).map(|i| vec![i]).collect();
+    let (_, before) = evaluate(&untrained, &valid, &batches).unwrap();
+    let train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(12, 0.02, 7)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+    let h = &fitted.state.history;
+    let acc = h[h.len() - 1].valid.as_ref().unwrap().metrics["word_accuracy"];
+    assert!(
+        acc > 0.85 && acc > before.overall() + 0.2,
+        "{} → {acc}",
+        before.overall()
+    );
+    assert!(h[h.len() - 1].train_loss < h[0].train_loss);
+}
+
+fn job<'a>(
+    src: &'a [String],
+    tgt: &'a [String],
+    valid: (&'a [String], &'a [String]),
+    links: &'a bitext_neural::aligner::LinkFn<'a>,
+) -> AlignerTextTraining<'a> {
+    let mut train = AlignerTrainConfig::paper(3);
+    train.batching = Bucketing {
+        max_items: 16,
+        max_tokens: 400,
+    };
+    train.train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(3, 0.01, 3)
+    };
+    AlignerTextTraining {
+        src,
+        tgt,
+        valid: Some(valid),
+        network: AlignerConfig {
+            emb_dim: 12,
+            hidden: 8,
+            ff: 6,
+            objective: Objective::Both,
+            ..AlignerConfig::paper(1, 1)
+        },
+        train,
+        kinds: Kind::parse_set("PURI").unwrap(),
+        per_kind: 60,
+        vocab: WordVocabConfig {
+            joint: false,
+            min_count: 1,
+            ..WordVocabConfig::default()
+        },
+        spm: None,
+        init: None,
+        max_len: Some(60),
+        links,
+    }
+}
+
+fn text_links(
+    train: (&[Vec<String>], &[Vec<String>]),
+    valid: (&[Vec<String>], &[Vec<String>]),
+) -> Result<(Links, Links), String> {
+    Ok((
+        oracle_links(train.0, train.1),
+        oracle_links(valid.0, valid.1),
+    ))
+}
+
+/// An aligner trained from text once for the tests below.
+fn trained() -> &'static tempfile::TempDir {
+    static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, tgt) = parallel_text(120, 1);
+        let (vs, vt) = parallel_text(20, 2);
+        let t =
+            train_aligner(&job(&src, &tgt, (&vs, &vt), &text_links), dir.path(), false).unwrap();
+        assert_eq!((t.dropped_pairs, t.truncated), (0, 0));
+        assert_eq!(t.valid.unwrap().len(), 20);
+        dir
+    })
+}
+
+fn model() -> AlignerModel {
+    AlignerModel::load(trained().path(), BackendSpec::Flex).unwrap()
+}
+
+/// The directory loads back with the trained weights; word scores and fixing of text give one
+/// score per token and spans inside the sentences; resuming a finished run changes nothing.
+#[test]
+fn the_model_directory_round_trips_and_scores_text() {
+    let m = model();
+    assert_eq!(m.description().kinds, "PURI");
+    let (src, tgt) = parallel_text(6, 9);
+    let s: Vec<&str> = src.iter().map(String::as_str).collect();
+    let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
+    for w in m.word_scores(&s, &t).unwrap() {
+        assert_eq!(w.src_scores.len(), w.src_tokens.len());
+        assert_eq!(w.tgt_scores.len(), w.tgt_tokens.len());
+        let (ls, lt) = w.labels();
+        assert_eq!(
+            (ls.len(), lt.len()),
+            (w.src_tokens.len(), w.tgt_tokens.len())
+        );
+    }
+    let longer: Vec<String> = src
+        .iter()
+        .zip(src.iter().rev())
+        .map(|(a, b)| format!("{a} {b}"))
+        .collect();
+    let l: Vec<&str> = longer.iter().map(String::as_str).collect();
+    let fixed = m.fix(&l, &t, FixConfig::default()).unwrap();
+    assert_eq!(fixed.len(), 6);
+    for (f, st, tt) in &fixed {
+        assert!(f.spans.src.end <= st.len() && f.spans.tgt.end <= tt.len());
+        assert!(!f.spans.src.is_empty() && !f.spans.tgt.is_empty());
+    }
+    assert!(m.word_scores(&s[..2], &t).is_err());
+    assert!(m.word_scores(&["", "a1"], &t[..2]).is_err());
+    let before = std::fs::read(trained().path().join(checkpoint::WEIGHTS_FILE)).unwrap();
+    let (src, tgt) = parallel_text(120, 1);
+    let (vs, vt) = parallel_text(20, 2);
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(trained().path(), copy.path());
+    let again =
+        train_aligner(&job(&src, &tgt, (&vs, &vt), &text_links), copy.path(), true).unwrap();
+    assert!(again.init.is_none());
+    let after = std::fs::read(copy.path().join(checkpoint::WEIGHTS_FILE)).unwrap();
+    assert!(
+        after == before,
+        "resuming a finished run changed the weights"
+    );
+    let model = NeuralModel::load(&bitext_encode::ModelSpec::new(trained().path())).unwrap();
+    assert!(matches!(model, NeuralModel::Aligner(_)));
+    assert_eq!(m.vectors(Side::Target, &t).unwrap().dim(), 16);
+}
+
+sentence_encoder_suite!(
+    aligner_encoder,
+    model(),
+    bitext_testkit::encoder::Expect::within(1e-5)
+);
+
+fn model_encoder() -> bitext_neural::spec::ModelEncoder {
+    bitext_neural::spec::ModelEncoder::load(trained().path(), BackendSpec::Flex).unwrap()
+}
+
+sentence_encoder_suite!(
+    model_encoder_of_an_aligner,
+    model_encoder(),
+    bitext_testkit::encoder::Expect::within(1e-5)
+);
+
+/// 12 sources and 10 targets: the translations of the first 8 sources, then 2 unrelated.
+fn scorer(semb: bool) -> Box<dyn bitext_similarity::PairScorer> {
+    let (src, tgt) = parallel_text(12, 31);
+    let (_, other) = parallel_text(2, 32);
+    let s: Vec<&str> = src.iter().map(String::as_str).collect();
+    let t: Vec<&str> = tgt[..8].iter().chain(&other).map(String::as_str).collect();
+    model().scorer(&s, &t, semb).unwrap()
+}
+
+bitext_testkit::pair_scorer_suite!(
+    aligner_wemb,
+    scorer(false),
+    bitext_testkit::scorer::Expect::within(1e-6)
+);
+bitext_testkit::pair_scorer_suite!(
+    aligner_semb,
+    scorer(true),
+    bitext_testkit::scorer::Expect::within(1e-5)
+);
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
