@@ -39,13 +39,23 @@ enum Command {
     Emd(cmd::emd::EmdCommand),
     /// Score aligned sentence pairs of a TSV (a score column is appended).
     Score(Box<cmd::score::ScoreArgs>),
+    /// Cut sentence pairs of a TSV down to their parallel parts with a word-alignment model
+    /// (`bitext train aligner`).
+    #[cfg_attr(
+        not(feature = "neural"),
+        command(
+            about = "Cut sentence pairs down to their parallel parts (not in this build: needs \
+                     the cargo feature `neural`)"
+        )
+    )]
+    Fix(Box<cmd::fix::FixArgs>),
     /// Calibrate scores on labelled pairs: estimated precision, thresholds, intervals (JSON).
     Calibrate(Box<cmd::calibrate::CalibrateArgs>),
     /// Train sentencepiece models; encode and decode text with them.
     #[command(subcommand)]
     Tokenize(cmd::tokenize::TokenizeCommand),
     /// Train a model into a model directory: IBM Model 1, a neural model (siamese classifier,
-    /// shared-decoder autoencoder, MLP similarity).
+    /// shared-decoder autoencoder, word-alignment BiLSTM, MLP similarity).
     #[command(subcommand)]
     #[cfg_attr(
         not(feature = "neural"),
@@ -69,6 +79,7 @@ fn main() -> ExitCode {
         Command::Extract(a) => cmd::extract::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),
+        Command::Fix(a) => cmd::fix::run(&a),
         Command::Calibrate(a) => cmd::calibrate::run(&a),
         Command::Tokenize(c) => cmd::tokenize::run(c),
         Command::Train(c) => cmd::train::run(&c),

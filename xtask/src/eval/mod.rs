@@ -3,6 +3,7 @@
 //! run, so the file always shows the latest numbers with the command and machine that made
 //! them).
 
+mod aligner;
 mod autoencoder;
 mod bucc_bow;
 mod calibrate;
@@ -97,6 +98,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "autoencoder",
         "train Kim et al.'s shared-decoder autoencoder (30 min): recovery error, BUCC-style F1, Tatoeba, MLP",
         autoencoder::run,
+    ),
+    (
+        "aligner",
+        "train the word-alignment BiLSTM on each mix of synthetic negatives: word accuracy (Table 2), fixing, BUCC-style F1, noisy-parallel",
+        aligner::run,
     ),
 ];
 

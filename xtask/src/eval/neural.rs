@@ -76,7 +76,7 @@ pub(super) fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, Stri
 
 /// A probability threshold as text; near 1 (where a confident classifier's thresholds sit) as
 /// `1 − ε`, so that close thresholds stay apart.
-fn rho(t: f64) -> String {
+pub(super) fn rho(t: f64) -> String {
     if t > 0.999 && t < 1.0 {
         format!("1 − {:.1e}", 1.0 - t)
     } else {
@@ -264,20 +264,33 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
     Ok(())
 }
 
+/// Builds the scorer of a model over two lists of sentences.
+pub(super) type ScorerOf<'a> =
+    dyn Fn(&[&str], &[&str]) -> Result<Box<dyn bitext::similarity::PairScorer>> + 'a;
+
 /// (a) The noisy-parallel protocol on the first 1000 pairs of newstest-dev.
 fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
+    md.push_str(
+        "**(a) Noisy-parallel protocol** (§5.1): the first 1000 pairs of \
+         `dev/newstest-dev.en-de` (de → en), a ratio of the English sides replaced by sentences \
+         of pairs 1001–3000, the classifier's probability on all 1000 × 1000 pairs, P/R/F1 at \
+         the F1-optimal ρ (paper, Europarl-trained 512/512 GRU on newstest2012 en-fr: F1 75.7 \
+         at 0%, 66.7 at 90%).\n\n",
+    );
+    noisy_table(ctx, &|s, t| Ok(Box::new(enc.scorer(s, t)?)), md)
+}
+
+/// The noisy-parallel table (0, 50 and 90% noise) of any pair scorer: the first 1000 pairs of
+/// newstest-dev (de → en), English sides replaced by sentences of pairs 1001–3000, P/R/F1 at
+/// the F1-optimal threshold.
+pub(super) fn noisy_table(ctx: &Ctx, scorer_of: &ScorerOf<'_>, md: &mut String) -> Result<()> {
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let n = 1000;
     let src: Vec<&str> = de[..n].iter().map(String::as_str).collect();
     let par: Vec<&str> = en[..n].iter().map(String::as_str).collect();
     let pool: Vec<&str> = en[n..].iter().map(String::as_str).collect();
     md.push_str(
-        "**(a) Noisy-parallel protocol** (§5.1): the first 1000 pairs of \
-         `dev/newstest-dev.en-de` (de → en), a ratio of the English sides replaced by sentences \
-         of pairs 1001–3000, the classifier's probability on all 1000 × 1000 pairs, P/R/F1 at \
-         the F1-optimal ρ (paper, Europarl-trained 512/512 GRU on newstest2012 en-fr: F1 75.7 \
-         at 0%, 66.7 at 90%).\n\n\
-         | noise | gold pairs | P | R | F1 | ρ | P at R ≥ 0.25 / 0.5 / 0.75 | seconds |\n\
+        "| noise | gold pairs | P | R | F1 | ρ | P at R ≥ 0.25 / 0.5 / 0.75 | seconds |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
     for noise in [0.0, 0.5, 0.9] {
@@ -288,8 +301,8 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
             .into_iter()
             .copied()
             .collect();
-        let scorer = enc.scorer(&src, &tgt)?;
-        let r = test.evaluate(&scorer)?;
+        let scorer = scorer_of(&src, &tgt)?;
+        let r = test.evaluate(scorer.as_ref())?;
         let p_at = |rec: f64| {
             r.curve
                 .iter()
@@ -457,8 +470,7 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     let e: Vec<&str> = bucc.en.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&d, &e)?;
     // Every probability is ≥ 0: ρ = 0 keeps the whole greedy one-to-one list.
-    let kept = extract(&scorer, all_pairs(d.len(), e.len()), 0.0)?;
-    let best = best_f1(&kept, &bucc.gold)?.context("no gold pair was extracted")?;
+    let best = greedy_all_pairs(bucc, &scorer, 0.0)?;
     writeln!(
         md,
         "**(b) BUCC-style newsdev** ({} de × {} en sentences, {} gold pairs): classifier \
@@ -478,9 +490,25 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     margin_mining(bucc, scorer.src_vectors(), scorer.tgt_vectors(), md)
 }
 
+/// Every `de × en` pair of `bucc` scored by `scorer`, greedy one-to-one over those scoring at
+/// least `floor`, P/R/F1 at the F1-optimal threshold.
+pub(super) fn greedy_all_pairs(
+    bucc: &Bucc,
+    scorer: &dyn bitext::similarity::PairScorer,
+    floor: f64,
+) -> Result<bitext::eval::Threshold> {
+    let kept = extract(scorer, all_pairs(bucc.de.len(), bucc.en.len()), floor)?;
+    best_f1(&kept, &bucc.gold)?.context("no gold pair was extracted")
+}
+
 /// (b), second half: the encoder's sentence vectors mined like any embeddings (bitext-mine,
 /// exact kNN both ways, k = 4), cosine vs ratio margin under each retrieval strategy, best F1.
-fn margin_mining(bucc: &Bucc, de: &Embeddings, en: &Embeddings, md: &mut String) -> Result<()> {
+pub(super) fn margin_mining(
+    bucc: &Bucc,
+    de: &Embeddings,
+    en: &Embeddings,
+    md: &mut String,
+) -> Result<()> {
     use bitext::similarity::MarginFunction;
     const K: usize = 4;
     writeln!(
@@ -491,19 +519,33 @@ fn margin_mining(bucc: &Bucc, de: &Embeddings, en: &Embeddings, md: &mut String)
     )?;
     writeln!(md, "| scoring | fwd | bwd | intersect | max |")?;
     writeln!(md, "|---|---|---|---|---|")?;
+    let mut notes = String::new();
     for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
         let mut row = String::from(if f == MarginFunction::Absolute {
             "| cosine |"
         } else {
             "| ratio margin |"
         });
-        for (_, pairs) in super::mine_every_strategy(de, en, f, K)? {
-            match best_f1(&pairs, &bucc.gold)? {
-                Some(b) => write!(row, " {:.3} |", b.prf.f1)?,
-                None => row.push_str(" 0 |"),
+        match super::mine_every_strategy(de, en, f, K) {
+            Ok(strategies) => {
+                for (_, pairs) in strategies {
+                    match best_f1(&pairs, &bucc.gold)? {
+                        Some(b) => write!(row, " {:.3} |", b.prf.f1)?,
+                        None => row.push_str(" 0 |"),
+                    }
+                }
+            }
+            // The ratio margin is undefined where a neighbourhood's mean cosine is not
+            // positive: say so instead of a number.
+            Err(e) => {
+                row.push_str(" – | – | – | – |");
+                writeln!(notes, "{f:?}: {e:#}")?;
             }
         }
         writeln!(md, "{row}")?;
+    }
+    if !notes.is_empty() {
+        writeln!(md, "\nNot defined for these vectors: {}", notes.trim())?;
     }
     writeln!(md)?;
     Ok(())

@@ -57,7 +57,7 @@ pub(crate) struct EmbedArgs {
     )]
     vectors: Option<PathBuf>,
     /// Neural encoder: a model directory written by `bitext train` (a siamese classifier, an
-    /// autoencoder, or an MLP whose encoder is used).
+    /// autoencoder, an aligner, or an MLP whose encoder is used).
     #[arg(long, value_name = "DIR")]
     #[cfg_attr(
         not(feature = "neural"),

@@ -6,6 +6,7 @@ pub(crate) mod emd;
 pub(crate) mod eval;
 pub(crate) mod extract;
 pub(crate) mod filter;
+pub(crate) mod fix;
 pub(crate) mod ibm1;
 pub(crate) mod mine;
 pub(crate) mod mine_step;

@@ -1,7 +1,9 @@
 //! `bitext score`: score the aligned sentence pairs of a bicleaner-style TSV and append one
 //! score column (higher = more parallel). The input/output handling is shared; each scorer
 //! (`--scorer`, or `--model DIR` for a trained neural model) is a `bitext_mine::ScorerSpec`
-//! made from the flags, which builds a `PairScorer` over each batch of sentences.
+//! made from the flags, which builds a `PairScorer` over each batch of sentences. With a
+//! word-alignment model (`bitext train aligner`), `--aligner-score` picks its sentence score and
+//! `--words` adds its per-word divergence labels.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -24,7 +26,8 @@ pub(crate) enum ScorerKind {
     /// (Zhang et al. 2016); the score is minus the distance.
     Emd,
     /// A neural model trained by `bitext train` (--model): the siamese classifier's
-    /// probability, the cosine of the autoencoder's vectors, or an MLP similarity over its
+    /// probability, the cosine of the autoencoder's vectors, an aligner's `semb` score (or the
+    /// cosine of its vectors, `wemb`: --aligner-score), or an MLP similarity over its
     /// encoder's vectors.
     Model,
     /// IBM Model 1 trained by `bitext train ibm1` (--model): the length-normalised
@@ -65,6 +68,28 @@ pub(crate) struct ScoreArgs {
     length_unit: LengthUnitArg,
     #[command(flatten)]
     calibration: CalibrationArgs,
+    /// With an aligner (`bitext train aligner`): the score, `wemb` (the cosine of its sentence
+    /// vectors) or `semb` (its comparison head; higher = more parallel, negative = predicted
+    /// divergent). Default: `semb` when the model trained that head, else `wemb`.
+    #[arg(long, value_enum, value_name = "SCORE")]
+    aligner_score: Option<AlignerScore>,
+    /// With an aligner: also write which words diverge, as four columns between the input's
+    /// and the score: the source tokens, their labels, the target tokens, their labels.
+    /// Tokens are the model's (lowercased words unless it keeps case, or sentencepiece
+    /// pieces), separated by spaces; labels are one `0` (parallel) or `1` (divergent) per
+    /// token, separated by spaces (e.g. `0 0 1 1`).
+    #[arg(long)]
+    words: bool,
+}
+
+/// The sentence score of an aligner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AlignerScore {
+    /// The cosine of the two sentence vectors.
+    Wemb,
+    /// The comparison head's `h_sim` (needs a model trained with `--objective sentence` or
+    /// `both`).
+    Semb,
 }
 
 /// What the length ratio counts.
@@ -89,7 +114,8 @@ impl LengthUnitArg {
 #[derive(Debug, Args)]
 pub(crate) struct ModelArgs {
     /// Model directory written by `bitext train`: a neural model (siamese classifier,
-    /// autoencoder or MLP similarity; needs the cargo feature `neural`) or IBM Model 1 (`--scorer ibm1`).
+    /// autoencoder, aligner or MLP similarity; needs the cargo feature `neural`) or IBM Model 1
+    /// (`--scorer ibm1`).
     #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
     pub(crate) model: Option<PathBuf>,
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
@@ -122,7 +148,8 @@ pub(crate) struct IoArgs {
     /// Input TSV: any columns, two of which hold the source and target sentences.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
-    /// Output TSV: every input line unchanged, with the score appended as a last column.
+    /// Output TSV: every input line unchanged, with the score appended as a last column (then
+    /// the calibrated probability with --calibration; --words adds its columns before them).
     #[arg(long, value_name = "FILE")]
     output: PathBuf,
     #[command(flatten)]
@@ -224,6 +251,10 @@ pub(crate) enum Oov {
 /// Builds the scorer of each batch of (source, target) sentences.
 pub(crate) type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
 
+/// Builds the `--words` columns of each batch of (source, target) sentences: one string per
+/// pair, its columns joined by tabs.
+pub(crate) type WordColumns = Box<dyn Fn(&[&str], &[&str]) -> Result<Vec<String>>>;
+
 /// The scorer spec of the flags.
 fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
     if let Some(spec) = &a.scorer_spec {
@@ -289,16 +320,94 @@ fn neural_scorers(_: &ModelSpec) -> Result<Scorers> {
     Err(crate::cmd::neural_unavailable("`bitext score --model`"))
 }
 
+/// The scorers of an aligner (`--aligner-score`; `score`: its default when `None`) and, with
+/// `words`, the builder of its word columns; the model is loaded once for both.
+#[cfg(feature = "neural")]
+fn aligner_scorers(
+    m: &ModelSpec,
+    score: Option<AlignerScore>,
+    words: bool,
+) -> Result<(Scorers, Option<WordColumns>)> {
+    use std::rc::Rc;
+
+    use bitext_neural::spec::NeuralModel;
+
+    crate::cmd::neural::start_neural_command();
+    let flag = if words { "--words" } else { "--aligner-score" };
+    let model = match NeuralModel::load(m)? {
+        NeuralModel::Aligner(a) => Rc::<bitext_neural::aligner::AlignerModel>::from(a),
+        _ => bail!(
+            "{flag} needs a word-alignment model (`bitext train aligner`), but {} holds a \
+             model of kind {:?}",
+            m.dir.display(),
+            bitext_neural::siamese::model_kind(&m.dir)?
+        ),
+    };
+    let trained_head = model.description().network.objective.sentence();
+    let semb = match score {
+        Some(AlignerScore::Semb) if !trained_head => bail!(
+            "--aligner-score semb: the aligner in {} was trained without its sentence-level \
+             head (train it with --objective sentence or both), use --aligner-score wemb",
+            m.dir.display()
+        ),
+        Some(s) => s == AlignerScore::Semb,
+        None => trained_head,
+    };
+    let scoring = Rc::clone(&model);
+    let scorers: Scorers = Box::new(move |src, tgt| Ok(scoring.scorer(src, tgt, semb)?));
+    let columns = words.then(|| -> WordColumns {
+        Box::new(move |src, tgt| {
+            let join = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(" ");
+            Ok(model
+                .word_scores(src, tgt)?
+                .iter()
+                .map(|w| {
+                    let (ls, lt) = w.labels();
+                    format!(
+                        "{}\t{}\t{}\t{}",
+                        w.src_tokens.join(" "),
+                        join(&ls),
+                        w.tgt_tokens.join(" "),
+                        join(&lt)
+                    )
+                })
+                .collect())
+        })
+    });
+    Ok((scorers, columns))
+}
+
+/// `--words` or `--aligner-score` in a binary without the neural models.
+#[cfg(not(feature = "neural"))]
+fn aligner_scorers(
+    _: &ModelSpec,
+    _: Option<AlignerScore>,
+    _: bool,
+) -> Result<(Scorers, Option<WordColumns>)> {
+    Err(crate::cmd::neural_unavailable("`bitext score --model`"))
+}
+
 pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
     let (cal, min) = a.calibration.load()?;
-    // Two passes when the EMD needs an IDF: the input's own columns are the reference corpus.
-    let build = sentence_scorers(&scorer_spec(a)?, || {
-        read_columns(&a.io.input, src_col, tgt_col)
-    })?;
+    let spec = scorer_spec(a)?;
+    let (build, words) = if a.words || a.aligner_score.is_some() {
+        let ScorerSpec::Model(m) = &spec else {
+            bail!(
+                "--words and --aligner-score need a word-alignment model: --model DIR (`bitext \
+                 train aligner`)"
+            );
+        };
+        aligner_scorers(m, a.aligner_score, a.words)?
+    } else {
+        // Two passes when the EMD needs an IDF: the input's own columns are the reference
+        // corpus.
+        let build = sentence_scorers(&spec, || read_columns(&a.io.input, src_col, tgt_col))?;
+        (build, None)
+    };
     let start = Instant::now();
     let mut reader = BitextTsvReader::open(&a.io.input, src_col, tgt_col)?;
     let mut writer = ScoredTsvWriter::create(&a.io.output)?;
@@ -331,13 +440,21 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         let scorer = build(&src, &tgt).with_context(lines)?;
         let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|i| (i, i)).collect();
         let scores = scorer.score(&pairs).with_context(lines)?;
-        for (rec, s) in batch.iter().zip(scores) {
+        let columns = match &words {
+            Some(w) => Some(w(&src, &tgt).with_context(lines)?),
+            None => None,
+        };
+        for (k, (rec, s)) in batch.iter().zip(scores).enumerate() {
             if min.is_some_and(|m| s < m) {
                 continue;
             }
+            let raw = match &columns {
+                Some(c) => std::borrow::Cow::Owned(format!("{}\t{}", rec.raw, c[k])),
+                None => std::borrow::Cow::Borrowed(rec.raw.as_str()),
+            };
             match &cal {
-                Some(c) => writer.write_scores(&rec.raw, &[s, c.probability(s)])?,
-                None => writer.write(&rec.raw, s)?,
+                Some(c) => writer.write_scores(&raw, &[s, c.probability(s)])?,
+                None => writer.write(&raw, s)?,
             }
         }
         total += batch.len();

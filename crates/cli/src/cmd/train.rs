@@ -5,6 +5,9 @@
 //!   parallel text.
 //! - `bitext train autoencoder`: the shared-decoder autoencoder (Kim et al. 2019) on parallel
 //!   text, plus monolingual text of the decoded language if given.
+//! - `bitext train aligner`: the word-alignment BiLSTM (divergence detection: which words of a
+//!   pair are not translations, `wemb`/`semb` scores, `bitext fix`) on parallel text, with
+//!   synthetic examples and IBM-1 word links.
 //! - `bitext train mlp`: the MLP similarity (Kim et al. 2019) on the sentence vectors of a
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
 //! - `bitext train ibm1`: IBM Model 1 in both directions (`crate::cmd::ibm1`; no burn, in
@@ -12,7 +15,7 @@
 //!
 //! The arguments parse in every build, so that `--help` and the flags are the same; the neural
 //! training (the `training` module, on burn) compiles only with the cargo feature `neural`,
-//! and without it `bitext train siamese|mlp` says how to get it.
+//! and without it `bitext train siamese|autoencoder|aligner|mlp` says how to get it.
 
 // Without the feature the arguments are parsed and never read.
 #![cfg_attr(not(feature = "neural"), allow(dead_code))]
@@ -22,6 +25,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+mod aligner;
 mod autoencoder;
 
 /// Training subcommands.
@@ -31,7 +35,17 @@ pub(crate) enum TrainCommand {
     Siamese(Box<SiameseArgs>),
     /// The shared-decoder autoencoder (Kim et al. 2019) on parallel text.
     Autoencoder(Box<autoencoder::AutoencoderArgs>),
-    /// The MLP similarity on the vectors of a trained encoder (siamese or autoencoder).
+    /// The word-alignment BiLSTM (which words of a pair diverge; `bitext score --words`,
+    /// `bitext fix`) on parallel text.
+    ///
+    /// Every epoch draws fresh synthetic examples of each of --kinds from the training pairs;
+    /// the words of replaced spans are linked to the other side by IBM Model 1 (trained here on
+    /// the model's tokens, grow-diag-final-and). Without --optimizer or --lr it trains as the
+    /// paper: SGD at rate 1.0, the rate × 0.8 after an epoch without a better validation loss
+    /// (--plateau: halved), the gradient norm clipped at 5 (--clip), 10 epochs (--epochs).
+    Aligner(Box<aligner::AlignerArgs>),
+    /// The MLP similarity on the vectors of a trained encoder (siamese, autoencoder or
+    /// aligner).
     Mlp(Box<MlpArgs>),
     /// IBM Model 1 in both directions on a parallel TSV (lexical baseline; no neural feature
     /// needed).
@@ -84,7 +98,7 @@ pub(crate) struct CommonArgs {
 
 /// How a neural model cuts text and starts its embedding tables: word vocabularies built from
 /// the training text or a sentencepiece model, optionally initialised from bilingual vectors
-/// (`bitext train siamese` and `autoencoder`).
+/// (`bitext train siamese`, `autoencoder` and `aligner`).
 #[derive(Debug, Args)]
 pub(crate) struct TextArgs {
     /// One vocabulary per language (default: one joint vocabulary).
@@ -212,6 +226,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     match cmd {
         TrainCommand::Siamese(a) => training::siamese(a),
         TrainCommand::Autoencoder(a) => autoencoder::train(a),
+        TrainCommand::Aligner(a) => aligner::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
         TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
     }
@@ -224,7 +239,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     match cmd {
         TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
         _ => Err(crate::cmd::neural_unavailable(
-            "`bitext train siamese|autoencoder|mlp`",
+            "`bitext train siamese|autoencoder|aligner|mlp`",
         )),
     }
 }

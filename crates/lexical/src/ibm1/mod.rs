@@ -338,6 +338,22 @@ impl Ibm1 {
         self.align_ids(&s, &t, how)
     }
 
+    /// [`Ibm1::align_tokens`] of every pair `(src[k], tgt[k])`, pairs in parallel (e.g. the
+    /// word links of a whole training corpus).
+    #[must_use]
+    pub fn align_all_tokens<S: AsRef<str> + Sync>(
+        &self,
+        src: &[Vec<S>],
+        tgt: &[Vec<S>],
+        how: Symmetrization,
+    ) -> Vec<Vec<(usize, usize)>> {
+        use rayon::prelude::*;
+        src.par_iter()
+            .zip(tgt)
+            .map(|(s, t)| self.align_tokens(s, t, how))
+            .collect()
+    }
+
     /// [`Ibm1::align`] of token ids.
     #[must_use]
     pub fn align_ids(&self, src: &[u32], tgt: &[u32], how: Symmetrization) -> Vec<(usize, usize)> {

@@ -31,19 +31,23 @@
 //!   restatement of the garbled formula with ties to the shorter spans: see [`synth`] and
 //!   [`fix`].
 
+mod classes;
 mod config;
 pub mod fix;
+mod infer;
 mod model;
 pub mod synth;
 mod text;
 mod train;
 
+pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective};
 pub use fix::{FixConfig, SpanPair, best_spans};
+pub use infer::Fixed;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
-pub use synth::{Corpus, Example, Kind, Synthesizer, WordClass};
+pub use synth::{Corpus, Example, Kind, Synthesizer};
 pub use text::{
-    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, Fixed, LinkFn, Links,
-    SembScorer, WordScores, train_aligner,
+    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, LinkFn, Links,
+    PairLinks, SembScorer, WordScores, train_aligner,
 };
 pub use train::{AlignerTask, WordAccuracy, evaluate};

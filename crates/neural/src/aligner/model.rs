@@ -120,8 +120,8 @@ fn padded(out: &BiRnnOutput, batch: &PackedBatch) -> Tensor<3> {
     for i in 0..b {
         let p = batch.position()[i];
         let len = batch.lengths()[p];
-        for step in 0..t {
-            idx.push(if step < len { starts[step] + p } else { total });
+        for (step, &start) in starts.iter().enumerate() {
+            idx.push(if step < len { start + p } else { total });
         }
     }
     all.select(0, int1(&idx, &device)).reshape([b, t, width])

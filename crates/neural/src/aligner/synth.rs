@@ -29,6 +29,7 @@ use std::ops::Range;
 use bitext_core::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::aligner::classes::WordClass;
 use crate::error::{Error, Result};
 
 /// A kind of synthetic example.
@@ -90,59 +91,6 @@ impl Kind {
     #[must_use]
     pub fn set_name(kinds: &[Kind]) -> String {
         kinds.iter().map(|k| k.letter()).collect()
-    }
-}
-
-/// The class a replacement must keep (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WordClass {
-    /// Only punctuation or symbols.
-    Punctuation,
-    /// Contains a digit.
-    Number,
-    /// Starts with an upper-case letter.
-    Capitalised,
-    /// One of the most frequent lower-case tokens of its side.
-    Frequent,
-    /// Any other token.
-    Other,
-}
-
-impl WordClass {
-    /// The class of a token's text, before the frequency rule.
-    #[must_use]
-    pub fn of(token: &str) -> Self {
-        let t = token.trim_start_matches('▁');
-        if t.chars().any(|c| c.is_numeric()) {
-            WordClass::Number
-        } else if !t.chars().any(char::is_alphanumeric) {
-            WordClass::Punctuation
-        } else if t.chars().next().is_some_and(char::is_uppercase) {
-            WordClass::Capitalised
-        } else {
-            WordClass::Other
-        }
-    }
-
-    /// Classes of every token id of a vocabulary (`pieces[id]`), with the `frequent` most
-    /// frequent `Other` ids in `sentences` promoted to [`WordClass::Frequent`].
-    #[must_use]
-    pub fn table(pieces: &[String], sentences: &[Vec<u32>], frequent: usize) -> Vec<WordClass> {
-        let mut classes: Vec<WordClass> = pieces.iter().map(|p| Self::of(p)).collect();
-        let mut counts = vec![0usize; pieces.len()];
-        for &id in sentences.iter().flatten() {
-            if let Some(c) = counts.get_mut(id as usize) {
-                *c += 1;
-            }
-        }
-        let mut ids: Vec<usize> = (0..pieces.len())
-            .filter(|&i| classes[i] == WordClass::Other && counts[i] > 0)
-            .collect();
-        ids.sort_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
-        for &i in ids.iter().take(frequent) {
-            classes[i] = WordClass::Frequent;
-        }
-        classes
     }
 }
 
@@ -510,12 +458,7 @@ mod tests {
     }
 
     #[test]
-    fn classes() {
-        assert_eq!(WordClass::of("."), WordClass::Punctuation);
-        assert_eq!(WordClass::of("▁,"), WordClass::Punctuation);
-        assert_eq!(WordClass::of("1990"), WordClass::Number);
-        assert_eq!(WordClass::of("Haus"), WordClass::Capitalised);
-        assert_eq!(WordClass::of("haus"), WordClass::Other);
+    fn classes_and_kind_sets() {
         let c = corpus();
         // "is" and "big" occur twice: the two most frequent other words.
         assert_eq!(c.src_classes[3], WordClass::Frequent);

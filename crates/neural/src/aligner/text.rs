@@ -10,14 +10,14 @@ use bitext_encode::{SentenceEncoder, Side};
 use bitext_similarity::PairScorer;
 use serde::{Deserialize, Serialize};
 
-use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
-use crate::aligner::model::{PairOutput, cosine};
-use crate::aligner::synth::{Corpus, Kind, Synthesizer, WordClass};
+use crate::aligner::classes::WordClass;
+use crate::aligner::fix::FixConfig;
+use crate::aligner::infer::Fixed;
+use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
-use crate::init::{float2, to_host1, to_host2};
 use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
@@ -52,156 +52,9 @@ pub type LinkFn<'a> = dyn Fn(
     ) -> std::result::Result<(Links, Links), String>
     + 'a;
 
-impl Aligner {
-    /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
-    /// in length-sorted batches; call on an inference model.
-    ///
-    /// # Errors
-    /// As [`Aligner::encode`].
-    pub fn encode_all(
-        &self,
-        seqs: &[&[u32]],
-        side: Side,
-        batching: &Bucketing,
-    ) -> Result<Embeddings> {
-        batching.check()?;
-        let dim = self.dim();
-        let mut out = Embeddings::zeros(seqs.len(), dim)?;
-        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
-        let mut host = self.host(side);
-        for batch in batching.plan(&lengths, None) {
-            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
-            let (v, _) = to_host2(self.encode_with(&sents, side, host.as_mut())?)?;
-            for (k, &i) in batch.iter().enumerate() {
-                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
-            }
-        }
-        Ok(out)
-    }
-
-    /// [`Aligner::pairs`] over any number of pairs, in batches; outputs in input order.
-    ///
-    /// # Errors
-    /// As [`Aligner::pairs`].
-    pub fn pairs_all(
-        &self,
-        src: &[&[u32]],
-        tgt: &[&[u32]],
-        batching: &Bucketing,
-    ) -> Result<Vec<PairOutput>> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
-        let costs: Vec<usize> = src
-            .iter()
-            .zip(tgt)
-            .map(|(a, b)| a.len() + b.len())
-            .collect();
-        let mut out: Vec<Option<PairOutput>> = vec![None; src.len()];
-        for batch in batching.plan(&costs, None) {
-            let s: Vec<&[u32]> = batch.iter().map(|&i| src[i]).collect();
-            let t: Vec<&[u32]> = batch.iter().map(|&i| tgt[i]).collect();
-            for (&i, o) in batch.iter().zip(self.pairs(&s, &t)?) {
-                out[i] = Some(o);
-            }
-        }
-        Ok(out.into_iter().flatten().collect())
-    }
-
-    /// `semb`'s `h_sim` of rows `pairs` of two matrices of sentence vectors from
-    /// [`Aligner::encode_all`] (higher: more parallel).
-    ///
-    /// # Errors
-    /// [`Error::Input`] for a wrong dimension or an index out of range.
-    pub fn semb_vectors(
-        &self,
-        src: &Embeddings,
-        tgt: &Embeddings,
-        pairs: &[(usize, usize)],
-    ) -> Result<Vec<f64>> {
-        let dim = self.dim();
-        if src.dim() != dim || tgt.dim() != dim {
-            return Err(Error::Input(format!(
-                "sentence vectors of dimension {} and {} for a model of dimension {dim}",
-                src.dim(),
-                tgt.dim()
-            )));
-        }
-        let device = self.matching.weight.device();
-        let mut out = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(8192) {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for (k, &(i, j)) in chunk.iter().enumerate() {
-                let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
-                    return Err(Error::Input(format!(
-                        "pair {k} = ({i}, {j}) is outside {} × {} sentences",
-                        src.len(),
-                        tgt.len()
-                    )));
-                };
-                a.extend_from_slice(x);
-                b.extend_from_slice(y);
-            }
-            let n = chunk.len();
-            let h = self.head(float2(a, [n, dim], &device), float2(b, [n, dim], &device));
-            out.extend(to_host1(h)?.into_iter().map(f64::from));
-        }
-        Ok(out)
-    }
-
-    /// Divergence fixing of token-id pairs: the `config.candidates` best span pairs of each
-    /// pair's alignment matrix (see [`crate::aligner::fix`]), re-encoded, and the one whose
-    /// sentence vectors have the highest cosine. Outputs in input order.
-    ///
-    /// # Errors
-    /// As [`Aligner::pairs_all`] and [`best_spans`].
-    pub fn fix_all(
-        &self,
-        src: &[&[u32]],
-        tgt: &[&[u32]],
-        config: FixConfig,
-        batching: &Bucketing,
-    ) -> Result<Vec<Fixed>> {
-        let outputs = self.pairs_all(src, tgt, batching)?;
-        let mut cands: Vec<(usize, SpanPair)> = Vec::new();
-        for (k, o) in outputs.iter().enumerate() {
-            for c in best_spans(&o.alignment, o.src_len, o.tgt_len, config)? {
-                cands.push((k, c));
-            }
-        }
-        let cs: Vec<&[u32]> = cands.iter().map(|(k, c)| &src[*k][c.src.clone()]).collect();
-        let ct: Vec<&[u32]> = cands.iter().map(|(k, c)| &tgt[*k][c.tgt.clone()]).collect();
-        let vs = self.encode_all(&cs, Side::Source, batching)?;
-        let vt = self.encode_all(&ct, Side::Target, batching)?;
-        let mut best: Vec<Option<Fixed>> = vec![None; src.len()];
-        for (n, (k, c)) in cands.into_iter().enumerate() {
-            let sim = cosine(vs.row(n), vt.row(n));
-            if best[k].as_ref().is_none_or(|b| sim > b.cosine) {
-                best[k] = Some(Fixed {
-                    spans: c,
-                    cosine: sim,
-                    original: outputs[k].cosine,
-                });
-            }
-        }
-        Ok(best.into_iter().flatten().collect())
-    }
-}
-
-/// The result of fixing one pair.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fixed {
-    /// The spans kept (token positions) and their alignment objective.
-    pub spans: SpanPair,
-    /// `wemb` cosine of the kept spans.
-    pub cosine: f32,
-    /// `wemb` cosine of the whole pair.
-    pub original: f32,
-}
+/// Word alignments of one list of pairs of token texts.
+pub type PairLinks<'a> =
+    dyn Fn(&[Vec<String>], &[Vec<String>]) -> std::result::Result<Links, String> + 'a;
 
 /// Per-word divergence scores of a pair of sentences.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,6 +81,9 @@ impl WordScores {
         (l(&self.src_scores), l(&self.tgt_scores))
     }
 }
+
+/// Token ids and token texts of sentences.
+type Tokens = (Vec<Vec<u32>>, Vec<Vec<String>>);
 
 /// A trained aligner with its tokenizers.
 #[derive(Debug)]
@@ -315,7 +171,7 @@ impl AlignerModel {
         self.model.encode_all(&refs, side, &self.batching)
     }
 
-    fn tokens(&self, side: Side, sentences: &[&str]) -> Result<(Vec<Vec<u32>>, Vec<Vec<String>>)> {
+    fn tokens(&self, side: Side, sentences: &[&str]) -> Result<Tokens> {
         let enc = self.text.tokenizer(side).encode_batch(sentences)?;
         let mut ids = Vec::with_capacity(enc.len());
         let mut pieces = Vec::with_capacity(enc.len());
@@ -331,6 +187,37 @@ impl AlignerModel {
             pieces.push(e.pieces);
         }
         Ok((ids, pieces))
+    }
+
+    /// Pairs of sentences as a [`Corpus`] in this model's tokens (e.g. held-out pairs to draw
+    /// test examples from): `links` aligns the token texts; the frequent-word class comes from
+    /// these sentences.
+    ///
+    /// # Errors
+    /// Sides of different lengths; a sentence without tokens; alignment errors; as
+    /// [`Corpus::check`].
+    pub fn corpus(&self, src: &[&str], tgt: &[&str], links: &PairLinks<'_>) -> Result<Corpus> {
+        if src.len() != tgt.len() {
+            return Err(Error::Input(format!(
+                "{} source but {} target sentences",
+                src.len(),
+                tgt.len()
+            )));
+        }
+        let (si, sp) = self.tokens(Side::Source, src)?;
+        let (ti, tp) = self.tokens(Side::Target, tgt)?;
+        let links = links(&sp, &tp).map_err(|e| Error::Input(format!("word alignment: {e}")))?;
+        let unk = |side| self.text.tokenizer(side).special_ids().unk;
+        let (vs, vt) = self.text.vocab_sizes();
+        let corpus = Corpus {
+            src_classes: classes(vs, &si, &sp, unk(Side::Source)),
+            tgt_classes: classes(vt, &ti, &tp, unk(Side::Target)),
+            src: si,
+            tgt: ti,
+            links,
+        };
+        corpus.check()?;
+        Ok(corpus)
     }
 
     /// Per-word divergence scores of the pairs `(src[k], tgt[k])`.
@@ -607,13 +494,17 @@ pub fn train_aligner(
         tgt_classes: tgt_classes.clone(),
     };
     let seed = job.train.train.seed;
-    let valid_corpus = (vsi.len() >= 2).then(|| Corpus {
-        src: vsi,
-        tgt: vti,
-        links: vlinks,
-        src_classes,
-        tgt_classes,
-    });
+    let valid_corpus = if vsi.len() >= 2 {
+        Some(Corpus {
+            src: vsi,
+            tgt: vti,
+            links: vlinks,
+            src_classes,
+            tgt_classes,
+        })
+    } else {
+        None
+    };
     let valid = match &valid_corpus {
         Some(c) => {
             let per_kind = c.len().min(500);

@@ -1,0 +1,256 @@
+//! `bitext train aligner`: the word-alignment BiLSTM of the divergence-detection draft
+//! (`bitext_neural::aligner`) on parallel text, into a model directory; resumable. Every epoch
+//! draws fresh synthetic examples (paired, unpaired, replace, insert) from the training pairs;
+//! the replace examples' word links come from IBM Model 1 (`bitext_lexical::Ibm1`, default
+//! options, grow-diag-final-and) trained here on the model's own tokens of the training pairs.
+//! The arguments parse in every build; the training compiles only with the feature `neural`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::{CommonArgs, PairArgs, TextArgs};
+
+/// What the aligner is trained to predict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ObjectiveArg {
+    /// The word-level loss over the aggregated alignment scores (`wemb`; the paper's).
+    Words,
+    /// The sentence-level loss of the comparison head (`semb`).
+    Sentence,
+    /// Both losses summed: word labels, `wemb` cosines and `semb` scores from one model.
+    Both,
+}
+
+/// Arguments of `bitext train aligner`.
+#[derive(Debug, Args)]
+pub(crate) struct AlignerArgs {
+    #[command(flatten)]
+    pairs: PairArgs,
+    /// Held-out source sentences for validation (default: --valid-fraction of the pairs);
+    /// validation examples of every kind are drawn from them once.
+    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
+    valid_src: Option<PathBuf>,
+    /// Held-out target sentences.
+    #[arg(long, value_name = "FILE", requires = "valid_src")]
+    valid_tgt: Option<PathBuf>,
+    /// Network size: paper (embeddings 256, 256 per direction: 512-d word and sentence
+    /// vectors), medium (256/128: 256-d) or small (128/64: 128-d).
+    #[arg(long, default_value = "small", value_parser = ["paper", "medium", "small"])]
+    preset: String,
+    /// Recurrent cell (the paper: LSTM).
+    #[arg(long, default_value = "lstm", value_parser = ["gru", "lstm"])]
+    cell: String,
+    /// Kinds of synthetic example, by letter: P (paired), U (unpaired), R (a span replaced),
+    /// I (a sentence inserted); paired examples are always included.
+    #[arg(long, default_value = "PURI", value_name = "LETTERS")]
+    kinds: String,
+    /// Examples of each kind per epoch, drawn afresh every epoch (default: as many as there
+    /// are training pairs).
+    #[arg(long, value_name = "N")]
+    per_kind: Option<usize>,
+    /// The loss trained: `words` (the word labels and the `wemb` cosine), `sentence` (the
+    /// `semb` head) or `both`.
+    #[arg(long, value_enum, default_value_t = ObjectiveArg::Words)]
+    objective: ObjectiveArg,
+    /// Sharpness r of the aggregation (1/r) log Σ exp(r·S): large r approaches the maximum,
+    /// small r a sum.
+    #[arg(long = "r", default_value_t = 1.0, value_name = "R")]
+    r: f64,
+    /// Most examples per batch (the paper: 32).
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    /// Most padded tokens per batch (examples × longest pair).
+    #[arg(long, default_value_t = 32 * 160)]
+    max_tokens: usize,
+    /// Clip the global gradient norm to this.
+    #[arg(long, default_value_t = 5.0)]
+    clip: f64,
+    #[command(flatten)]
+    text: TextArgs,
+    /// Cut training sentences to this many tokens (counted and reported).
+    #[arg(long, default_value_t = 80)]
+    max_len: usize,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[cfg(feature = "neural")]
+pub(in crate::cmd::train) use training::train;
+
+/// The training itself, on burn.
+#[cfg(feature = "neural")]
+mod training {
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    use anyhow::{Result, bail};
+    use bitext_lexical::{Ibm1, Ibm1Config, Segmenter, Symmetrization};
+    use bitext_neural::aligner::{
+        AlignerConfig, AlignerTextTraining, AlignerTrainConfig, Kind, Links, Objective,
+        train_aligner,
+    };
+    use bitext_neural::batch::Bucketing;
+    use bitext_neural::rnn::CellKind;
+    use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
+
+    use super::{AlignerArgs, ObjectiveArg};
+    use crate::cmd::neural::read_pairs;
+    use crate::cmd::train::training::{report, split};
+
+    /// The symmetrised IBM-1 links of pairs of tokens.
+    fn align(model: &Ibm1, (src, tgt): (&[Vec<String>], &[Vec<String>])) -> Links {
+        model.align_all_tokens(src, tgt, Symmetrization::GrowDiagFinalAnd)
+    }
+
+    /// What cut the model's tokens, for the IBM-1 model trained on them: the sentencepiece
+    /// model, or the word tokenizer of the vocabulary.
+    fn segmenter(spm: Option<&PathBuf>, word: WordConfig) -> Segmenter {
+        match spm {
+            Some(model) => Segmenter::Pieces {
+                tokenizer: TokenizerSpec::Sentencepiece {
+                    model: model.clone(),
+                    sequence: SequenceConfig::default(),
+                },
+                unescape_html: false,
+            },
+            None => Segmenter::Words { word },
+        }
+    }
+
+    pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
+        let kinds = Kind::parse_set(&a.kinds)?;
+        let (src, tgt) = a.pairs.read()?;
+        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
+            (Some(s), Some(t)) => {
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                (src, tgt, vs, vt)
+            }
+            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
+        };
+        if ts.is_empty() {
+            bail!("no training pairs");
+        }
+        let per_kind = a.per_kind.unwrap_or(ts.len());
+        if per_kind == 0 {
+            bail!("--per-kind must be at least 1");
+        }
+        let mut network = AlignerConfig::preset(&a.preset, 1)?;
+        network.frozen_embeddings = a.text.freeze_embeddings;
+        network.cell = if a.cell == "gru" {
+            CellKind::Gru
+        } else {
+            CellKind::Lstm
+        };
+        network.r = a.r;
+        network.objective = match a.objective {
+            ObjectiveArg::Words => Objective::Words,
+            ObjectiveArg::Sentence => Objective::Sentence,
+            ObjectiveArg::Both => Objective::Both,
+        };
+        let mut train = AlignerTrainConfig::paper(a.common.seed);
+        train.batching = Bucketing {
+            max_items: a.batch,
+            max_tokens: a.max_tokens,
+        };
+        let (optimizer, schedule) = (train.train.optimizer, train.train.schedule);
+        let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
+        if a.common.optimizer == "adam" && a.common.lr.is_none() {
+            // The paper's optimiser unless the user asks for another: SGD at 1.0, the rate
+            // × 0.8 after an epoch without a better validation loss (or --plateau's halving).
+            config.optimizer = optimizer;
+            if !a.common.plateau {
+                config.schedule = schedule;
+            }
+        }
+        config.check()?;
+        train.train = config;
+        let vocab = a.text.vocab(SequenceConfig::default());
+        let segmenter = segmenter(a.text.spm.as_ref(), vocab.word);
+        let replace = kinds.contains(&Kind::Replace);
+        let quiet = a.common.quiet;
+        // Only replace examples read links: without them, no IBM-1 is trained.
+        let links = move |train: (&[Vec<String>], &[Vec<String>]),
+                          valid: (&[Vec<String>], &[Vec<String>])|
+              -> Result<(Links, Links), String> {
+            if !replace {
+                return Ok((
+                    vec![Vec::new(); train.0.len()],
+                    vec![Vec::new(); valid.0.len()],
+                ));
+            }
+            let start = Instant::now();
+            let model = Ibm1::train_tokens(
+                &Ibm1Config::default(),
+                segmenter.clone(),
+                train.0,
+                train.1,
+                &mut |_| {},
+            )
+            .map_err(|e| format!("IBM Model 1: {e}"))?;
+            let out = (align(&model, train), align(&model, valid));
+            if !quiet {
+                eprintln!(
+                    "word links of the replace examples: IBM Model 1 on {} pairs, \
+                     grow-diag-final-and ({:.1} s)",
+                    train.0.len(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            Ok(out)
+        };
+        let job = AlignerTextTraining {
+            src: &ts,
+            tgt: &tt,
+            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+            network,
+            train,
+            kinds,
+            per_kind,
+            vocab,
+            spm: a.text.spm.clone(),
+            init: a.text.init(),
+            max_len: Some(a.max_len),
+            links: &links,
+        };
+        let out = train_aligner(&job, &a.common.out, a.common.resume)?;
+        if !quiet {
+            if let Some([s, t]) = &out.init {
+                eprintln!("source embeddings initialised from the vectors: {s}");
+                eprintln!("target embeddings initialised from the vectors: {t}");
+            }
+            eprintln!(
+                "vocabularies of {} source and {} target tokens; {} sentences cut to {} tokens; \
+                 {} pairs dropped for having no tokens",
+                out.vocab_sizes.0, out.vocab_sizes.1, out.truncated, a.max_len, out.dropped_pairs
+            );
+            let state = &out.fitted.state;
+            if let Some(v) = state
+                .history
+                .get(state.best_epoch.wrapping_sub(1))
+                .and_then(|e| e.valid.as_ref())
+            {
+                let mut line = String::from("validation word accuracy");
+                if let Some(x) = v.metrics.get("word_accuracy") {
+                    line.push_str(&format!(" {x:.4}"));
+                }
+                let per_kind: Vec<String> = Kind::ALL
+                    .iter()
+                    .filter_map(|k| {
+                        let x = v.metrics.get(&format!("word_accuracy_{}", k.letter()))?;
+                        Some(format!("{} {x:.4}", k.letter()))
+                    })
+                    .collect();
+                if !per_kind.is_empty() {
+                    line.push_str(&format!(" ({})", per_kind.join(", ")));
+                }
+                if let Some(x) = v.metrics.get("pair_accuracy") {
+                    line.push_str(&format!("; pair accuracy (semb) {x:.4}"));
+                }
+                eprintln!("{line}");
+            }
+        }
+        report(&out.fitted.state, &a.common.out, quiet);
+        Ok(())
+    }
+}

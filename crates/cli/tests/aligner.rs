@@ -1,0 +1,411 @@
+//! End-to-end: `bitext train aligner` (resumable), its vectors through `bitext embed --model`,
+//! its sentence scores and per-word labels through `bitext score --model [--words]`, and
+//! `bitext fix`, on small files built here; in a build without the cargo feature `neural`,
+//! the error those commands give instead.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::{assert_help, cli, write};
+#[cfg(feature = "neural")]
+use common::{fail, succeed};
+
+/// Toy pairs of 3 to 8 words: `a3 a1 a7` ↔ `b7 b1 b3`.
+fn sentence(k: usize) -> (String, String) {
+    let w: Vec<usize> = (0..3 + k % 6).map(|i| (k * 7 + i * 3) % 15).collect();
+    let a: Vec<String> = w.iter().map(|i| format!("a{i}")).collect();
+    let b: Vec<String> = w.iter().rev().map(|i| format!("b{i}")).collect();
+    (a.join(" "), b.join(" "))
+}
+
+/// `n` pairs as `src.txt`, `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`).
+fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
+    for k in 0..n {
+        let (a, b) = sentence(k);
+        s.push_str(&format!("{a}\n"));
+        t.push_str(&format!("{b}\n"));
+        tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
+    }
+    (
+        write(dir, "src.txt", s),
+        write(dir, "tgt.txt", t),
+        write(dir, "pairs.tsv", tsv),
+    )
+}
+
+/// `bitext train aligner` on `src`/`tgt` into `out`, small and quick.
+#[cfg(feature = "neural")]
+fn train(src: &Path, tgt: &Path, out: &Path, extra: &[&str]) -> std::process::Command {
+    let mut c = cli![
+        "train",
+        "aligner",
+        "--src",
+        src,
+        "--tgt",
+        tgt,
+        "-o",
+        out,
+        "--preset",
+        "small",
+        "--per-kind",
+        "16",
+        "--batch",
+        "16",
+        "--min-count",
+        "1",
+        "--valid-fraction",
+        "0.1",
+        "--seed",
+        "3",
+    ];
+    c.args(extra);
+    c
+}
+
+/// The fields of each line of a TSV.
+#[cfg(feature = "neural")]
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// Train (one epoch, then a second by `--resume`), embed both sides, score with each score
+/// and with `--words`, fix: one model, trained with both objectives.
+#[cfg(feature = "neural")]
+#[test]
+fn train_resume_embed_score_and_fix_with_an_aligner() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let model = d.path().join("aligner");
+    let both = ["--objective", "both", "--r", "2", "--kinds", "P+U+R+I"];
+    let (_, err) = succeed(train(&src, &tgt, &model, &both).args(["--epochs", "1"]));
+    assert!(err.contains("IBM Model 1 on 36 pairs"), "{err}");
+    assert!(err.contains("validation word accuracy"), "{err}");
+    assert!(err.contains("pair accuracy (semb)"), "{err}");
+    assert!(err.contains("word_accuracy"), "{err}");
+    for f in ["model.json", "weights.bpk", "resume/trainer.json"] {
+        assert!(model.join(f).exists(), "{f}");
+    }
+    succeed(train(&src, &tgt, &model, &both).args(["--epochs", "2", "--resume", "-q"]));
+    let state = std::fs::read_to_string(model.join("resume/trainer.json")).unwrap();
+    assert!(state.contains("\"epochs_done\": 2"), "{state}");
+    let desc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(model.join("model.json")).unwrap()).unwrap();
+    assert_eq!(desc["kind"], "aligner");
+    assert_eq!(desc["kinds"], "PURI");
+    assert_eq!(desc["network"]["objective"], "both");
+    assert_eq!(desc["network"]["r"], 2.0);
+    assert_eq!(desc["network"]["hidden"], 64);
+
+    // Sentence vectors: [→h_last; ←h_first], 2 × 64.
+    for (side, input) in [("source", &src), ("target", &tgt)] {
+        let emb = d.path().join(format!("{side}.npy"));
+        succeed(&mut cli![
+            "embed", "--model", &model, "--input", input, "--side", side, "-q", "-o", &emb
+        ]);
+        let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+        assert_eq!((e.len(), e.dim()), (40, 128));
+    }
+
+    // Scores: semb by default (the head was trained), wemb cosines on request.
+    let score = |out: &Path, extra: &[&str]| {
+        let mut c = cli![
+            "score",
+            "--model",
+            &model,
+            "--input",
+            &tsv,
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--batch",
+            "7",
+            "--output",
+            out
+        ];
+        c.args(extra);
+        succeed(&mut c);
+        rows(out)
+    };
+    let semb = score(&d.path().join("semb.tsv"), &[]);
+    let explicit = score(&d.path().join("semb2.tsv"), &["--aligner-score", "semb"]);
+    assert_eq!(semb, explicit);
+    let wemb = score(&d.path().join("wemb.tsv"), &["--aligner-score", "wemb"]);
+    assert_eq!((semb.len(), wemb.len()), (40, 40));
+    for (k, (s, w)) in semb.iter().zip(&wemb).enumerate() {
+        assert_eq!((s.len(), w.len()), (4, 4));
+        assert_eq!(s[0], format!("id{k}"));
+        let c: f64 = w[3].parse().unwrap();
+        assert!((-1.0..=1.0).contains(&c), "{c}");
+        assert!(s[3].parse::<f64>().unwrap().is_finite());
+    }
+
+    // --words: tokens and one 0/1 label per token for each side, before the score.
+    let words = score(
+        &d.path().join("words.tsv"),
+        &["--words", "--aligner-score", "wemb"],
+    );
+    assert_eq!(words.len(), 40);
+    for (k, row) in words.iter().enumerate() {
+        assert_eq!(row.len(), 3 + 4 + 1, "{row:?}");
+        assert_eq!(row[..3], wemb[k][..3]);
+        assert_eq!(row[7], wemb[k][3]);
+        let (a, b) = sentence(k);
+        for (tokens, labels, text) in [(&row[3], &row[4], &a), (&row[5], &row[6], &b)] {
+            assert_eq!(tokens, text);
+            let labels: Vec<&str> = labels.split(' ').collect();
+            assert_eq!(labels.len(), tokens.split(' ').count(), "{row:?}");
+            assert!(labels.iter().all(|l| *l == "0" || *l == "1"), "{row:?}");
+        }
+    }
+
+    // Fix: pairs with an unrelated sentence appended to the source or the target.
+    let mut input = String::new();
+    for k in 0..12 {
+        let (a, b) = sentence(k);
+        let (x, y) = sentence(k + 20);
+        if k % 2 == 0 {
+            input.push_str(&format!("{a} {x}\t{b}\tline{k}\n"));
+        } else {
+            input.push_str(&format!("{a}\t{y} {b}\tline{k}\n"));
+        }
+    }
+    let noisy = write(d.path(), "noisy.tsv", input);
+    let fixed = d.path().join("fixed.tsv");
+    let (_, err) = succeed(&mut cli![
+        "fix",
+        "--model",
+        &model,
+        "--input",
+        &noisy,
+        "--output",
+        &fixed,
+        "--candidates",
+        "5",
+        "--tau",
+        "1",
+        "--batch",
+        "5"
+    ]);
+    assert!(err.contains("fixed 12 pairs"), "{err}");
+    let out = rows(&fixed);
+    let original = rows(&noisy);
+    assert_eq!(out.len(), 12);
+    for (row, orig) in out.iter().zip(&original) {
+        assert_eq!(row.len(), 3 + 6, "{row:?}");
+        assert_eq!(row[..3], orig[..]);
+        for (text, fixed, span) in [(&orig[0], &row[3], &row[5]), (&orig[1], &row[4], &row[6])] {
+            let tokens: Vec<&str> = text.split(' ').collect();
+            let (a, b) = span.split_once('-').unwrap();
+            let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+            assert!(a < b && b <= tokens.len(), "{span} of {text:?}");
+            // Spans have more than τ + 1 = 2 tokens unless the side is that short.
+            assert!(b - a >= 3.min(tokens.len()), "{span} of {text:?}");
+            assert_eq!(*fixed, tokens[a..b].join(" "));
+        }
+        for c in &row[7..9] {
+            let c: f64 = c.parse().unwrap();
+            assert!((-1.0..=1.0).contains(&c), "{c}");
+        }
+    }
+}
+
+/// A model trained on the word objective alone (and without replace examples, so without
+/// IBM-1): `semb` is refused; `--words` needs an aligner; `fix` reports bad lines and other
+/// kinds of model.
+#[cfg(feature = "neural")]
+#[test]
+fn aligner_options_refuse_what_they_cannot_do() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 24);
+    let model = d.path().join("words");
+    let (_, err) = succeed(&mut train(
+        &src,
+        &tgt,
+        &model,
+        &["--kinds", "U", "--epochs", "1"],
+    ));
+    assert!(!err.contains("IBM Model 1"), "{err}");
+    assert!(!err.contains("pair accuracy"), "{err}");
+    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    assert!(desc.contains("\"kinds\": \"PU\""), "{desc}");
+    let out = d.path().join("out.tsv");
+    let score = |extra: &[&str]| {
+        let mut c = cli![
+            "score",
+            "--model",
+            &model,
+            "--input",
+            &tsv,
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--output",
+            &out
+        ];
+        c.args(extra);
+        c
+    };
+    fail(
+        &mut score(&["--aligner-score", "semb"]),
+        "--objective sentence or both",
+    );
+    assert!(!out.exists());
+    // The default score of a words-only model is the cosine.
+    succeed(&mut score(&[]));
+    for row in rows(&out) {
+        let c: f64 = row[3].parse().unwrap();
+        assert!((-1.0..=1.0).contains(&c), "{c}");
+    }
+    fail(
+        &mut cli![
+            "score",
+            "--scorer",
+            "levenshtein",
+            "--words",
+            "--input",
+            &tsv,
+            "--output",
+            d.path().join("lev.tsv")
+        ],
+        "need a word-alignment model",
+    );
+    fail(
+        &mut train(&src, &tgt, &d.path().join("x"), &["--kinds", "PUX"]),
+        "unknown kind of example 'X'",
+    );
+
+    // Another kind of model: --words and fix name its kind.
+    let siamese = d.path().join("siamese");
+    succeed(&mut cli![
+        "train",
+        "siamese",
+        "--src",
+        &src,
+        "--tgt",
+        &tgt,
+        "-o",
+        &siamese,
+        "--epochs",
+        "1",
+        "--negatives",
+        "1",
+        "--min-count",
+        "1",
+        "-q"
+    ]);
+    fail(
+        &mut cli![
+            "score",
+            "--model",
+            &siamese,
+            "--words",
+            "--input",
+            &tsv,
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--output",
+            &out
+        ],
+        "holds a model of kind \"siamese\"",
+    );
+    let fixed = d.path().join("fixed.tsv");
+    fail(
+        &mut cli![
+            "fix", "--model", &siamese, "--input", &tsv, "--output", &fixed
+        ],
+        "is not an aligner",
+    );
+
+    // Bad lines are errors naming the file and line, and leave no output.
+    let fix = |input: &Path| {
+        cli![
+            "fix", "--model", &model, "--input", input, "--output", &fixed
+        ]
+    };
+    let empty = write(d.path(), "empty.tsv", "a1 a2 a3\tb3 b2 b1\na1\t \n");
+    fail(&mut fix(&empty), "empty.tsv:2");
+    let short = write(d.path(), "short.tsv", "a1 a2\tb2 b1\na1 a2\n");
+    fail(&mut fix(&short), "short.tsv:2");
+    let latin1 = write(d.path(), "latin1.tsv", b"a1\tb1\na\xe91\tb1\n");
+    fail(&mut fix(&latin1), "latin1.tsv:2");
+    assert!(!fixed.exists());
+    fail(
+        &mut cli![
+            "fix",
+            "--model",
+            &model,
+            "--input",
+            &tsv,
+            "--output",
+            &fixed,
+            "--src-col",
+            "0"
+        ],
+        "1-based",
+    );
+    fail(
+        &mut cli![
+            "fix",
+            "--model",
+            &model,
+            "--input",
+            &tsv,
+            "--output",
+            &fixed,
+            "--candidates",
+            "0"
+        ],
+        "--candidates must be at least 1",
+    );
+}
+
+/// The commands and flags are the same in every build.
+#[test]
+fn aligner_commands_have_help() {
+    assert_help(&[&["train", "aligner", "--help"], &["fix", "--help"]]);
+}
+
+#[cfg(not(feature = "neural"))]
+#[test]
+fn without_the_neural_feature_aligner_commands_say_how_to_get_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 5);
+    let model = d.path().join("aligner");
+    let out = d.path().join("out.tsv");
+    for (what, mut cmd) in [
+        (
+            "`bitext train siamese|autoencoder|aligner|mlp`",
+            cli![
+                "train", "aligner", "--src", &src, "--tgt", &tgt, "-o", &model
+            ],
+        ),
+        (
+            "`bitext fix`",
+            cli!["fix", "--model", &model, "--input", &tsv, "--output", &out],
+        ),
+        (
+            "`bitext score --model`",
+            cli![
+                "score", "--model", &model, "--words", "--input", &tsv, "--output", &out
+            ],
+        ),
+    ] {
+        let (ok, _, err) = common::run(&mut cmd);
+        assert!(!ok, "{what} succeeded");
+        assert!(
+            err.contains(&format!("{what} is not available"))
+                && err.contains("built without the cargo feature `neural`"),
+            "{err}"
+        );
+    }
+    assert!(!model.exists() && !out.exists());
+}
