@@ -38,6 +38,24 @@ impl Embedding {
         self.weight.dims()[1]
     }
 
+    /// Replace the table by `table` (`[vocab, dim]` row-major, e.g. from
+    /// [`crate::pretrained`]); `name` names it in the error.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `table` has another size.
+    pub fn set_table(&mut self, table: Vec<f32>, name: &str) -> Result<()> {
+        let (rows, dim) = (self.vocab(), self.dim());
+        if table.len() != rows * dim {
+            return Err(Error::Config(format!(
+                "a {name} embedding table of {} values for {rows} × {dim}",
+                table.len()
+            )));
+        }
+        let device = self.weight.device();
+        self.weight = Param::from_tensor(crate::init::float2(table, [rows, dim], &device));
+        Ok(())
+    }
+
     /// Look up the packed tokens of a batch: `[tokens, dim]`.
     ///
     /// # Errors

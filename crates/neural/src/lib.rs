@@ -36,6 +36,7 @@ pub mod aligner;
 pub mod autoencoder;
 pub mod backend;
 pub mod batch;
+mod encoding;
 mod error;
 mod init;
 pub mod layers;

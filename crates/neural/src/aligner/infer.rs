@@ -8,8 +8,9 @@ use crate::aligner::Aligner;
 use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
 use crate::aligner::model::{PairOutput, cosine};
 use crate::batch::Bucketing;
+use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
-use crate::init::{float2, to_host1, to_host2};
+use crate::init::{float2, to_host1};
 
 impl Aligner {
     /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
@@ -23,19 +24,10 @@ impl Aligner {
         side: Side,
         batching: &Bucketing,
     ) -> Result<Embeddings> {
-        batching.check()?;
-        let dim = self.dim();
-        let mut out = Embeddings::zeros(seqs.len(), dim)?;
-        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
         let mut host = self.host(side);
-        for batch in batching.plan(&lengths, None) {
-            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
-            let (v, _) = to_host2(self.encode_with(&sents, side, host.as_mut())?)?;
-            for (k, &i) in batch.iter().enumerate() {
-                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
-            }
-        }
-        Ok(out)
+        encode_in_batches(seqs, self.dim(), batching, &mut |_| {}, |sents| {
+            self.encode_with(sents, side, host.as_mut())
+        })
     }
 
     /// [`Aligner::pairs`] over any number of pairs, in batches; outputs in input order.

@@ -4,14 +4,15 @@
 
 use bitext_core::Rng;
 use bitext_encode::Side;
-use burn::module::{Module, Param};
+use burn::module::Module;
 use burn::tensor::activation::softplus;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
+use crate::encoding::{check_ids, encoder_stage};
 use crate::error::{Error, Result};
-use crate::init::{float2, int1};
+use crate::init::int1;
 use crate::layers::{Dense, Embedding, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
 use crate::train::{Deferred, TrainLoss};
@@ -190,20 +191,8 @@ impl Aligner {
     /// # Errors
     /// [`Error::Config`] when a table has another size.
     pub fn with_embedding_tables(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
-        for (e, table, name) in [
-            (&mut self.src_embedding, src, "source"),
-            (&mut self.tgt_embedding, tgt, "target"),
-        ] {
-            let (rows, dim) = (e.vocab(), e.dim());
-            if table.len() != rows * dim {
-                return Err(Error::Config(format!(
-                    "a {name} embedding table of {} values for {rows} × {dim}",
-                    table.len()
-                )));
-            }
-            let device = e.weight.device();
-            e.weight = Param::from_tensor(float2(table, [rows, dim], &device));
-        }
+        self.src_embedding.set_table(src, "source")?;
+        self.tgt_embedding.set_table(tgt, "target")?;
         Ok(self)
     }
 
@@ -240,15 +229,7 @@ impl Aligner {
     }
 
     fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
-        let vocab = self.vocab(side);
-        for (i, s) in seqs.iter().enumerate() {
-            if let Some(&id) = s.iter().find(|&&id| id as usize >= vocab) {
-                return Err(Error::Input(format!(
-                    "{side:?} sentence {i} has token id {id}, outside the vocabulary of {vocab}"
-                )));
-            }
-        }
-        Ok(())
+        check_ids(seqs, self.vocab(side), side)
     }
 
     /// Sentence vectors `[n, 2·hidden]` of sentences of `side` (rows in input order): the
@@ -287,15 +268,7 @@ impl Aligner {
         let (out, stage) = if emb.weight.device().is_autodiff() {
             let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
             let (out, ig) = rnn.forward_deferred(x, batch.batch_sizes(), true);
-            let frozen = self.frozen_embeddings;
-            let stage: Deferred = Box::new(move |grads| {
-                let (mut pg, gx) = ig.finish(grads);
-                if !frozen {
-                    pg.push(eg.finish(gx));
-                }
-                Ok(pg)
-            });
-            (out, Some(stage))
+            (out, Some(encoder_stage(ig, eg, self.frozen_embeddings)))
         } else {
             let x = dropout(emb.lookup(&batch)?, self.dropout, rng);
             (rnn.forward(x, batch.batch_sizes(), true), None)

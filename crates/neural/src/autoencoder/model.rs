@@ -3,14 +3,15 @@
 
 use bitext_core::Rng;
 use bitext_encode::Side;
-use burn::module::{Module, Param};
+use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::autoencoder::softmax::candidates;
 use crate::autoencoder::{AutoencoderConfig, Softmax};
 use crate::batch::PackedBatch;
+use crate::encoding::{check_ids, encoder_stage};
 use crate::error::{Error, Result};
-use crate::init::{float2, int1};
+use crate::init::int1;
 use crate::layers::{Dense, Embedding, EmbeddingGrad, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn, InputGrads, RnnLayer};
 use crate::train::{Deferred, TrainLoss};
@@ -135,21 +136,9 @@ impl Autoencoder {
         tgt: Vec<f32>,
         dec: Vec<f32>,
     ) -> Result<Self> {
-        fn set(e: &mut Embedding, table: Vec<f32>, name: &str) -> Result<()> {
-            let (rows, dim) = (e.vocab(), e.dim());
-            if table.len() != rows * dim {
-                return Err(Error::Config(format!(
-                    "a {name} embedding table of {} values for {rows} × {dim}",
-                    table.len()
-                )));
-            }
-            let device = e.weight.device();
-            e.weight = Param::from_tensor(float2(table, [rows, dim], &device));
-            Ok(())
-        }
-        set(&mut self.src_embedding, src, "source")?;
-        set(&mut self.tgt_embedding, tgt, "target")?;
-        set(&mut self.dec_embedding, dec, "decoder")?;
+        self.src_embedding.set_table(src, "source")?;
+        self.tgt_embedding.set_table(tgt, "target")?;
+        self.dec_embedding.set_table(dec, "decoder")?;
         Ok(self)
     }
 
@@ -190,15 +179,7 @@ impl Autoencoder {
     }
 
     fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
-        let vocab = self.vocab(side);
-        for (i, s) in seqs.iter().enumerate() {
-            if let Some(&id) = s.iter().find(|&&id| id as usize >= vocab) {
-                return Err(Error::Input(format!(
-                    "{side:?} sentence {i} has token id {id}, outside the vocabulary of {vocab}"
-                )));
-            }
-        }
-        Ok(())
+        check_ids(seqs, self.vocab(side), side)
     }
 
     /// Sentence vectors `[n, 2·hidden]` of sentences of `side` (rows in input order): the
@@ -250,14 +231,7 @@ impl Autoencoder {
     }
 
     fn stage(&self, ig: InputGrads, eg: EmbeddingGrad) -> Deferred {
-        let frozen = self.frozen_embeddings;
-        Box::new(move |grads| {
-            let (mut pg, gx) = ig.finish(grads);
-            if !frozen {
-                pg.push(eg.finish(gx));
-            }
-            Ok(pg)
-        })
+        encoder_stage(ig, eg, self.frozen_embeddings)
     }
 
     /// The decoder's states `[tokens, 2·hidden]` (packed layout of `batch`) from the

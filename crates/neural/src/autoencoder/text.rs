@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
-use crate::init::to_host2;
 use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
 use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text};
@@ -45,22 +45,10 @@ impl Autoencoder {
         batching: &Bucketing,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Embeddings> {
-        batching.check()?;
-        let dim = self.dim();
-        let mut out = Embeddings::zeros(seqs.len(), dim)?;
-        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
-        let mut done = 0;
         let mut host = self.host(side);
-        for batch in batching.plan(&lengths, None) {
-            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
-            let (v, _) = to_host2(self.encode_with(&sents, side, host.as_mut())?)?;
-            for (k, &i) in batch.iter().enumerate() {
-                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
-            }
-            done += batch.len();
-            progress(done);
-        }
-        Ok(out)
+        encode_in_batches(seqs, self.dim(), batching, progress, |sents| {
+            self.encode_with(sents, side, host.as_mut())
+        })
     }
 }
 

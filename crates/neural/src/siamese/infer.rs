@@ -7,8 +7,9 @@ use bitext_similarity::PairScorer;
 use burn::module::Module;
 
 use crate::batch::Bucketing;
+use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
-use crate::init::{float2, to_host1, to_host2};
+use crate::init::{float2, to_host1};
 use crate::siamese::Siamese;
 
 impl Siamese {
@@ -25,23 +26,11 @@ impl Siamese {
         batching: &Bucketing,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Embeddings> {
-        batching.check()?;
-        let dim = self.dim();
-        let mut out = Embeddings::zeros(seqs.len(), dim)?;
-        let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
-        let mut done = 0;
         // On the CPU, the recurrence's weights are copied to the host once for all batches.
         let mut host = self.rnn.host();
-        for batch in batching.plan(&lengths, None) {
-            let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
-            let (v, _) = to_host2(self.encode_with(&sents, side, None, host.as_mut())?)?;
-            for (k, &i) in batch.iter().enumerate() {
-                out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
-            }
-            done += batch.len();
-            progress(done);
-        }
-        Ok(out)
+        encode_in_batches(seqs, self.dim(), batching, progress, |sents| {
+            self.encode_with(sents, side, None, host.as_mut())
+        })
     }
 
     /// Probabilities that `src.row(i)` and `tgt.row(i)` (sentence vectors from

@@ -8,6 +8,7 @@ use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor};
 
 use crate::batch::PackedBatch;
+use crate::encoding::{check_ids, encoder_stage};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Dense, Embedding, bce_with_logits, dropout};
@@ -77,16 +78,7 @@ impl Siamese {
     /// # Errors
     /// [`Error::Config`] when `table` has another size than the embedding table.
     pub fn with_embedding_table(mut self, table: Vec<f32>) -> Result<Self> {
-        let (rows, dim) = (self.embedding.vocab(), self.embedding.dim());
-        if table.len() != rows * dim {
-            return Err(Error::Config(format!(
-                "an embedding table of {} values for {rows} × {dim}",
-                table.len()
-            )));
-        }
-        let device = self.embedding.weight.device();
-        self.embedding.weight =
-            burn::module::Param::from_tensor(crate::init::float2(table, [rows, dim], &device));
+        self.embedding.set_table(table, "siamese")?;
         Ok(self)
     }
 
@@ -101,14 +93,7 @@ impl Siamese {
             Side::Source => self.src_vocab,
             Side::Target => self.tgt_vocab,
         };
-        for (i, s) in seqs.iter().enumerate() {
-            if let Some(&id) = s.iter().find(|&&id| id as usize >= vocab) {
-                return Err(Error::Input(format!(
-                    "{side:?} sentence {i} has token id {id}, outside the vocabulary of {vocab}"
-                )));
-            }
-        }
-        Ok(())
+        check_ids(seqs, vocab, side)
     }
 
     /// Token ids of `side` as rows of the embedding table.
@@ -138,15 +123,7 @@ impl Siamese {
                 self.embedding
                     .lookup_deferred(batch, self.dropout_input, rng.as_deref_mut())?;
             let (out, ig) = self.rnn.forward_deferred(x, batch.batch_sizes(), false);
-            let frozen = self.frozen_embeddings;
-            let stage: Deferred = Box::new(move |grads| {
-                let (mut pg, gx) = ig.finish(grads);
-                if !frozen {
-                    pg.push(eg.finish(gx));
-                }
-                Ok(pg)
-            });
-            (out, Some(stage))
+            (out, Some(encoder_stage(ig, eg, self.frozen_embeddings)))
         } else {
             let x = self.embedding.lookup(batch)?;
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
