@@ -1,14 +1,17 @@
-//! Speed of the siamese BiGRU and of the shared-decoder autoencoder on burn, measured like
-//! `../shared/bench/torch_encoders.py` measures PyTorch, so the two can be put side by side:
-//! the same models and sizes (vocabularies of 20,000; siamese: embeddings 512, GRU 512 per
-//! direction, 256 hidden units, no dropout, training steps of 128 pairs; autoencoder:
-//! embeddings 512, encoders 256 per direction, decoder 512, full softmax over the 20,000 target
-//! words as the reference computes it (`ae/train`) and bitext's sampled softmax of 4096
-//! candidates (`ae/train-sampled`), training steps of 60 translation + 60 autoencoding
-//! examples), random token ids with lengths uniform in 5..=40, Adam 2e-4 and global-norm
-//! clipping at 5, training cycling over 4 batches, encoding batches of 256 sentences (a pool
-//! of 8, length-sorted or random-length), at 1 and 2 threads with the repetitions of the
-//! thread counts interleaved, medians reported.
+//! Speed of the siamese BiGRU, the shared-decoder autoencoder and the word-alignment BiLSTM on
+//! burn, measured like `../shared/bench/torch_encoders.py` measures PyTorch, so the two can be
+//! put side by side: the same models and sizes (vocabularies of 20,000; siamese: embeddings
+//! 512, GRU 512 per direction, 256 hidden units, no dropout, training steps of 128 pairs;
+//! autoencoder: embeddings 512, encoders 256 per direction, decoder 512, full softmax over the
+//! 20,000 target words as the reference computes it (`ae/train`) and bitext's sampled softmax
+//! of 4096 candidates (`ae/train-sampled`), training steps of 60 translation + 60 autoencoding
+//! examples; aligner: `AlignerConfig::paper`, embeddings 256, LSTM 256 per direction, `r = 1`,
+//! word objective, training steps of 32 pairs with random ±1 labels per word (`align/train`),
+//! and `Aligner::pairs` on the same batches (`align/infer`, no PyTorch counterpart)), random
+//! token ids with lengths uniform in 5..=40, Adam 2e-4 and global-norm clipping at 5, training
+//! cycling over 4 batches, encoding batches of 256 sentences (a pool of 8, length-sorted or
+//! random-length), at 1 and 2 threads with the repetitions of the thread counts interleaved,
+//! medians reported.
 //!
 //! ```text
 //! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
@@ -24,6 +27,7 @@ use std::time::Instant;
 
 use bitext_core::Rng;
 use bitext_encode::Side;
+use bitext_neural::aligner::{Aligner, AlignerConfig, LabeledRef};
 use bitext_neural::autoencoder::{Autoencoder, AutoencoderConfig, Softmax};
 use bitext_neural::backend::{BackendSpec, Threads, tune_allocator};
 use bitext_neural::siamese::{Siamese, SiameseConfig};
@@ -104,6 +108,9 @@ fn parse() -> anyhow::Result<Args> {
 /// Source sentences, target sentences and labels of one training batch.
 type TrainBatch = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<f32>);
 
+/// Source and target sentences of one alignment batch and their ±1 word labels.
+type AlignBatch = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<Vec<f32>>, Vec<Vec<f32>>);
+
 fn sentences(rng: &mut Rng, n: usize, sorted: bool, vocab: usize) -> Vec<Vec<u32>> {
     let mut lens: Vec<usize> = (0..n).map(|_| 5 + rng.below(36)).collect();
     if sorted {
@@ -116,6 +123,19 @@ fn sentences(rng: &mut Rng, n: usize, sorted: bool, vocab: usize) -> Vec<Vec<u32
 
 fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
     v.iter().map(Vec::as_slice).collect()
+}
+
+fn labeled(b: &AlignBatch) -> Vec<LabeledRef<'_>> {
+    let (s, t, ys, yt) = b;
+    (0..s.len())
+        .map(|k| LabeledRef {
+            src: &s[k],
+            tgt: &t[k],
+            src_labels: &ys[k],
+            tgt_labels: &yt[k],
+            label: 1.0,
+        })
+        .collect()
 }
 
 fn loadavg() -> String {
@@ -182,7 +202,28 @@ fn main() -> anyhow::Result<()> {
         softmax,
         ..AutoencoderConfig::paper(args.vocab, args.vocab)
     };
+    // The word-alignment BiLSTM at the reference's sizes: 32 pairs, ±1 labels per word.
+    let align_batch = 32;
+    let align_config = AlignerConfig::paper(args.vocab, args.vocab);
+    let align_batches: Vec<AlignBatch> = (0..4)
+        .map(|_| {
+            let s = sentences(&mut rng, align_batch, false, args.vocab);
+            let t = sentences(&mut rng, align_batch, false, args.vocab);
+            let mut labels = |v: &[Vec<u32>]| -> Vec<Vec<f32>> {
+                v.iter()
+                    .map(|x| {
+                        x.iter()
+                            .map(|_| if rng.bernoulli(0.5) { 1.0 } else { -1.0 })
+                            .collect()
+                    })
+                    .collect()
+            };
+            let (ys, yt) = (labels(&s), labels(&t));
+            (s, t, ys, yt)
+        })
+        .collect();
     let ae_infer = Autoencoder::new(&ae_config(Softmax::Full), 1, &infer_dev)?;
+    let align_infer = Aligner::new(&align_config, 1, &infer_dev)?;
     let mut model = Some(Siamese::new(&config, 1, &train_dev)?);
     let infer = Siamese::new(&config, 1, &infer_dev)?;
     let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
@@ -271,10 +312,51 @@ fn main() -> anyhow::Result<()> {
         });
     }
 
+    {
+        let mut model = Some(Aligner::new(&align_config, 1, &train_dev)?);
+        let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
+        let batches = &align_batches;
+        let mut k = 0;
+        benches.push(Bench {
+            name: "align/train",
+            unit: "pairs",
+            per_step: align_batch,
+            pass_len: 1,
+            step: Box::new(move || {
+                let b = labeled(&batches[k % batches.len()]);
+                k += 1;
+                let m = model.take().expect("model");
+                let loss = m.loss(&b, None)?;
+                let (m, _) = updater.step(m, loss.loss, 2e-4)?;
+                model = Some(m);
+                Ok(())
+            }),
+        });
+    }
+    {
+        let infer = &align_infer;
+        let batches = &align_batches;
+        let mut k = 0;
+        benches.push(Bench {
+            name: "align/infer",
+            unit: "pairs",
+            per_step: align_batch,
+            pass_len: batches.len(),
+            step: Box::new(move || {
+                let (s, t, _, _) = &batches[k % batches.len()];
+                k += 1;
+                let out = infer.pairs(&refs(s), &refs(t))?;
+                std::hint::black_box(out);
+                Ok(())
+            }),
+        });
+    }
+
     let ae = ae_config(Softmax::Full);
     println!(
         "backend {} preset {}: siamese (emb {}, hidden 2x{}, ff {}), autoencoder (emb {}, \
-         encoders 2x{}, decoder {}, vocabularies {}), malloc {}, load before {}",
+         encoders 2x{}, decoder {}, vocabularies {}), aligner (emb {}, LSTM 2x{}, r {}, batch {}), \
+         malloc {}, load before {}",
         args.backend,
         args.preset,
         config.emb_dim,
@@ -284,6 +366,10 @@ fn main() -> anyhow::Result<()> {
         ae.hidden,
         ae.dim(),
         ae.tgt_vocab,
+        align_config.emb_dim,
+        align_config.hidden,
+        align_config.r,
+        align_batch,
         if tuned { "tuned" } else { "glibc defaults" },
         loadavg()
     );

@@ -145,7 +145,15 @@ impl RnnLayer {
             return vec![w];
         }
         (0..self.gates())
-            .map(|g| w.clone().narrow(1, g * hd, hd))
+            .map(|g| {
+                let slice = w.clone().narrow(1, g * hd, hd);
+                // LSTM: a contiguous copy of each gate's columns (× 1 is exact, so values and
+                // gradients are unchanged). The strided view made gemm repack it for every
+                // block of the backward product `dG·W_gᵀ`: 2.4× slower per step at 32 rows,
+                // and the word-alignment model's training 0.90× PyTorch's instead of ~1.1×
+                // (docs/BENCHMARKS.md). The GRU models measured no gain, so they keep views.
+                if self.lstm { slice.mul_scalar(1.0) } else { slice }
+            })
             .collect()
     }
 
