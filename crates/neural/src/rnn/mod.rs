@@ -152,7 +152,11 @@ impl RnnLayer {
                 // block of the backward product `dG·W_gᵀ`: 2.4× slower per step at 32 rows,
                 // and the word-alignment model's training 0.90× PyTorch's instead of ~1.1×
                 // (docs/BENCHMARKS.md). The GRU models measured no gain, so they keep views.
-                if self.lstm { slice.mul_scalar(1.0) } else { slice }
+                if self.lstm {
+                    slice.mul_scalar(1.0)
+                } else {
+                    slice
+                }
             })
             .collect()
     }
