@@ -8,7 +8,7 @@ use burn::tensor::Tensor;
 
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
-use crate::init::to_host2;
+use crate::init::{float2, to_host1, to_host2};
 use crate::layers::EmbeddingGrad;
 use crate::rnn::InputGrads;
 use crate::train::Deferred;
@@ -60,6 +60,50 @@ pub(crate) fn encode_in_batches(
         }
         done += batch.len();
         progress(done);
+    }
+    Ok(out)
+}
+
+/// `head(a, b)` of rows `pairs` of two matrices of `dim`-dimensional sentence vectors, in
+/// chunks (the pair scorers of the models with a head over two vectors).
+///
+/// # Errors
+/// [`Error::Input`] for a wrong dimension or an index out of range.
+pub(crate) fn head_over_rows(
+    src: &Embeddings,
+    tgt: &Embeddings,
+    pairs: &[(usize, usize)],
+    dim: usize,
+    device: &burn::tensor::Device,
+    head: impl Fn(Tensor<2>, Tensor<2>) -> Tensor<1>,
+) -> Result<Vec<f64>> {
+    if src.dim() != dim || tgt.dim() != dim {
+        return Err(Error::Input(format!(
+            "sentence vectors of dimension {} and {} for a model of dimension {dim}",
+            src.dim(),
+            tgt.dim()
+        )));
+    }
+    let mut out = Vec::with_capacity(pairs.len());
+    for chunk in pairs.chunks(8192) {
+        let (mut a, mut b) = (
+            Vec::with_capacity(chunk.len() * dim),
+            Vec::with_capacity(chunk.len() * dim),
+        );
+        for (k, &(i, j)) in chunk.iter().enumerate() {
+            let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
+                return Err(Error::Input(format!(
+                    "pair {k} = ({i}, {j}) is outside {} × {} sentences",
+                    src.len(),
+                    tgt.len()
+                )));
+            };
+            a.extend_from_slice(x);
+            b.extend_from_slice(y);
+        }
+        let n = chunk.len();
+        let h = head(float2(a, [n, dim], device), float2(b, [n, dim], device));
+        out.extend(to_host1(h)?.into_iter().map(f64::from));
     }
     Ok(out)
 }

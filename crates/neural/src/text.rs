@@ -118,6 +118,26 @@ impl TextCodec {
         })
     }
 
+    /// [`TextCodec::load`] for a network with `vocab` (source, target) rows, checked: a model
+    /// directory whose tokenizers do not fit its network is an error naming `dir`.
+    ///
+    /// # Errors
+    /// As [`TextCodec::load`]; [`Error::Checkpoint`] for other vocabulary sizes.
+    pub fn load_for(config: &TextConfig, dir: &Path, vocab: (usize, usize)) -> Result<Self> {
+        let codec = Self::load(config, dir)?;
+        let (s, t) = codec.vocab_sizes();
+        if (s, t) != vocab {
+            return Err(Error::checkpoint(
+                dir,
+                format!(
+                    "tokenizers have {s}/{t} tokens but the network {}/{}",
+                    vocab.0, vocab.1
+                ),
+            ));
+        }
+        Ok(codec)
+    }
+
     /// The configuration.
     #[must_use]
     pub fn config(&self) -> &TextConfig {

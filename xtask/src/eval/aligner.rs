@@ -120,14 +120,15 @@ fn train_one(
     let name = format!("aligner-{}-{objective:?}-r{}", Kind::set_name(kinds), s.r).to_lowercase();
     let dir = out_dir(&name);
     let line_file = dir.join("eval-line.txt");
-    if env("BITEXT_EVAL_AL_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
-        if let Ok(line) = std::fs::read_to_string(&line_file) {
-            let model = AlignerModel::load(&dir, BackendSpec::Flex)?;
-            return Ok((
-                model,
-                format!("{} (reused, `BITEXT_EVAL_AL_REUSE=1`)", line.trim()),
-            ));
-        }
+    if env("BITEXT_EVAL_AL_REUSE", 0u8) == 1
+        && dir.join("weights.bpk").exists()
+        && let Ok(line) = std::fs::read_to_string(&line_file)
+    {
+        let model = AlignerModel::load(&dir, BackendSpec::Flex)?;
+        return Ok((
+            model,
+            format!("{} (reused, `BITEXT_EVAL_AL_REUSE=1`)", line.trim()),
+        ));
     }
     let _ = std::fs::remove_dir_all(&dir);
     let mut network = AlignerConfig::preset(&s.preset, 1)?;

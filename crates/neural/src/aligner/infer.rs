@@ -8,9 +8,8 @@ use crate::aligner::Aligner;
 use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
 use crate::aligner::model::{PairOutput, cosine};
 use crate::batch::Bucketing;
-use crate::encoding::encode_in_batches;
+use crate::encoding::{encode_in_batches, head_over_rows};
 use crate::error::{Error, Result};
-use crate::init::{float2, to_host1};
 
 impl Aligner {
     /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
@@ -74,34 +73,8 @@ impl Aligner {
         tgt: &Embeddings,
         pairs: &[(usize, usize)],
     ) -> Result<Vec<f64>> {
-        let dim = self.dim();
-        if src.dim() != dim || tgt.dim() != dim {
-            return Err(Error::Input(format!(
-                "sentence vectors of dimension {} and {} for a model of dimension {dim}",
-                src.dim(),
-                tgt.dim()
-            )));
-        }
         let device = self.matching.weight.device();
-        let mut out = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(8192) {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for (k, &(i, j)) in chunk.iter().enumerate() {
-                let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
-                    return Err(Error::Input(format!(
-                        "pair {k} = ({i}, {j}) is outside {} × {} sentences",
-                        src.len(),
-                        tgt.len()
-                    )));
-                };
-                a.extend_from_slice(x);
-                b.extend_from_slice(y);
-            }
-            let n = chunk.len();
-            let h = self.head(float2(a, [n, dim], &device), float2(b, [n, dim], &device));
-            out.extend(to_host1(h)?.into_iter().map(f64::from));
-        }
-        Ok(out)
+        head_over_rows(src, tgt, pairs, self.dim(), &device, |a, b| self.head(a, b))
     }
 
     /// Divergence fixing of token-id pairs: the `config.candidates` best span pairs of each

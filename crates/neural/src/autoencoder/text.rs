@@ -70,18 +70,8 @@ impl AutoencoderEncoder {
     pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
         let description: AutoencoderDescription =
             checkpoint::read_json(&dir.join(checkpoint::MODEL_FILE))?;
-        let text = TextCodec::load(&description.text, dir)?;
         let net = &description.network;
-        let (s, t) = text.vocab_sizes();
-        if (s, t) != (net.src_vocab, net.tgt_vocab) {
-            return Err(Error::checkpoint(
-                dir,
-                format!(
-                    "tokenizers have {s}/{t} tokens but the network {}/{}",
-                    net.src_vocab, net.tgt_vocab
-                ),
-            ));
-        }
+        let text = TextCodec::load_for(&description.text, dir, (net.src_vocab, net.tgt_vocab))?;
         let device = backend.device()?;
         let model = Autoencoder::new(net, 0, &device)?;
         let model = checkpoint::load_weights(model, &dir.join(checkpoint::WEIGHTS_FILE))?;

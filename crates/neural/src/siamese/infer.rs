@@ -7,9 +7,8 @@ use bitext_similarity::PairScorer;
 use burn::module::Module;
 
 use crate::batch::Bucketing;
-use crate::encoding::encode_in_batches;
-use crate::error::{Error, Result};
-use crate::init::{float2, to_host1};
+use crate::encoding::{encode_in_batches, head_over_rows};
+use crate::error::Result;
 use crate::siamese::Siamese;
 
 impl Siamese {
@@ -44,38 +43,10 @@ impl Siamese {
         tgt: &Embeddings,
         pairs: &[(usize, usize)],
     ) -> Result<Vec<f64>> {
-        let dim = self.dim();
-        if src.dim() != dim || tgt.dim() != dim {
-            return Err(Error::Input(format!(
-                "sentence vectors of dimension {} and {} for a model of dimension {dim}",
-                src.dim(),
-                tgt.dim()
-            )));
-        }
         let device = self.matching.weight.device();
-        let mut out = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(8192) {
-            let (mut a, mut b) = (
-                Vec::with_capacity(chunk.len() * dim),
-                Vec::with_capacity(chunk.len() * dim),
-            );
-            for (k, &(i, j)) in chunk.iter().enumerate() {
-                let (Some(x), Some(y)) = (src.get(i), tgt.get(j)) else {
-                    return Err(Error::Input(format!(
-                        "pair {k} = ({i}, {j}) is outside {} × {} sentences",
-                        src.len(),
-                        tgt.len()
-                    )));
-                };
-                a.extend_from_slice(x);
-                b.extend_from_slice(y);
-            }
-            let n = chunk.len();
-            let p =
-                self.head_probability(float2(a, [n, dim], &device), float2(b, [n, dim], &device));
-            out.extend(to_host1(p)?.into_iter().map(f64::from));
-        }
-        Ok(out)
+        head_over_rows(src, tgt, pairs, self.dim(), &device, |a, b| {
+            self.head_probability(a, b)
+        })
     }
 }
 
