@@ -11,7 +11,8 @@
 //! per epoch: 4000, `BITEXT_EVAL_AL_R` aggregation sharpness: 1, `BITEXT_EVAL_AL_SETS` the
 //! Table 2 rows: `PU,PR,PI,PUR,PUI,PRI,PURI`, `BITEXT_EVAL_AL_R_SWEEP` other values of r tried
 //! on P+U+R+I: `0.25,4` (empty: none), `BITEXT_EVAL_AL_REUSE=1` reuse the models of an earlier
-//! run (same names), `BITEXT_EVAL_OUT`: where models go.
+//! run (same names), `BITEXT_EVAL_AL_LONG_MINUTES` one more P+U+R+I model with this budget (a
+//! Table 2 row, fixing and `wemb` mining of its own): 0 (none), `BITEXT_EVAL_OUT`: where models go.
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
@@ -117,7 +118,13 @@ fn train_one(
     kinds: &[Kind],
     objective: Objective,
 ) -> Result<(AlignerModel, String)> {
-    let name = format!("aligner-{}-{objective:?}-r{}", Kind::set_name(kinds), s.r).to_lowercase();
+    let name = format!(
+        "aligner-{}-{objective:?}-r{}-m{}",
+        Kind::set_name(kinds),
+        s.r,
+        s.minutes
+    )
+    .to_lowercase();
     let dir = out_dir(&name);
     let line_file = dir.join("eval-line.txt");
     if env("BITEXT_EVAL_AL_REUSE", 0u8) == 1
@@ -249,6 +256,29 @@ fn test_examples(model: &AlignerModel, d: &Data, l: &Links1) -> Result<Vec<Examp
         }
     }
     Ok(out)
+}
+
+/// One row of the word-accuracy table: `model` on the test examples.
+fn table_row(
+    model: &AlignerModel,
+    d: &Data,
+    l: &Links1,
+    name: &str,
+    rows: &mut String,
+) -> Result<()> {
+    let test = test_examples(model, d, l)?;
+    let (_, acc) = evaluate(model.model(), &test, &batches(test.len()))?;
+    let cell = |k| acc.kind(k).map_or("–".to_string(), |a| format!("{a:.3}"));
+    writeln!(
+        rows,
+        "| {name} | {} | {} | {} | {} | **{:.3}** |",
+        cell(Kind::Paired),
+        cell(Kind::Unpaired),
+        cell(Kind::Replace),
+        cell(Kind::Insert),
+        acc.overall()
+    )?;
+    Ok(())
 }
 
 fn batches(n: usize) -> Vec<Vec<usize>> {
@@ -430,23 +460,33 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     for set in sets.split(',') {
         let kinds = Kind::parse_set(set)?;
         let (model, line) = train_one(ctx, &d, &l, &s, &kinds, Objective::Words)?;
-        let test = test_examples(&model, &d, &l)?;
-        let (_, acc) = evaluate(model.model(), &test, &batches(test.len()))?;
-        let cell = |k| acc.kind(k).map_or("–".to_string(), |a| format!("{a:.3}"));
-        writeln!(
-            rows,
-            "| {} | {} | {} | {} | {} | **{:.3}** |",
-            Kind::set_name(&kinds),
-            cell(Kind::Paired),
-            cell(Kind::Unpaired),
-            cell(Kind::Replace),
-            cell(Kind::Insert),
-            acc.overall()
-        )?;
+        table_row(&model, &d, &l, &Kind::set_name(&kinds), &mut rows)?;
         writeln!(log, "- {}: {line}", Kind::set_name(&kinds))?;
         if Kind::set_name(&kinds) == "PURI" {
             puri = Some(model);
         }
+    }
+    // A longer run of the P+U+R+I model: does quality grow with training?
+    let long: f64 = env("BITEXT_EVAL_AL_LONG_MINUTES", 0.0);
+    let mut long_model = None;
+    if long > 0.0 {
+        let sl = Setup {
+            minutes: long,
+            preset: s.preset.clone(),
+            ..s
+        };
+        let (model, line) = train_one(
+            ctx,
+            &d,
+            &l,
+            &sl,
+            &Kind::parse_set("PURI")?,
+            Objective::Words,
+        )?;
+        let name = format!("PURI, {long} min");
+        table_row(&model, &d, &l, &name, &mut rows)?;
+        writeln!(log, "- {name}: {line}")?;
+        long_model = Some((name, model));
     }
     writeln!(
         md,
@@ -491,6 +531,10 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     if let Some(m) = &puri {
         fixing(m, &d, &l, &mut md)?;
     }
+    if let Some((name, m)) = &long_model {
+        writeln!(md, "With the {name} model:\n")?;
+        fixing(m, &d, &l, &mut md)?;
+    }
     let (semb, line) = train_one(
         ctx,
         &d,
@@ -509,5 +553,16 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         .as_ref()
         .context("the sentence level needs the PURI row")?;
     sentences(ctx, wemb, &semb, &mut md)?;
+    if let Some((name, m)) = &long_model {
+        let b = read_bucc(ctx)?;
+        let dd: Vec<&str> = b.de.iter().map(String::as_str).collect();
+        let ee: Vec<&str> = b.en.iter().map(String::as_str).collect();
+        let (x, y) = (m.vectors(Side::Source, &dd)?, m.vectors(Side::Target, &ee)?);
+        write!(
+            md,
+            "**BUCC-style newsdev, `wemb` vectors of the {name} model**: "
+        )?;
+        margin_mining(&b, &x, &y, &mut md)?;
+    }
     Ok(md)
 }

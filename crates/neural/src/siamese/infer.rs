@@ -36,7 +36,7 @@ impl Siamese {
     /// [`Siamese::encode_all`]) translate each other, for rows `pairs`.
     ///
     /// # Errors
-    /// [`Error::Input`] for a wrong dimension or an index out of range.
+    /// [`Error::Input`](crate::Error::Input) for a wrong dimension or an index out of range.
     pub fn classify_vectors(
         &self,
         src: &Embeddings,
