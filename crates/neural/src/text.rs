@@ -219,6 +219,39 @@ impl Default for WordVocabConfig {
     }
 }
 
+/// The tokenizers of a training run into the model directory `out`: those its `model.json`
+/// names when `resume` finds one (then `true`), else the sentencepiece model `spm` copied in,
+/// else word vocabularies built from `src` and `tgt`. The one start of every text trainer.
+///
+/// # Errors
+/// A saved description that cannot be read; as [`sentencepiece_text`], [`build_word_vocab`]
+/// and [`TextCodec::load`].
+pub fn training_text<S: AsRef<str> + Sync>(
+    out: &Path,
+    resume: bool,
+    spm: Option<&Path>,
+    vocab: &WordVocabConfig,
+    src: &[S],
+    tgt: &[S],
+) -> Result<(TextConfig, TextCodec, bool)> {
+    /// The part of any model description that names its tokenizers.
+    #[derive(Deserialize)]
+    struct Saved {
+        text: TextConfig,
+    }
+    let model_file = out.join(crate::train::checkpoint::MODEL_FILE);
+    let resuming = resume && model_file.exists();
+    let text = if resuming {
+        crate::train::checkpoint::read_json::<Saved>(&model_file)?.text
+    } else if let Some(model) = spm {
+        sentencepiece_text(out, model, vocab.sequence)?
+    } else {
+        build_word_vocab(out, src, tgt, vocab)?
+    };
+    let codec = TextCodec::load(&text, out)?;
+    Ok((text, codec, resuming))
+}
+
 /// Count the words of the training text, build the vocabularies (`vocab.txt`, or
 /// `vocab.src.txt` and `vocab.tgt.txt`) into `dir`, and return the text configuration that
 /// points at them.

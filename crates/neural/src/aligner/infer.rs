@@ -3,10 +3,11 @@
 
 use bitext_core::Embeddings;
 use bitext_encode::Side;
+use bitext_similarity::Measure;
 
 use crate::aligner::Aligner;
 use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
-use crate::aligner::model::{PairOutput, cosine};
+use crate::aligner::model::PairOutput;
 use crate::batch::Bucketing;
 use crate::encoding::{encode_in_batches, head_over_rows};
 use crate::error::{Error, Result};
@@ -103,7 +104,7 @@ impl Aligner {
         let vt = self.encode_all(&ct, Side::Target, batching)?;
         let mut best: Vec<Option<Fixed>> = vec![None; src.len()];
         for (n, (k, c)) in cands.into_iter().enumerate() {
-            let sim = cosine(vs.row(n), vt.row(n));
+            let sim = Measure::Cosine.apply(vs.row(n), vt.row(n));
             if best[k].as_ref().is_none_or(|b| sim > b.cosine) {
                 best[k] = Some(Fixed {
                     spans: c,

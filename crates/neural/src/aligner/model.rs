@@ -4,6 +4,7 @@
 
 use bitext_core::Rng;
 use bitext_encode::Side;
+use bitext_similarity::Measure;
 use burn::module::Module;
 use burn::tensor::activation::softplus;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -425,25 +426,10 @@ impl Aligner {
                 tgt_len: jl,
                 src_scores: aggr_s[k * i..k * i + il].to_vec(),
                 tgt_scores: aggr_t[k * j..k * j + jl].to_vec(),
-                cosine: cosine(va, vb),
+                cosine: Measure::Cosine.apply(va, vb),
                 semb: semb[k],
             });
         }
         Ok(out)
-    }
-}
-
-/// Cosine of two vectors (0 when one is zero).
-pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut ab, mut aa, mut bb) = (0f64, 0f64, 0f64);
-    for (&x, &y) in a.iter().zip(b) {
-        ab += f64::from(x) * f64::from(y);
-        aa += f64::from(x) * f64::from(x);
-        bb += f64::from(y) * f64::from(y);
-    }
-    if aa == 0.0 || bb == 0.0 {
-        0.0
-    } else {
-        (ab / (aa.sqrt() * bb.sqrt())) as f32
     }
 }

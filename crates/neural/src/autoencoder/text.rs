@@ -16,7 +16,7 @@ use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text};
+use crate::text::{TextCodec, TextConfig, WordVocabConfig, training_text};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of an autoencoder says.
@@ -268,17 +268,14 @@ pub fn train_autoencoder(
     if job.max_len == Some(0) {
         return Err(Error::Config("max_len must be at least 1".into()));
     }
-    let model_file = out.join(checkpoint::MODEL_FILE);
-    let resuming = resume && model_file.exists();
-    let text = if resuming {
-        let d: AutoencoderDescription = checkpoint::read_json(&model_file)?;
-        d.text
-    } else if let Some(model) = &job.spm {
-        sentencepiece_text(out, model, job.vocab.sequence)?
-    } else {
-        build_word_vocab(out, job.src, job.tgt, &job.vocab)?
-    };
-    let codec = TextCodec::load(&text, out)?;
+    let (text, codec, resuming) = training_text(
+        out,
+        resume,
+        job.spm.as_deref(),
+        &job.vocab,
+        job.src,
+        job.tgt,
+    )?;
     let (vs, vt) = codec.vocab_sizes();
     let network = AutoencoderConfig {
         src_vocab: vs,

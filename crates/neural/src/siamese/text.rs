@@ -15,7 +15,7 @@ use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, build_word_vocab, sentencepiece_text};
+use crate::text::{TextCodec, TextConfig, WordVocabConfig, training_text};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of a siamese classifier says.
@@ -240,16 +240,14 @@ pub fn train_siamese(
     resume: bool,
 ) -> Result<SiameseTrained> {
     job.train.check()?;
-    let model_file = out.join(checkpoint::MODEL_FILE);
-    let text = if resume && model_file.exists() {
-        let d: SiameseDescription = checkpoint::read_json(&model_file)?;
-        d.text
-    } else if let Some(model) = &job.spm {
-        sentencepiece_text(out, model, job.vocab.sequence)?
-    } else {
-        build_word_vocab(out, job.src, job.tgt, &job.vocab)?
-    };
-    let codec = TextCodec::load(&text, out)?;
+    let (text, codec, resuming) = training_text(
+        out,
+        resume,
+        job.spm.as_deref(),
+        &job.vocab,
+        job.src,
+        job.tgt,
+    )?;
     let (vs, vt) = codec.vocab_sizes();
     let network = SiameseConfig {
         src_vocab: vs,
@@ -283,7 +281,7 @@ pub fn train_siamese(
     let device = job.train.train.backend.autodiff_device()?;
     let mut model = Siamese::new(&network, seed, &device)?;
     let mut init = None;
-    if let (Some(vectors), false) = (&job.init, resume && model_file.exists()) {
+    if let (Some(vectors), false) = (&job.init, resuming) {
         let mut rng = Rng::seed(seed).fork(0xe3b);
         let (table, report) = vectors.stacked_table(&codec, network.emb_dim, &mut rng)?;
         model = model.with_embedding_table(table)?;
