@@ -324,6 +324,78 @@ fn train_siamese_from_bilingual_vectors() {
     assert!(err.contains("from 4-d vectors"), "{err}");
 }
 
+/// `--objective ranking --bag --pooling max --emb-dim`: the ranking-trained network with a bag
+/// of its (unprojected) input vectors, whose vectors have the embedding size.
+#[cfg(feature = "neural")]
+#[test]
+fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, _) = corpus(d.path(), 30);
+    let mut text = String::from("30 16\n");
+    for w in 0..30 {
+        let row: Vec<String> = (0..16)
+            .map(|c| format!("{}", ((w * 31 + c * 7) % 13) as f32 / 13.0 - 0.5))
+            .collect();
+        text.push_str(&format!(
+            "{}{} {}\n",
+            if w < 15 { "a" } else { "b" },
+            w % 15,
+            row.join(" ")
+        ));
+    }
+    let vectors = d.path().join("v.vec");
+    std::fs::write(&vectors, text).unwrap();
+    let model = d.path().join("ranking");
+    let (ok, err) = run(bitext()
+        .args(["train", "siamese", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .arg("-o")
+        .arg(&model)
+        .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
+        .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
+        .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
+        .args(["--min-count", "1", "--freeze-embeddings", "-q"])
+        .arg("--init-vectors")
+        .arg(&vectors));
+    assert!(ok, "{err}");
+    let json = std::fs::read_to_string(model.join("model.json")).unwrap();
+    assert!(
+        json.contains("\"bag\": true") && json.contains("\"pooling\": \"max\""),
+        "{json}"
+    );
+    let emb = d.path().join("e.npy");
+    let (ok, err) = run(bitext()
+        .args(["embed", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&src)
+        .args(["--side", "source", "-q", "-o"])
+        .arg(&emb));
+    assert!(ok, "{err}");
+    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    assert_eq!((e.len(), e.dim()), (30, 16));
+    let (ok, err) = run(bitext()
+        .args(["train", "siamese", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .arg("-o")
+        .arg(d.path().join("bad"))
+        .args([
+            "--objective",
+            "ranking",
+            "--scale",
+            "0",
+            "--min-count",
+            "1",
+            "-q",
+        ]));
+    assert!(!ok);
+    assert!(err.contains("scale"), "{err}");
+}
+
 #[cfg(not(feature = "neural"))]
 #[test]
 fn without_the_neural_feature_neural_commands_say_how_to_get_it() {

@@ -110,7 +110,20 @@ impl Idf {
     /// in `f64`; the encoder rounds it to `f32`).
     #[must_use]
     pub fn weight(&self, word: &str) -> f64 {
-        ((1 + self.docs) as f64 / (1 + self.df(word)) as f64).ln() + 1.0
+        Self::smoothed(self.docs, self.df(word))
+    }
+
+    /// The formula behind [`Idf::weight`], `ln((1 + docs) / (1 + df)) + 1`, for callers that
+    /// count document frequencies of something other than strings (token ids).
+    ///
+    /// ```
+    /// use bitext_encode::Idf;
+    /// assert_eq!(Idf::smoothed(3, 3), 1.0);
+    /// assert!((Idf::smoothed(3, 0) - (4f64.ln() + 1.0)).abs() < 1e-12);
+    /// ```
+    #[must_use]
+    pub fn smoothed(docs: usize, df: usize) -> f64 {
+        ((1 + docs) as f64 / (1 + df) as f64).ln() + 1.0
     }
 }
 

@@ -150,6 +150,114 @@ impl EmbeddingGrad {
     }
 }
 
+/// The weighted bag of words of a model whose sentence vector adds the mean of its input
+/// embeddings: a weight per table row (IDF over the training text, zero for rows that did not
+/// come from the initialising vectors, as the bag-of-words encoder skips unknown tokens) and
+/// the projection `P` `[d_states, emb_dim]` of the recurrent summary added to the bag,
+/// starting at zero. Only `P` is trained; the row weights are data.
+#[derive(Module, Debug)]
+pub struct Bag {
+    /// Weight of each embedding-table row.
+    pub weight: Param<Tensor<1>>,
+    /// `P`, the projection of the pooled recurrent states.
+    pub proj: Param<Tensor<2>>,
+}
+
+impl Bag {
+    /// Weights 1 for `rows` table rows, `P` `[d_states, emb_dim]` zero.
+    pub fn new(rows: usize, d_states: usize, emb_dim: usize, device: &Device) -> Self {
+        Self {
+            weight: Param::from_tensor(Tensor::ones([rows], device)),
+            proj: Param::from_tensor(Tensor::zeros([d_states, emb_dim], device)),
+        }
+    }
+
+    /// Replace the row weights (finite, ≥ 0, one per table row).
+    ///
+    /// # Errors
+    /// [`Error::Config`] for another length or a negative or non-finite weight.
+    pub fn set_weights(&mut self, weights: Vec<f32>) -> Result<()> {
+        let rows = self.weight.dims()[0];
+        if weights.len() != rows {
+            return Err(Error::Config(format!(
+                "{} bag-of-words weights for an embedding table of {rows} rows",
+                weights.len()
+            )));
+        }
+        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(Error::Config(format!(
+                "bag-of-words weight {} of row {i} is not a finite number ≥ 0",
+                weights[i]
+            )));
+        }
+        let device = self.weight.device();
+        self.weight =
+            Param::from_tensor(Tensor::from_data(TensorData::new(weights, [rows]), &device));
+        Ok(())
+    }
+
+    /// The bag of each sentence of a packed batch, in packed row order: `Σ_t w(id_t)·x_t /
+    /// Σ_t w(id_t)` over its tokens (zero when all its weights are zero), from the looked-up
+    /// rows `x` `[tokens, emb_dim]` (on `x`'s device, the weights detached). Also returns what
+    /// [`Bag::input_grad`] needs to turn the bag's gradient into the gradient of `x`.
+    #[must_use]
+    pub fn pool(&self, x: Tensor<2>, batch: &PackedBatch) -> (Tensor<2>, BagCoefficients) {
+        let device = x.device();
+        let [n_tok, dim] = x.dims();
+        let rows: Vec<i64> = batch
+            .batch_sizes()
+            .iter()
+            .flat_map(|&n| 0..n as i64)
+            .collect();
+        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
+        // The weights are constants: computed without autodiff, whatever `x`'s device.
+        let table = self.weight.val().inner();
+        let inner = table.device();
+        let int =
+            |v: Vec<i64>, d: &Device| Tensor::<1, Int>::from_data(TensorData::new(v, [n_tok]), d);
+        let rows_inner = int(rows.clone(), &inner);
+        let w = table.select(0, int(ids, &inner));
+        let b = batch.len();
+        let total = Tensor::<1>::zeros([b], &inner).select_assign(
+            0,
+            rows_inner.clone(),
+            w.clone(),
+            IndexingUpdateOp::Add,
+        );
+        let coef = (w / total.select(0, rows_inner.clone()).clamp_min(1e-12)).reshape([n_tok, 1]);
+        let bag = Tensor::<2>::zeros([b, dim], &device).select_assign(
+            0,
+            int(rows, &device),
+            x * coef.clone(),
+            IndexingUpdateOp::Add,
+        );
+        (
+            bag,
+            BagCoefficients {
+                rows: rows_inner,
+                coef,
+            },
+        )
+    }
+}
+
+/// Each packed token's sentence row and weight in its bag (see [`Bag::pool`]), without
+/// autodiff.
+#[derive(Debug, Clone)]
+pub struct BagCoefficients {
+    rows: Tensor<1, Int>,
+    coef: Tensor<2>,
+}
+
+impl BagCoefficients {
+    /// The gradient of the looked-up rows `[tokens, emb_dim]` from the gradient of the bags
+    /// `[sentences, emb_dim]` (packed order; tensors without autodiff).
+    #[must_use]
+    pub fn input_grad(&self, g_bag: Tensor<2>) -> Tensor<2> {
+        g_bag.select(0, self.rows.clone()) * self.coef.clone()
+    }
+}
+
 /// A dense layer `y = x·W + b`.
 #[derive(Module, Debug)]
 pub struct Dense {

@@ -52,6 +52,21 @@ impl VectorsInit {
         dim: usize,
         rng: &mut Rng,
     ) -> Result<(Vec<f32>, InitReport)> {
+        self.stacked_table_filled(codec, dim, rng)
+            .map(|(table, _, report)| (table, report))
+    }
+
+    /// [`VectorsInit::stacked_table`], and which rows came from the files (`true`) rather
+    /// than from the random draw.
+    ///
+    /// # Errors
+    /// As [`VectorsInit::stacked_table`].
+    pub fn stacked_table_filled(
+        &self,
+        codec: &TextCodec,
+        dim: usize,
+        rng: &mut Rng,
+    ) -> Result<(Vec<f32>, Vec<bool>, InitReport)> {
         let src = read_vec(&self.source, self.max_words)?;
         let tgt = self
             .target
@@ -86,7 +101,7 @@ impl VectorsInit {
         report.rows = rows;
         report.from_file = filled.iter().filter(|&&f| f).count();
         draw_missing(&mut table, &filled, dim, rng);
-        Ok((table, report))
+        Ok((table, filled, report))
     }
 }
 

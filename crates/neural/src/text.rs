@@ -22,6 +22,15 @@ pub struct TextConfig {
     /// The target language's tokenizer.
     #[serde(default)]
     pub target: Option<TokenizerSpec>,
+    /// Decode HTML entities (`&quot;`, `&amp;`, …) before tokenizing
+    /// ([`bitext_tokenize::HtmlUnescaped`]), as the bag of words over pieces does; set for
+    /// sentencepiece models (the word tokenizer decodes them itself). Default: off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unescape_html: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// `spec` with its files resolved against `dir` (relative paths only).
@@ -84,6 +93,7 @@ pub fn sentencepiece_text(
             sequence,
         },
         target: None,
+        unescape_html: true,
     })
 }
 
@@ -109,7 +119,12 @@ impl TextCodec {
     /// A vocabulary file that cannot be read (naming it); [`Error::Config`].
     pub fn load(config: &TextConfig, dir: &Path) -> Result<Self> {
         let build = |spec: &TokenizerSpec| -> Result<Box<dyn Tokenizer>> {
-            Ok(resolve_spec(spec, dir)?.build()?)
+            let tok = resolve_spec(spec, dir)?.build()?;
+            Ok(if config.unescape_html {
+                Box::new(bitext_tokenize::HtmlUnescaped(tok))
+            } else {
+                tok
+            })
         };
         Ok(Self {
             source: build(&config.source)?,
@@ -286,6 +301,7 @@ pub fn build_word_vocab<S: AsRef<str> + Sync>(
         Ok(TextConfig {
             source: spec("vocab.txt"),
             target: None,
+            unescape_html: false,
         })
     } else {
         write(&TokenCounter::from_texts(&words, src), "vocab.src.txt")?;
@@ -293,6 +309,7 @@ pub fn build_word_vocab<S: AsRef<str> + Sync>(
         Ok(TextConfig {
             source: spec("vocab.src.txt"),
             target: Some(spec("vocab.tgt.txt")),
+            unescape_html: false,
         })
     }
 }

@@ -9,7 +9,7 @@ use bitext_encode::Side;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{ParallelIds, Siamese, SiameseConfig, SiameseTask};
+use bitext_neural::siamese::{ParallelIds, Pooling, Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use common::{cpu, grad_norms, grad_values, host2, params};
 
@@ -25,6 +25,8 @@ fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
         dropout_input: 0.0,
         dropout_output: 0.0,
         frozen_embeddings: false,
+        pooling: Pooling::Last,
+        bag: false,
     }
 }
 

@@ -51,7 +51,7 @@ pub mod word;
 mod word_level;
 
 pub use error::{Error, Result};
-pub use segment::{Segment, Segmenter};
+pub use segment::{HtmlUnescaped, Segment, Segmenter};
 pub use sequence::SequenceConfig;
 pub use spec::TokenizerSpec;
 #[cfg(feature = "sentencepiece")]

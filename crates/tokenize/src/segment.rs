@@ -154,6 +154,41 @@ mod tests {
     use crate::{SequenceConfig, Vocab, VocabBuilder, WordLevel};
 
     #[test]
+    fn html_unescaped_tokenizes_the_decoded_text() {
+        let words = WordTokenizer::new(WordConfig::default());
+        let mut counts = crate::TokenCounter::default();
+        counts.add_texts(&words, &["a & b"]);
+        let vocab: Vocab = VocabBuilder::new().build(&counts).unwrap();
+        let level = WordLevel::new(words, vocab, SequenceConfig::default()).unwrap();
+        let wrapped = HtmlUnescaped(level.clone());
+        // The word tokenizer decodes one layer itself; the wrapper decodes one more.
+        let text = "a &amp;amp; b";
+        assert_eq!(
+            wrapped.encode(text).unwrap(),
+            level.encode("a &amp; b").unwrap()
+        );
+        assert_ne!(wrapped.encode(text).unwrap(), level.encode(text).unwrap());
+        assert_eq!(
+            wrapped.encode_ids("b &amp; a").unwrap(),
+            level.encode_ids("b & a").unwrap()
+        );
+        assert_eq!(
+            (
+                wrapped.vocab_size(),
+                wrapped.token_to_id("&"),
+                wrapped.special_ids()
+            ),
+            (
+                level.vocab_size(),
+                level.token_to_id("&"),
+                level.special_ids()
+            )
+        );
+        let ids = level.encode_ids("a & b").unwrap();
+        assert_eq!(wrapped.decode(&ids).unwrap(), level.decode(&ids).unwrap());
+    }
+
+    #[test]
     fn pieces_unescape_only_when_asked_and_words_stream_the_same_tokens() {
         let words = WordTokenizer::new(WordConfig::default());
         let mut counts = crate::TokenCounter::default();
@@ -203,5 +238,38 @@ mod tests {
                 ..
             }
         ));
+    }
+}
+
+/// A tokenizer that decodes the HTML entities of Moses-tokenized text (`&quot;`, `&apos;`,
+/// `&amp;`, …) before `inner` sees it, as [`Segmenter::Pieces`] does with `unescape_html`:
+/// for models that cut such text into sentencepiece pieces, so that they see the characters
+/// the pieces were made of. Pieces and offsets are those of the unescaped text.
+#[derive(Debug, Clone)]
+pub struct HtmlUnescaped<T>(pub T);
+
+impl<T: Tokenizer> Tokenizer for HtmlUnescaped<T> {
+    fn encode(&self, text: &str) -> crate::Result<crate::Encoding> {
+        self.0.encode(&unescape_html(text))
+    }
+
+    fn decode(&self, ids: &[u32]) -> crate::Result<String> {
+        self.0.decode(ids)
+    }
+
+    fn vocab_size(&self) -> usize {
+        self.0.vocab_size()
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.0.token_to_id(token)
+    }
+
+    fn special_ids(&self) -> crate::SpecialIds {
+        self.0.special_ids()
+    }
+
+    fn lang_id(&self, lang: &str) -> Option<u32> {
+        self.0.lang_id(lang)
     }
 }

@@ -9,6 +9,14 @@
 //! (bilingual word vectors `bwe/usem.{de,en}.vec`, projected to the preset's width), `pieces`
 //! (the 128k sentencepiece model's pieces with `bwe/usem.spm128k.vec`) or `random`,
 //! `BITEXT_EVAL_NEURAL_FREEZE=1` keep the initialised table fixed,
+//! `BITEXT_EVAL_NEURAL_OBJECTIVE`: `classifier` (the paper's) or `ranking` (in-batch
+//! translation ranking, `BITEXT_EVAL_NEURAL_SCALE`: 20, `BITEXT_EVAL_NEURAL_MARGIN`: 0.2),
+//! `BITEXT_EVAL_NEURAL_POOLING`: `last` or `max`, `BITEXT_EVAL_NEURAL_BAG=1` add the IDF bag of
+//! the input vectors to the sentence vector (the embedding size then defaults to the vectors'
+//! width, 512), `BITEXT_EVAL_NEURAL_EMB` embedding size instead of the preset's,
+//! `BITEXT_EVAL_NEURAL_DATA`: `all` (gettext + WMT) or `wmt` (the WMT sample only),
+//! `BITEXT_EVAL_NEURAL_DROPOUT_IN` dropout on the input vectors (0 with a bag, else the
+//! preset's),
 //! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run, `BITEXT_EVAL_OUT`
 //! where models go: `target/eval`.
 
@@ -29,8 +37,8 @@ use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::siamese::{
-    SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, split_indices,
-    train_siamese,
+    Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
+    split_indices, train_siamese,
 };
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, TrainConfig, TrainerState};
@@ -110,7 +118,17 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     }
     let start = md.len();
     let _ = std::fs::remove_dir_all(&dir);
-    let (de, en, what) = training_text(ctx)?;
+    let data: String = env("BITEXT_EVAL_NEURAL_DATA", "all".to_string());
+    let (de, en, what) = match data.as_str() {
+        "all" => training_text(ctx)?,
+        "wmt" => {
+            let (en, de) =
+                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
+            let what = format!("{} WMT pairs", de.len());
+            (de, en, what)
+        }
+        other => anyhow::bail!("BITEXT_EVAL_NEURAL_DATA={other}: expected all or wmt"),
+    };
     let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
     let pick = |v: &[String], idx: &[usize]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
     let (tde, ten, vde, ven) = (
@@ -121,6 +139,17 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     );
     let mut train = SiameseTrainConfig::paper(17);
     train.negatives = negatives;
+    let objective: String = env("BITEXT_EVAL_NEURAL_OBJECTIVE", "classifier".to_string());
+    train.objective = match objective.as_str() {
+        "classifier" => Objective::Classifier,
+        "ranking" => Objective::Ranking {
+            scale: env("BITEXT_EVAL_NEURAL_SCALE", 20.0),
+            margin: env("BITEXT_EVAL_NEURAL_MARGIN", 0.2),
+        },
+        other => {
+            anyhow::bail!("BITEXT_EVAL_NEURAL_OBJECTIVE={other}: expected classifier or ranking")
+        }
+    };
     train.batching = Bucketing {
         max_items: 128,
         max_tokens: 128 * 80,
@@ -155,6 +184,29 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     let spm = (init_kind == "pieces").then(|| ctx.path("spm/use-multilingual-v3-128k.model"));
     let mut network = SiameseConfig::preset(&preset, 1)?;
     network.frozen_embeddings = init.is_some() && env("BITEXT_EVAL_NEURAL_FREEZE", 0u8) == 1;
+    network.bag = env("BITEXT_EVAL_NEURAL_BAG", 0u8) == 1;
+    network.pooling = match env("BITEXT_EVAL_NEURAL_POOLING", "last".to_string()).as_str() {
+        "last" => Pooling::Last,
+        "max" => Pooling::Max,
+        other => anyhow::bail!("BITEXT_EVAL_NEURAL_POOLING={other}: expected last or max"),
+    };
+    network.emb_dim = env(
+        "BITEXT_EVAL_NEURAL_EMB",
+        if network.bag && init.is_some() {
+            512
+        } else {
+            network.emb_dim
+        },
+    );
+    // Dropout on the input vectors would blur the bag the network adds to its states.
+    network.dropout_input = env(
+        "BITEXT_EVAL_NEURAL_DROPOUT_IN",
+        if network.bag {
+            0.0
+        } else {
+            network.dropout_input
+        },
+    );
     let vocab = WordVocabConfig {
         joint: true,
         min_count: 2,
@@ -177,27 +229,68 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     writeln!(
         md,
         "**Training.** {what} (de → en), 1% held out for validation ({} pairs); {} pairs \
-         dropped for an empty side. Joint lowercased word vocabulary (bitext-tokenize \
-         `WordLevel`, min count {}, at most {} tokens): {} tokens. Network preset `{preset}` \
+         dropped for an empty side. {}: {} tokens. Network preset `{preset}` \
          (embeddings {}, GRU {} per direction, {} \
-         hidden units, dropout {}/{}), {negatives} random negatives per pair resampled every \
-         epoch, Adam {} with the learning rate halved when validation loss stalls, \
-         batches of ≤ 128 pairs, global-norm clipping at 5, {} min budget: **{:.1} min** of \
-         training on {} threads.\n",
+         hidden units, dropout {}/{}), {}, Adam {} with the learning rate halved when \
+         validation loss stalls, batches of ≤ 128 pairs, global-norm clipping at 5, {} min \
+         budget: **{:.1} min** of training on {} threads.\n",
         va.len(),
         trained.dropped_pairs,
-        vocab.min_count,
-        vocab.max_size.unwrap_or(0),
+        if spm.is_some() {
+            "Tokens: the pieces of `spm/use-multilingual-v3-128k.model` (HTML entities decoded \
+             first)"
+                .to_string()
+        } else {
+            format!(
+                "Joint lowercased word vocabulary (bitext-tokenize `WordLevel`, min count {}, at \
+                 most {} tokens)",
+                vocab.min_count,
+                vocab.max_size.unwrap_or(0)
+            )
+        },
         trained.vocab_sizes.0,
         network.emb_dim,
         network.hidden,
         network.ff,
         network.dropout_input,
         network.dropout_output,
+        match train.objective {
+            Objective::Classifier => {
+                format!("{negatives} random negatives per pair resampled every epoch")
+            }
+            Objective::Ranking { .. } => "parallel pairs only in every batch".to_string(),
+        },
         train.train.optimizer.lr(),
         minutes,
         secs / 60.0,
         Threads::available(),
+    )?;
+    writeln!(
+        md,
+        "**Objective** `{objective}`{}; sentence vector: {} of the GRU states{}; data \
+         `BITEXT_EVAL_NEURAL_DATA={data}`.\n",
+        match train.objective {
+            Objective::Classifier => String::new(),
+            Objective::Ranking { scale, margin } => format!(
+                " (in-batch translation ranking, scale {scale}, margin {margin}; the matching \
+                 head trained beside it on each pair and its {negatives} most similar in-batch \
+                 negatives)"
+            ),
+        },
+        match network.pooling {
+            Pooling::Last => "the last states",
+            Pooling::Max => "the maximum over positions",
+        },
+        if network.bag {
+            format!(
+                ", projected to {} dimensions and added to the IDF-weighted mean of the \
+                 sentence's input vectors (IDF over the training sentences; the projection \
+                 starts at zero, so the untrained network is that bag of words)",
+                network.emb_dim
+            )
+        } else {
+            String::new()
+        }
     )?;
     match &trained.init {
         Some(r) => writeln!(
@@ -229,10 +322,18 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
 }
 
 fn history(md: &mut String, state: &TrainerState) -> Result<()> {
-    md.push_str(
+    let ranking = state.history.iter().any(|h| {
+        h.valid
+            .as_ref()
+            .is_some_and(|v| v.metrics.contains_key("p@1 src→tgt"))
+    });
+    md.push_str(if ranking {
+        "| epoch | pairs | train loss | valid loss | valid P@1 de→en / en→de | pairs/s | min |\n\
+         |---|---|---|---|---|---|---|\n"
+    } else {
         "| epoch | pairs | train loss | valid loss | valid acc | valid P / R | pairs/s | min |\n\
-         |---|---|---|---|---|---|---|---|\n",
-    );
+         |---|---|---|---|---|---|---|---|\n"
+    });
     for h in &state.history {
         let v = h.valid.as_ref();
         let m = |k: &str| {
@@ -240,17 +341,24 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
                 .copied()
                 .unwrap_or(f64::NAN)
         };
+        let valid = if ranking {
+            format!("{:.3} / {:.3}", m("p@1 src→tgt"), m("p@1 tgt→src"))
+        } else {
+            format!(
+                "{:.4} | {:.3} / {:.3}",
+                m("accuracy"),
+                m("precision"),
+                m("recall")
+            )
+        };
         writeln!(
             md,
-            "| {}{} | {} | {:.4} | {:.4} | {:.4} | {:.3} / {:.3} | {:.0} | {:.1} |",
+            "| {}{} | {} | {:.4} | {:.4} | {valid} | {:.0} | {:.1} |",
             h.epoch,
             if h.truncated { " (cut)" } else { "" },
             h.items,
             h.train_loss,
             v.map_or(f64::NAN, |v| v.loss),
-            m("accuracy"),
-            m("precision"),
-            m("recall"),
             h.items_per_sec,
             h.seconds / 60.0
         )?;
@@ -551,6 +659,85 @@ pub(super) fn margin_mining(
     Ok(())
 }
 
+/// The bar for a model whose table starts from the subword vectors: the TF-IDF bag of words
+/// over the same vectors and pieces (`bucc_bow`'s encoder), with IDF over the evaluated
+/// sentences themselves (as the `bucc_bow` section) and over the training sentences (the
+/// weights a network with a bag of words starts from), mined and recovered like the model.
+fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, md: &mut String) -> Result<()> {
+    use bitext::similarity::MarginFunction;
+    let (tde, ten) = match env("BITEXT_EVAL_NEURAL_DATA", "all".to_string()).as_str() {
+        "wmt" => {
+            let (en, de) =
+                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
+            (de, en)
+        }
+        _ => {
+            let (de, en, _) = training_text(ctx)?;
+            (de, en)
+        }
+    };
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    writeln!(
+        md,
+        "**The bar: the TF-IDF bag of words over the same vectors** (`bwe/usem.spm128k.vec` \
+         over the 128k model's pieces, HTML-unescaped; `bucc_bow`'s encoder), IDF over the \
+         evaluated sentences (the `bucc_bow` section's 0.765) or over this run's training \
+         sentences (what a network with a bag of words starts from). Newsdev best F1, ratio \
+         margin (k = 4), fwd / bwd / intersect / max; recovery error on \
+         `dev/newstest-dev.en-de` (same protocol as (d)).\n\n\
+         | IDF over | newsdev F1, ratio margin | recovery, cosine | recovery, CSLS |\n\
+         |---|---|---|---|"
+    )?;
+    for (name, newsdev, recovery) in [
+        (
+            "evaluated sentences",
+            super::bucc_bow::pieces_builder(ctx)?
+                .tfidf(&bucc.de, &bucc.en)
+                .build()?,
+            super::bucc_bow::pieces_builder(ctx)?
+                .tfidf(&de, &en)
+                .build()?,
+        ),
+        (
+            "training sentences",
+            super::bucc_bow::pieces_builder(ctx)?
+                .tfidf(&tde, &ten)
+                .build()?,
+            super::bucc_bow::pieces_builder(ctx)?
+                .tfidf(&tde, &ten)
+                .build()?,
+        ),
+    ] {
+        let x = super::bucc_bow::encode(&newsdev, &bucc.de, &bucc.en)?;
+        let mut f1s = Vec::new();
+        for (_, pairs) in super::mine_every_strategy(&x.src, &x.trg, MarginFunction::Ratio, 4)? {
+            let pairs: Vec<ScoredPair> = pairs
+                .into_iter()
+                .map(|p| ScoredPair::new(p.score, x.src_rows[p.src], x.trg_rows[p.tgt]))
+                .collect();
+            f1s.push(best_f1(&pairs, &bucc.gold)?.map_or(0.0, |b| b.prf.f1));
+        }
+        let y = super::bucc_bow::encode(&recovery, &de, &en)?;
+        anyhow::ensure!(
+            y.src.len() == de.len() && y.trg.len() == en.len(),
+            "a newstest sentence without a known piece"
+        );
+        let rows = super::bucc_bow::recovery_errors(&y.src, &y.trg)?;
+        writeln!(
+            md,
+            "| {name} | {:.3} / {:.3} / {:.3} / **{:.3}** | {:.2}% | {:.2}% |",
+            f1s[0],
+            f1s[1],
+            f1s[2],
+            f1s[3],
+            100.0 * rows[0].1.mean,
+            100.0 * rows[1].1.mean
+        )?;
+    }
+    md.push('\n');
+    Ok(())
+}
+
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut md = String::new();
     let enc = train(ctx, &mut md)?;
@@ -559,6 +746,9 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     bucc(&b, &enc, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
     recovery(ctx, &enc, &mut md)?;
+    if env("BITEXT_EVAL_NEURAL_INIT", "words".to_string()) == "pieces" {
+        pieces_bow_bar(ctx, &b, &mut md)?;
+    }
     neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)
 }

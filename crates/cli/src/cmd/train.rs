@@ -165,9 +165,33 @@ pub(crate) struct SiameseArgs {
     /// Recurrent cell.
     #[arg(long, default_value = "gru", value_parser = ["gru", "lstm"])]
     cell: String,
-    /// Random negatives per positive pair, resampled every epoch.
+    /// Random negatives per positive pair, resampled every epoch (with `--objective ranking`:
+    /// the most similar in-batch negatives per pair the matching head is trained on).
     #[arg(long, default_value_t = 7)]
     negatives: usize,
+    /// The loss: `classifier` (the paper's: the matching head on pairs and random negatives)
+    /// or `ranking` (each pair's translation against the batch's other sentences, by cosine
+    /// with an additive margin; for vectors that mine well).
+    #[arg(long, default_value = "classifier", value_parser = ["classifier", "ranking"])]
+    objective: String,
+    /// Inverse temperature of the ranking softmax.
+    #[arg(long, default_value_t = 20.0)]
+    scale: f64,
+    /// Margin subtracted from each parallel pair's cosine in the ranking loss.
+    #[arg(long, default_value_t = 0.2)]
+    margin: f64,
+    /// How the recurrent states become the sentence vector: `last` (the paper's final states)
+    /// or `max` (maximum over positions).
+    #[arg(long, default_value = "last", value_parser = ["last", "max"])]
+    pooling: String,
+    /// Add the IDF-weighted bag of the sentence's input embeddings to its vector (vectors of
+    /// the embedding size; the untrained network is the bag of words over its own vectors).
+    #[arg(long)]
+    bag: bool,
+    /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
+    /// are not projected).
+    #[arg(long, value_name = "N")]
+    emb_dim: Option<usize>,
     /// Most pairs per batch.
     #[arg(long, default_value_t = 128)]
     batch: usize,
@@ -261,7 +285,8 @@ mod training {
     use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::rnn::CellKind;
     use bitext_neural::siamese::{
-        SiameseConfig, SiameseTextTraining, SiameseTrainConfig, split_indices, train_siamese,
+        Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, split_indices,
+        train_siamese,
     };
     use bitext_neural::spec::ModelEncoder;
     use bitext_neural::text::WordVocabConfig;
@@ -381,6 +406,15 @@ mod training {
         };
         let mut network = SiameseConfig::preset(&a.preset, 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
+        network.bag = a.bag;
+        network.pooling = if a.pooling == "max" {
+            Pooling::Max
+        } else {
+            Pooling::Last
+        };
+        if let Some(d) = a.emb_dim {
+            network.emb_dim = d;
+        }
         network.cell = if a.cell == "lstm" {
             CellKind::Lstm
         } else {
@@ -388,6 +422,12 @@ mod training {
         };
         let mut train = SiameseTrainConfig::paper(a.common.seed);
         train.negatives = a.negatives;
+        if a.objective == "ranking" {
+            train.objective = Objective::Ranking {
+                scale: a.scale,
+                margin: a.margin,
+            };
+        }
         train.batching = Bucketing {
             max_items: a.batch,
             max_tokens: a.max_tokens,

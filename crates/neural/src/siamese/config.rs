@@ -35,6 +35,75 @@ pub struct SiameseConfig {
     /// bilingual embeddings, [`crate::pretrained`]); default: trained.
     #[serde(default, skip_serializing_if = "is_false")]
     pub frozen_embeddings: bool,
+    /// How the recurrent states become one vector: the paper's last states, or the maximum over
+    /// positions (Kim et al. 2019's `s0`). Default: the paper's.
+    #[serde(default, skip_serializing_if = "Pooling::is_last")]
+    pub pooling: Pooling,
+    /// Add a bag of words to the sentence vector: `v = bag(x) + P·pool(h)`, `bag` the
+    /// IDF-weighted mean of the sentence's input embeddings (IDF over the training text, zero
+    /// weight for rows that did not come from the initialising vectors) and `P` `[2·hidden,
+    /// emb_dim]` starting at zero, so that the untrained network *is* the bag of words over
+    /// its own input vectors and training learns what the recurrent states add to it. Not in
+    /// the paper (see the crate docs of [`crate::siamese`]); sentence vectors then have
+    /// `emb_dim` components. Default: off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bag: bool,
+}
+
+/// How the recurrent states of a sentence become its vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// `[→h_last; ←h_first]`: the state each direction ends in (Grégoire & Langlais).
+    #[default]
+    Last,
+    /// The element-wise maximum of `[→h_t; ←h_t]` over the sentence's positions.
+    Max,
+}
+
+impl Pooling {
+    fn is_last(&self) -> bool {
+        *self == Pooling::Last
+    }
+}
+
+/// What the siamese network is trained to do.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Objective {
+    /// The paper's: binary cross-entropy of the matching head on the parallel pairs and `m`
+    /// random negatives per pair (Grégoire & Langlais §3.1).
+    Classifier,
+    /// Translation ranking with in-batch negatives, for vectors that retrieve their
+    /// translation: every batch holds parallel pairs only; with the cosines `S` of its source
+    /// and target vectors, the loss is the mean of the softmax cross-entropies of each row of
+    /// `scale·(S − margin·I)` and of each column (additive margin, as in Yang et al. 2019's
+    /// dual encoders), pairs whose other side is the same sentence left out. The matching
+    /// head is trained beside it on each pair and its `m` most similar in-batch negatives,
+    /// so the classifier and its scorer stay usable.
+    Ranking {
+        /// Inverse temperature of the softmax.
+        scale: f64,
+        /// Subtracted from the cosine of each parallel pair.
+        margin: f64,
+    },
+}
+
+impl Default for Objective {
+    fn default() -> Self {
+        Self::Classifier
+    }
+}
+
+impl Objective {
+    /// Ranking with the settings of the evaluation: scale 20, margin 0.2.
+    #[must_use]
+    pub fn ranking() -> Self {
+        Self::Ranking {
+            scale: 20.0,
+            margin: 0.2,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -57,6 +126,8 @@ impl SiameseConfig {
             dropout_input: 0.2,
             dropout_output: 0.3,
             frozen_embeddings: false,
+            pooling: Pooling::Last,
+            bag: false,
         }
     }
 
@@ -95,10 +166,14 @@ impl SiameseConfig {
         }
     }
 
-    /// Sentence vector size (`2 × hidden`).
+    /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
     #[must_use]
     pub fn dim(&self) -> usize {
-        2 * self.hidden
+        if self.bag {
+            self.emb_dim
+        } else {
+            2 * self.hidden
+        }
     }
 
     /// Check the parameters.
@@ -136,8 +211,12 @@ impl SiameseConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SiameseTrainConfig {
-    /// Random negatives per positive pair, resampled every epoch (paper: 7).
+    /// Random negatives per positive pair, resampled every epoch (paper: 7); with the ranking
+    /// objective, the in-batch negatives per pair the matching head is trained on.
     pub negatives: usize,
+    /// The loss (default: the paper's classifier).
+    #[serde(default)]
+    pub objective: Objective,
     /// Batches: the paper uses 128 examples; the token budget bounds long batches.
     pub batching: Bucketing,
     /// Optimiser, schedule, clipping, epochs, seed.
@@ -155,6 +234,7 @@ impl SiameseTrainConfig {
         train.clip_norm = Some(5.0);
         Self {
             negatives: 7,
+            objective: Objective::Classifier,
             batching: Bucketing {
                 max_items: 128,
                 max_tokens: 128 * 160,
@@ -169,6 +249,14 @@ impl SiameseTrainConfig {
     /// [`Error::Config`] naming the bad value.
     pub fn check(&self) -> Result<()> {
         self.batching.check()?;
+        if let Objective::Ranking { scale, margin } = self.objective
+            && !(scale.is_finite() && scale > 0.0 && margin.is_finite() && margin >= 0.0)
+        {
+            return Err(Error::Config(format!(
+                "siamese ranking needs a positive finite scale and a finite margin ≥ 0, got \
+                 scale {scale} and margin {margin}"
+            )));
+        }
         self.train.check()
     }
 }
@@ -193,5 +281,27 @@ mod tests {
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), p);
         SiameseTrainConfig::paper(1).check().unwrap();
+        let mut t = SiameseTrainConfig::paper(1);
+        t.objective = Objective::Ranking {
+            scale: 0.0,
+            margin: 0.2,
+        };
+        assert!(t.check().is_err());
+        t.objective = Objective::ranking();
+        t.check().unwrap();
+        let j = serde_json::to_string(&t).unwrap();
+        assert!(j.contains(r#""kind":"ranking""#), "{j}");
+        assert_eq!(serde_json::from_str::<SiameseTrainConfig>(&j).unwrap(), t);
+        let b = SiameseConfig {
+            bag: true,
+            pooling: Pooling::Max,
+            ..p
+        };
+        assert_eq!(b.dim(), 512);
+        let j = serde_json::to_string(&b).unwrap();
+        assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), b);
+        // Older descriptions (no pooling, no bag) read as the paper's network.
+        let old = serde_json::to_string(&p).unwrap();
+        assert!(!old.contains("pooling") && !old.contains("bag"), "{old}");
     }
 }

@@ -4,16 +4,16 @@
 use bitext_core::Rng;
 use bitext_encode::Side;
 use burn::module::Module;
-use burn::tensor::activation::sigmoid;
+use burn::tensor::activation::{log_softmax, sigmoid};
 use burn::tensor::{Device, Tensor};
 
 use crate::batch::PackedBatch;
 use crate::encoding::{check_ids, encoder_stage};
 use crate::error::{Error, Result};
-use crate::init::int1;
-use crate::layers::{Dense, Embedding, bce_with_logits, dropout};
+use crate::init::{float2, int1, to_host2};
+use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
-use crate::siamese::SiameseConfig;
+use crate::siamese::{Pooling, SiameseConfig};
 use crate::train::{Deferred, TrainLoss};
 
 /// The siamese classifier. Both languages share the recurrent encoder; each has its own rows
@@ -28,6 +28,9 @@ pub struct Siamese {
     pub matching: Dense,
     /// `W3` `[ff, 1]` and `c`.
     pub output: Dense,
+    /// The bag of words the sentence vector adds (see [`SiameseConfig::bag`]).
+    pub bag: Option<Bag>,
+    max_pool: bool,
     src_vocab: usize,
     tgt_vocab: usize,
     tgt_offset: usize,
@@ -53,6 +56,14 @@ impl Siamese {
         .init(&mut rng, device);
         let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
         let output = Dense::new(config.ff, 1, &mut rng, device);
+        let bag = config.bag.then(|| {
+            Bag::new(
+                config.table_rows(),
+                2 * config.hidden,
+                config.emb_dim,
+                device,
+            )
+        });
         let (tgt_vocab, tgt_offset) = if config.shared_embeddings {
             (config.src_vocab, 0)
         } else {
@@ -63,6 +74,8 @@ impl Siamese {
             rnn,
             matching,
             output,
+            bag,
+            max_pool: config.pooling == Pooling::Max,
             src_vocab: config.src_vocab,
             tgt_vocab,
             tgt_offset,
@@ -82,10 +95,32 @@ impl Siamese {
         Ok(self)
     }
 
-    /// Sentence vector size (`2 × hidden`).
+    /// The same network with the bag-of-words weights of the table rows replaced by
+    /// `weights` (see [`SiameseConfig::bag`]; e.g. IDF over the training text, zero for rows
+    /// that did not come from the vectors).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the network has no bag of words, or for a weight vector of
+    /// another length or with a negative or non-finite value.
+    pub fn with_bag_weights(mut self, weights: Vec<f32>) -> Result<Self> {
+        match &mut self.bag {
+            Some(bag) => bag.set_weights(weights)?,
+            None => {
+                return Err(Error::Config(
+                    "bag-of-words weights for a siamese network without a bag of words".into(),
+                ));
+            }
+        }
+        Ok(self)
+    }
+
+    /// Sentence vector size (`2 × hidden`, or the embedding size with a bag of words).
     #[must_use]
     pub fn dim(&self) -> usize {
-        2 * self.rnn.d_hidden()
+        match &self.bag {
+            Some(_) => self.embedding.dim(),
+            None => 2 * self.rnn.d_hidden(),
+        }
     }
 
     fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
@@ -107,7 +142,7 @@ impl Siamese {
             .collect()
     }
 
-    /// Encode a packed batch: `[B, 2·hidden]` rows in the caller's order. Dropout applies when
+    /// Encode a packed batch: `[B, dim]` rows in the caller's order. Dropout applies when
     /// `rng` is given (training). With `deferred` (on an autodiff device), the embedding and
     /// input-projection gradients come from the returned stage. `host`, when given, runs the
     /// recurrence (inference on the CPU, reused across batches).
@@ -118,28 +153,62 @@ impl Siamese {
         deferred: bool,
         host: Option<&mut HostBiRnn>,
     ) -> Result<(Tensor<2>, Option<Deferred>)> {
-        let (out, stage) = if deferred {
+        let keep = self.max_pool;
+        let (x, out, stage) = if deferred {
             let (x, eg) =
                 self.embedding
                     .lookup_deferred(batch, self.dropout_input, rng.as_deref_mut())?;
-            let (out, ig) = self.rnn.forward_deferred(x, batch.batch_sizes(), false);
-            (out, Some(encoder_stage(ig, eg, self.frozen_embeddings)))
+            let (out, ig) = self
+                .rnn
+                .forward_deferred(x.clone(), batch.batch_sizes(), keep);
+            (x, out, Some((ig, eg)))
         } else {
             let x = self.embedding.lookup(batch)?;
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
-            let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), false)) {
+            let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), keep)) {
                 Some(out) => out,
-                None => self.rnn.forward(x, batch.batch_sizes(), false),
+                None => self.rnn.forward(x.clone(), batch.batch_sizes(), keep),
             };
-            (out, None)
+            (x, out, None)
         };
-        let device = out.last.device();
-        let v = out.last.select(0, int1(batch.position(), &device));
-        Ok((dropout(v, self.dropout_output, rng), stage))
+        let pooled = if keep { out.max_pool() } else { out.last };
+        let device = pooled.device();
+        let position = int1(batch.position(), &device);
+        let frozen = self.frozen_embeddings;
+        let Some(bag) = &self.bag else {
+            let v = pooled.select(0, position);
+            let stage = stage.map(|(ig, eg)| encoder_stage(ig, eg, frozen));
+            return Ok((dropout(v, self.dropout_output, rng), stage));
+        };
+        let pooled = dropout(pooled, self.dropout_output, rng);
+        let (bag_x, coef) = bag.pool(x, batch);
+        let Some((ig, eg)) = stage else {
+            let v = bag_x + pooled.matmul(bag.proj.val());
+            return Ok((v.select(0, position), None));
+        };
+        // Deferred: `x` (and so the bag) has no autodiff; the bag enters as a leaf whose
+        // gradient joins that of `x` before the table's.
+        let leaf = Tensor::from_inner(bag_x);
+        let leaf = if frozen { leaf } else { leaf.require_grad() };
+        let v = leaf.clone() + pooled.matmul(bag.proj.val());
+        let stage: Deferred = Box::new(move |grads| {
+            let (mut pg, gx) = ig.finish(grads);
+            if !frozen {
+                let gx = match leaf.grad_remove(grads) {
+                    Some(g) => gx + coef.input_grad(g),
+                    None => gx,
+                };
+                pg.push(eg.finish(gx));
+            }
+            Ok(pg)
+        });
+        Ok((v.select(0, position), Some(stage)))
     }
 
-    /// Sentence vectors `[n, 2·hidden]` of token-id sequences of one language: the forward
-    /// state after the last token and the backward state after the first. One batch; for many,
+    /// Sentence vectors `[n, dim]` of token-id sequences of one language: the forward state
+    /// after the last token and the backward state after the first (or their maximum over
+    /// positions, [`Pooling::Max`]), added through `P` to the bag of words when the network has
+    /// one ([`SiameseConfig::bag`]). One batch; for many,
     /// [`Siamese::encode_all`] batches them and, on the CPU, copies the recurrent weights to
     /// the host once instead of once per call.
     ///
@@ -162,7 +231,7 @@ impl Siamese {
         Ok(self.encode_packed(&batch, rng, false, host)?.0)
     }
 
-    /// Logits `[B]` of the matching head for sentence vectors `a`, `b` `[B, 2·hidden]`.
+    /// Logits `[B]` of the matching head for sentence vectors `a`, `b` `[B, dim]`.
     #[must_use]
     pub fn head(&self, a: Tensor<2>, b: Tensor<2>) -> Tensor<1> {
         let prod = a.clone() * b.clone();
@@ -232,6 +301,19 @@ impl Siamese {
         rng: Option<&mut Rng>,
         deferred: bool,
     ) -> Result<(Tensor<1>, Option<Deferred>)> {
+        let (a, b, stage) = self.pair_vectors(src, tgt, rng, deferred)?;
+        Ok((self.head(a, b), stage))
+    }
+
+    /// Sentence vectors of `src` and `tgt` (equally many), through the shared encoder in one
+    /// packed batch.
+    fn pair_vectors(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        rng: Option<&mut Rng>,
+        deferred: bool,
+    ) -> Result<(Tensor<2>, Tensor<2>, Option<Deferred>)> {
         if src.len() != tgt.len() {
             return Err(Error::Input(format!(
                 "{} source but {} target sentences",
@@ -248,6 +330,87 @@ impl Siamese {
         let n = src.len();
         let a = v.clone().narrow(0, 0, n);
         let b = v.narrow(0, n, n);
-        Ok((self.head(a, b), stage))
+        Ok((a, b, stage))
     }
+
+    /// The ranking loss of parallel pairs `(src[i], tgt[i])` ([`Objective::Ranking`]): the
+    /// in-batch softmax cross-entropy of each row and each column of `scale·(S − margin·I)`,
+    /// `S` the cosines of the batch's source and target vectors, with the pairs `(i, j)`,
+    /// `i ≠ j`, where `src[i] = src[j]` or `tgt[i] = tgt[j]` left out (they are not negatives);
+    /// plus the matching head's binary cross-entropy on every pair and on each pair's
+    /// `negatives` most similar in-batch negatives. Gradients deferred as in
+    /// [`Siamese::pair_loss`].
+    ///
+    /// [`Objective::Ranking`]: crate::siamese::Objective::Ranking
+    ///
+    /// # Errors
+    /// As [`Siamese::pair_logits`].
+    pub fn ranking_loss(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        scale: f64,
+        margin: f64,
+        negatives: usize,
+        rng: Option<&mut Rng>,
+    ) -> Result<TrainLoss> {
+        let deferred = self.embedding.weight.device().is_autodiff();
+        let (a, b, stage) = self.pair_vectors(src, tgt, rng, deferred)?;
+        let n = src.len();
+        let device = a.device();
+        let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
+        let mut offset = vec![0f32; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                offset[i * n + j] = if i == j {
+                    -(scale * margin) as f32
+                } else if same(i, j) {
+                    -1e4
+                } else {
+                    0.0
+                };
+            }
+        }
+        let cos = unit_rows(a.clone()).matmul(unit_rows(b.clone()).transpose());
+        let logits = cos.clone().mul_scalar(scale) + float2(offset, [n, n], &device);
+        let eye = float2(
+            (0..n * n)
+                .map(|k| if k / n == k % n { 1.0 } else { 0.0 })
+                .collect(),
+            [n, n],
+            &device,
+        );
+        let rows = log_softmax(logits.clone(), 1);
+        let cols = log_softmax(logits.transpose(), 1);
+        let ranking = ((rows + cols) * eye).sum().div_scalar(-2.0 * n as f64);
+        // The head: each pair, and its most similar in-batch negatives.
+        let (c, _) = to_host2(cos.detach())?;
+        let (mut ia, mut ib, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..n {
+            ia.push(i);
+            ib.push(i);
+            labels.push(1.0);
+            let mut others: Vec<usize> = (0..n).filter(|&j| j != i && !same(i, j)).collect();
+            others.sort_by(|&x, &y| c[i * n + y].total_cmp(&c[i * n + x]).then(x.cmp(&y)));
+            for &j in others.iter().take(negatives) {
+                ia.push(i);
+                ib.push(j);
+                labels.push(0.0);
+            }
+        }
+        let z = self.head(
+            a.select(0, int1(&ia, &device)),
+            b.select(0, int1(&ib, &device)),
+        );
+        Ok(TrainLoss {
+            value: ranking + bce_with_logits(z, &labels),
+            deferred: stage.into_iter().collect(),
+        })
+    }
+}
+
+/// Rows scaled to unit length (rows of norm below 1e-6 are divided by 1e-6).
+fn unit_rows(x: Tensor<2>) -> Tensor<2> {
+    let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
+    x / norm
 }

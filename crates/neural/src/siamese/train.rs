@@ -11,7 +11,7 @@ use crate::batch::Bucketing;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
-use crate::siamese::{Siamese, SiameseConfig};
+use crate::siamese::{Objective, Siamese, SiameseConfig};
 use crate::train::{Task, TrainLoss, Validation, checkpoint};
 
 /// Parallel sentences as token ids: `src[k]` translates `tgt[k]`.
@@ -95,6 +95,7 @@ pub struct SiameseTask {
     train: ParallelIds,
     valid: Option<(ParallelIds, Vec<Vec<Example>>)>,
     negatives: usize,
+    objective: Objective,
     batching: Bucketing,
     describe: Option<Describe>,
 }
@@ -106,6 +107,7 @@ impl std::fmt::Debug for SiameseTask {
             .field("train_pairs", &self.train.len())
             .field("valid_pairs", &self.valid.as_ref().map(|v| v.0.len()))
             .field("negatives", &self.negatives)
+            .field("objective", &self.objective)
             .finish_non_exhaustive()
     }
 }
@@ -141,9 +143,20 @@ impl SiameseTask {
             train,
             valid,
             negatives,
+            objective: Objective::Classifier,
             batching,
             describe: None,
         })
+    }
+
+    /// Train with `objective` (default: the paper's classifier). With
+    /// [`Objective::Ranking`], every batch holds parallel pairs only, and validation reports
+    /// the ranking loss over the whole validation set (each pair against all others) with
+    /// the precision at one of retrieving each side's translation by cosine.
+    #[must_use]
+    pub fn with_objective(mut self, objective: Objective) -> Self {
+        self.objective = objective;
+        self
     }
 
     /// Use `describe` to write the model description (default: `model.json` with the network
@@ -193,12 +206,73 @@ fn labels(batch: &[Example]) -> Vec<f32> {
     batch.iter().map(|e| if e.2 { 1.0 } else { 0.0 }).collect()
 }
 
+/// The ranking loss of all validation pairs at once (each pair against every other, duplicates
+/// not left out) and the share of sentences whose nearest neighbour by cosine on the other side
+/// is their translation (`p@1 src→tgt`, `p@1 tgt→src`).
+fn ranking_validation(
+    model: &Siamese,
+    data: &ParallelIds,
+    batching: &Bucketing,
+    scale: f64,
+    margin: f64,
+) -> Result<Validation> {
+    let srcs: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
+    let tgts: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
+    let mut a = model.encode_all(&srcs, bitext_encode::Side::Source, batching, &mut |_| {})?;
+    let mut b = model.encode_all(&tgts, bitext_encode::Side::Target, batching, &mut |_| {})?;
+    a.normalize_l2();
+    b.normalize_l2();
+    let n = a.len();
+    let mut cos = vec![0f64; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            cos[i * n + j] = a
+                .row(i)
+                .iter()
+                .zip(b.row(j))
+                .map(|(x, y)| f64::from(*x) * f64::from(*y))
+                .sum();
+        }
+    }
+    let logit = |i: usize, j: usize| scale * (cos[i * n + j] - if i == j { margin } else { 0.0 });
+    let (mut loss, mut hits_s, mut hits_t) = (0.0, 0usize, 0usize);
+    for i in 0..n {
+        for (by_row, hits) in [(true, &mut hits_s), (false, &mut hits_t)] {
+            let at = |j: usize| if by_row { logit(i, j) } else { logit(j, i) };
+            let m = (0..n).map(at).fold(f64::NEG_INFINITY, f64::max);
+            let lse = m + (0..n).map(|j| (at(j) - m).exp()).sum::<f64>().ln();
+            loss += lse - at(i);
+            let c = |j: usize| {
+                if by_row {
+                    cos[i * n + j]
+                } else {
+                    cos[j * n + i]
+                }
+            };
+            let best = (0..n).fold(0, |best, j| if c(j) > c(best) { j } else { best });
+            *hits += usize::from(best == i);
+        }
+    }
+    let mut metrics = BTreeMap::new();
+    metrics.insert("p@1 src→tgt".into(), hits_s as f64 / n.max(1) as f64);
+    metrics.insert("p@1 tgt→src".into(), hits_t as f64 / n.max(1) as f64);
+    Ok(Validation {
+        loss: loss / (2 * n.max(1)) as f64,
+        metrics,
+    })
+}
+
 impl Task for SiameseTask {
     type Model = Siamese;
     type Batch = Vec<Example>;
 
     fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
-        let ex = examples_with_negatives(&self.train, self.negatives, rng);
+        let ex = match self.objective {
+            Objective::Classifier => examples_with_negatives(&self.train, self.negatives, rng),
+            Objective::Ranking { .. } => {
+                (0..self.train.len() as u32).map(|k| (k, k, true)).collect()
+            }
+        };
         Ok(plan(&self.train, &ex, &self.batching, Some(rng)))
     }
 
@@ -215,13 +289,21 @@ impl Task for SiameseTask {
             .iter()
             .map(|e| &self.train.tgt[e.1 as usize][..])
             .collect();
-        model.pair_loss(&src, &tgt, &labels(batch), Some(rng))
+        match self.objective {
+            Objective::Classifier => model.pair_loss(&src, &tgt, &labels(batch), Some(rng)),
+            Objective::Ranking { scale, margin } => {
+                model.ranking_loss(&src, &tgt, scale, margin, self.negatives, Some(rng))
+            }
+        }
     }
 
     fn validate(&self, model: &Siamese) -> Result<Option<Validation>> {
         let Some((data, batches)) = &self.valid else {
             return Ok(None);
         };
+        if let Objective::Ranking { scale, margin } = self.objective {
+            return ranking_validation(model, data, &self.batching, scale, margin).map(Some);
+        }
         let (mut loss, mut n) = (0.0, 0usize);
         let (mut tp, mut fp, mut fneg, mut correct) = (0usize, 0usize, 0usize, 0usize);
         for batch in batches {
