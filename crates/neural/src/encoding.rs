@@ -6,10 +6,10 @@ use bitext_core::Embeddings;
 use bitext_encode::Side;
 use burn::tensor::Tensor;
 
-use crate::batch::Bucketing;
+use crate::batch::{Bucketing, PackedBatch};
 use crate::error::{Error, Result};
 use crate::init::{float2, to_host1, to_host2};
-use crate::layers::EmbeddingGrad;
+use crate::layers::{Bag, EmbeddingGrad};
 use crate::rnn::InputGrads;
 use crate::train::Deferred;
 
@@ -36,6 +36,116 @@ pub(crate) fn encoder_stage(ig: InputGrads, eg: EmbeddingGrad, frozen: bool) -> 
         }
         Ok(pg)
     })
+}
+
+/// The sentence vectors of a packed batch (packed row order) from its pooled recurrent states
+/// `pooled` and, when the model has one, the bag of its looked-up rows `x`: `bag(x) +
+/// pooled·P` (see [`Bag`]). `grads`, the deferred gradients of the embedding lookup and the
+/// recurrent pass (training on an autodiff device; `x` then has no autodiff), become the
+/// returned stage, with the bag's gradient joining that of `x` before the table's unless the
+/// table is `frozen`.
+pub(crate) fn with_bag(
+    bag: Option<&Bag>,
+    pooled: Tensor<2>,
+    x: Tensor<2>,
+    batch: &PackedBatch,
+    grads: Option<(InputGrads, EmbeddingGrad)>,
+    frozen: bool,
+) -> (Tensor<2>, Option<Deferred>) {
+    let Some(bag) = bag else {
+        return (pooled, grads.map(|(ig, eg)| encoder_stage(ig, eg, frozen)));
+    };
+    let (bag_x, coef) = bag.pool(x, batch);
+    let Some((ig, eg)) = grads else {
+        return (bag_x + pooled.matmul(bag.proj.val()), None);
+    };
+    // The bag enters the autodiff graph as a leaf whose gradient joins that of `x`.
+    let leaf = Tensor::from_inner(bag_x);
+    let leaf = if frozen { leaf } else { leaf.require_grad() };
+    let v = leaf.clone() + pooled.matmul(bag.proj.val());
+    let stage: Deferred = Box::new(move |grads| {
+        let (mut pg, gx) = ig.finish(grads);
+        if !frozen {
+            let gx = match leaf.grad_remove(grads) {
+                Some(g) => gx + coef.input_grad(g),
+                None => gx,
+            };
+            pg.push(eg.finish(gx));
+        }
+        Ok(pg)
+    });
+    (v, Some(stage))
+}
+
+/// The bag-of-words weight of each of `rows` token ids: its smoothed IDF
+/// ([`bitext_encode::Idf::smoothed`]) over the sentences of `docs` (each one document), zero
+/// where `known` (when given) says the row did not come from the initialising vectors, as the
+/// bag-of-words encoder skips unknown tokens.
+pub(crate) fn bag_weights(rows: usize, docs: &[&[Vec<u32>]], known: Option<&[bool]>) -> Vec<f32> {
+    let mut df = vec![0usize; rows];
+    let mut last = vec![usize::MAX; rows];
+    let mut n = 0;
+    for sentences in docs {
+        for s in *sentences {
+            for &id in s {
+                let r = id as usize;
+                if r < rows && last[r] != n {
+                    last[r] = n;
+                    df[r] += 1;
+                }
+            }
+            n += 1;
+        }
+    }
+    df.iter()
+        .enumerate()
+        .map(|(r, &d)| match known {
+            Some(k) if !k.get(r).copied().unwrap_or(false) => 0.0,
+            _ => bitext_encode::Idf::smoothed(n, d) as f32,
+        })
+        .collect()
+}
+
+/// The in-batch translation-ranking loss of sentence vectors `a` (one language) and `b` (their
+/// translations, row for row): the mean of the softmax cross-entropies of each row and each
+/// column of `scale·(S − margin·I)`, `S` the cosines of the rows of `a` and `b`, leaving out the
+/// pairs `(i, j)`, `i ≠ j`, that `same` says are not negatives (a repeated sentence). Returns
+/// the loss `[1]` and `S` (on `a`'s device).
+pub(crate) fn in_batch_ranking(
+    a: Tensor<2>,
+    b: Tensor<2>,
+    scale: f64,
+    margin: f64,
+    same: impl Fn(usize, usize) -> bool,
+) -> (Tensor<1>, Tensor<2>) {
+    use burn::tensor::activation::log_softmax;
+    let n = a.dims()[0];
+    let device = a.device();
+    let mut offset = vec![0f32; n * n];
+    let mut eye = vec![0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                offset[i * n + j] = -(scale * margin) as f32;
+                eye[i * n + j] = 1.0;
+            } else if same(i, j) {
+                offset[i * n + j] = -1e4;
+            }
+        }
+    }
+    let cos = unit_rows(a).matmul(unit_rows(b).transpose());
+    let logits = cos.clone().mul_scalar(scale) + float2(offset, [n, n], &device);
+    let rows = log_softmax(logits.clone(), 1);
+    let cols = log_softmax(logits.transpose(), 1);
+    let eye = float2(eye, [n, n], &device);
+    let loss = ((rows + cols) * eye).sum().div_scalar(-2.0 * n as f64);
+    (loss, cos)
+}
+
+/// Rows scaled to unit length (rows of norm below 1e-6 are divided by 1e-6).
+fn unit_rows(x: Tensor<2>) -> Tensor<2> {
+    let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
+    x / norm
 }
 
 /// `dim`-dimensional vectors of any number of sentences (rows in input order): `encode` maps

@@ -120,6 +120,20 @@ impl VectorsInit {
         dim: usize,
         rng: &mut Rng,
     ) -> Result<[(Vec<f32>, InitReport); 2]> {
+        let [(a, _, ra), (b, _, rb)] = self.side_tables_filled(codec, dim, rng)?;
+        Ok([(a, ra), (b, rb)])
+    }
+
+    /// [`VectorsInit::side_tables`], and for each table which rows came from the files.
+    ///
+    /// # Errors
+    /// As [`VectorsInit::side_tables`].
+    pub fn side_tables_filled(
+        &self,
+        codec: &TextCodec,
+        dim: usize,
+        rng: &mut Rng,
+    ) -> Result<[(Vec<f32>, Vec<bool>, InitReport); 2]> {
         let src = read_vec(&self.source, self.max_words)?;
         let tgt = self
             .target
@@ -127,7 +141,7 @@ impl VectorsInit {
             .map(|t| read_vec(t, self.max_words))
             .transpose()?;
         let tgt = tgt.as_ref();
-        let table = |side: Side, rng: &mut Rng| -> Result<(Vec<f32>, InitReport)> {
+        let table = |side: Side, rng: &mut Rng| -> Result<(Vec<f32>, Vec<bool>, InitReport)> {
             let tok = codec.tokenizer(side);
             let (own, other) = match (side, tgt) {
                 (_, None) => (&src, None),
@@ -143,7 +157,7 @@ impl VectorsInit {
                 report.from_file = filled.iter().filter(|&&f| f).count();
             }
             draw_missing(&mut table, &filled, dim, rng);
-            Ok((table, report))
+            Ok((table, filled, report))
         };
         Ok([table(Side::Source, rng)?, table(Side::Target, rng)?])
     }

@@ -9,9 +9,9 @@ use bitext_encode::Side;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{ParallelIds, Pooling, Siamese, SiameseConfig, SiameseTask};
+use bitext_neural::siamese::{Pooling, Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
-use common::{cpu, grad_norms, grad_values, host2, params};
+use common::{cpu, grad_norms, grad_values, host2, params, toy_pairs};
 
 fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
     SiameseConfig {
@@ -28,20 +28,6 @@ fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
         pooling: Pooling::Last,
         bag: false,
     }
-}
-
-/// Pairs whose target is the source through a fixed word mapping, reversed: separable.
-fn toy_pairs(n: usize, seed: u64) -> ParallelIds {
-    let mut rng = Rng::seed(seed);
-    let (mut src, mut tgt) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let len = 2 + rng.below(4);
-        let s: Vec<u32> = (0..len).map(|_| 1 + rng.below(11) as u32).collect();
-        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
-        src.push(s);
-        tgt.push(t);
-    }
-    ParallelIds::new(src, tgt).unwrap()
 }
 
 #[test]

@@ -10,13 +10,11 @@ use bitext_encode::Side;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{
-    Objective, ParallelIds, Pooling, Siamese, SiameseConfig, SiameseTask,
-};
+use bitext_neural::siamese::{Objective, Pooling, Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, fit};
 use burn::module::Param;
 use burn::tensor::{Device, Tensor, TensorData};
-use common::{cpu, grad_norms, grad_values, host2, params};
+use common::{cpu, grad_norms, grad_values, host2, params, toy_pairs};
 
 fn tiny(pooling: Pooling, shared: bool) -> SiameseConfig {
     SiameseConfig {
@@ -57,20 +55,6 @@ fn with_drawn_projection(mut model: Siamese, seed: u64, device: &Device) -> Siam
     let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
     bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
     model
-}
-
-/// Pairs whose target is the source through a fixed word mapping, reversed.
-fn toy_pairs(n: usize, seed: u64) -> ParallelIds {
-    let mut rng = Rng::seed(seed);
-    let (mut src, mut tgt) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let len = 2 + rng.below(4);
-        let s: Vec<u32> = (0..len).map(|_| 1 + rng.below(11) as u32).collect();
-        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
-        src.push(s);
-        tgt.push(t);
-    }
-    ParallelIds::new(src, tgt).unwrap()
 }
 
 #[test]

@@ -13,7 +13,10 @@
 //! keep the initialised tables fixed, `BITEXT_EVAL_AE_OPTIMIZER`: `adam` (2e-3; the paper's
 //! SGD at 1.0 with `sgd`), `BITEXT_EVAL_AE_CANDIDATES` sampled-softmax size: the preset's,
 //! `BITEXT_EVAL_AE_REUSE=1` reuse the model of an earlier run, `BITEXT_EVAL_OUT`: where models
-//! go.
+//! go, `BITEXT_EVAL_AE_DATA`: `all` (gettext + WMT) or `wmt`, `BITEXT_EVAL_AE_BAG=1` add each
+//! encoder's bag of its input vectors to its sentence vector (embeddings of the vectors' width,
+//! 512, and 256 per encoder direction, whatever the preset), `BITEXT_EVAL_AE_RANKING` weight
+//! of the auxiliary in-batch ranking loss: 0 (none; scale 20, margin 0.2 otherwise).
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -28,7 +31,7 @@ use bitext::lexical::LevenshteinScorer;
 use bitext::similarity::MarginFunction;
 use bitext_neural::autoencoder::{
     AutoencoderConfig, AutoencoderEncoder, AutoencoderTextTraining, AutoencoderTrainConfig,
-    Softmax, train_autoencoder,
+    RankingTerm, Softmax, train_autoencoder,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
@@ -38,7 +41,7 @@ use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState};
 
 use super::Ctx;
-use super::neural::{Bucc, env, out_dir, read_bucc, training_text};
+use super::neural::{Bucc, env, out_dir, read_bucc, training_pairs};
 
 /// The input vectors the tables start from, and the bag of words over the same vectors.
 struct Inputs {
@@ -107,7 +110,8 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
     let minutes: f64 = env("BITEXT_EVAL_AE_MINUTES", 28.0);
     let preset: String = env("BITEXT_EVAL_AE_PRESET", "small".to_string());
     let optimizer: String = env("BITEXT_EVAL_AE_OPTIMIZER", "adam".to_string());
-    let (de, en, what) = training_text(ctx)?;
+    let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
+    let (de, en, what) = training_pairs(ctx, &data)?;
     let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
     let pick = |v: &[String], idx: &[usize]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
     let (tde, ten, vde, ven) = (
@@ -118,6 +122,10 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
     );
     let mut network = AutoencoderConfig::preset(&preset, 1)?;
     network.frozen_embeddings = inputs.init.is_some() && env("BITEXT_EVAL_AE_FREEZE", 0u8) == 1;
+    network.bag = env("BITEXT_EVAL_AE_BAG", 0u8) == 1;
+    if network.bag {
+        (network.emb_dim, network.hidden) = (512, 256);
+    }
     if let Some(c) = std::env::var("BITEXT_EVAL_AE_CANDIDATES")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -157,6 +165,12 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
         threads: Threads(0),
         ..TrainConfig::new(50, 1.0, 17)
     };
+    let ranking: f64 = env("BITEXT_EVAL_AE_RANKING", 0.0);
+    train.ranking = (ranking > 0.0).then_some(RankingTerm {
+        weight: ranking,
+        scale: 20.0,
+        margin: 0.2,
+    });
     let vocab = WordVocabConfig {
         joint: true,
         min_count: 2,
@@ -216,6 +230,25 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
         secs / 60.0,
         Threads::available(),
     )?;
+    writeln!(
+        md,
+        "**Beside the paper** (`BITEXT_EVAL_AE_DATA={data}`): {}; {}.\n",
+        if network.bag {
+            "each encoder's vector `s0` is the IDF-weighted bag of its input vectors (IDF over \
+             the training sentences of its language) plus a projection of the max-pooled states \
+             that starts at zero (`BITEXT_EVAL_AE_BAG=1`)"
+        } else {
+            "the paper's `s0`, the max-pooled states"
+        },
+        match train.ranking {
+            Some(r) => format!(
+                "an auxiliary in-batch ranking loss between the two encoders' vectors of the \
+                 translation pairs, weight {}, scale {}, margin {} (`BITEXT_EVAL_AE_RANKING`)",
+                r.weight, r.scale, r.margin
+            ),
+            None => "Kim et al.'s loss alone".to_string(),
+        }
+    )?;
     match &trained.init {
         Some([s, t]) => writeln!(
             md,
@@ -239,7 +272,7 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
 fn history(md: &mut String, state: &TrainerState) -> Result<()> {
     md.push_str(
         "| epoch | sentences | train loss | valid loss | valid translation | valid \
-         autoencoding | sentences/s | min |\n|---|---|---|---|---|---|---|---|\n",
+         autoencoding | valid ranking | sentences/s | min |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for h in &state.history {
         let v = h.valid.as_ref();
@@ -250,7 +283,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
         };
         writeln!(
             md,
-            "| {}{} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} | {:.1} |",
+            "| {}{} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.0} | {:.1} |",
             h.epoch,
             if h.truncated { " (cut)" } else { "" },
             h.items,
@@ -258,6 +291,11 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
             v.map_or(f64::NAN, |v| v.loss),
             m("translation_nll"),
             m("autoencoding_nll"),
+            if m("ranking_loss").is_nan() {
+                "–".to_string()
+            } else {
+                format!("{:.3}", m("ranking_loss"))
+            },
             h.items_per_sec,
             h.seconds / 60.0
         )?;
@@ -265,7 +303,8 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
     writeln!(
         md,
         "\nLosses are mean negative log-likelihoods per decoded token (nats; the sampled \
-         softmax's for training). Best epoch: {}; {}.\n",
+         softmax's for training), plus the weighted ranking loss when there is one. Best \
+         epoch: {}; {}.\n",
         state.best_epoch,
         state.stopped.as_deref().unwrap_or("all epochs done")
     )?;
@@ -522,6 +561,10 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let b = read_bucc(ctx)?;
     bucc(ctx, &b, &enc, &inputs, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
+    if inputs.kind == "pieces" {
+        let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
+        super::neural::pieces_bow_bar(ctx, &b, &data, &mut md)?;
+    }
     super::neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)
 }

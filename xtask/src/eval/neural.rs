@@ -82,6 +82,21 @@ pub(super) fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, Stri
     Ok((de, en, format!("{n_gettext} gettext + {n_wmt} WMT pairs")))
 }
 
+/// The training pairs (de source, en target) a `BITEXT_EVAL_*_DATA` knob names: `all`
+/// (gettext + WMT) or `wmt` (the WMT sample alone), with a description.
+pub(super) fn training_pairs(ctx: &Ctx, data: &str) -> Result<(Vec<String>, Vec<String>, String)> {
+    match data {
+        "all" => training_text(ctx),
+        "wmt" => {
+            let (en, de) =
+                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
+            let what = format!("{} WMT pairs", de.len());
+            Ok((de, en, what))
+        }
+        other => anyhow::bail!("training data {other:?}: expected all or wmt"),
+    }
+}
+
 /// A probability threshold as text; near 1 (where a confident classifier's thresholds sit) as
 /// `1 − ε`, so that close thresholds stay apart.
 pub(super) fn rho(t: f64) -> String {
@@ -119,16 +134,7 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
     let start = md.len();
     let _ = std::fs::remove_dir_all(&dir);
     let data: String = env("BITEXT_EVAL_NEURAL_DATA", "all".to_string());
-    let (de, en, what) = match data.as_str() {
-        "all" => training_text(ctx)?,
-        "wmt" => {
-            let (en, de) =
-                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
-            let what = format!("{} WMT pairs", de.len());
-            (de, en, what)
-        }
-        other => anyhow::bail!("BITEXT_EVAL_NEURAL_DATA={other}: expected all or wmt"),
-    };
+    let (de, en, what) = training_pairs(ctx, &data)?;
     let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
     let pick = |v: &[String], idx: &[usize]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
     let (tde, ten, vde, ven) = (
@@ -621,7 +627,7 @@ pub(super) fn margin_mining(
     const K: usize = 4;
     writeln!(
         md,
-        "The encoder's vectors (the classifier's [forward; backward] states) mined as \
+        "The encoder's sentence vectors mined as \
          embeddings: exact kNN both ways, k = {K}, best F1 over each strategy's scored pairs \
          (the threshold is tuned on this set, as above):\n"
     )?;
@@ -663,19 +669,9 @@ pub(super) fn margin_mining(
 /// over the same vectors and pieces (`bucc_bow`'s encoder), with IDF over the evaluated
 /// sentences themselves (as the `bucc_bow` section) and over the training sentences (the
 /// weights a network with a bag of words starts from), mined and recovered like the model.
-fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, md: &mut String) -> Result<()> {
+pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String) -> Result<()> {
     use bitext::similarity::MarginFunction;
-    let (tde, ten) = match env("BITEXT_EVAL_NEURAL_DATA", "all".to_string()).as_str() {
-        "wmt" => {
-            let (en, de) =
-                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
-            (de, en)
-        }
-        _ => {
-            let (de, en, _) = training_text(ctx)?;
-            (de, en)
-        }
-    };
+    let (tde, ten, _) = training_pairs(ctx, data)?;
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     writeln!(
         md,
@@ -747,7 +743,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     tatoeba(ctx, &enc, &mut md)?;
     recovery(ctx, &enc, &mut md)?;
     if env("BITEXT_EVAL_NEURAL_INIT", "words".to_string()) == "pieces" {
-        pieces_bow_bar(ctx, &b, &mut md)?;
+        let data: String = env("BITEXT_EVAL_NEURAL_DATA", "all".to_string());
+        pieces_bow_bar(ctx, &b, &data, &mut md)?;
     }
     neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)

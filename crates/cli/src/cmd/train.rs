@@ -186,6 +186,7 @@ pub(crate) struct SiameseArgs {
     pooling: String,
     /// Add the IDF-weighted bag of the sentence's input embeddings to its vector (vectors of
     /// the embedding size; the untrained network is the bag of words over its own vectors).
+    /// Turns the dropout on the input embeddings off, which would blur the bag.
     #[arg(long)]
     bag: bool,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
@@ -407,6 +408,9 @@ mod training {
         let mut network = SiameseConfig::preset(&a.preset, 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
+        if a.bag {
+            network.dropout_input = 0.0;
+        }
         network.pooling = if a.pooling == "max" {
             Pooling::Max
         } else {

@@ -64,6 +64,51 @@ pub struct AutoencoderConfig {
     /// bilingual embeddings); default: trained.
     #[serde(default)]
     pub frozen_embeddings: bool,
+    /// Add each encoder's bag of its input vectors to its sentence vector, as the siamese
+    /// network's [`SiameseConfig::bag`](crate::siamese::SiameseConfig::bag):
+    /// `s0 = bag(x) + P·max(h)`, IDF-weighted over the training text and `P` starting at
+    /// zero, so that training starts from the bag of words. Not in the paper; `s0` is still
+    /// the decoder's initial state, so this needs `emb_dim = 2·hidden`. Default: off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bag: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// An auxiliary loss on the translation examples (not in Kim et al.): the in-batch
+/// translation ranking of the siamese network's
+/// [`Objective::Ranking`](crate::siamese::Objective::Ranking) between the input encoder's
+/// vectors and the decoded language's encoder's vectors of the same pairs, added with
+/// `weight` to the decoding loss. Nothing else in Kim's objective asks a sentence's vector to
+/// be nearer its translation's than other sentences'.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankingTerm {
+    /// Weight of the ranking loss beside the mean decoding loss per token.
+    pub weight: f64,
+    /// Inverse temperature of the softmax.
+    pub scale: f64,
+    /// Subtracted from the cosine of each parallel pair.
+    pub margin: f64,
+}
+
+impl RankingTerm {
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        if !(ok(self.weight) && ok(self.margin) && self.scale.is_finite() && self.scale > 0.0) {
+            return Err(Error::Config(format!(
+                "autoencoder ranking term needs a finite weight and margin ≥ 0 and a positive \
+                 finite scale, got {self:?}"
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl AutoencoderConfig {
@@ -82,6 +127,7 @@ impl AutoencoderConfig {
             softmax: Softmax::Sampled { candidates: 4096 },
             dropout: 0.0,
             frozen_embeddings: false,
+            bag: false,
         }
     }
 
@@ -160,6 +206,13 @@ impl AutoencoderConfig {
                 self.dropout
             )));
         }
+        if self.bag && self.emb_dim != 2 * self.hidden {
+            return Err(Error::Config(format!(
+                "an autoencoder with a bag of words needs emb_dim = 2·hidden (the bag and the \
+                 decoder state are the sentence vector), got {} and 2·{}",
+                self.emb_dim, self.hidden
+            )));
+        }
         Ok(())
     }
 }
@@ -173,6 +226,9 @@ pub struct AutoencoderTrainConfig {
     pub batching: Bucketing,
     /// Optimiser, schedule, clipping, epochs, seed.
     pub train: TrainConfig,
+    /// An auxiliary ranking loss (not in the paper; default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<RankingTerm>,
 }
 
 impl AutoencoderTrainConfig {
@@ -200,6 +256,7 @@ impl AutoencoderTrainConfig {
                 max_tokens: 60 * 2 * 62,
             },
             train,
+            ranking: None,
         }
     }
 
@@ -209,6 +266,9 @@ impl AutoencoderTrainConfig {
     /// [`Error::Config`] naming the bad value.
     pub fn check(&self) -> Result<()> {
         self.batching.check()?;
+        if let Some(r) = &self.ranking {
+            r.check()?;
+        }
         self.train.check()
     }
 }
@@ -243,5 +303,32 @@ mod tests {
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<AutoencoderConfig>(&j).unwrap(), p);
         AutoencoderTrainConfig::paper(1).check().unwrap();
+        let bag = AutoencoderConfig { bag: true, ..p };
+        bag.check().unwrap();
+        let j = serde_json::to_string(&bag).unwrap();
+        assert_eq!(serde_json::from_str::<AutoencoderConfig>(&j).unwrap(), bag);
+        assert!(
+            AutoencoderConfig {
+                bag: true,
+                hidden: 128,
+                ..p
+            }
+            .check()
+            .is_err()
+        );
+        assert!(!serde_json::to_string(&p).unwrap().contains("bag"));
+        let mut t = AutoencoderTrainConfig::paper(1);
+        t.ranking = Some(RankingTerm {
+            weight: 1.0,
+            scale: 20.0,
+            margin: 0.2,
+        });
+        t.check().unwrap();
+        t.ranking = Some(RankingTerm {
+            weight: -1.0,
+            scale: 20.0,
+            margin: 0.2,
+        });
+        assert!(t.check().is_err());
     }
 }

@@ -26,7 +26,7 @@ mod softmax;
 mod text;
 mod train;
 
-pub use config::{AutoencoderConfig, AutoencoderTrainConfig, Softmax};
+pub use config::{AutoencoderConfig, AutoencoderTrainConfig, RankingTerm, Softmax};
 pub use model::{Autoencoder, AutoencoderLoss};
 pub use softmax::candidates;
 pub use text::{

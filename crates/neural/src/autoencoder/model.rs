@@ -9,10 +9,10 @@ use burn::tensor::{Device, Tensor, TensorData};
 use crate::autoencoder::softmax::candidates;
 use crate::autoencoder::{AutoencoderConfig, Softmax};
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, encoder_stage};
+use crate::encoding::{check_ids, encoder_stage, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
-use crate::layers::{Dense, Embedding, EmbeddingGrad, dropout};
+use crate::layers::{Bag, Dense, Embedding, EmbeddingGrad, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn, InputGrads, RnnLayer};
 use crate::train::{Deferred, TrainLoss};
 
@@ -34,6 +34,10 @@ pub struct Autoencoder {
     pub decoder: RnnLayer,
     /// The output layer `[2·hidden, decoded_vocab + 1]`; the last class ends a sentence.
     pub output: Dense,
+    /// The source encoder's bag of words (see [`AutoencoderConfig::bag`]).
+    pub src_bag: Option<Bag>,
+    /// The target encoder's bag of words.
+    pub tgt_bag: Option<Bag>,
     src_vocab: usize,
     tgt_vocab: usize,
     decode_target: bool,
@@ -104,7 +108,10 @@ impl Autoencoder {
         let dec_embedding = Embedding::new(v + 1, e, &mut rng, device);
         let decoder = RnnLayer::new(config.cell, e, 2 * h, &mut rng, device);
         let output = Dense::new(2 * h, v + 1, &mut rng, device);
+        let bag = |rows: usize| config.bag.then(|| Bag::new(rows, 2 * h, e, device));
         Ok(Self {
+            src_bag: bag(config.src_vocab),
+            tgt_bag: bag(config.tgt_vocab),
             src_embedding,
             tgt_embedding,
             src_encoder,
@@ -142,6 +149,25 @@ impl Autoencoder {
         Ok(self)
     }
 
+    /// The same network with the bag-of-words weights of the source and target tables'
+    /// rows replaced (see [`AutoencoderConfig::bag`]).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the network has no bag of words, or for weights of another
+    /// length or with a negative or non-finite value.
+    pub fn with_bag_weights(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
+        match (&mut self.src_bag, &mut self.tgt_bag) {
+            (Some(a), Some(b)) => {
+                a.set_weights(src)?;
+                b.set_weights(tgt)?;
+                Ok(self)
+            }
+            _ => Err(Error::Config(
+                "bag-of-words weights for an autoencoder without a bag of words".into(),
+            )),
+        }
+    }
+
     /// Sentence vector size (`2 × hidden`).
     #[must_use]
     pub fn dim(&self) -> usize {
@@ -167,10 +193,18 @@ impl Autoencoder {
         }
     }
 
-    fn parts(&self, side: Side) -> (&Embedding, &BiRnn) {
+    fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>) {
         match side {
-            Side::Source => (&self.src_embedding, &self.src_encoder),
-            Side::Target => (&self.tgt_embedding, &self.tgt_encoder),
+            Side::Source => (
+                &self.src_embedding,
+                &self.src_encoder,
+                self.src_bag.as_ref(),
+            ),
+            Side::Target => (
+                &self.tgt_embedding,
+                &self.tgt_encoder,
+                self.tgt_bag.as_ref(),
+            ),
         }
     }
 
@@ -201,15 +235,16 @@ impl Autoencoder {
         host: Option<&mut HostBiRnn>,
     ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn) = self.parts(side);
+        let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
         let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), true)) {
             Some(out) => out,
-            None => rnn.forward(x, batch.batch_sizes(), true),
+            None => rnn.forward(x.clone(), batch.batch_sizes(), true),
         };
         let device = out.last.device();
-        Ok(out.max_pool().select(0, int1(batch.position(), &device)))
+        let (v, _) = with_bag(bag, out.max_pool(), x, &batch, None, self.frozen_embeddings);
+        Ok(v.select(0, int1(batch.position(), &device)))
     }
 
     /// Training encoder pass: vectors in input order and the deferred stage of the embedding
@@ -221,13 +256,21 @@ impl Autoencoder {
         rng: Option<&mut Rng>,
     ) -> Result<(Tensor<2>, Deferred)> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn) = self.parts(side);
+        let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
-        let (out, ig) = rnn.forward_deferred(x, batch.batch_sizes(), true);
+        let (out, ig) = rnn.forward_deferred(x.clone(), batch.batch_sizes(), true);
         let device = out.last.device();
-        let v = out.max_pool().select(0, int1(batch.position(), &device));
-        Ok((v, self.stage(ig, eg)))
+        let (v, stage) = with_bag(
+            bag,
+            out.max_pool(),
+            x,
+            &batch,
+            Some((ig, eg)),
+            self.frozen_embeddings,
+        );
+        let stage = stage.ok_or_else(|| Error::Input("no deferred encoder stage".into()))?;
+        Ok((v.select(0, int1(batch.position(), &device)), stage))
     }
 
     fn stage(&self, ig: InputGrads, eg: EmbeddingGrad) -> Deferred {
@@ -391,6 +434,54 @@ impl Autoencoder {
             autoencoding,
             translation_tokens: tr_tokens,
             autoencoding_tokens: ae_tokens,
+        })
+    }
+
+    /// The auxiliary ranking loss ([`RankingTerm`](crate::autoencoder::RankingTerm)) of
+    /// translation pairs: `inputs` through the input language's encoder, `outputs` through
+    /// the decoded language's, the in-batch ranking of the two (pairs whose input or output
+    /// sentence repeats are not each other's negatives). Gradients deferred on an autodiff
+    /// device.
+    ///
+    /// # Errors
+    /// As [`Self::loss`].
+    pub fn ranking_loss(
+        &self,
+        inputs: &[&[u32]],
+        outputs: &[&[u32]],
+        scale: f64,
+        margin: f64,
+        mut rng: Option<&mut Rng>,
+    ) -> Result<TrainLoss> {
+        if inputs.len() != outputs.len() || inputs.is_empty() {
+            return Err(Error::Input(format!(
+                "{} translation inputs and {} outputs for the ranking loss",
+                inputs.len(),
+                outputs.len()
+            )));
+        }
+        let decoded = self.decoded();
+        let other = match decoded {
+            Side::Source => Side::Target,
+            Side::Target => Side::Source,
+        };
+        let (a, b, stages) = if self.output.weight.device().is_autodiff() {
+            let (a, sa) = self.encode_train(inputs, other, rng.as_deref_mut())?;
+            let (b, sb) = self.encode_train(outputs, decoded, rng)?;
+            (a, b, vec![sa, sb])
+        } else {
+            (
+                self.encode(inputs, other)?,
+                self.encode(outputs, decoded)?,
+                Vec::new(),
+            )
+        };
+        let same =
+            |i: usize, j: usize| i != j && (inputs[i] == inputs[j] || outputs[i] == outputs[j]);
+        let (value, _) = in_batch_ranking(a, b, scale, margin, same);
+        Ok(TrainLoss {
+            value,
+            deferred: stages,
         })
     }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
-use crate::encoding::encode_in_batches;
+use crate::encoding::{bag_weights, encode_in_batches};
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
@@ -323,17 +323,14 @@ pub fn train_autoencoder(
         max_len: job.max_len,
     };
     let seed = job.train.train.seed;
-    let task = AutoencoderTask::new(network, train, mono, valid, job.train.batching)?;
-    let desc = description.clone();
-    let mut task = task.with_description(Box::new(move |dir: &Path| {
-        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
-    }));
     let device = job.train.train.backend.autodiff_device()?;
     let mut model = Autoencoder::new(&network, seed, &device)?;
     let mut init = None;
+    let mut known = None;
     if let (Some(vectors), false) = (&job.init, resuming) {
         let mut rng = Rng::seed(seed).fork(0xe3b);
-        let [(src, rs), (tgt, rt)] = vectors.side_tables(&codec, network.emb_dim, &mut rng)?;
+        let [(src, ks, rs), (tgt, kt, rt)] =
+            vectors.side_tables_filled(&codec, network.emb_dim, &mut rng)?;
         let decoded = match network.decoded {
             Side::Source => src.clone(),
             Side::Target => tgt.clone(),
@@ -341,7 +338,25 @@ pub fn train_autoencoder(
         let dec = with_extra_rows(decoded, network.emb_dim, 1, &mut rng);
         model = model.with_embedding_tables(src, tgt, dec)?;
         init = Some([rs, rt]);
+        known = Some((ks, kt));
     }
+    if network.bag && !resuming {
+        // IDF of each side's rows over that side's training sentences.
+        let (ks, kt) = match &known {
+            Some((a, b)) => (Some(&a[..]), Some(&b[..])),
+            None => (None, None),
+        };
+        model = model.with_bag_weights(
+            bag_weights(network.src_vocab, &[&train.src], ks),
+            bag_weights(network.tgt_vocab, &[&train.tgt], kt),
+        )?;
+    }
+    let task = AutoencoderTask::new(network, train, mono, valid, job.train.batching)?
+        .with_ranking(job.train.ranking);
+    let desc = description.clone();
+    let mut task = task.with_description(Box::new(move |dir: &Path| {
+        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
+    }));
     let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
     Ok(AutoencoderTrained {
         fitted,

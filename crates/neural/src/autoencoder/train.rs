@@ -9,7 +9,7 @@ use std::path::Path;
 use bitext_core::Rng;
 use bitext_encode::Side;
 
-use crate::autoencoder::{Autoencoder, AutoencoderConfig};
+use crate::autoencoder::{Autoencoder, AutoencoderConfig, RankingTerm};
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
@@ -41,6 +41,7 @@ pub struct AutoencoderTask {
     mono: Vec<Vec<u32>>,
     valid: Option<(ParallelIds, Vec<AutoencoderBatch>)>,
     batching: Bucketing,
+    ranking: Option<RankingTerm>,
     describe: Option<Describe>,
 }
 
@@ -96,8 +97,18 @@ impl AutoencoderTask {
             mono,
             valid,
             batching,
+            ranking: None,
             describe: None,
         })
+    }
+
+    /// Add the auxiliary ranking loss `ranking` (see [`RankingTerm`]) to every batch's loss,
+    /// and to the validation loss (then also reported as `ranking_loss`, the mean over the
+    /// validation batches).
+    #[must_use]
+    pub fn with_ranking(mut self, ranking: Option<RankingTerm>) -> Self {
+        self.ranking = ranking;
+        self
     }
 
     /// Use `describe` to write the model description (default: `model.json` with the network
@@ -121,6 +132,20 @@ impl AutoencoderTask {
         }
     }
 
+    /// The translation examples of `batch`: inputs and outputs.
+    fn translations<'a>(
+        &self,
+        data: &'a ParallelIds,
+        batch: &AutoencoderBatch,
+    ) -> (Vec<&'a [u32]>, Vec<&'a [u32]>) {
+        let (input, decoded) = self.sides();
+        let (ins, outs) = (side_of(data, input), side_of(data, decoded));
+        (
+            batch.pairs.iter().map(|&k| &ins[k as usize][..]).collect(),
+            batch.pairs.iter().map(|&k| &outs[k as usize][..]).collect(),
+        )
+    }
+
     fn batch_loss(
         &self,
         model: &Autoencoder,
@@ -128,10 +153,9 @@ impl AutoencoderTask {
         batch: &AutoencoderBatch,
         rng: Option<&mut Rng>,
     ) -> Result<crate::autoencoder::AutoencoderLoss> {
-        let (input, decoded) = self.sides();
-        let (ins, outs) = (side_of(data, input), side_of(data, decoded));
-        let inputs: Vec<&[u32]> = batch.pairs.iter().map(|&k| &ins[k as usize][..]).collect();
-        let outputs: Vec<&[u32]> = batch.pairs.iter().map(|&k| &outs[k as usize][..]).collect();
+        let (_, decoded) = self.sides();
+        let outs = side_of(data, decoded);
+        let (inputs, outputs) = self.translations(data, batch);
         let auto: Vec<&[u32]> = batch
             .auto
             .iter()
@@ -214,7 +238,14 @@ impl Task for AutoencoderTask {
     }
 
     fn loss(&self, model: &Autoencoder, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
-        Ok(self.batch_loss(model, &self.train, batch, Some(rng))?.loss)
+        let mut loss = self.batch_loss(model, &self.train, batch, Some(rng))?.loss;
+        if let Some(r) = self.ranking {
+            let (inputs, outputs) = self.translations(&self.train, batch);
+            let extra = model.ranking_loss(&inputs, &outputs, r.scale, r.margin, Some(rng))?;
+            loss.value = loss.value + extra.value.mul_scalar(r.weight);
+            loss.deferred.extend(extra.deferred);
+        }
+        Ok(loss)
     }
 
     fn validate(&self, model: &Autoencoder) -> Result<Option<Validation>> {
@@ -222,7 +253,13 @@ impl Task for AutoencoderTask {
             return Ok(None);
         };
         let (mut tr, mut ae, mut ntr, mut nae) = (0f64, 0f64, 0usize, 0usize);
+        let mut ranking = 0f64;
         for batch in batches {
+            if let Some(r) = self.ranking {
+                let (inputs, outputs) = self.translations(data, batch);
+                let l = model.ranking_loss(&inputs, &outputs, r.scale, r.margin, None)?;
+                ranking += f64::from(to_host1(l.value)?[0]) / batches.len() as f64;
+            }
             let l = self.batch_loss(model, data, batch, None)?;
             tr += f64::from(to_host1(l.translation)?[0]) * l.translation_tokens as f64;
             ae += f64::from(to_host1(l.autoencoding)?[0]) * l.autoencoding_tokens as f64;
@@ -232,10 +269,12 @@ impl Task for AutoencoderTask {
         let mut metrics = BTreeMap::new();
         metrics.insert("translation_nll".into(), tr / ntr.max(1) as f64);
         metrics.insert("autoencoding_nll".into(), ae / nae.max(1) as f64);
-        Ok(Some(Validation {
-            loss: (tr + ae) / (ntr + nae).max(1) as f64,
-            metrics,
-        }))
+        let mut loss = (tr + ae) / (ntr + nae).max(1) as f64;
+        if let Some(r) = self.ranking {
+            metrics.insert("ranking_loss".into(), ranking);
+            loss += r.weight * ranking;
+        }
+        Ok(Some(Validation { loss, metrics }))
     }
 
     fn save_description(&self, _model: &Autoencoder, dir: &Path) -> Result<()> {

@@ -4,13 +4,13 @@
 use bitext_core::Rng;
 use bitext_encode::Side;
 use burn::module::Module;
-use burn::tensor::activation::{log_softmax, sigmoid};
+use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor};
 
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, encoder_stage};
+use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
-use crate::init::{float2, int1, to_host2};
+use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
 use crate::siamese::{Pooling, SiameseConfig};
@@ -174,35 +174,24 @@ impl Siamese {
         let pooled = if keep { out.max_pool() } else { out.last };
         let device = pooled.device();
         let position = int1(batch.position(), &device);
-        let frozen = self.frozen_embeddings;
-        let Some(bag) = &self.bag else {
-            let v = pooled.select(0, position);
-            let stage = stage.map(|(ig, eg)| encoder_stage(ig, eg, frozen));
-            return Ok((dropout(v, self.dropout_output, rng), stage));
-        };
+        if self.bag.is_none() {
+            // The paper's network: dropout on the sentence vector itself.
+            let (v, stage) = with_bag(None, pooled, x, batch, stage, self.frozen_embeddings);
+            return Ok((
+                dropout(v.select(0, position), self.dropout_output, rng),
+                stage,
+            ));
+        }
         let pooled = dropout(pooled, self.dropout_output, rng);
-        let (bag_x, coef) = bag.pool(x, batch);
-        let Some((ig, eg)) = stage else {
-            let v = bag_x + pooled.matmul(bag.proj.val());
-            return Ok((v.select(0, position), None));
-        };
-        // Deferred: `x` (and so the bag) has no autodiff; the bag enters as a leaf whose
-        // gradient joins that of `x` before the table's.
-        let leaf = Tensor::from_inner(bag_x);
-        let leaf = if frozen { leaf } else { leaf.require_grad() };
-        let v = leaf.clone() + pooled.matmul(bag.proj.val());
-        let stage: Deferred = Box::new(move |grads| {
-            let (mut pg, gx) = ig.finish(grads);
-            if !frozen {
-                let gx = match leaf.grad_remove(grads) {
-                    Some(g) => gx + coef.input_grad(g),
-                    None => gx,
-                };
-                pg.push(eg.finish(gx));
-            }
-            Ok(pg)
-        });
-        Ok((v.select(0, position), Some(stage)))
+        let (v, stage) = with_bag(
+            self.bag.as_ref(),
+            pooled,
+            x,
+            batch,
+            stage,
+            self.frozen_embeddings,
+        );
+        Ok((v.select(0, position), stage))
     }
 
     /// Sentence vectors `[n, dim]` of token-id sequences of one language: the forward state
@@ -359,30 +348,7 @@ impl Siamese {
         let n = src.len();
         let device = a.device();
         let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
-        let mut offset = vec![0f32; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                offset[i * n + j] = if i == j {
-                    -(scale * margin) as f32
-                } else if same(i, j) {
-                    -1e4
-                } else {
-                    0.0
-                };
-            }
-        }
-        let cos = unit_rows(a.clone()).matmul(unit_rows(b.clone()).transpose());
-        let logits = cos.clone().mul_scalar(scale) + float2(offset, [n, n], &device);
-        let eye = float2(
-            (0..n * n)
-                .map(|k| if k / n == k % n { 1.0 } else { 0.0 })
-                .collect(),
-            [n, n],
-            &device,
-        );
-        let rows = log_softmax(logits.clone(), 1);
-        let cols = log_softmax(logits.transpose(), 1);
-        let ranking = ((rows + cols) * eye).sum().div_scalar(-2.0 * n as f64);
+        let (ranking, cos) = in_batch_ranking(a.clone(), b.clone(), scale, margin, &same);
         // The head: each pair, and its most similar in-batch negatives.
         let (c, _) = to_host2(cos.detach())?;
         let (mut ia, mut ib, mut labels) = (Vec::new(), Vec::new(), Vec::new());
@@ -407,10 +373,4 @@ impl Siamese {
             deferred: stage.into_iter().collect(),
         })
     }
-}
-
-/// Rows scaled to unit length (rows of norm below 1e-6 are divided by 1e-6).
-fn unit_rows(x: Tensor<2>) -> Tensor<2> {
-    let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
-    x / norm
 }

@@ -1,6 +1,7 @@
 //! The siamese classifier on text: its model directory (`model.json` with the network and
 //! tokenizers, `weights.bpk`, vocabularies), training from parallel text, and the
-//! [`SiameseEncoder`], a `SentenceEncoder` whose vectors are the encoder's `[h→; h←]`.
+//! [`SiameseEncoder`], a `SentenceEncoder` whose vectors are the encoder's (`[h→; h←]` in the
+//! paper's network; see [`SiameseConfig`] for max pooling and the bag of words).
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::encoding::bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::{
@@ -266,7 +268,37 @@ pub fn train_siamese(
         text: text.clone(),
     };
     let seed = job.train.train.seed;
-    let weights = network.bag.then(|| bag_weights(&network, &train));
+    let device = job.train.train.backend.autodiff_device()?;
+    let mut model = Siamese::new(&network, seed, &device)?;
+    let mut init = None;
+    let mut known = None;
+    if let (Some(vectors), false) = (&job.init, resuming) {
+        let mut rng = Rng::seed(seed).fork(0xe3b);
+        let (table, filled, report) =
+            vectors.stacked_table_filled(&codec, network.emb_dim, &mut rng)?;
+        model = model.with_embedding_table(table)?;
+        init = Some(report);
+        known = Some(filled);
+    }
+    if network.bag && !resuming {
+        // IDF over the training sentences: both sides' for a shared table, else each side's.
+        let known = known.as_deref();
+        let w = if network.shared_embeddings {
+            bag_weights(network.src_vocab, &[&train.src, &train.tgt], known)
+        } else {
+            let (ks, kt) = match known {
+                Some(k) => {
+                    let (a, b) = k.split_at(network.src_vocab);
+                    (Some(a), Some(b))
+                }
+                None => (None, None),
+            };
+            let mut w = bag_weights(network.src_vocab, &[&train.src], ks);
+            w.extend(bag_weights(network.tgt_vocab, &[&train.tgt], kt));
+            w
+        };
+        model = model.with_bag_weights(w)?;
+    }
     let task = SiameseTask::new(
         network,
         train,
@@ -280,28 +312,6 @@ pub fn train_siamese(
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
     }));
-    let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Siamese::new(&network, seed, &device)?;
-    let mut init = None;
-    let mut known = None;
-    if let (Some(vectors), false) = (&job.init, resuming) {
-        let mut rng = Rng::seed(seed).fork(0xe3b);
-        let (table, filled, report) =
-            vectors.stacked_table_filled(&codec, network.emb_dim, &mut rng)?;
-        model = model.with_embedding_table(table)?;
-        init = Some(report);
-        known = Some(filled);
-    }
-    if let (Some(mut w), false) = (weights, resuming) {
-        if let Some(known) = known {
-            for (w, k) in w.iter_mut().zip(known) {
-                if !k {
-                    *w = 0.0;
-                }
-            }
-        }
-        model = model.with_bag_weights(w)?;
-    }
     let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
     Ok(SiameseTrained {
         fitted,
@@ -309,47 +319,6 @@ pub fn train_siamese(
         vocab_sizes: (vs, vt),
         init,
     })
-}
-
-/// The bag-of-words weight of each embedding-table row: its smoothed IDF
-/// ([`bitext_encode::Idf::smoothed`]) over the training sentences that can contain it (both
-/// sides for a shared table, its own side otherwise), each sentence one document.
-fn bag_weights(network: &SiameseConfig, train: &ParallelIds) -> Vec<f32> {
-    let rows = network.table_rows();
-    let mut df = vec![0usize; rows];
-    let mut seen = vec![false; rows];
-    let tgt_offset = if network.shared_embeddings {
-        0
-    } else {
-        network.src_vocab
-    };
-    let mut count = |sentences: &[Vec<u32>], offset: usize| {
-        for s in sentences {
-            for &id in s {
-                let r = id as usize + offset;
-                if r < rows && !seen[r] {
-                    seen[r] = true;
-                    df[r] += 1;
-                }
-            }
-            for &id in s {
-                if let Some(f) = seen.get_mut(id as usize + offset) {
-                    *f = false;
-                }
-            }
-        }
-    };
-    count(&train.src, 0);
-    count(&train.tgt, tgt_offset);
-    // A shared table's rows can occur in the sentences of both sides.
-    let docs = if network.shared_embeddings {
-        2 * train.len()
-    } else {
-        train.len()
-    };
-    df.iter()
-        .map(|&d| bitext_encode::Idf::smoothed(docs, d) as f32)
-        .collect()
 }
 
 /// Split `n` items into a random validation part of `fraction` and the rest: `(train, valid)`

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+use bitext_core::Rng;
+use bitext_neural::siamese::ParallelIds;
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
@@ -71,4 +73,19 @@ pub fn max_diff(a: &[f32], b: &[f32]) -> f32 {
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f32::max)
+}
+
+/// Pairs whose target is the source (ids 1–11) through a fixed word mapping, reversed: a
+/// separable task for the siamese network (vocabularies of 12 and 14).
+pub fn toy_pairs(n: usize, seed: u64) -> ParallelIds {
+    let mut rng = Rng::seed(seed);
+    let (mut src, mut tgt) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let len = 2 + rng.below(4);
+        let s: Vec<u32> = (0..len).map(|_| 1 + rng.below(11) as u32).collect();
+        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
+        src.push(s);
+        tgt.push(t);
+    }
+    ParallelIds::new(src, tgt).unwrap()
 }

@@ -38,6 +38,21 @@ pub(crate) struct AutoencoderArgs {
     /// this many (default: the preset's); 0 = the full softmax.
     #[arg(long)]
     candidates: Option<usize>,
+    /// Add each encoder's IDF-weighted bag of its input vectors to its sentence vector
+    /// (training starts at the bag of words; not in the paper). Sets the embedding size to
+    /// twice the preset's hidden size, the width of the sentence vector and decoder state.
+    #[arg(long)]
+    bag: bool,
+    /// Weight of an auxiliary in-batch ranking loss between the two encoders' vectors of the
+    /// translation pairs (not in the paper; 0 = Kim et al.'s loss alone).
+    #[arg(long, default_value_t = 0.0, value_name = "WEIGHT")]
+    ranking: f64,
+    /// Inverse temperature of the ranking softmax.
+    #[arg(long, default_value_t = 20.0)]
+    scale: f64,
+    /// Margin subtracted from each parallel pair's cosine in the ranking loss.
+    #[arg(long, default_value_t = 0.2)]
+    margin: f64,
     /// Most pairs per batch (each adds a translation and an autoencoding example; the
     /// paper's 120 sentences are 60 pairs).
     #[arg(long, default_value_t = 60)]
@@ -70,7 +85,7 @@ mod training {
     use anyhow::Result;
     use bitext_encode::Side;
     use bitext_neural::autoencoder::{
-        AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax,
+        AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, RankingTerm, Softmax,
         train_autoencoder,
     };
     use bitext_neural::batch::Bucketing;
@@ -106,6 +121,10 @@ mod training {
         if a.reverse {
             network.decoded = Side::Source;
         }
+        if a.bag {
+            network.bag = true;
+            network.emb_dim = 2 * network.hidden;
+        }
         match a.candidates {
             Some(0) => network.softmax = Softmax::Full,
             Some(c) => network.softmax = Softmax::Sampled { candidates: c },
@@ -127,6 +146,13 @@ mod training {
         }
         config.check()?;
         train.train = config;
+        if a.ranking != 0.0 {
+            train.ranking = Some(RankingTerm {
+                weight: a.ranking,
+                scale: a.scale,
+                margin: a.margin,
+            });
+        }
         let vocab = a.text.vocab(SequenceConfig::default());
         let job = AutoencoderTextTraining {
             src: &ts,

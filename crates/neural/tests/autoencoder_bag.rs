@@ -1,0 +1,235 @@
+//! The autoencoder's bag of words (`AutoencoderConfig::bag`) and auxiliary ranking loss
+//! (`RankingTerm`): the untrained network's `s0` is the IDF-weighted bag of each encoder's own
+//! input vectors, gradients reach every trained parameter through both losses, the ranking
+//! loss equals its definition computed on the host, and the ranking term trains.
+
+mod common;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use bitext_neural::autoencoder::{
+    Autoencoder, AutoencoderConfig, AutoencoderTask, RankingTerm, Softmax,
+};
+use bitext_neural::batch::Bucketing;
+use bitext_neural::rnn::CellKind;
+use bitext_neural::siamese::ParallelIds;
+use bitext_neural::train::{TrainConfig, backward, fit};
+use burn::module::Param;
+use burn::tensor::{Device, Tensor, TensorData};
+use common::{cpu, grad_norms, host2, params};
+
+/// Embeddings 8 = 2 × 4 per direction, as a bag needs.
+fn tiny() -> AutoencoderConfig {
+    AutoencoderConfig {
+        emb_dim: 8,
+        hidden: 4,
+        cell: CellKind::Gru,
+        softmax: Softmax::Full,
+        bag: true,
+        ..AutoencoderConfig::paper(12, 14)
+    }
+}
+
+fn weights(rows: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Rng::seed(seed);
+    (0..rows)
+        .map(|r| {
+            if r % 4 == 0 {
+                0.0
+            } else {
+                rng.uniform(0.5, 3.0) as f32
+            }
+        })
+        .collect()
+}
+
+fn draw_projections(mut model: Autoencoder, device: &Device) -> Autoencoder {
+    let mut rng = Rng::seed(3);
+    for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        let [r, c] = bag.proj.dims();
+        let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
+        bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
+    }
+    model
+}
+
+/// Source ids 0–11 (vocabulary 12), target ids 1–13 (vocabulary 14).
+fn pairs(n: usize, seed: u64) -> ParallelIds {
+    let mut rng = Rng::seed(seed);
+    let (mut src, mut tgt) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let len = 2 + rng.below(4);
+        let s: Vec<u32> = (0..len).map(|_| rng.below(12) as u32).collect();
+        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
+        src.push(s);
+        tgt.push(t);
+    }
+    ParallelIds::new(src, tgt).unwrap()
+}
+
+fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
+    v.iter().map(Vec::as_slice).collect()
+}
+
+#[test]
+fn the_untrained_s0_is_each_encoders_weighted_bag() {
+    let config = tiny();
+    let (ws, wt) = (weights(12, 1), weights(14, 2));
+    let model = Autoencoder::new(&config, 5, &cpu())
+        .unwrap()
+        .with_bag_weights(ws.clone(), wt.clone())
+        .unwrap();
+    let p = params(&model);
+    let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[4, 8]];
+    for (side, table, w) in [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)] {
+        let got = host2(model.encode(&sents, side).unwrap());
+        for (i, s) in sents.iter().enumerate() {
+            let total: f64 = s.iter().map(|&id| f64::from(w[id as usize])).sum();
+            for k in 0..8 {
+                let sum: f64 = s
+                    .iter()
+                    .map(|&id| f64::from(w[id as usize]) * f64::from(table[id as usize * 8 + k]))
+                    .sum();
+                let want = if total > 0.0 { sum / total } else { 0.0 };
+                let g = f64::from(got[i * 8 + k]);
+                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
+            }
+        }
+    }
+    // Sentence 2 of the source side has only zero-weight rows (4 and 8).
+    let v = host2(model.encode(&[&[4, 8]], Side::Source).unwrap());
+    assert!(v.iter().all(|&x| x == 0.0), "{v:?}");
+    assert!(
+        Autoencoder::new(
+            &AutoencoderConfig {
+                bag: false,
+                ..tiny()
+            },
+            5,
+            &cpu()
+        )
+        .unwrap()
+        .with_bag_weights(ws, wt)
+        .is_err()
+    );
+}
+
+#[test]
+fn gradients_reach_every_trained_parameter_through_both_losses() {
+    let device = cpu().autodiff();
+    let model = Autoencoder::new(&tiny(), 7, &device)
+        .unwrap()
+        .with_bag_weights(weights(12, 1), weights(14, 2))
+        .unwrap();
+    let model = draw_projections(model, &device);
+    let data = pairs(6, 4);
+    let (src, tgt) = (refs(&data.src), refs(&data.tgt));
+    let mut rng = Rng::seed(9);
+    let mut loss = model.loss(&src, &tgt, &tgt, Some(&mut rng)).unwrap().loss;
+    let ranking = model
+        .ranking_loss(&src, &tgt, 10.0, 0.1, Some(&mut rng))
+        .unwrap();
+    loss.value = loss.value + ranking.value;
+    loss.deferred.extend(ranking.deferred);
+    let grads = backward(&model, loss).unwrap();
+    let bag_weights = [
+        model.src_bag.as_ref().unwrap().weight.id,
+        model.tgt_bag.as_ref().unwrap().weight.id,
+    ];
+    for (k, (n, (id, _))) in grad_norms(&model, &grads)
+        .iter()
+        .zip(params(&model))
+        .enumerate()
+    {
+        if bag_weights.contains(&id) {
+            assert!(n.is_none(), "bag weights {k} got a gradient");
+        } else {
+            assert!(
+                n.is_some_and(|n| n > 0.0 && n.is_finite()),
+                "parameter {k} got gradient {n:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_ranking_loss_is_its_definition() {
+    let model = draw_projections(
+        Autoencoder::new(&tiny(), 8, &cpu())
+            .unwrap()
+            .with_bag_weights(weights(12, 1), weights(14, 2))
+            .unwrap(),
+        &cpu(),
+    );
+    let data = pairs(7, 5);
+    let (src, mut tgt) = (refs(&data.src), refs(&data.tgt));
+    tgt[5] = tgt[1];
+    let (scale, margin) = (12.0, 0.25);
+    let got = model.ranking_loss(&src, &tgt, scale, margin, None).unwrap();
+    let got = f64::from(got.value.into_data().try_into_vec::<f32>().unwrap()[0]);
+    let a = host2(model.encode(&src, Side::Source).unwrap());
+    let b = host2(model.encode(&tgt, Side::Target).unwrap());
+    let n = src.len();
+    let unit = |v: &[f32]| {
+        let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        v.iter().map(|x| f64::from(*x) / norm).collect::<Vec<f64>>()
+    };
+    let (ua, ub): (Vec<Vec<f64>>, Vec<Vec<f64>>) = (
+        (0..n).map(|i| unit(&a[i * 8..(i + 1) * 8])).collect(),
+        (0..n).map(|i| unit(&b[i * 8..(i + 1) * 8])).collect(),
+    );
+    let logit = |i: usize, j: usize| {
+        let c: f64 = ua[i].iter().zip(&ub[j]).map(|(x, y)| x * y).sum();
+        scale * (c - if i == j { margin } else { 0.0 })
+    };
+    let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
+    let mut want = 0.0;
+    for i in 0..n {
+        let keep: Vec<usize> = (0..n).filter(|&j| !same(i, j)).collect();
+        let row: f64 = keep.iter().map(|&j| logit(i, j).exp()).sum::<f64>().ln();
+        let col: f64 = keep.iter().map(|&j| logit(j, i).exp()).sum::<f64>().ln();
+        want += row + col - 2.0 * logit(i, i);
+    }
+    want /= 2.0 * n as f64;
+    assert!((got - want).abs() < 1e-4 * want.max(1.0), "{got} vs {want}");
+}
+
+#[test]
+fn the_ranking_term_trains_and_is_reported() {
+    let config = tiny();
+    let batching = Bucketing {
+        max_items: 12,
+        max_tokens: 400,
+    };
+    let ranking = RankingTerm {
+        weight: 1.0,
+        scale: 10.0,
+        margin: 0.1,
+    };
+    let mut task = AutoencoderTask::new(
+        config,
+        pairs(24, 1),
+        Vec::new(),
+        Some(pairs(12, 2)),
+        batching,
+    )
+    .unwrap()
+    .with_ranking(Some(ranking));
+    let model = Autoencoder::new(&config, 42, &cpu().autodiff()).unwrap();
+    let mut train = TrainConfig::new(12, 0.02, 42);
+    train.clip_norm = Some(5.0);
+    let dir = tempfile::tempdir().unwrap();
+    let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+    let h = &fitted.state.history;
+    let r = |k: usize| h[k].valid.as_ref().unwrap().metrics["ranking_loss"];
+    let best = fitted.state.best_epoch - 1;
+    assert!(
+        r(best) < 0.8 * r(0),
+        "validation ranking loss {} → {}",
+        r(0),
+        r(best)
+    );
+}
