@@ -324,6 +324,59 @@ fn train_siamese_from_bilingual_vectors() {
     assert!(err.contains("from 4-d vectors"), "{err}");
 }
 
+/// `train autoencoder --bag --ranking`: each encoder's vector adds the bag of its input vectors
+/// (embeddings of twice the hidden size), the ranking term is trained beside Kim et al.'s loss,
+/// and the vectors embed.
+#[cfg(feature = "neural")]
+#[test]
+fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, _) = corpus(d.path(), 30);
+    let model = d.path().join("ae");
+    let (ok, err) = run(bitext()
+        .args(["train", "autoencoder", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .arg("-o")
+        .arg(&model)
+        .args(["--preset", "small", "--epochs", "1", "--candidates", "8"])
+        .args([
+            "--bag",
+            "--ranking",
+            "0.5",
+            "--scale",
+            "10",
+            "--margin",
+            "0.1",
+        ])
+        .args(["--min-count", "1", "--valid-fraction", "0.2", "-q"]));
+    assert!(ok, "{err}");
+    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    assert!(desc.contains("\"bag\": true"), "{desc}");
+    let emb = d.path().join("e.npy");
+    let (ok, err) = run(bitext()
+        .args(["embed", "--model"])
+        .arg(&model)
+        .arg("--input")
+        .arg(&tgt)
+        .args(["--side", "target", "-q", "-o"])
+        .arg(&emb));
+    assert!(ok, "{err}");
+    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    assert_eq!((e.len(), e.dim()), (30, 256));
+    let (ok, err) = run(bitext()
+        .args(["train", "autoencoder", "--src"])
+        .arg(&src)
+        .arg("--tgt")
+        .arg(&tgt)
+        .arg("-o")
+        .arg(d.path().join("bad"))
+        .args(["--ranking", "-1", "--min-count", "1", "-q"]));
+    assert!(!ok);
+    assert!(err.contains("ranking term"), "{err}");
+}
+
 /// `--objective ranking --bag --pooling max --emb-dim`: the ranking-trained network with a bag
 /// of its (unprojected) input vectors, whose vectors have the embedding size.
 #[cfg(feature = "neural")]

@@ -199,7 +199,7 @@ impl Bag {
     /// The bag of each sentence of a packed batch, in packed row order: `Σ_t w(id_t)·x_t /
     /// Σ_t w(id_t)` over its tokens (zero when all its weights are zero), from the looked-up
     /// rows `x` `[tokens, emb_dim]` (on `x`'s device, the weights detached). Also returns what
-    /// [`Bag::input_grad`] needs to turn the bag's gradient into the gradient of `x`.
+    /// [`BagCoefficients::input_grad`] needs to turn the bag's gradient into the gradient of `x`.
     #[must_use]
     pub fn pool(&self, x: Tensor<2>, batch: &PackedBatch) -> (Tensor<2>, BagCoefficients) {
         let device = x.device();

@@ -26,6 +26,10 @@ use bitext_tokenize::Tokenizer;
 use crate::error::{Error, Result};
 use crate::text::TextCodec;
 
+/// An embedding table (`[rows, dim]` row-major), which of its rows came from the vector files
+/// (`true`) rather than from the random draw, and the report.
+pub type FilledTable = (Vec<f32>, Vec<bool>, InitReport);
+
 /// Which `.vec` files initialise a model's embedding tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VectorsInit {
@@ -66,7 +70,7 @@ impl VectorsInit {
         codec: &TextCodec,
         dim: usize,
         rng: &mut Rng,
-    ) -> Result<(Vec<f32>, Vec<bool>, InitReport)> {
+    ) -> Result<FilledTable> {
         let src = read_vec(&self.source, self.max_words)?;
         let tgt = self
             .target
@@ -133,7 +137,7 @@ impl VectorsInit {
         codec: &TextCodec,
         dim: usize,
         rng: &mut Rng,
-    ) -> Result<[(Vec<f32>, Vec<bool>, InitReport); 2]> {
+    ) -> Result<[FilledTable; 2]> {
         let src = read_vec(&self.source, self.max_words)?;
         let tgt = self
             .target
@@ -141,7 +145,7 @@ impl VectorsInit {
             .map(|t| read_vec(t, self.max_words))
             .transpose()?;
         let tgt = tgt.as_ref();
-        let table = |side: Side, rng: &mut Rng| -> Result<(Vec<f32>, Vec<bool>, InitReport)> {
+        let table = |side: Side, rng: &mut Rng| -> Result<FilledTable> {
             let tok = codec.tokenizer(side);
             let (own, other) = match (side, tgt) {
                 (_, None) => (&src, None),

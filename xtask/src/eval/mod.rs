@@ -11,6 +11,7 @@ mod data;
 mod filter;
 mod lexical;
 mod neural;
+mod neural_mining;
 mod neural_mlp;
 mod tokenize;
 mod word;

@@ -25,14 +25,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::{Embeddings, Rng};
-use bitext::eval::bucc::GoldSet;
 use bitext::eval::noisy::NoisyParallel;
 use bitext::knn::{ExactIndex, KnnIndex, Metric};
-use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
@@ -44,6 +41,9 @@ use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, TrainConfig, TrainerState};
 
 use super::Ctx;
+pub(super) use super::neural_mining::{
+    Bucc, greedy_all_pairs, greedy_best, margin_mining, pieces_bow_bar, read_bucc,
+};
 use super::neural_mlp;
 
 pub(super) fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -528,54 +528,6 @@ fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// BUCC-style newsdev: sentence vectors of both sides and the gold pairs as indices.
-pub(super) struct Bucc {
-    pub(super) de: Vec<String>,
-    pub(super) en: Vec<String>,
-    pub(super) gold: Vec<(usize, usize)>,
-}
-
-pub(super) fn read_bucc(ctx: &Ctx) -> Result<Bucc> {
-    let base = "dev/bucc-style/de-en.newsdev";
-    let de = read_bucc_sentences(ctx.path(&format!("{base}.de")))?;
-    let en = read_bucc_sentences(ctx.path(&format!("{base}.en")))?;
-    let gold = read_bucc_gold(ctx.path(&format!("{base}.gold")))?;
-    let gold = gold.to_indices(&de, &en)?;
-    Ok(Bucc {
-        de: de.sentences().to_vec(),
-        en: en.sentences().to_vec(),
-        gold,
-    })
-}
-
-/// Greedy one-to-one over scored candidate pairs, best score first (Grégoire & Langlais
-/// §5.2, `bitext_mine::greedy_one_to_one`), then P/R/F1 against `gold` at the best threshold:
-/// with a threshold the greedy pass keeps a prefix of what it keeps without one, so one pass
-/// serves every threshold.
-pub(super) fn greedy_best(
-    cands: &[(usize, usize)],
-    scores: &[f64],
-    gold: &[(usize, usize)],
-) -> Result<bitext::eval::Threshold> {
-    let pairs = cands
-        .iter()
-        .zip(scores)
-        .map(|(&(i, j), &s)| ScoredPair::new(s, i, j))
-        .collect();
-    best_f1(&greedy_one_to_one(pairs)?, gold)?.context("no gold pair was extracted")
-}
-
-/// P/R/F1 of `pairs` against `gold` at the F1-optimal threshold (`None` when no gold pair
-/// is among them): the eval crate's [`GoldSet::best_threshold`].
-fn best_f1(
-    pairs: &[ScoredPair],
-    gold: &[(usize, usize)],
-) -> Result<Option<bitext::eval::Threshold>> {
-    let gold = GoldSet::new(gold.iter().copied())?;
-    let scored: Vec<(f64, usize, usize)> = pairs.iter().map(|p| (p.score, p.src, p.tgt)).collect();
-    Ok(gold.best_threshold(&scored)?)
-}
-
 /// (b) BUCC-style extraction on newsdev with the classifier: all pairs, greedy one-to-one,
 /// best threshold.
 fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
@@ -602,136 +554,6 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         t0.elapsed().as_secs_f64()
     )?;
     margin_mining(bucc, scorer.src_vectors(), scorer.tgt_vectors(), md)
-}
-
-/// Every `de × en` pair of `bucc` scored by `scorer`, greedy one-to-one over those scoring at
-/// least `floor`, P/R/F1 at the F1-optimal threshold.
-pub(super) fn greedy_all_pairs(
-    bucc: &Bucc,
-    scorer: &dyn bitext::similarity::PairScorer,
-    floor: f64,
-) -> Result<bitext::eval::Threshold> {
-    let kept = extract(scorer, all_pairs(bucc.de.len(), bucc.en.len()), floor)?;
-    best_f1(&kept, &bucc.gold)?.context("no gold pair was extracted")
-}
-
-/// (b), second half: the encoder's sentence vectors mined like any embeddings (bitext-mine,
-/// exact kNN both ways, k = 4), cosine vs ratio margin under each retrieval strategy, best F1.
-pub(super) fn margin_mining(
-    bucc: &Bucc,
-    de: &Embeddings,
-    en: &Embeddings,
-    md: &mut String,
-) -> Result<()> {
-    use bitext::similarity::MarginFunction;
-    const K: usize = 4;
-    writeln!(
-        md,
-        "The encoder's sentence vectors mined as \
-         embeddings: exact kNN both ways, k = {K}, best F1 over each strategy's scored pairs \
-         (the threshold is tuned on this set, as above):\n"
-    )?;
-    writeln!(md, "| scoring | fwd | bwd | intersect | max |")?;
-    writeln!(md, "|---|---|---|---|---|")?;
-    let mut notes = String::new();
-    for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
-        let mut row = String::from(if f == MarginFunction::Absolute {
-            "| cosine |"
-        } else {
-            "| ratio margin |"
-        });
-        match super::mine_every_strategy(de, en, f, K) {
-            Ok(strategies) => {
-                for (_, pairs) in strategies {
-                    match best_f1(&pairs, &bucc.gold)? {
-                        Some(b) => write!(row, " {:.3} |", b.prf.f1)?,
-                        None => row.push_str(" 0 |"),
-                    }
-                }
-            }
-            // The ratio margin is undefined where a neighbourhood's mean cosine is not
-            // positive: say so instead of a number.
-            Err(e) => {
-                row.push_str(" – | – | – | – |");
-                writeln!(notes, "{f:?}: {e:#}")?;
-            }
-        }
-        writeln!(md, "{row}")?;
-    }
-    if !notes.is_empty() {
-        writeln!(md, "\nNot defined for these vectors: {}", notes.trim())?;
-    }
-    writeln!(md)?;
-    Ok(())
-}
-
-/// The bar for a model whose table starts from the subword vectors: the TF-IDF bag of words
-/// over the same vectors and pieces (`bucc_bow`'s encoder), with IDF over the evaluated
-/// sentences themselves (as the `bucc_bow` section) and over the training sentences (the
-/// weights a network with a bag of words starts from), mined and recovered like the model.
-pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String) -> Result<()> {
-    use bitext::similarity::MarginFunction;
-    let (tde, ten, _) = training_pairs(ctx, data)?;
-    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
-    writeln!(
-        md,
-        "**The bar: the TF-IDF bag of words over the same vectors** (`bwe/usem.spm128k.vec` \
-         over the 128k model's pieces, HTML-unescaped; `bucc_bow`'s encoder), IDF over the \
-         evaluated sentences (the `bucc_bow` section's 0.765) or over this run's training \
-         sentences (what a network with a bag of words starts from). Newsdev best F1, ratio \
-         margin (k = 4), fwd / bwd / intersect / max; recovery error on \
-         `dev/newstest-dev.en-de` (same protocol as (d)).\n\n\
-         | IDF over | newsdev F1, ratio margin | recovery, cosine | recovery, CSLS |\n\
-         |---|---|---|---|"
-    )?;
-    for (name, newsdev, recovery) in [
-        (
-            "evaluated sentences",
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&bucc.de, &bucc.en)
-                .build()?,
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&de, &en)
-                .build()?,
-        ),
-        (
-            "training sentences",
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&tde, &ten)
-                .build()?,
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&tde, &ten)
-                .build()?,
-        ),
-    ] {
-        let x = super::bucc_bow::encode(&newsdev, &bucc.de, &bucc.en)?;
-        let mut f1s = Vec::new();
-        for (_, pairs) in super::mine_every_strategy(&x.src, &x.trg, MarginFunction::Ratio, 4)? {
-            let pairs: Vec<ScoredPair> = pairs
-                .into_iter()
-                .map(|p| ScoredPair::new(p.score, x.src_rows[p.src], x.trg_rows[p.tgt]))
-                .collect();
-            f1s.push(best_f1(&pairs, &bucc.gold)?.map_or(0.0, |b| b.prf.f1));
-        }
-        let y = super::bucc_bow::encode(&recovery, &de, &en)?;
-        anyhow::ensure!(
-            y.src.len() == de.len() && y.trg.len() == en.len(),
-            "a newstest sentence without a known piece"
-        );
-        let rows = super::bucc_bow::recovery_errors(&y.src, &y.trg)?;
-        writeln!(
-            md,
-            "| {name} | {:.3} / {:.3} / {:.3} / **{:.3}** | {:.2}% | {:.2}% |",
-            f1s[0],
-            f1s[1],
-            f1s[2],
-            f1s[3],
-            100.0 * rows[0].1.mean,
-            100.0 * rows[1].1.mean
-        )?;
-    }
-    md.push('\n');
-    Ok(())
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {

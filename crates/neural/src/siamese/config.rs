@@ -68,11 +68,12 @@ impl Pooling {
 }
 
 /// What the siamese network is trained to do.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Objective {
     /// The paper's: binary cross-entropy of the matching head on the parallel pairs and `m`
     /// random negatives per pair (Grégoire & Langlais §3.1).
+    #[default]
     Classifier,
     /// Translation ranking with in-batch negatives, for vectors that retrieve their
     /// translation: every batch holds parallel pairs only; with the cosines `S` of its source
@@ -87,12 +88,6 @@ pub enum Objective {
         /// Subtracted from the cosine of each parallel pair.
         margin: f64,
     },
-}
-
-impl Default for Objective {
-    fn default() -> Self {
-        Self::Classifier
-    }
 }
 
 impl Objective {

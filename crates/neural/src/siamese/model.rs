@@ -348,7 +348,7 @@ impl Siamese {
         let n = src.len();
         let device = a.device();
         let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
-        let (ranking, cos) = in_batch_ranking(a.clone(), b.clone(), scale, margin, &same);
+        let (ranking, cos) = in_batch_ranking(a.clone(), b.clone(), scale, margin, same);
         // The head: each pair, and its most similar in-batch negatives.
         let (c, _) = to_host2(cos.detach())?;
         let (mut ia, mut ib, mut labels) = (Vec::new(), Vec::new(), Vec::new());

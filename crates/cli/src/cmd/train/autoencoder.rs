@@ -45,7 +45,12 @@ pub(crate) struct AutoencoderArgs {
     bag: bool,
     /// Weight of an auxiliary in-batch ranking loss between the two encoders' vectors of the
     /// translation pairs (not in the paper; 0 = Kim et al.'s loss alone).
-    #[arg(long, default_value_t = 0.0, value_name = "WEIGHT")]
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "WEIGHT",
+        allow_negative_numbers = true
+    )]
     ranking: f64,
     /// Inverse temperature of the ranking softmax.
     #[arg(long, default_value_t = 20.0)]
