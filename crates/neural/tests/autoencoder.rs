@@ -20,14 +20,13 @@ use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::ParallelIds;
 use bitext_neural::spec::NeuralModel;
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{Task, TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
 use burn::tensor::Tensor;
-use common::{cpu, grad_norms, host2, max_diff, params};
+use common::{ae_toy_pairs, cpu, grad_norms, host2, max_diff, params, refs};
 
 fn tiny(cell: CellKind) -> AutoencoderConfig {
     AutoencoderConfig {
@@ -37,24 +36,6 @@ fn tiny(cell: CellKind) -> AutoencoderConfig {
         softmax: Softmax::Full,
         ..AutoencoderConfig::paper(12, 14)
     }
-}
-
-/// Pairs whose target is the source through a fixed word mapping, reversed.
-fn toy_pairs(n: usize, seed: u64) -> ParallelIds {
-    let mut rng = Rng::seed(seed);
-    let (mut src, mut tgt) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let len = 2 + rng.below(4);
-        let s: Vec<u32> = (0..len).map(|_| rng.below(12) as u32).collect();
-        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
-        src.push(s);
-        tgt.push(t);
-    }
-    ParallelIds::new(src, tgt).unwrap()
-}
-
-fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
-    v.iter().map(Vec::as_slice).collect()
 }
 
 /// A sentence's vector is the element-wise maximum of its own encoder states: the same alone
@@ -145,7 +126,7 @@ fn the_decoder_sees_the_input_only_through_s0() {
             ..tiny(CellKind::Gru)
         };
         let model = Autoencoder::new(&config, 9, &cpu()).unwrap();
-        let data = toy_pairs(5, 2);
+        let data = ae_toy_pairs(5, 2);
         let (ins, outs) = match decoded {
             Side::Target => (refs(&data.src), refs(&data.tgt)),
             Side::Source => (refs(&data.tgt), refs(&data.src)),
@@ -191,7 +172,7 @@ fn gradient_reaches_every_parameter() {
             ..tiny(cell)
         };
         let model = Autoencoder::new(&config, 3, &cpu().autodiff()).unwrap();
-        let data = toy_pairs(6, 1);
+        let data = ae_toy_pairs(6, 1);
         let (src, tgt) = (refs(&data.src), refs(&data.tgt));
         let l = model
             .loss(&src, &tgt, &tgt[2..], Some(&mut Rng::seed(4)))
@@ -253,7 +234,7 @@ fn batches_are_one_to_one() {
     let small = deal_autoencoding(vec![vec![0, 1, 2, 3, 4]], 2, 1, &mut Rng::seed(3));
     assert_eq!(small[0].auto.len(), 5);
     // The task's own batches.
-    let data = toy_pairs(40, 5);
+    let data = ae_toy_pairs(40, 5);
     let mut task = AutoencoderTask::new(
         tiny(CellKind::Gru),
         data,
@@ -274,7 +255,7 @@ fn batches_are_one_to_one() {
     assert!(
         AutoencoderTask::new(
             tiny(CellKind::Gru),
-            toy_pairs(3, 1),
+            ae_toy_pairs(3, 1),
             vec![vec![]],
             None,
             Bucketing {
@@ -297,9 +278,9 @@ fn both_losses_decrease_on_a_tiny_task() {
     };
     let mut task = AutoencoderTask::new(
         config,
-        toy_pairs(120, 1),
+        ae_toy_pairs(120, 1),
         Vec::new(),
-        Some(toy_pairs(30, 2)),
+        Some(ae_toy_pairs(30, 2)),
         Bucketing {
             max_items: 16,
             max_tokens: 400,

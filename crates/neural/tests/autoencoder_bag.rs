@@ -12,11 +12,10 @@ use bitext_neural::autoencoder::{
 };
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::ParallelIds;
 use bitext_neural::train::{TrainConfig, backward, fit};
 use burn::module::Param;
 use burn::tensor::{Device, Tensor, TensorData};
-use common::{cpu, grad_norms, host2, params};
+use common::{ae_toy_pairs, cpu, grad_norms, host2, params, refs};
 
 /// Embeddings 8 = 2 × 4 per direction, as a bag needs.
 fn tiny() -> AutoencoderConfig {
@@ -54,24 +53,6 @@ fn draw_projections(mut model: Autoencoder, device: &Device) -> Autoencoder {
         bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
     }
     model
-}
-
-/// Source ids 0–11 (vocabulary 12), target ids 1–13 (vocabulary 14).
-fn pairs(n: usize, seed: u64) -> ParallelIds {
-    let mut rng = Rng::seed(seed);
-    let (mut src, mut tgt) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let len = 2 + rng.below(4);
-        let s: Vec<u32> = (0..len).map(|_| rng.below(12) as u32).collect();
-        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
-        src.push(s);
-        tgt.push(t);
-    }
-    ParallelIds::new(src, tgt).unwrap()
-}
-
-fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
-    v.iter().map(Vec::as_slice).collect()
 }
 
 #[test]
@@ -125,7 +106,7 @@ fn gradients_reach_every_trained_parameter_through_both_losses() {
         .with_bag_weights(weights(12, 1), weights(14, 2))
         .unwrap();
     let model = draw_projections(model, &device);
-    let data = pairs(6, 4);
+    let data = ae_toy_pairs(6, 4);
     let (src, tgt) = (refs(&data.src), refs(&data.tgt));
     let mut rng = Rng::seed(9);
     let mut loss = model.loss(&src, &tgt, &tgt, Some(&mut rng)).unwrap().loss;
@@ -164,7 +145,7 @@ fn the_ranking_loss_is_its_definition() {
             .unwrap(),
         &cpu(),
     );
-    let data = pairs(7, 5);
+    let data = ae_toy_pairs(7, 5);
     let (src, mut tgt) = (refs(&data.src), refs(&data.tgt));
     tgt[5] = tgt[1];
     let (scale, margin) = (12.0, 0.25);
@@ -211,9 +192,9 @@ fn the_ranking_term_trains_and_is_reported() {
     };
     let mut task = AutoencoderTask::new(
         config,
-        pairs(24, 1),
+        ae_toy_pairs(24, 1),
         Vec::new(),
-        Some(pairs(12, 2)),
+        Some(ae_toy_pairs(12, 2)),
         batching,
     )
     .unwrap()

@@ -7,11 +7,10 @@ mod common;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::batch::Bucketing;
-use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{Pooling, Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
-use common::{cpu, grad_norms, grad_values, host2, params, toy_pairs};
+use common::{cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, toy_pairs};
 
 fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
     SiameseConfig {
@@ -68,21 +67,8 @@ fn deferred_gradients_equal_plain_autodiff() {
             ..tiny(cell, shared)
         };
         let model = Siamese::new(&config, 4, &cpu().autodiff()).unwrap();
-        let data = toy_pairs(7, 3);
-        let src: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
-        let mut tgt: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
-        tgt.swap(0, 4);
-        let labels = [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0];
-        let z = model
-            .pair_logits(&src, &tgt, Some(&mut Rng::seed(8)))
-            .unwrap();
-        let plain = backward(&model, bce_with_logits(z, &labels).into()).unwrap();
-        let loss = model
-            .pair_loss(&src, &tgt, &labels, Some(&mut Rng::seed(8)))
-            .unwrap();
-        assert_eq!(loss.deferred.len(), 1);
-        let deferred = backward(&model, loss).unwrap();
-        let (a, b) = (grad_values(&model, &plain), grad_values(&model, &deferred));
+        let (a, b, stages) = siamese_plain_and_deferred_grads(&model);
+        assert_eq!(stages, 1);
         assert_eq!(a.len(), b.len());
         for (k, (x, y)) in a.iter().zip(&b).enumerate() {
             let (x, y) = (x.as_ref().unwrap(), y.as_ref().unwrap());

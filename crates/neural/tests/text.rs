@@ -9,8 +9,8 @@ use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::mlp::{Mlp, MlpConfig, MlpScorer};
 use bitext_neural::siamese::{
-    SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, model_kind,
-    train_siamese,
+    Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
+    model_kind, train_siamese,
 };
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::TrainConfig;
@@ -18,49 +18,86 @@ use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::{pair_scorer_suite, sentence_encoder_suite};
 
+/// Train a small siamese model on seeded parallel text into a fresh directory; the best
+/// epoch's validation metrics come back with it.
+fn train_model(
+    network: SiameseConfig,
+    objective: Objective,
+) -> (tempfile::TempDir, std::collections::BTreeMap<String, f64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = parallel_text(60, 1);
+    let (vs, vt) = parallel_text(20, 2);
+    let mut train = SiameseTrainConfig::paper(3);
+    train.negatives = 3;
+    train.objective = objective;
+    train.batching = Bucketing {
+        max_items: 32,
+        max_tokens: 1000,
+    };
+    train.train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(15, 0.02, 3)
+    };
+    let job = SiameseTextTraining {
+        src: &src,
+        tgt: &tgt,
+        valid: Some((&vs, &vt)),
+        network,
+        train,
+        vocab: WordVocabConfig {
+            min_count: 1,
+            ..WordVocabConfig::default()
+        },
+        spm: None,
+        init: None,
+    };
+    let out = train_siamese(&job, dir.path(), false).unwrap();
+    assert_eq!(out.dropped_pairs, 0);
+    let best = &out.fitted.state.history[out.fitted.state.best_epoch - 1];
+    (dir, best.valid.as_ref().unwrap().metrics.clone())
+}
+
+/// The paper's small network: the tiny sizes of these tests, no dropout.
+fn small() -> SiameseConfig {
+    SiameseConfig {
+        emb_dim: 12,
+        hidden: 10,
+        ff: 8,
+        dropout_input: 0.0,
+        dropout_output: 0.0,
+        ..SiameseConfig::paper(1, 1)
+    }
+}
+
 /// One model trained once for all tests of this file.
 fn trained() -> &'static (tempfile::TempDir, f64) {
     static MODEL: OnceLock<(tempfile::TempDir, f64)> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let (src, tgt) = parallel_text(60, 1);
-        let (vs, vt) = parallel_text(20, 2);
-        let mut train = SiameseTrainConfig::paper(3);
-        train.negatives = 3;
-        train.batching = Bucketing {
-            max_items: 32,
-            max_tokens: 1000,
-        };
-        train.train = TrainConfig {
-            clip_norm: Some(5.0),
-            ..TrainConfig::new(15, 0.02, 3)
-        };
-        let job = SiameseTextTraining {
-            src: &src,
-            tgt: &tgt,
-            valid: Some((&vs, &vt)),
-            network: SiameseConfig {
-                emb_dim: 12,
-                hidden: 10,
-                ff: 8,
-                dropout_input: 0.0,
-                dropout_output: 0.0,
-                ..SiameseConfig::paper(1, 1)
-            },
-            train,
-            vocab: WordVocabConfig {
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
-            spm: None,
-            init: None,
-        };
-        let out = train_siamese(&job, dir.path(), false).unwrap();
-        assert_eq!(out.dropped_pairs, 0);
-        let best = &out.fitted.state.history[out.fitted.state.best_epoch - 1];
-        let acc = best.valid.as_ref().unwrap().metrics["accuracy"];
-        (dir, acc)
+        let (dir, metrics) = train_model(small(), Objective::Classifier);
+        (dir, metrics["accuracy"])
     })
+}
+
+/// The same network with max pooling and a bag of words, trained with the ranking objective.
+fn trained_ranking() -> &'static tempfile::TempDir {
+    static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let network = SiameseConfig {
+            pooling: Pooling::Max,
+            bag: true,
+            ..small()
+        };
+        train_model(network, Objective::ranking()).0
+    })
+}
+
+fn ranking_encoder() -> SiameseEncoder {
+    SiameseEncoder::load(trained_ranking().path(), BackendSpec::Flex)
+        .unwrap()
+        .with_batching(Bucketing {
+            max_items: 3,
+            max_tokens: 30,
+        })
 }
 
 fn encoder() -> SiameseEncoder {
@@ -98,14 +135,18 @@ fn learns_held_out_pairs_and_saves_a_loadable_directory() {
     );
 }
 
-/// A siamese scorer over 12 sources and 10 targets: the translations of the first 8 sources,
-/// then 2 unrelated sentences.
-fn siamese_scorer() -> bitext_neural::siamese::SiameseScorer {
+/// A siamese scorer of `enc` over 12 sources and 10 targets: the translations of the first 8
+/// sources, then 2 unrelated sentences.
+fn siamese_scorer_of(enc: &SiameseEncoder) -> bitext_neural::siamese::SiameseScorer {
     let (src, tgt) = parallel_text(12, 31);
     let (_, other) = parallel_text(2, 32);
     let s: Vec<&str> = src.iter().map(String::as_str).collect();
     let t: Vec<&str> = tgt[..8].iter().chain(&other).map(String::as_str).collect();
-    encoder().scorer(&s, &t).unwrap()
+    enc.scorer(&s, &t).unwrap()
+}
+
+fn siamese_scorer() -> bitext_neural::siamese::SiameseScorer {
+    siamese_scorer_of(&encoder())
 }
 
 /// An untrained MLP scorer over 4 × 3 random 5-dimensional vectors.
@@ -131,6 +172,18 @@ sentence_encoder_suite!(
 pair_scorer_suite!(
     siamese,
     siamese_scorer(),
+    bitext_testkit::scorer::Expect::within(1e-5)
+        .probabilities()
+        .planted(8)
+);
+sentence_encoder_suite!(
+    siamese_ranking_bag_encoder,
+    ranking_encoder(),
+    bitext_testkit::encoder::Expect::within(1e-5).retrieving(0.7)
+);
+pair_scorer_suite!(
+    siamese_ranking_bag,
+    siamese_scorer_of(&ranking_encoder()),
     bitext_testkit::scorer::Expect::within(1e-5)
         .probabilities()
         .planted(8)

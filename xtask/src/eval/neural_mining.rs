@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use bitext::core::Embeddings;
 use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
+use bitext::encode::BowEncoder;
 use bitext::eval::bucc::GoldSet;
 use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 
@@ -143,27 +144,21 @@ pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String
          | IDF over | newsdev F1, ratio margin | recovery, cosine | recovery, CSLS |\n\
          |---|---|---|---|"
     )?;
+    let on_evaluated = |src: &[String], tgt: &[String]| -> Result<BowEncoder> {
+        Ok(super::bucc_bow::pieces_builder(ctx)?
+            .tfidf(src, tgt)
+            .build()?)
+    };
+    let on_training = on_evaluated(&tde, &ten)?;
     for (name, newsdev, recovery) in [
         (
             "evaluated sentences",
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&bucc.de, &bucc.en)
-                .build()?,
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&de, &en)
-                .build()?,
+            &on_evaluated(&bucc.de, &bucc.en)?,
+            &on_evaluated(&de, &en)?,
         ),
-        (
-            "training sentences",
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&tde, &ten)
-                .build()?,
-            super::bucc_bow::pieces_builder(ctx)?
-                .tfidf(&tde, &ten)
-                .build()?,
-        ),
+        ("training sentences", &on_training, &on_training),
     ] {
-        let x = super::bucc_bow::encode(&newsdev, &bucc.de, &bucc.en)?;
+        let x = super::bucc_bow::encode(newsdev, &bucc.de, &bucc.en)?;
         let mut f1s = Vec::new();
         for (_, pairs) in super::mine_every_strategy(&x.src, &x.trg, MarginFunction::Ratio, 4)? {
             let pairs: Vec<ScoredPair> = pairs
@@ -172,7 +167,7 @@ pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String
                 .collect();
             f1s.push(best_f1(&pairs, &bucc.gold)?.map_or(0.0, |b| b.prf.f1));
         }
-        let y = super::bucc_bow::encode(&recovery, &de, &en)?;
+        let y = super::bucc_bow::encode(recovery, &de, &en)?;
         anyhow::ensure!(
             y.src.len() == de.len() && y.trg.len() == en.len(),
             "a newstest sentence without a known piece"

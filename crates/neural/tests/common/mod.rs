@@ -3,7 +3,9 @@
 #![allow(dead_code, unreachable_pub)]
 
 use bitext_core::Rng;
-use bitext_neural::siamese::ParallelIds;
+use bitext_neural::layers::bce_with_logits;
+use bitext_neural::siamese::{ParallelIds, Siamese};
+use bitext_neural::train::backward;
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
@@ -88,4 +90,52 @@ pub fn toy_pairs(n: usize, seed: u64) -> ParallelIds {
         tgt.push(t);
     }
     ParallelIds::new(src, tgt).unwrap()
+}
+
+/// Pairs whose target is the source (ids 0–11) through a fixed word mapping, reversed: the
+/// autoencoder's tiny task (vocabularies of 12 and 14).
+pub fn ae_toy_pairs(n: usize, seed: u64) -> ParallelIds {
+    let mut rng = Rng::seed(seed);
+    let (mut src, mut tgt) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let len = 2 + rng.below(4);
+        let s: Vec<u32> = (0..len).map(|_| rng.below(12) as u32).collect();
+        let t: Vec<u32> = s.iter().rev().map(|&w| (w * 5) % 13 + 1).collect();
+        src.push(s);
+        tgt.push(t);
+    }
+    ParallelIds::new(src, tgt).unwrap()
+}
+
+/// The sentences as slices.
+pub fn refs(v: &[Vec<u32>]) -> Vec<&[u32]> {
+    v.iter().map(Vec::as_slice).collect()
+}
+
+/// Each float parameter's gradient values, in visiting order (`None` when it has none).
+pub type Grads = Vec<Option<Vec<f32>>>;
+
+/// Each parameter's gradient of the siamese pair loss on `toy_pairs(7, 3)` with two targets
+/// swapped (the same dropout draws on both paths), by burn's autodiff through everything and
+/// by the deferred path, and the number of deferred stages.
+pub fn siamese_plain_and_deferred_grads(model: &Siamese) -> (Grads, Grads, usize) {
+    let data = toy_pairs(7, 3);
+    let src = refs(&data.src);
+    let mut tgt = refs(&data.tgt);
+    tgt.swap(0, 4);
+    let labels = [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+    let z = model
+        .pair_logits(&src, &tgt, Some(&mut Rng::seed(8)))
+        .unwrap();
+    let plain = backward(model, bce_with_logits(z, &labels).into()).unwrap();
+    let loss = model
+        .pair_loss(&src, &tgt, &labels, Some(&mut Rng::seed(8)))
+        .unwrap();
+    let stages = loss.deferred.len();
+    let deferred = backward(model, loss).unwrap();
+    (
+        grad_values(model, &plain),
+        grad_values(model, &deferred),
+        stages,
+    )
 }
