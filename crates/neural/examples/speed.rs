@@ -6,8 +6,8 @@
 //! 20,000 target words as the reference computes it (`ae/train`) and bitext's sampled softmax
 //! of 4096 candidates (`ae/train-sampled`), training steps of 60 translation + 60 autoencoding
 //! examples; aligner: `AlignerConfig::paper`, embeddings 256, LSTM 256 per direction, `r = 1`,
-//! word objective, training steps of 32 pairs with random ±1 labels per word (`align/train`),
-//! and `Aligner::pairs` on the same batches (`align/infer`, no PyTorch counterpart)), random
+//! word objective, training steps of 32 pairs with random ±1 labels per word (`align/train`;
+//! `align/train-one-graph` without [`Aligner::with_split_sides`]), and `Aligner::pairs` on the same batches (`align/infer`, no PyTorch counterpart)), random
 //! token ids with lengths uniform in 5..=40, Adam 2e-4 and global-norm clipping at 5, training
 //! cycling over 4 batches, encoding batches of 256 sentences (a pool of 8, length-sorted or
 //! random-length), at 1 and 2 threads with the repetitions of the thread counts interleaved,
@@ -312,13 +312,15 @@ fn main() -> anyhow::Result<()> {
         });
     }
 
-    {
-        let mut model = Some(Aligner::new(&align_config, 1, &train_dev)?);
+    // `align/train` back-propagates the two encoders in their own graphs on two threads (the
+    // default); `align/train-one-graph` in one graph, as before that was added.
+    for (name, split) in [("align/train", true), ("align/train-one-graph", false)] {
+        let mut model = Some(Aligner::new(&align_config, 1, &train_dev)?.with_split_sides(split));
         let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
         let batches = &align_batches;
         let mut k = 0;
         benches.push(Bench {
-            name: "align/train",
+            name,
             unit: "pairs",
             per_step: align_batch,
             pass_len: 1,

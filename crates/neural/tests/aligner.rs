@@ -1,6 +1,7 @@
 //! The word-alignment BiLSTM: the log-sum-exp aggregation against a direct computation,
 //! padding kept out of the alignment matrix, the word loss against its definition, gradients
-//! to every parameter, a tiny task that it learns, the model directory round trip and resume,
+//! to every parameter (the same with the encoders back-propagated on two threads as in one
+//! graph), a tiny task that it learns, the model directory round trip and resume,
 //! word scores and fixing of text, and the `SentenceEncoder` / `PairScorer` conformance suites.
 
 mod common;
@@ -14,7 +15,7 @@ use bitext_neural::aligner::{
     Corpus, FixConfig, Kind, LabeledRef, Links, Objective, Synthesizer, WordClass, evaluate,
     train_aligner,
 };
-use bitext_neural::backend::BackendSpec;
+use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
@@ -22,7 +23,7 @@ use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{cpu, grad_norms, params};
+use common::{cpu, grad_norms, grad_values, params};
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
@@ -169,7 +170,8 @@ fn gradient_reaches_every_parameter() {
         })
         .collect();
     let l = model.loss(&batch, Some(&mut Rng::seed(4))).unwrap();
-    assert_eq!(l.loss.deferred.len(), 2);
+    // One stage back-propagates both encoders (cut off the loss, on two threads).
+    assert_eq!(l.loss.deferred.len(), 1);
     let grads = backward(&model, l.loss).unwrap();
     let norms = grad_norms(&model, &grads);
     assert_eq!(norms.len(), params(&model).len());
@@ -178,6 +180,78 @@ fn gradient_reaches_every_parameter() {
             n.is_some_and(|n| n > 0.0 && n.is_finite()),
             "parameter {k} got gradient {n:?}"
         );
+    }
+}
+
+#[test]
+fn split_sides_give_the_gradients_of_one_graph() {
+    // The two encoders cut off the loss and back-propagated on two threads (the default)
+    // against one autodiff graph through everything, with the same dropout draws; a frozen
+    // table and a trained one, each objective.
+    for (objective, frozen) in [
+        (Objective::Both, false),
+        (Objective::Words, true),
+        (Objective::Sentence, false),
+    ] {
+        let config = AlignerConfig {
+            dropout: 0.2,
+            frozen_embeddings: frozen,
+            ..tiny(objective)
+        };
+        let model = Aligner::new(&config, 5, &cpu().autodiff()).unwrap();
+        let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8]];
+        let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![12, 13, 1]];
+        let lab = |v: &Vec<u32>| -> Vec<f32> {
+            v.iter()
+                .map(|&x| if x % 3 == 0 { 1.0 } else { -1.0 })
+                .collect()
+        };
+        let ys: Vec<Vec<f32>> = src.iter().map(lab).collect();
+        let yt: Vec<Vec<f32>> = tgt.iter().map(lab).collect();
+        let batch: Vec<LabeledRef<'_>> = (0..3)
+            .map(|k| LabeledRef {
+                src: &src[k],
+                tgt: &tgt[k],
+                src_labels: &ys[k],
+                tgt_labels: &yt[k],
+                label: if k == 1 { 1.0 } else { -1.0 },
+            })
+            .collect();
+        let grads = |split: bool| {
+            let m = model.clone().with_split_sides(split);
+            // Two worker threads, so that the split sides do run side by side.
+            Threads(2)
+                .install(|| {
+                    let l = m.loss(&batch, Some(&mut Rng::seed(9)))?;
+                    let value = l
+                        .loss
+                        .value
+                        .clone()
+                        .into_data()
+                        .try_into_vec::<f32>()
+                        .unwrap()[0];
+                    Ok((value, grad_values(&m, &backward(&m, l.loss)?)))
+                })
+                .unwrap()
+        };
+        let ((v1, one), (v2, split)) = (grads(false), grads(true));
+        assert!((v1 - v2).abs() < 1e-6, "{v1} vs {v2}");
+        assert_eq!(one.len(), split.len());
+        let mut compared = 0;
+        for (k, (a, b)) in one.iter().zip(&split).enumerate() {
+            assert_eq!(a.is_some(), b.is_some(), "{objective:?}: parameter {k}");
+            if let (Some(a), Some(b)) = (a, b) {
+                let scale = a.iter().fold(1e-3f32, |m, x| m.max(x.abs()));
+                for (x, y) in a.iter().zip(b) {
+                    assert!(
+                        (x - y).abs() <= 1e-4 * scale,
+                        "{objective:?}: {k}: {x} vs {y}"
+                    );
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared >= 8, "{objective:?}: only {compared} gradients");
     }
 }
 

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Dense, Embedding, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
+use crate::train::split::{Cut, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 
 /// A value of the padding cells of an alignment matrix before the log-sum-exp: `exp` of it
@@ -44,6 +45,7 @@ pub struct Aligner {
     sentence: bool,
     dropout: f64,
     frozen_embeddings: bool,
+    split_sides: bool,
 }
 
 /// One example with labels: `-1` for a parallel word (or pair), `+1` for a divergent one.
@@ -99,6 +101,29 @@ struct Side3 {
     vectors: Tensor<2>,
     lengths: Vec<usize>,
     stage: Option<Deferred>,
+}
+
+impl Side3 {
+    /// Cut this side's states and vectors off the graph (see [`Cut`]): the side as the loss
+    /// sees it and the cut sub-graph of `encoder`.
+    fn cut(self, encoder: &BiRnn) -> (Self, Cut) {
+        let [b, t, w] = self.states.dims();
+        let (cut, leaves) = Cut::new(
+            encoder,
+            vec![self.states.reshape([b * t, w]), self.vectors],
+            self.stage,
+        );
+        let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");
+        (
+            Self {
+                states: states.reshape([b, t, w]),
+                vectors,
+                lengths: self.lengths,
+                stage: None,
+            },
+            cut,
+        )
+    }
 }
 
 /// Gather the per-step outputs (packed order) into `[B, T, 2H]` rows in input order, zero rows
@@ -183,6 +208,7 @@ impl Aligner {
             sentence: config.objective.sentence(),
             dropout: config.dropout,
             frozen_embeddings: config.frozen_embeddings,
+            split_sides: true,
         })
     }
 
@@ -195,6 +221,15 @@ impl Aligner {
         self.src_embedding.set_table(src, "source")?;
         self.tgt_embedding.set_table(tgt, "target")?;
         Ok(self)
+    }
+
+    /// The same network, training its two encoders' backward passes one after the other in
+    /// one autodiff graph (`false`) or each in its own graph, on two threads of the current
+    /// pool (`true`, the default: see [`crate::train::split`]). Both give the same gradients.
+    #[must_use]
+    pub fn with_split_sides(mut self, split: bool) -> Self {
+        self.split_sides = split;
+        self
     }
 
     /// Word and sentence vector size (`2 × hidden`).
@@ -285,6 +320,38 @@ impl Aligner {
         })
     }
 
+    /// Both sides of a training batch and the deferred stages of their gradients. The source
+    /// side draws its dropout masks from `rng`, the target side from a generator seeded by
+    /// it. On an autodiff device with split sides the two encoders run on two threads and are
+    /// cut off the loss ([`Cut`]): one stage back-propagates both, in parallel.
+    fn both_sides(
+        &self,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        rng: Option<&mut Rng>,
+    ) -> Result<(Side3, Side3, Vec<Deferred>)> {
+        let (rs, mut rt) = match rng {
+            Some(r) => {
+                let t = Rng::seed(r.next_u64());
+                (Some(r), Some(t))
+            }
+            None => (None, None),
+        };
+        if !(self.split_sides && self.src_embedding.weight.device().is_autodiff()) {
+            let mut s = self.side_states(src, Side::Source, rs)?;
+            let mut t = self.side_states(tgt, Side::Target, rt.as_mut())?;
+            let stages = s.stage.take().into_iter().chain(t.stage.take()).collect();
+            return Ok((s, t, stages));
+        }
+        let (s, t) = rayon::join(
+            || self.side_states(src, Side::Source, rs),
+            || self.side_states(tgt, Side::Target, rt.as_mut()),
+        );
+        let (s, cs) = s?.cut(&self.src_encoder);
+        let (t, ct) = t?.cut(&self.tgt_encoder);
+        Ok((s, t, vec![parallel_stage(vec![cs, ct])]))
+    }
+
     /// Alignment matrices `[B, I, J]` and the aggregates `aggr_s` `[B, I]`, `aggr_t` `[B, J]`
     /// (padding positions hold meaningless values; mask them).
     fn align(&self, s: &Side3, t: &Side3) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
@@ -322,7 +389,7 @@ impl Aligner {
     /// # Errors
     /// [`Error::Input`] for an empty batch or sentence, an id outside a vocabulary, or labels
     /// that do not match the sentences.
-    pub fn loss(&self, batch: &[LabeledRef<'_>], mut rng: Option<&mut Rng>) -> Result<AlignerLoss> {
+    pub fn loss(&self, batch: &[LabeledRef<'_>], rng: Option<&mut Rng>) -> Result<AlignerLoss> {
         for (k, ex) in batch.iter().enumerate() {
             if ex.src_labels.len() != ex.src.len() || ex.tgt_labels.len() != ex.tgt.len() {
                 return Err(Error::Input(format!(
@@ -336,8 +403,7 @@ impl Aligner {
         }
         let src: Vec<&[u32]> = batch.iter().map(|e| e.src).collect();
         let tgt: Vec<&[u32]> = batch.iter().map(|e| e.tgt).collect();
-        let s = self.side_states(&src, Side::Source, rng.as_deref_mut())?;
-        let t = self.side_states(&tgt, Side::Target, rng)?;
+        let (s, t, stages) = self.both_sides(&src, &tgt, rng)?;
         let device = s.vectors.device();
         let n = batch.len();
         let zero = || Tensor::<1>::zeros([1], &device);
@@ -379,7 +445,7 @@ impl Aligner {
         Ok(AlignerLoss {
             loss: TrainLoss {
                 value: total,
-                deferred: s.stage.into_iter().chain(t.stage).collect(),
+                deferred: stages,
             },
             words,
             sentence,

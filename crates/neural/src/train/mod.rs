@@ -11,6 +11,7 @@
 
 pub mod checkpoint;
 mod optim;
+pub mod split;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
