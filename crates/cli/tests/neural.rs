@@ -349,6 +349,8 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
             "10",
             "--margin",
             "0.1",
+            "--ranking-pairs",
+            "16",
         ])
         .args(["--min-count", "1", "--valid-fraction", "0.2", "-q"]));
     assert!(ok, "{err}");

@@ -180,37 +180,41 @@ fn the_ranking_loss_is_its_definition() {
 
 #[test]
 fn the_ranking_term_trains_and_is_reported() {
-    let config = tiny();
-    let batching = Bucketing {
-        max_items: 12,
-        max_tokens: 400,
-    };
-    let ranking = RankingTerm {
-        weight: 1.0,
-        scale: 10.0,
-        margin: 0.1,
-    };
-    let mut task = AutoencoderTask::new(
-        config,
-        ae_toy_pairs(24, 1),
-        Vec::new(),
-        Some(ae_toy_pairs(12, 2)),
-        batching,
-    )
-    .unwrap()
-    .with_ranking(Some(ranking));
-    let model = Autoencoder::new(&config, 42, &cpu().autodiff()).unwrap();
-    let mut train = TrainConfig::new(12, 0.02, 42);
-    train.clip_norm = Some(5.0);
-    let dir = tempfile::tempdir().unwrap();
-    let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
-    let h = &fitted.state.history;
-    let r = |k: usize| h[k].valid.as_ref().unwrap().metrics["ranking_loss"];
-    let best = fitted.state.best_epoch - 1;
-    assert!(
-        r(best) < 0.8 * r(0),
-        "validation ranking loss {} → {}",
-        r(0),
-        r(best)
-    );
+    // On the batch's own pairs, and topped up with random training pairs.
+    for pairs in [0, 20] {
+        let config = tiny();
+        let batching = Bucketing {
+            max_items: 12,
+            max_tokens: 400,
+        };
+        let ranking = RankingTerm {
+            weight: 1.0,
+            scale: 10.0,
+            margin: 0.1,
+            pairs,
+        };
+        let mut task = AutoencoderTask::new(
+            config,
+            ae_toy_pairs(24, 1),
+            Vec::new(),
+            Some(ae_toy_pairs(12, 2)),
+            batching,
+        )
+        .unwrap()
+        .with_ranking(Some(ranking));
+        let model = Autoencoder::new(&config, 42, &cpu().autodiff()).unwrap();
+        let mut train = TrainConfig::new(12, 0.02, 42);
+        train.clip_norm = Some(5.0);
+        let dir = tempfile::tempdir().unwrap();
+        let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+        let h = &fitted.state.history;
+        let r = |k: usize| h[k].valid.as_ref().unwrap().metrics["ranking_loss"];
+        let best = fitted.state.best_epoch - 1;
+        assert!(
+            r(best) < 0.8 * r(0),
+            "{pairs} pairs: validation ranking loss {} → {}",
+            r(0),
+            r(best)
+        );
+    }
 }

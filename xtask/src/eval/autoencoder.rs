@@ -3,8 +3,8 @@
 //! autoencoding) within a time budget on this CPU, then measured as Kim et al. measure it:
 //! alignment-recovery error (§4.1) with cosine, −Euclidean and CSLS next to the bag of words
 //! over the same input vectors and character Levenshtein, BUCC-style newsdev F1 with cosine and
-//! ratio margin under every retrieval, Tatoeba de-en P@1, and the MLP similarity (§3.3, §5.2)
-//! on its vectors.
+//! ratio margin under every retrieval, Tatoeba de-en P@1, the noisy-parallel protocol of the
+//! other neural sections, and the MLP similarity (§3.3, §5.2) on its vectors.
 //!
 //! Environment knobs (defaults after the colon): `BITEXT_EVAL_AE_MINUTES` training budget: 28,
 //! `BITEXT_EVAL_AE_PRESET`: small, `BITEXT_EVAL_AE_INIT` embedding tables: `pieces` (the 128k
@@ -16,7 +16,8 @@
 //! go, `BITEXT_EVAL_AE_DATA`: `all` (gettext + WMT) or `wmt`, `BITEXT_EVAL_AE_BAG=1` add each
 //! encoder's bag of its input vectors to its sentence vector (embeddings of the vectors' width,
 //! 512, and 256 per encoder direction, whatever the preset), `BITEXT_EVAL_AE_RANKING` weight
-//! of the auxiliary in-batch ranking loss: 0 (none; scale 20, margin 0.2 otherwise).
+//! of the auxiliary in-batch ranking loss: 0 (none; scale 20, margin 0.2 otherwise),
+//! `BITEXT_EVAL_AE_RANKING_PAIRS` pairs it ranks per step: 0 (the batch's own).
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -170,6 +171,7 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
         weight: ranking,
         scale: 20.0,
         margin: 0.2,
+        pairs: env("BITEXT_EVAL_AE_RANKING_PAIRS", 0),
     });
     let vocab = WordVocabConfig {
         joint: true,
@@ -243,8 +245,19 @@ fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncod
         match train.ranking {
             Some(r) => format!(
                 "an auxiliary in-batch ranking loss between the two encoders' vectors of the \
-                 translation pairs, weight {}, scale {}, margin {} (`BITEXT_EVAL_AE_RANKING`)",
-                r.weight, r.scale, r.margin
+                 translation pairs, weight {}, scale {}, margin {} (`BITEXT_EVAL_AE_RANKING`){}",
+                r.weight,
+                r.scale,
+                r.margin,
+                if r.pairs > 0 {
+                    format!(
+                        ", over the batch's pairs topped up to {} per step with random training \
+                         pairs (`BITEXT_EVAL_AE_RANKING_PAIRS`)",
+                        r.pairs
+                    )
+                } else {
+                    String::new()
+                }
             ),
             None => "Kim et al.'s loss alone".to_string(),
         }
@@ -383,10 +396,12 @@ fn recovery(
     for (s, e) in recovery_rows(&x, &y)? {
         row(md, "**autoencoder**", s, de.len(), &e)?;
     }
-    let (kx, _) = x.view().without_rows(&skip);
-    let (ky, _) = y.view().without_rows(&skip);
-    for (s, e) in recovery_rows(&kx, &ky)? {
-        row(md, "**autoencoder**", s, kept.len(), &e)?;
+    if !skip.is_empty() {
+        let (kx, _) = x.view().without_rows(&skip);
+        let (ky, _) = y.view().without_rows(&skip);
+        for (s, e) in recovery_rows(&kx, &ky)? {
+            row(md, "**autoencoder**", s, kept.len(), &e)?;
+        }
     }
     for (s, e) in recovery_rows(&bx, &by)? {
         row(md, &bow.0, s, kept.len(), &e)?;
@@ -561,6 +576,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let b = read_bucc(ctx)?;
     bucc(ctx, &b, &enc, &inputs, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
+    super::neural_mining::noisy_cosine(ctx, &enc, "(d) ", &mut md)?;
     if inputs.kind == "pieces" {
         let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
         super::neural::pieces_bow_bar(ctx, &b, &data, &mut md)?;

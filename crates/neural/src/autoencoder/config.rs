@@ -92,6 +92,17 @@ pub struct RankingTerm {
     pub scale: f64,
     /// Subtracted from the cosine of each parallel pair.
     pub margin: f64,
+    /// Pairs per training step for this loss: the batch's translation pairs topped up with
+    /// pairs drawn at random from the training pairs (their two encoders only, no decoding),
+    /// so that the ranking sees more pairs, and more in-batch negatives, than the decoder's
+    /// batch holds. 0 (or fewer than the batch's pairs): the batch's pairs only. Validation
+    /// always ranks the batch's pairs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pairs: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl RankingTerm {
@@ -322,12 +333,14 @@ mod tests {
             weight: 1.0,
             scale: 20.0,
             margin: 0.2,
+            pairs: 128,
         });
         t.check().unwrap();
         t.ranking = Some(RankingTerm {
             weight: -1.0,
             scale: 20.0,
             margin: 0.2,
+            pairs: 0,
         });
         assert!(t.check().is_err());
     }

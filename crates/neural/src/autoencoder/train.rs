@@ -240,7 +240,15 @@ impl Task for AutoencoderTask {
     fn loss(&self, model: &Autoencoder, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
         let mut loss = self.batch_loss(model, &self.train, batch, Some(rng))?.loss;
         if let Some(r) = self.ranking {
-            let (inputs, outputs) = self.translations(&self.train, batch);
+            let (mut inputs, mut outputs) = self.translations(&self.train, batch);
+            // Topped up with random training pairs (see `RankingTerm::pairs`).
+            let (input, decoded) = self.sides();
+            let (ins, outs) = (side_of(&self.train, input), side_of(&self.train, decoded));
+            while inputs.len() < r.pairs {
+                let k = rng.below(self.train.len());
+                inputs.push(&ins[k]);
+                outputs.push(&outs[k]);
+            }
             let extra = model.ranking_loss(&inputs, &outputs, r.scale, r.margin, Some(rng))?;
             loss.value = loss.value + extra.value.mul_scalar(r.weight);
             loss.deferred.extend(extra.deferred);

@@ -58,6 +58,10 @@ pub(crate) struct AutoencoderArgs {
     /// Margin subtracted from each parallel pair's cosine in the ranking loss.
     #[arg(long, default_value_t = 0.2)]
     margin: f64,
+    /// Pairs the ranking loss sees per step: the batch's translation pairs topped up with
+    /// random training pairs (encoded, not decoded; 0 = the batch's pairs only).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    ranking_pairs: usize,
     /// Most pairs per batch (each adds a translation and an autoencoding example; the
     /// paper's 120 sentences are 60 pairs).
     #[arg(long, default_value_t = 60)]
@@ -156,6 +160,7 @@ mod training {
                 weight: a.ranking,
                 scale: a.scale,
                 margin: a.margin,
+                pairs: a.ranking_pairs,
             });
         }
         let vocab = a.text.vocab(SequenceConfig::default());
