@@ -12,7 +12,10 @@
 //! Table 2 rows: `PU,PR,PI,PUR,PUI,PRI,PURI`, `BITEXT_EVAL_AL_R_SWEEP` other values of r tried
 //! on P+U+R+I: `0.25,4` (empty: none), `BITEXT_EVAL_AL_REUSE=1` reuse the models of an earlier
 //! run (same names), `BITEXT_EVAL_AL_LONG_MINUTES` one more P+U+R+I model with this budget (a
-//! Table 2 row, fixing and `wemb` mining of its own): 0 (none), `BITEXT_EVAL_OUT`: where models go.
+//! Table 2 row, fixing and `wemb` mining of its own): 0 (none), `BITEXT_EVAL_AL_EMB` embedding
+//! width: the preset's (512 keeps the vectors' own width, no projection),
+//! `BITEXT_EVAL_AL_FREEZE=1` keep the initialised tables fixed, `BITEXT_EVAL_OUT`: where models
+//! go.
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
@@ -107,6 +110,35 @@ struct Setup {
     preset: String,
     per_kind: usize,
     r: f64,
+    /// Embedding width instead of the preset's (512: the vectors' own, no projection).
+    emb: Option<usize>,
+    /// Keep the initialised tables fixed.
+    freeze: bool,
+}
+
+impl Setup {
+    /// The preset's network with this setup's overrides.
+    fn network(&self) -> Result<AlignerConfig> {
+        let mut network = AlignerConfig::preset(&self.preset, 1)?;
+        network.r = self.r;
+        if let Some(e) = self.emb {
+            network.emb_dim = e;
+        }
+        network.frozen_embeddings = self.freeze;
+        Ok(network)
+    }
+
+    /// What the model names say beyond the defaults.
+    fn tag(&self) -> String {
+        let mut t = String::new();
+        if let Some(e) = self.emb {
+            t += &format!("-e{e}");
+        }
+        if self.freeze {
+            t += "-frozen";
+        }
+        t
+    }
 }
 
 /// Train one model on `kinds` with `objective`; returns it and a line for the report.
@@ -119,10 +151,11 @@ fn train_one(
     objective: Objective,
 ) -> Result<(AlignerModel, String)> {
     let name = format!(
-        "aligner-{}-{objective:?}-r{}-m{}",
+        "aligner-{}-{objective:?}-r{}-m{}{}",
         Kind::set_name(kinds),
         s.r,
-        s.minutes
+        s.minutes,
+        s.tag()
     )
     .to_lowercase();
     let dir = out_dir(&name);
@@ -138,9 +171,8 @@ fn train_one(
         ));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let mut network = AlignerConfig::preset(&s.preset, 1)?;
+    let mut network = s.network()?;
     network.objective = objective;
-    network.r = s.r;
     let mut train = AlignerTrainConfig::paper(17);
     train.train = TrainConfig {
         optimizer: OptimizerSpec::adam(1e-3),
@@ -421,6 +453,12 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         preset: env("BITEXT_EVAL_AL_PRESET", "small".to_string()),
         per_kind: env("BITEXT_EVAL_AL_PER_KIND", 4000),
         r: env("BITEXT_EVAL_AL_R", 1.0),
+        emb: std::env::var("BITEXT_EVAL_AL_EMB")
+            .ok()
+            .map(|v| v.parse())
+            .transpose()
+            .context("BITEXT_EVAL_AL_EMB")?,
+        freeze: env("BITEXT_EVAL_AL_FREEZE", 0u8) == 1,
     };
     let sets: String = env(
         "BITEXT_EVAL_AL_SETS",
@@ -431,21 +469,30 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         model: OnceCell::new(),
         links: OnceCell::new(),
     };
-    let net = AlignerConfig::preset(&s.preset, 1)?;
+    let net = s.network()?;
     let mut md = String::new();
     writeln!(
         md,
         "**Training** (every model): {} (German source, English target); 300 held-out \
          newstest-dev pairs for validation, 500 others for the test set (disjoint). Joint-free \
          lowercased word vocabularies (min count 2, ≤ 30,000 each), tables initialised from \
-         `bwe/usem.{{de,en}}.vec` (PCA to {}) and trained. Preset `{}`: embeddings {}, LSTM {} \
+         `bwe/usem.{{de,en}}.vec` ({}) and {}. Preset `{}`: embeddings {}, LSTM {} \
          per direction, r = {}; {} examples of each kind per epoch (the draft: as many paired \
          examples as of each other kind), batches of ≤ 32 examples, Adam 1e-3 (× 0.8 when the \
          validation loss worsens), global-norm clipping at 5, {} min per model on {} threads. \
          Replace examples use the symmetrised (grow-diag-final-and) IBM-1 alignments of \
          `bitext-lexical` trained on the training pairs.\n",
         d.what,
-        net.emb_dim,
+        if net.emb_dim < 512 {
+            format!("PCA to {}", net.emb_dim)
+        } else {
+            "at their 512 dimensions".to_string()
+        },
+        if net.frozen_embeddings {
+            "kept fixed (`BITEXT_EVAL_AL_FREEZE=1`)"
+        } else {
+            "trained"
+        },
         s.preset,
         net.emb_dim,
         net.hidden,
