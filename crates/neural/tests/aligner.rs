@@ -23,7 +23,7 @@ use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{cpu, grad_norms, grad_values, params};
+use common::{cpu, grad_norms, grad_values, params, scalar};
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
@@ -33,6 +33,25 @@ fn tiny(objective: Objective) -> AlignerConfig {
         objective,
         ..AlignerConfig::paper(14, 14)
     }
+}
+
+/// Labelled examples `(src[k], tgt[k])` with per-word labels `ys[k]`, `yt[k]` and pair labels.
+fn labeled<'a>(
+    src: &'a [Vec<u32>],
+    tgt: &'a [Vec<u32>],
+    ys: &'a [Vec<f32>],
+    yt: &'a [Vec<f32>],
+    labels: &[f32],
+) -> Vec<LabeledRef<'a>> {
+    (0..src.len())
+        .map(|k| LabeledRef {
+            src: &src[k],
+            tgt: &tgt[k],
+            src_labels: &ys[k],
+            tgt_labels: &yt[k],
+            label: labels[k],
+        })
+        .collect()
 }
 
 fn softplus(x: f64) -> f64 {
@@ -109,15 +128,7 @@ fn the_loss_is_its_definition() {
     let ys: [Vec<f32>; 2] = [vec![-1.0, 1.0, -1.0], vec![1.0, 1.0]];
     let yt: [Vec<f32>; 2] = [vec![-1.0, 1.0], vec![1.0, -1.0, 1.0, 1.0]];
     let labels: [f32; 2] = [-1.0, 1.0];
-    let batch: Vec<LabeledRef<'_>> = (0..2)
-        .map(|k| LabeledRef {
-            src: &src[k],
-            tgt: &tgt[k],
-            src_labels: &ys[k],
-            tgt_labels: &yt[k],
-            label: labels[k],
-        })
-        .collect();
+    let batch = labeled(&src, &tgt, &ys, &yt, &labels);
     let l = model.loss(&batch, None).unwrap();
     let got = |t: burn::tensor::Tensor<1>| f64::from(t.into_data().try_to_vec::<f32>().unwrap()[0]);
     let s: Vec<&[u32]> = src.iter().map(Vec::as_slice).collect();
@@ -160,15 +171,7 @@ fn gradient_reaches_every_parameter() {
             .collect()
     };
     let (ys, yt): (Vec<_>, Vec<_>) = (src.iter().map(lab).collect(), tgt.iter().map(lab).collect());
-    let batch: Vec<LabeledRef<'_>> = (0..3)
-        .map(|k| LabeledRef {
-            src: &src[k],
-            tgt: &tgt[k],
-            src_labels: &ys[k],
-            tgt_labels: &yt[k],
-            label: if k == 0 { -1.0 } else { 1.0 },
-        })
-        .collect();
+    let batch = labeled(&src, &tgt, &ys, &yt, &[-1.0, 1.0, 1.0]);
     let l = model.loss(&batch, Some(&mut Rng::seed(4))).unwrap();
     // One stage back-propagates both encoders (cut off the loss, on two threads).
     assert_eq!(l.loss.deferred.len(), 1);
@@ -208,28 +211,14 @@ fn split_sides_give_the_gradients_of_one_graph() {
         };
         let ys: Vec<Vec<f32>> = src.iter().map(lab).collect();
         let yt: Vec<Vec<f32>> = tgt.iter().map(lab).collect();
-        let batch: Vec<LabeledRef<'_>> = (0..3)
-            .map(|k| LabeledRef {
-                src: &src[k],
-                tgt: &tgt[k],
-                src_labels: &ys[k],
-                tgt_labels: &yt[k],
-                label: if k == 1 { 1.0 } else { -1.0 },
-            })
-            .collect();
+        let batch = labeled(&src, &tgt, &ys, &yt, &[-1.0, 1.0, -1.0]);
         let grads = |split: bool| {
             let m = model.clone().with_split_sides(split);
             // Two worker threads, so that the split sides do run side by side.
             Threads(2)
                 .install(|| {
                     let l = m.loss(&batch, Some(&mut Rng::seed(9)))?;
-                    let value = l
-                        .loss
-                        .value
-                        .clone()
-                        .into_data()
-                        .try_into_vec::<f32>()
-                        .unwrap()[0];
+                    let value = scalar(l.loss.value.clone());
                     Ok((value, grad_values(&m, &backward(&m, l.loss)?)))
                 })
                 .unwrap()

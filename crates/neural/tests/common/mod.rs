@@ -10,6 +10,11 @@ use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
 
+/// The value of a one-element tensor (a loss) on the host.
+pub fn scalar(t: Tensor<1>) -> f32 {
+    t.into_data().try_into_vec::<f32>().unwrap()[0]
+}
+
 /// Every float parameter of a module as `(id, host values)`, in visiting order.
 pub fn params<M: Module>(m: &M) -> Vec<(ParamId, Vec<f32>)> {
     struct V(Vec<(ParamId, Vec<f32>)>);
