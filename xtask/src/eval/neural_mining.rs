@@ -1,8 +1,8 @@
 //! What the neural evaluations (`neural`, `autoencoder`, `aligner`) measure alike on the
 //! BUCC-style newsdev set: reading it, greedy one-to-one extraction and F1 at the best
 //! threshold, margin mining of sentence vectors under every retrieval strategy, the bar a
-//! model over the subword vectors must clear (the TF-IDF bag of the same vectors), and the
-//! noisy-parallel protocol with the cosine of an encoder's vectors.
+//! model over the subword vectors must clear (the TF-IDF bag of the same vectors), the
+//! noisy-parallel protocol with the cosine of an encoder's vectors, and Tatoeba P@1.
 
 use std::fmt::Write as _;
 
@@ -12,6 +12,7 @@ use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::{BowEncoder, SentenceEncoder, Side};
 use bitext::eval::bucc::GoldSet;
+use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext::mine::{ScoredPair, all_pairs, extract, greedy_one_to_one};
 use bitext::similarity::PairScorer;
 use bitext_neural::spec::CosineScorer;
@@ -211,4 +212,34 @@ pub(super) fn noisy_cosine(
         Ok(Box::new(CosineScorer::new(a, b)?))
     };
     super::neural::noisy_table(ctx, &scorer, md)
+}
+
+/// P@1 both ways of line-parallel sentence vectors by cosine: `(a → b, b → a)`.
+pub(super) fn p_at_1(a: &Embeddings, b: &Embeddings) -> Result<(f64, f64)> {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    a.normalize_l2();
+    b.normalize_l2();
+    let p1 = |x: &Embeddings, y: &Embeddings| -> Result<f64> {
+        let index = ExactIndex::over(y.view(), Metric::InnerProduct)?;
+        let ids = index.search(x.view(), 1)?.all_ids().to_vec();
+        Ok(ids.iter().enumerate().filter(|(i, j)| i == *j).count() as f64 / ids.len() as f64)
+    };
+    Ok((p1(&a, &b)?, p1(&b, &a)?))
+}
+
+/// Tatoeba fr-en P@1 `(fr → en, en → fr)` of a de-en encoder whose tokenizer and vectors cover
+/// French (the multilingual pieces): French through the source side, zero-shot.
+pub(super) fn tatoeba_fr_en(ctx: &Ctx, enc: &dyn SentenceEncoder) -> Result<(f64, f64)> {
+    let (fr, en) = ctx.parallel(
+        "dev/tatoeba/tatoeba.fra-eng",
+        ("fra", "eng"),
+        EmptyLines::Reject,
+    )?;
+    let (fr, en): (Vec<&str>, Vec<&str>) = (
+        fr.iter().map(String::as_str).collect(),
+        en.iter().map(String::as_str).collect(),
+    );
+    let x = enc.encode(Side::Source, &fr)?;
+    let y = enc.encode(Side::Target, &en)?;
+    p_at_1(&x, &y)
 }
