@@ -27,11 +27,10 @@ use bitext::core::io::text::EmptyLines;
 use bitext::encode::Side;
 use bitext::lexical::{Ibm1, Ibm1Config, Segmenter, Symmetrization};
 use bitext_neural::aligner::{
-    AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Example, FixConfig, Kind,
-    Links, Objective, SpanPair, Synthesizer, best_spans, evaluate, train_aligner,
+    AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Example, Kind, Links,
+    Objective, Synthesizer, evaluate, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::text::WordVocabConfig;
 use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig};
@@ -42,12 +41,12 @@ use super::neural::{
 };
 
 /// The shared data, split once.
-struct Data {
+pub(super) struct Data {
     de: Vec<String>,
     en: Vec<String>,
     what: String,
     valid: (Vec<String>, Vec<String>),
-    test: (Vec<String>, Vec<String>),
+    pub(super) test: (Vec<String>, Vec<String>),
 }
 
 fn data(ctx: &Ctx) -> Result<Data> {
@@ -79,7 +78,7 @@ fn data(ctx: &Ctx) -> Result<Data> {
 /// IBM Model 1 trained once on the training pairs' token texts (every model of this
 /// evaluation tokenizes the same way), with its alignments of the training and validation
 /// pairs.
-struct Links1 {
+pub(super) struct Links1 {
     model: OnceCell<Ibm1>,
     links: OnceCell<(Links, Links)>,
 }
@@ -100,7 +99,7 @@ impl Links1 {
         Ok(self.model.get().expect("just set"))
     }
 
-    fn align(m: &Ibm1, src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
+    pub(super) fn align(m: &Ibm1, src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
         m.align_all_tokens(src, tgt, Symmetrization::GrowDiagFinalAnd)
     }
 }
@@ -249,7 +248,7 @@ fn train_one(
 
 /// The IBM-1 model of the training pairs in `model`'s tokens (trained here when every model
 /// was reused).
-fn ibm1<'a>(model: &AlignerModel, d: &Data, l: &'a Links1) -> Result<&'a Ibm1> {
+pub(super) fn ibm1<'a>(model: &AlignerModel, d: &Data, l: &'a Links1) -> Result<&'a Ibm1> {
     if l.model.get().is_none() {
         let pieces = |side: Side, text: &[String]| -> Result<Vec<Vec<String>>> {
             let refs: Vec<&str> = text.iter().map(String::as_str).collect();
@@ -319,86 +318,6 @@ fn batches(n: usize) -> Vec<Vec<usize>> {
         .chunks(32)
         .map(<[usize]>::to_vec)
         .collect()
-}
-
-/// Divergence fixing of pairs with an inserted sentence: exact recoveries and recoveries
-/// within one token at every span end.
-fn fixing(model: &AlignerModel, d: &Data, l: &Links1, md: &mut String) -> Result<()> {
-    let m = ibm1(model, d, l)?;
-    let s: Vec<&str> = d.test.0.iter().map(String::as_str).collect();
-    let t: Vec<&str> = d.test.1.iter().map(String::as_str).collect();
-    let corpus = model.corpus(&s, &t, &|a, b| Ok(Links1::align(m, a, b)))?;
-    let g = Synthesizer::new(&corpus)?;
-    let mut rng = Rng::seed(33);
-    let ex: Vec<Example> = (0..300)
-        .map(|_| g.draw(Kind::Insert, &mut rng))
-        .collect::<bitext_neural::Result<_>>()?;
-    let src: Vec<&[u32]> = ex.iter().map(|e| &e.src[..]).collect();
-    let tgt: Vec<&[u32]> = ex.iter().map(|e| &e.tgt[..]).collect();
-    let batching = Bucketing {
-        max_items: 64,
-        max_tokens: 64 * 128,
-    };
-    let t0 = Instant::now();
-    let fixed = model
-        .model()
-        .fix_all(&src, &tgt, FixConfig::default(), &batching)?;
-    let secs = t0.elapsed().as_secs_f64();
-    // The first candidate by the alignment objective alone, without the re-ranking.
-    let first: Vec<SpanPair> = model
-        .model()
-        .pairs_all(&src, &tgt, &batching)?
-        .iter()
-        .map(|o| {
-            best_spans(&o.alignment, o.src_len, o.tgt_len, FixConfig::default())
-                .map(|mut v| v.swap_remove(0))
-        })
-        .collect::<bitext_neural::Result<_>>()?;
-    let (mut first_exact, mut first_near) = (0, 0);
-    let (mut exact, mut near, mut cuttable, mut better) = (0, 0, 0, 0);
-    for ((e, f), top) in ex.iter().zip(&fixed).zip(&first) {
-        let (os, ot) = e.origin.clone().context("insert examples have an origin")?;
-        let within = |p: &SpanPair| {
-            p.src.start.abs_diff(os.start) <= 1
-                && p.src.end.abs_diff(os.end) <= 1
-                && p.tgt.start.abs_diff(ot.start) <= 1
-                && p.tgt.end.abs_diff(ot.end) <= 1
-        };
-        first_exact += usize::from(top.src == os && top.tgt == ot);
-        first_near += usize::from(within(top));
-        // Only sides longer than τ + 1 words can be cut (§3.2): count where the original fits.
-        if os.len() >= 5 && ot.len() >= 5 {
-            cuttable += 1;
-        }
-        if f.spans.src == os && f.spans.tgt == ot {
-            exact += 1;
-        }
-        if within(&f.spans) {
-            near += 1;
-        }
-        if f.cosine > f.original {
-            better += 1;
-        }
-    }
-    let n = ex.len() as f64;
-    writeln!(
-        md,
-        "**Divergence fixing** (§3.2, N = 20, τ = 3): {} held-out test pairs with a sentence \
-         inserted at the start or end of one side (the insert generator; {cuttable} of them \
-         have an original of ≥ 5 words on both sides, the shortest span τ = 3 allows). \
-         Recovered exactly: **{:.1}%**; every span end within one token: **{:.1}%**; the kept \
-         spans' `wemb` cosine is higher than the whole pair's in {:.1}% ({:.1} s for all). \
-         The first candidate by the alignment objective alone, without the re-ranking by \
-         sentence similarity: {:.1}% exact, {:.1}% within one token.\n",
-        ex.len(),
-        100.0 * exact as f64 / n,
-        100.0 * near as f64 / n,
-        100.0 * better as f64 / n,
-        secs,
-        100.0 * first_exact as f64 / n,
-        100.0 * first_near as f64 / n,
-    )?;
-    Ok(())
 }
 
 /// Sentence level: `wemb` vectors mined with margins, `semb` scores with greedy one-to-one,
@@ -576,11 +495,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         )?;
     }
     if let Some(m) = &puri {
-        fixing(m, &d, &l, &mut md)?;
+        super::aligner_fix::fixing(m, &d, &l, &mut md)?;
     }
     if let Some((name, m)) = &long_model {
         writeln!(md, "With the {name} model:\n")?;
-        fixing(m, &d, &l, &mut md)?;
+        super::aligner_fix::fixing(m, &d, &l, &mut md)?;
     }
     let (semb, line) = train_one(
         ctx,

@@ -4,6 +4,7 @@
 //! them).
 
 mod aligner;
+mod aligner_fix;
 mod autoencoder;
 mod bucc_bow;
 mod calibrate;
