@@ -16,6 +16,44 @@ fn run(cmd: &mut Command) -> (bool, String) {
     )
 }
 
+/// `bitext train KIND --src SRC --tgt TGT -o OUT`, for the caller's options.
+#[cfg(feature = "neural")]
+fn train_cmd(
+    kind: &str,
+    src: impl AsRef<std::ffi::OsStr>,
+    tgt: impl AsRef<std::ffi::OsStr>,
+    out: impl AsRef<std::ffi::OsStr>,
+) -> Command {
+    let mut c = bitext();
+    c.args(["train", kind, "--src"])
+        .arg(src)
+        .arg("--tgt")
+        .arg(tgt)
+        .arg("-o")
+        .arg(out);
+    c
+}
+
+/// `bitext embed --model MODEL --input INPUT --side SIDE -o OUT`, which must succeed: the
+/// vectors it wrote.
+#[cfg(feature = "neural")]
+fn embed(
+    model: &Path,
+    input: impl AsRef<std::ffi::OsStr>,
+    side: &str,
+    out: &Path,
+) -> bitext_core::Embeddings {
+    let (ok, err) = run(bitext()
+        .args(["embed", "--model"])
+        .arg(model)
+        .arg("--input")
+        .arg(input)
+        .args(["--side", side, "-q", "-o"])
+        .arg(out));
+    assert!(ok, "{err}");
+    bitext_core::io::npy::read_npy(out).unwrap()
+}
+
 /// Line-parallel toy text: `a3 a1` ↔ `b1 b3`.
 fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
     let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
@@ -50,13 +88,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, tsv) = corpus(d.path(), 40);
     let model = d.path().join("siamese");
-    let (ok, err) = run(bitext()
-        .args(["train", "siamese", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .arg("-o")
-        .arg(&model)
+    let (ok, err) = run(train_cmd("siamese", &src, &tgt, &model)
         .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
         .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]));
     assert!(ok, "{err}");
@@ -70,15 +102,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     }
 
     let emb = d.path().join("e.npy");
-    let (ok, err) = run(bitext()
-        .args(["embed", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&tgt)
-        .args(["--side", "target", "-q", "-o"])
-        .arg(&emb));
-    assert!(ok, "{err}");
-    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    let e = embed(&model, &tgt, "target", &emb);
     assert_eq!((e.len(), e.dim()), (40, 256));
 
     let scored = d.path().join("scored.tsv");
@@ -217,15 +241,7 @@ fn train_embed_and_score_with_an_autoencoder() {
 
     for (side, input) in [("source", &src), ("target", &tgt)] {
         let emb = d.path().join(format!("{side}.npy"));
-        let (ok, err) = run(bitext()
-            .args(["embed", "--model"])
-            .arg(&model)
-            .arg("--input")
-            .arg(input)
-            .args(["--side", side, "-q", "-o"])
-            .arg(&emb));
-        assert!(ok, "{err}");
-        let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+        let e = embed(&model, input, side, &emb);
         assert_eq!((e.len(), e.dim()), (40, 256));
     }
     let scored = d.path().join("scored.tsv");
@@ -289,13 +305,7 @@ fn train_siamese_from_bilingual_vectors() {
     };
     let (sv, tv) = (vec_file("a.vec", "a", 130), vec_file("b.vec", "b", 130));
     let train = |out: &str, sv: &Path, tv: &Path| {
-        run(bitext()
-            .args(["train", "siamese", "--src"])
-            .arg(&src)
-            .arg("--tgt")
-            .arg(&tgt)
-            .arg("-o")
-            .arg(d.path().join(out))
+        run(train_cmd("siamese", &src, &tgt, d.path().join(out))
             .args(["--preset", "small", "--epochs", "1", "--negatives", "1"])
             .args([
                 "--min-count",
@@ -333,13 +343,7 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, _) = corpus(d.path(), 30);
     let model = d.path().join("ae");
-    let (ok, err) = run(bitext()
-        .args(["train", "autoencoder", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .arg("-o")
-        .arg(&model)
+    let (ok, err) = run(train_cmd("autoencoder", &src, &tgt, &model)
         .args(["--preset", "small", "--epochs", "1", "--candidates", "8"])
         .args([
             "--bag",
@@ -357,24 +361,17 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
     let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
     assert!(desc.contains("\"bag\": true"), "{desc}");
     let emb = d.path().join("e.npy");
-    let (ok, err) = run(bitext()
-        .args(["embed", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&tgt)
-        .args(["--side", "target", "-q", "-o"])
-        .arg(&emb));
-    assert!(ok, "{err}");
-    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    let e = embed(&model, &tgt, "target", &emb);
     assert_eq!((e.len(), e.dim()), (30, 256));
-    let (ok, err) = run(bitext()
-        .args(["train", "autoencoder", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .arg("-o")
-        .arg(d.path().join("bad"))
-        .args(["--ranking", "-1", "--min-count", "1", "-q"]));
+    let (ok, err) = run(
+        train_cmd("autoencoder", &src, &tgt, d.path().join("bad")).args([
+            "--ranking",
+            "-1",
+            "--min-count",
+            "1",
+            "-q",
+        ]),
+    );
     assert!(!ok);
     assert!(err.contains("ranking term"), "{err}");
 }
@@ -401,13 +398,7 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
     let vectors = d.path().join("v.vec");
     std::fs::write(&vectors, text).unwrap();
     let model = d.path().join("ranking");
-    let (ok, err) = run(bitext()
-        .args(["train", "siamese", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .arg("-o")
-        .arg(&model)
+    let (ok, err) = run(train_cmd("siamese", &src, &tgt, &model)
         .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
         .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
         .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
@@ -421,24 +412,10 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
         "{json}"
     );
     let emb = d.path().join("e.npy");
-    let (ok, err) = run(bitext()
-        .args(["embed", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&src)
-        .args(["--side", "source", "-q", "-o"])
-        .arg(&emb));
-    assert!(ok, "{err}");
-    let e = bitext_core::io::npy::read_npy(&emb).unwrap();
+    let e = embed(&model, &src, "source", &emb);
     assert_eq!((e.len(), e.dim()), (30, 16));
-    let (ok, err) = run(bitext()
-        .args(["train", "siamese", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .arg("-o")
-        .arg(d.path().join("bad"))
-        .args([
+    let (ok, err) = run(
+        train_cmd("siamese", &src, &tgt, d.path().join("bad")).args([
             "--objective",
             "ranking",
             "--scale",
@@ -446,7 +423,8 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
             "--min-count",
             "1",
             "-q",
-        ]));
+        ]),
+    );
     assert!(!ok);
     assert!(err.contains("scale"), "{err}");
 }

@@ -8,26 +8,11 @@ use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{Pooling, Siamese, SiameseConfig, SiameseTask};
+use bitext_neural::siamese::{Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
-use common::{cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, toy_pairs};
-
-fn tiny(cell: CellKind, shared: bool) -> SiameseConfig {
-    SiameseConfig {
-        src_vocab: if shared { 14 } else { 12 },
-        tgt_vocab: 14,
-        shared_embeddings: shared,
-        emb_dim: 8,
-        hidden: 6,
-        ff: 5,
-        cell,
-        dropout_input: 0.0,
-        dropout_output: 0.0,
-        frozen_embeddings: false,
-        pooling: Pooling::Last,
-        bag: false,
-    }
-}
+use common::{
+    cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, tiny_siamese, toy_pairs,
+};
 
 #[test]
 fn gradient_reaches_every_parameter() {
@@ -35,7 +20,7 @@ fn gradient_reaches_every_parameter() {
         let config = SiameseConfig {
             dropout_input: 0.2,
             dropout_output: 0.3,
-            ..tiny(cell, shared)
+            ..tiny_siamese(cell, shared)
         };
         let model = Siamese::new(&config, 3, &cpu().autodiff()).unwrap();
         let data = toy_pairs(6, 1);
@@ -64,7 +49,7 @@ fn deferred_gradients_equal_plain_autodiff() {
         let config = SiameseConfig {
             dropout_input: 0.2,
             dropout_output: 0.3,
-            ..tiny(cell, shared)
+            ..tiny_siamese(cell, shared)
         };
         let model = Siamese::new(&config, 4, &cpu().autodiff()).unwrap();
         let (a, b, stages) = siamese_plain_and_deferred_grads(&model);
@@ -86,7 +71,7 @@ fn deferred_gradients_equal_plain_autodiff() {
 fn weights_load_back_bit_identically() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.bpk");
-    let config = tiny(CellKind::Gru, false);
+    let config = tiny_siamese(CellKind::Gru, false);
     let a = Siamese::new(&config, 1, &cpu()).unwrap();
     checkpoint::save_weights(&a, &path).unwrap();
     let b = Siamese::new(&config, 2, &cpu()).unwrap();
@@ -106,14 +91,14 @@ fn weights_load_back_bit_identically() {
         host2(b.encode(&s, Side::Target, None).unwrap())
     );
     // A model of another shape does not take these weights.
-    let other = Siamese::new(&tiny(CellKind::Lstm, false), 1, &cpu()).unwrap();
+    let other = Siamese::new(&tiny_siamese(CellKind::Lstm, false), 1, &cpu()).unwrap();
     let e = checkpoint::load_weights(other, &path).unwrap_err();
     assert!(e.to_string().contains("w.bpk"), "{e}");
 }
 
 #[test]
 fn ids_outside_the_vocabulary_are_errors() {
-    let model = Siamese::new(&tiny(CellKind::Gru, false), 1, &cpu()).unwrap();
+    let model = Siamese::new(&tiny_siamese(CellKind::Gru, false), 1, &cpu()).unwrap();
     assert!(model.encode(&[&[1, 12]], Side::Source, None).is_err());
     assert!(model.encode(&[&[1, 13]], Side::Target, None).is_ok());
     assert!(model.encode(&[&[]], Side::Target, None).is_err());
@@ -132,7 +117,7 @@ fn task(seed: u64) -> SiameseTask {
         max_tokens: 400,
     };
     SiameseTask::new(
-        tiny(CellKind::Gru, false),
+        tiny_siamese(CellKind::Gru, false),
         data.clone(),
         Some(data),
         3,
@@ -143,7 +128,7 @@ fn task(seed: u64) -> SiameseTask {
 }
 
 fn model() -> Siamese {
-    Siamese::new(&tiny(CellKind::Gru, false), 42, &cpu().autodiff()).unwrap()
+    Siamese::new(&tiny_siamese(CellKind::Gru, false), 42, &cpu().autodiff()).unwrap()
 }
 
 #[test]
@@ -181,7 +166,7 @@ fn training_is_deterministic_and_resumes_exactly() {
     let resumed = fit(&mut task(1), model(), &train_config(3), d2.path(), true).unwrap();
     assert_eq!(resumed.state.history.len(), 3);
     let last = |dir: &std::path::Path| {
-        let m = Siamese::new(&tiny(CellKind::Gru, false), 0, &cpu()).unwrap();
+        let m = Siamese::new(&tiny_siamese(CellKind::Gru, false), 0, &cpu()).unwrap();
         params(&checkpoint::load_weights(m, &dir.join("resume/weights.bpk")).unwrap())
             .into_iter()
             .map(|p| p.1)
@@ -200,7 +185,7 @@ fn training_is_deterministic_and_resumes_exactly() {
 fn a_given_table_is_used_and_a_frozen_one_stays() {
     let config = SiameseConfig {
         frozen_embeddings: true,
-        ..tiny(CellKind::Gru, false)
+        ..tiny_siamese(CellKind::Gru, false)
     };
     let rows = config.table_rows();
     let table: Vec<f32> = (0..rows * config.emb_dim)

@@ -13,22 +13,16 @@ use bitext_neural::siamese::{Objective, Pooling, Siamese, SiameseConfig, Siamese
 use bitext_neural::train::{TrainConfig, backward, fit};
 use burn::module::Param;
 use burn::tensor::{Device, Tensor, TensorData};
-use common::{cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, toy_pairs};
+use common::{
+    cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, tiny_siamese, toy_pairs,
+};
 
+/// The common tiny network (GRU) with `pooling` and a bag of words.
 fn tiny(pooling: Pooling, shared: bool) -> SiameseConfig {
     SiameseConfig {
-        src_vocab: if shared { 14 } else { 12 },
-        tgt_vocab: 14,
-        shared_embeddings: shared,
-        emb_dim: 8,
-        hidden: 6,
-        ff: 5,
-        cell: CellKind::Gru,
-        dropout_input: 0.0,
-        dropout_output: 0.0,
-        frozen_embeddings: false,
         pooling,
         bag: true,
+        ..tiny_siamese(CellKind::Gru, shared)
     }
 }
 

@@ -25,11 +25,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use bitext::core::Rng;
 use bitext::core::io::text::EmptyLines;
 use bitext::core::io::tsv::BitextTsvReader;
-use bitext::core::{Embeddings, Rng};
 use bitext::eval::noisy::NoisyParallel;
-use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
@@ -480,16 +479,6 @@ fn recovery(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// For each row of `a`, the row of `b` with the largest cosine (ties to the lower row), by
-/// bitext-knn's exact index.
-fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    a.normalize_l2();
-    b.normalize_l2();
-    let index = ExactIndex::over(b.view(), Metric::InnerProduct)?;
-    Ok(index.search(a.view(), 1)?.all_ids().to_vec())
-}
-
 /// (c) Tatoeba de-en P@1 with the encoder's vectors and cosine, and with the classifier.
 fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     let (de, en) = ctx.parallel(
@@ -501,11 +490,7 @@ fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
     let e: Vec<&str> = en.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&d, &e)?;
     let (vd, ve) = (scorer.src_vectors(), scorer.tgt_vectors());
-    let p1 = |nn: &[usize]| {
-        nn.iter().enumerate().filter(|(i, j)| i == *j).count() as f64 / nn.len() as f64
-    };
-    let cos_de_en = p1(&nearest(vd, ve)?);
-    let cos_en_de = p1(&nearest(ve, vd)?);
+    let (cos_de_en, cos_en_de) = super::neural_mining::p_at_1(vd, ve)?;
     let n = d.len();
     let mut clf = Vec::with_capacity(n);
     for i in 0..n {
@@ -523,7 +508,7 @@ fn tatoeba(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
         "**(c) Tatoeba de-en** ({n} pairs), P@1: encoder vectors + cosine **{cos_de_en:.3}** \
          (de→en), {cos_en_de:.3} (en→de); classifier probability, de→en {:.3}. (Reference: a \
          production multilingual encoder, 0.979.)\n",
-        p1(&clf)
+        super::neural_mining::own_share(&clf)
     )?;
     Ok(())
 }

@@ -214,17 +214,24 @@ pub(super) fn noisy_cosine(
     super::neural::noisy_table(ctx, &scorer, md)
 }
 
-/// P@1 both ways of line-parallel sentence vectors by cosine: `(a → b, b → a)`.
-pub(super) fn p_at_1(a: &Embeddings, b: &Embeddings) -> Result<(f64, f64)> {
+/// For each row of `a`, the row of `b` with the largest cosine (ties to the lower row), by
+/// bitext-knn's exact index.
+fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
     let (mut a, mut b) = (a.clone(), b.clone());
     a.normalize_l2();
     b.normalize_l2();
-    let p1 = |x: &Embeddings, y: &Embeddings| -> Result<f64> {
-        let index = ExactIndex::over(y.view(), Metric::InnerProduct)?;
-        let ids = index.search(x.view(), 1)?.all_ids().to_vec();
-        Ok(ids.iter().enumerate().filter(|(i, j)| i == *j).count() as f64 / ids.len() as f64)
-    };
-    Ok((p1(&a, &b)?, p1(&b, &a)?))
+    let index = ExactIndex::over(b.view(), Metric::InnerProduct)?;
+    Ok(index.search(a.view(), 1)?.all_ids().to_vec())
+}
+
+/// The share of rows `i` whose pick `nn[i]` is `i` (P@1 of line-parallel sets).
+pub(super) fn own_share(nn: &[usize]) -> f64 {
+    nn.iter().enumerate().filter(|(i, j)| i == *j).count() as f64 / nn.len() as f64
+}
+
+/// P@1 both ways of line-parallel sentence vectors by cosine: `(a → b, b → a)`.
+pub(super) fn p_at_1(a: &Embeddings, b: &Embeddings) -> Result<(f64, f64)> {
+    Ok((own_share(&nearest(a, b)?), own_share(&nearest(b, a)?)))
 }
 
 /// Tatoeba fr-en P@1 `(fr → en, en → fr)` of a de-en encoder whose tokenizer and vectors cover

@@ -4,11 +4,31 @@
 
 use bitext_core::Rng;
 use bitext_neural::layers::bce_with_logits;
-use bitext_neural::siamese::{ParallelIds, Siamese};
+use bitext_neural::rnn::CellKind;
+use bitext_neural::siamese::{ParallelIds, Pooling, Siamese, SiameseConfig};
 use bitext_neural::train::backward;
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
+
+/// A tiny siamese network of `cell` (the paper's: last states, no bag), with one table for
+/// both languages when `shared` (14 rows; else 12 source and 14 target rows).
+pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
+    SiameseConfig {
+        src_vocab: if shared { 14 } else { 12 },
+        tgt_vocab: 14,
+        shared_embeddings: shared,
+        emb_dim: 8,
+        hidden: 6,
+        ff: 5,
+        cell,
+        dropout_input: 0.0,
+        dropout_output: 0.0,
+        frozen_embeddings: false,
+        pooling: Pooling::Last,
+        bag: false,
+    }
+}
 
 /// The value of a one-element tensor (a loss) on the host.
 pub fn scalar(t: Tensor<1>) -> f32 {
