@@ -1,30 +1,133 @@
 //! `cargo xtask ci`: the checks every change must pass, in the order that fails fastest.
 
+use std::process::Command;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
 use anyhow::{Context, Result, bail};
 
 use crate::{cargo, run_cmd};
 
-/// Features turned on for CI's clippy, test and doc runs (`package/feature`; never
-/// `--all-features`, which would pull in wgpu).
-pub(crate) const CI_FEATURES: &[&str] = &[
+/// The steps CI ran and their wall times, printed as a table at the end of every run, passed or
+/// failed, so that each submission's log shows where its time went.
+pub(crate) struct Steps {
+    /// `(name, seconds, passed)` in the order they ran.
+    done: Vec<(String, f64, bool)>,
+    /// When xtask started.
+    start: Instant,
+    /// What happened before xtask ran, from `.ci/run`: package setup and the build of xtask.
+    before: Vec<(String, f64)>,
+}
+
+impl Steps {
+    /// A new record. `.ci/run` exports `BITEXT_CI_START` and `BITEXT_CI_SETUP_END` (seconds
+    /// since the epoch when it began and when its package setup ended); what lies between the
+    /// second and now is the build of xtask. Without them only xtask's own steps are counted.
+    pub(crate) fn new() -> Self {
+        let env = |k: &str| std::env::var(k).ok()?.trim().parse::<f64>().ok();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let before = match (env("BITEXT_CI_START"), env("BITEXT_CI_SETUP_END")) {
+            (Some(t0), Some(t1)) if t0 <= t1 && t1 <= now => vec![
+                ("setup: system and Python packages".to_string(), t1 - t0),
+                ("build xtask".to_string(), now - t1),
+            ],
+            _ => Vec::new(),
+        };
+        Self {
+            done: Vec::new(),
+            start: Instant::now(),
+            before,
+        }
+    }
+
+    /// Run `cmd` as the step `name`; on failure the table so far is printed before the error.
+    pub(crate) fn run(&mut self, name: &str, cmd: &mut Command) -> Result<()> {
+        self.time(name, || run_cmd(cmd))
+    }
+
+    /// Time `f` as the step `name`.
+    pub(crate) fn time(&mut self, name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
+        let t = Instant::now();
+        let r = f();
+        self.done
+            .push((name.to_string(), t.elapsed().as_secs_f64(), r.is_ok()));
+        if r.is_err() {
+            eprintln!("{}", self.table());
+        }
+        r
+    }
+
+    /// Record a step that did not run, with the reason.
+    pub(crate) fn skipped(&mut self, name: &str, why: &str) {
+        eprintln!("{name} SKIPPED: {why}");
+        self.done
+            .push((format!("{name} (SKIPPED, see above)"), 0.0, true));
+    }
+
+    /// The table of steps and the total.
+    pub(crate) fn table(&self) -> String {
+        let rows: Vec<(String, f64)> = self
+            .before
+            .iter()
+            .cloned()
+            .chain(self.done.iter().map(|(n, s, ok)| {
+                let n = if *ok {
+                    n.clone()
+                } else {
+                    format!("{n} (FAILED)")
+                };
+                (n, *s)
+            }))
+            .collect();
+        let total =
+            self.before.iter().map(|(_, s)| s).sum::<f64>() + self.start.elapsed().as_secs_f64();
+        let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(5);
+        let mut out = String::from("ci: step times (wall)\n");
+        for (n, s) in &rows {
+            out.push_str(&format!("  {n:width$}  {s:8.1} s\n"));
+        }
+        out.push_str(&format!(
+            "  {:width$}  {total:8.1} s ({})",
+            "total",
+            minutes(total)
+        ));
+        out
+    }
+}
+
+/// `1234.5` as `20 min 34 s`.
+fn minutes(secs: f64) -> String {
+    let s = secs.round() as u64;
+    format!("{} min {:02} s", s / 60, s % 60)
+}
+
+/// Features turned on for CI's test run (`package/feature`; never `--all-features`, which would
+/// pull in wgpu): the native backends, the neural models, and xtask's evaluations (so that
+/// their code is compiled and their unit tests run).
+pub(crate) const TEST_FEATURES: &[&str] = &[
     "bitext-tokenize/sentencepiece",
     "bitext-knn/faiss",
     "bitext-cli/faiss",
     "bitext-shard/faiss",
     "bitext/neural",
+    "xtask/eval",
 ];
 
-/// The wgpu backend of bitext-neural must compile: `cargo check` only (6.6 min on top of the
-/// rest on two cores, measured from a fresh target directory's clippy state; see
-/// docs/BENCHMARKS.md "CI from scratch"), never run, since CI has no GPU.
-pub(crate) const WGPU_CHECK: &[&str] = &[
-    "check",
-    "-p",
-    "bitext-neural",
-    "--features",
-    "wgpu",
-    "--all-targets",
-    "--locked",
+/// Features of CI's clippy and doc runs: [`TEST_FEATURES`] and the wgpu backend of
+/// bitext-neural. Checking wgpu here, in the same `cargo check` graph as everything else, means
+/// burn is checked once; the separate `cargo check -p bitext-neural --features wgpu` that CI
+/// ran before re-checked all of burn with its new features on top of the wgpu stack (687 s of
+/// a 3,052 s run from scratch: docs/BENCHMARKS.md "CI from scratch"). Never built or run:
+/// CI has no GPU. Rustdoc takes the same features so that it reads the metadata clippy left.
+pub(crate) const CHECK_FEATURES: &[&str] = &[
+    "bitext-tokenize/sentencepiece",
+    "bitext-knn/faiss",
+    "bitext-cli/faiss",
+    "bitext-shard/faiss",
+    "bitext/neural",
+    "xtask/eval",
+    "bitext-neural/wgpu",
 ];
 
 /// The dependency tree of the `bitext` binary built without its default feature `neural`
@@ -112,16 +215,6 @@ fn check_no_burn_without_neural() -> Result<()> {
     Ok(())
 }
 
-/// The fuzz targets (`fuzz/`, a workspace of its own) must build: on stable, without the
-/// sanitizer flags `cargo fuzz` adds (docs/FUZZING.md runs them).
-pub(crate) const FUZZ_BUILD: &[&str] = &[
-    "build",
-    "--manifest-path",
-    "fuzz/Cargo.toml",
-    "--bins",
-    "--locked",
-];
-
 /// Extra `cargo` invocations of `cargo xtask ci --full`: checks kept out of the default run
 /// because they are slow under load, run by hand before resolving the issues that need them.
 pub(crate) const FULL_EXTRA: &[&[&str]] = &[
@@ -145,36 +238,29 @@ fn ray_python() -> std::ffi::OsString {
     std::env::var_os("BITEXT_RAY_PYTHON").unwrap_or_else(|| "python3".into())
 }
 
+/// Why the Ray test cannot run here (`ray` cannot be imported), or `None` when it can.
+fn ray_missing() -> Option<String> {
+    let python = ray_python();
+    match Command::new(&python).args(["-c", "import ray"]).output() {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!(
+            "`{} -c \"import ray\"` failed ({}); .ci/run installs ray into a virtual \
+             environment and sets BITEXT_RAY_PYTHON",
+            python.to_string_lossy(),
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        )),
+        Err(e) => Some(format!("cannot start {} ({e})", python.to_string_lossy())),
+    }
+}
+
 /// The Ray driver's test (`python/bitext-ray/tests/test_local_cluster.py`): a local cluster of
 /// a head and two workers on 127.0.0.1 runs a sharded plan whose output must equal the
-/// single-process run's. Skipped, saying why, only when `ray` cannot be imported.
+/// single-process run's. Skipped, saying why, only when `ray` cannot be imported
+/// ([`ray_missing`]).
 fn ray_test() -> Result<()> {
-    let python = ray_python();
-    let probe = std::process::Command::new(&python)
-        .args(["-c", "import ray"])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            eprintln!(
-                "ray test SKIPPED: `{} -c \"import ray\"` failed ({}); .ci/run installs ray \
-                 into a virtual environment and sets BITEXT_RAY_PYTHON",
-                python.to_string_lossy(),
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            );
-            return Ok(());
-        }
-        Err(e) => {
-            eprintln!(
-                "ray test SKIPPED: cannot start {} ({e})",
-                python.to_string_lossy()
-            );
-            return Ok(());
-        }
-    }
     // The binary `cargo test --workspace` built for the CLI's integration tests.
     let target: std::path::PathBuf = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| crate::project_root().join("target"), Into::into);
@@ -185,7 +271,7 @@ fn ray_test() -> Result<()> {
             bitext.display()
         );
     }
-    let mut test = std::process::Command::new(&python);
+    let mut test = Command::new(ray_python());
     test.arg(crate::project_root().join("python/bitext-ray/tests/test_local_cluster.py"))
         .arg("--bitext")
         .arg(&bitext);
@@ -198,48 +284,105 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         [a] if a == "--full" => true,
         _ => anyhow::bail!("usage: cargo xtask ci [--full]"),
     };
-    let features = CI_FEATURES.join(",");
-    let with_features = |cmd: &mut std::process::Command| {
-        if !features.is_empty() {
-            cmd.args(["--features", &features]);
-        }
-    };
-    run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
-    check_no_burn_without_neural()?;
+    let mut steps = Steps::new();
+    let r = run_steps(&mut steps, full);
+    eprintln!("{}", steps.table());
+    r?;
+    eprintln!("ci: all checks passed{}", if full { " (full)" } else { "" });
+    Ok(())
+}
 
-    let mut clippy = cargo();
-    clippy.args(["clippy", "--workspace", "--all-targets", "--locked"]);
-    with_features(&mut clippy);
-    run_cmd(clippy.args(["--", "-D", "warnings"]))?;
-    run_cmd(cargo().args(NO_NEURAL_CLIPPY))?;
+/// `cargo <args> --features <features>`, with `--timings` when `BITEXT_CI_TIMINGS` is set
+/// (cargo's HTML report of every unit's compile time, under the target directory's
+/// `cargo-timings/`: where a from-scratch run spends its time).
+fn cargo_with(args: &[&str], features: &[&str]) -> Command {
+    let mut cmd = cargo();
+    cmd.args(args);
+    if !features.is_empty() {
+        cmd.args(["--features", &features.join(",")]);
+    }
+    if std::env::var_os("BITEXT_CI_TIMINGS").is_some() {
+        cmd.arg("--timings");
+    }
+    cmd
+}
 
-    let mut test = cargo();
-    test.args(["test", "--workspace", "--locked"]);
-    with_features(&mut test);
-    run_cmd(&mut test)?;
+/// Every check, in the order that fails fastest. Where each check of the earlier CI went:
+/// the wgpu compile check is in clippy's features ([`CHECK_FEATURES`]); the fuzz targets,
+/// once a workspace of their own built with `cargo build`, are a workspace member checked by
+/// the same clippy run.
+fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
+    steps.run(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--", "--check"]),
+    )?;
+    steps.time(
+        "no burn in the CLI without `neural`",
+        check_no_burn_without_neural,
+    )?;
 
-    let mut doc = cargo();
-    doc.args(["doc", "--workspace", "--no-deps", "--locked"])
-        .env("RUSTDOCFLAGS", "-D warnings");
-    with_features(&mut doc);
-    run_cmd(&mut doc)?;
+    let mut clippy = cargo_with(
+        &["clippy", "--workspace", "--all-targets", "--locked"],
+        CHECK_FEATURES,
+    );
+    steps.run(
+        "clippy (workspace, all targets, wgpu, fuzz targets)",
+        clippy.args(["--", "-D", "warnings"]),
+    )?;
+    steps.run(
+        "clippy (CLI without `neural`)",
+        cargo().args(NO_NEURAL_CLIPPY),
+    )?;
 
-    run_cmd(cargo().args(WGPU_CHECK))?;
-    run_cmd(cargo().args(FUZZ_BUILD))?;
-    ray_test()?;
+    steps.run(
+        "test (workspace)",
+        &mut cargo_with(&["test", "--workspace", "--locked"], TEST_FEATURES),
+    )?;
+
+    let mut doc = cargo_with(
+        &["doc", "--workspace", "--no-deps", "--locked"],
+        CHECK_FEATURES,
+    );
+    steps.run(
+        "rustdoc -D warnings",
+        doc.env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
+
+    match ray_missing() {
+        Some(why) => steps.skipped("Ray driver test", &why),
+        None => steps.time("Ray driver test", ray_test)?,
+    }
 
     if full {
         for extra in FULL_EXTRA {
-            run_cmd(cargo().args(*extra))?;
+            steps.run(&extra.join(" "), cargo().args(*extra))?;
         }
     }
-    eprintln!("ci: all checks passed{}", if full { " (full)" } else { "" });
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::burn_packages;
+    use super::{Steps, burn_packages, minutes};
+
+    #[test]
+    fn the_step_table_lists_every_step_and_the_total() {
+        let mut steps = Steps::new();
+        steps.before = vec![("build xtask".into(), 12.0)];
+        steps.time("fmt", || Ok(())).unwrap();
+        assert!(steps.time("test", || anyhow::bail!("boom")).is_err());
+        steps.skipped("ray", "no ray");
+        let t = steps.table();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 6, "{t}");
+        assert!(lines[1].contains("build xtask") && lines[1].ends_with("12.0 s"), "{t}");
+        assert!(lines[2].contains("fmt"), "{t}");
+        assert!(lines[3].contains("test (FAILED)"), "{t}");
+        assert!(lines[4].contains("ray (SKIPPED"), "{t}");
+        assert!(lines[5].trim_start().starts_with("total"), "{t}");
+        assert!(lines[5].contains("(0 min 12 s)"), "{t}");
+        assert_eq!(minutes(1234.4), "20 min 34 s");
+    }
 
     #[test]
     fn burn_packages_are_found_by_name() {

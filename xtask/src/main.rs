@@ -10,6 +10,7 @@
 //! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
 
 mod ci;
+#[cfg(feature = "eval")]
 mod eval;
 #[cfg(test)]
 mod tidy;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
     // Before any thread starts, and only for the evaluations: they train and encode with burn,
     // which allocates and frees large blocks at every operation (see the function's docs); the
     // other commands only run cargo.
+    #[cfg(feature = "eval")]
     if std::env::args().nth(1).as_deref() == Some("eval") {
         bitext_neural::backend::tune_allocator();
     }
@@ -50,7 +52,7 @@ fn run() -> Result<()> {
     std::env::set_current_dir(&root).context("entering the project root")?;
     match args.first().map(String::as_str) {
         Some("ci") => ci::run(&args[1..]),
-        Some("eval") => eval::run(&args[1..]),
+        Some("eval") => run_eval(&args[1..]),
         Some("bench") => {
             let mut cmd = cargo();
             cmd.args(["bench", "-p", "bitext"]).args(&args[1..]);
@@ -62,6 +64,30 @@ fn run() -> Result<()> {
         }
         Some(other) => bail!("unknown command {other:?}\n{USAGE}"),
     }
+}
+
+/// `cargo xtask eval`: the evaluations train and mine, so they run from a release build of
+/// xtask with its feature `eval` (the libraries, burn included). The `cargo xtask` alias builds
+/// neither, so that CI's first step compiles only xtask: without the feature, this hands over
+/// to `cargo run --release -p xtask --features eval`.
+fn run_eval(args: &[String]) -> Result<()> {
+    #[cfg(feature = "eval")]
+    return eval::run(args);
+    #[cfg(not(feature = "eval"))]
+    run_cmd(
+        cargo()
+            .args([
+                "run",
+                "--release",
+                "--quiet",
+                "-p",
+                "xtask",
+                "--features",
+                "eval",
+            ])
+            .args(["--", "eval"])
+            .args(args),
+    )
 }
 
 /// The workspace root (the parent of this crate's directory).
@@ -79,20 +105,31 @@ pub(crate) fn cargo() -> Command {
 
 /// Run a command, echoing it, failing on a non-zero exit.
 pub(crate) fn run_cmd(cmd: &mut Command) -> Result<()> {
-    let shown = format!(
+    run_timed(cmd).map(drop)
+}
+
+/// [`run_cmd`], returning the command's wall time in seconds.
+pub(crate) fn run_timed(cmd: &mut Command) -> Result<f64> {
+    let shown = shown(cmd);
+    eprintln!("$ {shown}");
+    let start = std::time::Instant::now();
+    let status = cmd.status().with_context(|| format!("starting {shown}"))?;
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("  ({secs:.1} s)");
+    if !status.success() {
+        bail!("`{shown}` failed with {status}");
+    }
+    Ok(secs)
+}
+
+/// A command line as it would be typed.
+pub(crate) fn shown(cmd: &Command) -> String {
+    format!(
         "{} {}",
         cmd.get_program().to_string_lossy(),
         cmd.get_args()
             .map(|a| a.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" ")
-    );
-    eprintln!("$ {shown}");
-    let start = std::time::Instant::now();
-    let status = cmd.status().with_context(|| format!("starting {shown}"))?;
-    eprintln!("  ({:.1} s)", start.elapsed().as_secs_f64());
-    if !status.success() {
-        bail!("`{shown}` failed with {status}");
-    }
-    Ok(())
+    )
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, project_root, run_cmd};
+use crate::project_root;
 
 /// What a task gets: where the shared data is.
 pub(crate) struct Ctx {
@@ -119,14 +119,6 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         if !TASKS.iter().any(|(n, _, _)| n == a) {
             bail!("unknown evaluation {a:?} (see `cargo xtask eval --list`)");
         }
-    }
-    if cfg!(debug_assertions) {
-        // Evaluations train and mine: run them optimised.
-        return run_cmd(
-            cargo()
-                .args(["run", "--release", "--quiet", "-p", "xtask", "--", "eval"])
-                .args(args),
-        );
     }
     let shared = std::env::var_os("BITEXT_SHARED")
         .map_or_else(|| project_root().join("..").join("shared"), PathBuf::from);
