@@ -41,7 +41,7 @@ impl Steps {
         }
     }
 
-    /// Run `cmd` as the step `name`; on failure the table so far is printed before the error.
+    /// Run `cmd` as the step `name`.
     pub(crate) fn run(&mut self, name: &str, cmd: &mut Command) -> Result<()> {
         self.time(name, || run_cmd(cmd))
     }
@@ -52,9 +52,6 @@ impl Steps {
         let r = f();
         self.done
             .push((name.to_string(), t.elapsed().as_secs_f64(), r.is_ok()));
-        if r.is_err() {
-            eprintln!("{}", self.table());
-        }
         r
     }
 
@@ -375,7 +372,10 @@ mod tests {
         let t = steps.table();
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 6, "{t}");
-        assert!(lines[1].contains("build xtask") && lines[1].ends_with("12.0 s"), "{t}");
+        assert!(
+            lines[1].contains("build xtask") && lines[1].ends_with("12.0 s"),
+            "{t}"
+        );
         assert!(lines[2].contains("fmt"), "{t}");
         assert!(lines[3].contains("test (FAILED)"), "{t}");
         assert!(lines[4].contains("ray (SKIPPED"), "{t}");
