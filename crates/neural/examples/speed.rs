@@ -20,7 +20,7 @@
 //! ```
 //!
 //! Like bitext's command line, it first calls
-//! [`tune_allocator`](bitext_neural::backend::tune_allocator); `--default-malloc` measures
+//! [`tune_allocator`]; `--default-malloc` measures
 //! with glibc's defaults instead.
 
 use std::time::Instant;
