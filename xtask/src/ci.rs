@@ -127,6 +127,23 @@ pub(crate) const CHECK_FEATURES: &[&str] = &[
     "bitext-neural/wgpu",
 ];
 
+/// Rustdoc of the libraries, xtask and the examples, `-D warnings`. The examples are there
+/// for their docs and for cargo's feature resolution: a target that needs dev-dependencies
+/// turns on the dev-dependencies' features (criterion gives ciborium its `default`, which burn
+/// reads), so with them the dependencies resolve as in clippy's `--all-targets` and rustdoc
+/// reads clippy's metadata; without them it re-checked burn and everything after it (168 s
+/// instead of about 20).
+pub(crate) const DOC: &[&str] = &[
+    "doc",
+    "--workspace",
+    "--no-deps",
+    "--locked",
+    "--lib",
+    "--bin",
+    "xtask",
+    "--examples",
+];
+
 /// The dependency tree of the `bitext` binary built without its default feature `neural`
 /// (`cargo install --path crates/cli --no-default-features`): it must hold no burn package
 /// ([`burn_packages`]). Build dependencies count too, since they are compiled as well. Fast
@@ -336,10 +353,7 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
         &mut cargo_with(&["test", "--workspace", "--locked"], TEST_FEATURES),
     )?;
 
-    let mut doc = cargo_with(
-        &["doc", "--workspace", "--no-deps", "--locked"],
-        CHECK_FEATURES,
-    );
+    let mut doc = cargo_with(DOC, CHECK_FEATURES);
     steps.run(
         "rustdoc -D warnings",
         doc.env("RUSTDOCFLAGS", "-D warnings"),
