@@ -310,14 +310,17 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
 /// (cargo's HTML report of every unit's compile time, under the target directory's
 /// `cargo-timings/`: where a from-scratch run spends its time).
 fn cargo_with(args: &[&str], features: &[&str]) -> Command {
+    // Cargo's own options go before a `--` (what follows is clippy's).
+    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
     let mut cmd = cargo();
-    cmd.args(args);
+    cmd.args(&args[..split]);
     if !features.is_empty() {
         cmd.args(["--features", &features.join(",")]);
     }
     if std::env::var_os("BITEXT_CI_TIMINGS").is_some() {
         cmd.arg("--timings");
     }
+    cmd.args(&args[split..]);
     cmd
 }
 
@@ -345,7 +348,7 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
     )?;
     steps.run(
         "clippy (CLI without `neural`)",
-        cargo().args(NO_NEURAL_CLIPPY),
+        &mut cargo_with(NO_NEURAL_CLIPPY, &[]),
     )?;
 
     steps.run(
