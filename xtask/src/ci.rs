@@ -169,11 +169,11 @@ pub(crate) const NO_NEURAL_TREE: &[&str] = &[
 /// `--all-targets` also compiles the no-neural integration test (`crates/cli/tests/neural.rs`),
 /// which is not run: that would link a second `bitext`.
 ///
-/// Cost, measured on the two-core machine while other builds ran (load 3–4): on a target
-/// directory warm from the rest of CI, the first run compiles the 51 units whose features differ
-/// from the workspace's (syn, serde, half, rayon, … and the workspace crates themselves), 2 min
-/// 7 s (2 min 24 s of CPU); afterwards it re-checks only what changed, 3–7 s (0.4 s when
-/// nothing did).
+/// Cost on the idle two-core machine (docs/BENCHMARKS.md "CI from scratch"): after the
+/// workspace clippy of a from-scratch run, 39 s (the units whose features differ from the
+/// workspace's: proc macros at `opt-level = 0`, serde, rayon, … and the workspace crates); warm,
+/// only what changed, 0.4–7 s. It reuses faiss's and sentencepiece's C++ only because `cc` has
+/// the same features in both graphs (the root `Cargo.toml` says why).
 pub(crate) const NO_NEURAL_CLIPPY: &[&str] = &[
     "clippy",
     "-p",
