@@ -279,7 +279,15 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
     ),
     (
         "crates/knn/src/exact/quant/x86.rs",
-        "AVX512-BF16/VNNI micro-kernels of the reduced-precision scan",
+        "AVX512-BF16/VNNI, AVX-VNNI and AVX2 micro-kernels of the reduced-precision scan",
+    ),
+    (
+        "crates/knn/src/exact/kernel/neon.rs",
+        "NEON micro-kernel of the exact search",
+    ),
+    (
+        "crates/knn/src/exact/quant/neon.rs",
+        "SDOT micro-kernel of the reduced-precision scan",
     ),
     (
         "crates/knn/src/faiss_index.rs",

@@ -59,7 +59,7 @@ pub enum IndexSpec {
         threads: usize,
         /// Arithmetic of the scan (speed only: bf16 and int8 are re-ranked and certified to
         /// give the `f32` results; inner product only).
-        #[serde(default, skip_serializing_if = "is_f32")]
+        #[serde(default, skip_serializing_if = "is_auto_precision")]
         precision: Precision,
         /// Candidates per query of a bf16 / int8 scan (speed only; 0 or absent: the default).
         #[serde(default, skip_serializing_if = "is_zero")]
@@ -95,8 +95,8 @@ fn is_auto(k: &Kernel) -> bool {
     *k == Kernel::Auto
 }
 
-fn is_f32(p: &Precision) -> bool {
-    *p == Precision::F32
+fn is_auto_precision(p: &Precision) -> bool {
+    *p == Precision::Auto
 }
 
 fn default_seed() -> u64 {
@@ -118,7 +118,7 @@ impl IndexSpec {
             query_block: None,
             kernel: Kernel::Auto,
             threads: 0,
-            precision: Precision::F32,
+            precision: Precision::Auto,
             candidates: 0,
         }
     }

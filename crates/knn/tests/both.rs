@@ -112,7 +112,13 @@ fn one_pass_equals_two_searches_for_every_kernel_block_and_thread_count() {
     let trg = normal(2101, 19, 2);
     for metric in [Metric::InnerProduct, Metric::L2] {
         let want = two_searches(&src, &trg, metric, 5, 3);
-        for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+        for kernel in [
+            Kernel::Portable,
+            Kernel::Avx2,
+            Kernel::AvxVnni,
+            Kernel::Avx512,
+            Kernel::Neon,
+        ] {
             if !kernel.is_available() {
                 continue;
             }

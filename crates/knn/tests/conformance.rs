@@ -64,6 +64,11 @@ knn_index_suite!(
     |d, m| with_kernel(d, m, Kernel::Avx512),
     Expect::exact()
 );
+knn_index_suite!(
+    exact_neon_small_blocks,
+    |d, m| with_kernel(d, m, Kernel::Neon),
+    Expect::exact()
+);
 
 /// The documented scores, in `f32` as every kernel computes them: `dot(q, x)`, or
 /// `max(0, (dot(q, q) + dot(x, x)) − 2·dot(q, x))`.
@@ -87,7 +92,14 @@ fn exact_scores_are_the_f32_formula_bit_for_bit() {
             Metric::InnerProduct
         };
         let k = n.min(5);
-        for kernel in [Kernel::Auto, Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+        for kernel in [
+            Kernel::Auto,
+            Kernel::Portable,
+            Kernel::Avx2,
+            Kernel::AvxVnni,
+            Kernel::Avx512,
+            Kernel::Neon,
+        ] {
             let got = with_kernel(&db, metric, kernel)
                 .search(q.view(), k)
                 .unwrap();

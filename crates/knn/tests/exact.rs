@@ -38,7 +38,14 @@ fn kernels_blocks_and_threads_give_identical_results() {
     let q = normal(70, 37, 2);
     for metric in [Metric::InnerProduct, Metric::L2] {
         let want = search_with(&db, &q, metric, ExactParams::default(), 1);
-        for kernel in [Kernel::Auto, Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+        for kernel in [
+            Kernel::Auto,
+            Kernel::Portable,
+            Kernel::Avx2,
+            Kernel::AvxVnni,
+            Kernel::Avx512,
+            Kernel::Neon,
+        ] {
             if !kernel.is_available() {
                 continue;
             }

@@ -17,8 +17,10 @@ fn to_bits(e: &Embeddings) -> Vec<u16> {
 }
 
 fn half_index(d: &Embeddings, m: Metric, precision: Precision) -> Box<dyn KnnIndex + '_> {
+    // A concrete kernel: the precision runs as asked on every CPU.
     let params = ExactParams {
         precision,
+        kernel: Kernel::detect(),
         ..ExactParams::default()
     };
     Box::new(
@@ -85,7 +87,11 @@ fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
 fn params(precision: Precision, kernel: Kernel, block: usize) -> ExactParams {
     ExactParams {
         query_block: block,
-        kernel,
+        kernel: if kernel == Kernel::Auto {
+            Kernel::detect()
+        } else {
+            kernel
+        },
         precision,
         ..ExactParams::default()
     }

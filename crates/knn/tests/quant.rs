@@ -12,13 +12,16 @@ use bitext_testkit::knn::Expect;
 use bitext_testkit::knn_index_suite;
 use proptest::prelude::*;
 
+/// Parameters that force `kernel` (or, when it is `Auto` or this CPU cannot run it, the
+/// fastest kernel it can), so that `precision` runs as asked: with the kernel left to `Auto`,
+/// a CPU without a fast kernel for it would search in `f32` instead.
 fn params(precision: Precision, kernel: Kernel, candidates: usize, block: usize) -> ExactParams {
     ExactParams {
         query_block: block,
-        kernel: if kernel.is_available() {
+        kernel: if kernel != Kernel::Auto && kernel.is_available() {
             kernel
         } else {
-            Kernel::Auto
+            Kernel::detect()
         },
         precision,
         candidates,
@@ -53,6 +56,24 @@ knn_index_suite!(
 knn_index_suite!(
     bf16_portable_small_blocks,
     |d, m| reduced(d, m, params(Precision::Bf16, Kernel::Portable, 0, 1)),
+    Expect::exact()
+);
+
+// Each x86 kernel forced (where this CPU cannot run it, the fastest it can: the suite then
+// repeats another's).
+knn_index_suite!(
+    int8_avx2,
+    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Avx2, 0, 256)),
+    Expect::exact()
+);
+knn_index_suite!(
+    int8_avx_vnni,
+    |d, m| reduced(d, m, params(Precision::Int8, Kernel::AvxVnni, 0, 256)),
+    Expect::exact()
+);
+knn_index_suite!(
+    int8_neon_sdot,
+    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Neon, 0, 256)),
     Expect::exact()
 );
 
@@ -122,8 +143,16 @@ fn data(shape: Shape, n: usize, d: usize, rng: &mut Rng) -> Embeddings {
     e
 }
 
+/// The reference: the `f32` search (not `Auto`, which may scan a quantised copy).
 fn f32_index(db: &Embeddings) -> ExactIndex<'_> {
-    ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
+    let f32 = ExactParams {
+        precision: Precision::F32,
+        ..ExactParams::default()
+    };
+    ExactIndex::over(db.view(), Metric::InnerProduct)
+        .unwrap()
+        .with_params(f32)
+        .unwrap()
 }
 
 /// Ids and score bits (so that -0 and +0 differ).
@@ -258,7 +287,12 @@ fn l2_runs_in_f32_and_says_so() {
         .with_params(params(Precision::Bf16, Kernel::Auto, 0, 256))
         .unwrap();
     let got = index.search_certified(db.view(), 3, &mut |_| {}).unwrap();
-    assert_eq!(got.certification.fallen_back, 50);
+    let c = got.certification;
+    assert_eq!(
+        (c.precision, c.requested),
+        (Precision::F32, Precision::Bf16)
+    );
+    assert!(c.note.is_some_and(|n| n.contains("inner product")), "{c}");
     let want = ExactIndex::over(db.view(), Metric::L2)
         .unwrap()
         .search(db.view(), 3)
@@ -285,4 +319,73 @@ fn absurd_candidate_counts_are_refused() {
         spec.exact_search().unwrap().params.precision,
         Precision::Int8
     );
+}
+
+/// With the kernel left to `Auto`, what runs is what [`Precision::resolve`] says: `Auto` the
+/// CPU's fastest exact path (and `f32` for small searches), an explicit reduced precision
+/// either itself or `f32` with a note, never anything but the `f32` search's neighbours; a
+/// forced kernel runs the precision asked for. The summary names the kernel.
+#[test]
+fn precisions_resolve_to_what_the_cpu_runs_fast() {
+    let mut rng = Rng::seed(21);
+    let (n, nq, d) = (4200, 300, 24);
+    let db = data(Shape::Unit, n, d, &mut rng);
+    let q = data(Shape::Unit, nq, d, &mut rng);
+    let want = f32_index(&db).search(q.view(), 4).unwrap();
+    for p in [
+        Precision::Auto,
+        Precision::F32,
+        Precision::Bf16,
+        Precision::Int8,
+    ] {
+        let r = p.resolve(Kernel::Auto, Metric::InnerProduct, n, nq);
+        match p {
+            Precision::Bf16 | Precision::Int8 => assert!(
+                (r.precision, r.note.is_none()) == (p, true)
+                    || (r.precision == Precision::F32 && r.note.is_some()),
+                "{p}: {r:?}"
+            ),
+            _ => assert!(
+                r.note.is_none() && r.precision != Precision::Auto,
+                "{p}: {r:?}"
+            ),
+        }
+        let params = ExactParams {
+            precision: p,
+            ..ExactParams::default()
+        };
+        let index = ExactIndex::over(db.view(), Metric::InnerProduct)
+            .unwrap()
+            .with_params(params)
+            .unwrap();
+        let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
+        assert_eq!(bits(&got.neighbors), bits(&want), "{p}");
+        let c = got.certification;
+        assert_eq!(
+            (c.precision, c.requested, c.note),
+            (r.precision, p, r.note),
+            "{c}"
+        );
+        assert!(!c.kernel.is_empty(), "{c}");
+        assert!(c.to_string().contains(c.kernel), "{c}");
+        let (f, b) = index
+            .search_both_certified(q.view(), 4, 3, &mut |_| {})
+            .unwrap();
+        assert_eq!(f.certification.precision, r.precision, "{p}");
+        assert_eq!(b.certification.total(), n, "{p}");
+    }
+    // Too small to repay a quantised copy.
+    let small = Precision::Auto.resolve(Kernel::Auto, Metric::InnerProduct, 100, 10);
+    assert_eq!(small.precision, Precision::F32);
+    // A forced kernel runs the precision asked for, fast or not.
+    let forced = Precision::Int8.resolve(Kernel::Portable, Metric::InnerProduct, n, nq);
+    assert_eq!(forced.precision, Precision::Int8);
+    let index = ExactIndex::over(db.view(), Metric::InnerProduct)
+        .unwrap()
+        .with_params(params(Precision::Int8, Kernel::Portable, 0, 256))
+        .unwrap();
+    let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
+    assert_eq!(got.certification.precision, Precision::Int8);
+    assert_eq!(got.certification.kernel, "portable");
+    assert_eq!(bits(&got.neighbors), bits(&want));
 }

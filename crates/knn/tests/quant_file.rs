@@ -3,7 +3,7 @@
 //! other vectors, truncated, or corrupt anywhere.
 
 use bitext_core::{Embeddings, HalfView, Rng};
-use bitext_knn::{ExactIndex, ExactParams, KnnIndex, Metric, Neighbors, Precision};
+use bitext_knn::{ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, Precision};
 use proptest::prelude::*;
 
 fn data(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
@@ -21,9 +21,12 @@ fn data(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
     e
 }
 
+/// `precision` with a concrete kernel, so that it runs as asked on every CPU (with the kernel
+/// left to `Auto`, a CPU without a fast kernel for it searches in `f32`).
 fn at(precision: Precision) -> ExactParams {
     ExactParams {
         precision,
+        kernel: Kernel::detect(),
         ..ExactParams::default()
     }
 }
@@ -47,8 +50,11 @@ fn a_saved_copy_is_mapped_and_searches_like_the_built_one() {
             .unwrap();
         built.save_quantized(&path).unwrap();
         assert!(!built.quantized_is_mapped());
-        // A fresh f32 index takes the file's precision.
+        // A fresh index takes the file's precision (with a concrete kernel, so that the copy
+        // is scanned on every CPU).
         let mapped = ExactIndex::over(db.view(), Metric::InnerProduct)
+            .unwrap()
+            .with_params(at(Precision::F32))
             .unwrap()
             .with_quantized_file(&path)
             .unwrap();

@@ -23,10 +23,18 @@ pub enum Kernel {
     Auto,
     /// Plain Rust, any CPU. Uses `f32::mul_add`, which is slow on x86-64 CPUs without FMA.
     Portable,
-    /// x86-64 AVX2 + FMA (6 rows × 16 queries per tile).
+    /// x86-64 AVX2 + FMA (6 rows × 16 queries per tile); reduced-precision scans with the
+    /// AVX2 kernels.
     Avx2,
-    /// x86-64 AVX-512F (6 rows × 32 queries per tile).
+    /// x86-64 AVX2 + FMA for `f32`, as [`Kernel::Avx2`]; int8 scans with AVX-VNNI
+    /// (`VPDPBUSD` on 256-bit registers: Intel Alder Lake and later, AMD Zen 5).
+    AvxVnni,
+    /// x86-64 AVX-512F (6 rows × 32 queries per tile); reduced-precision scans with
+    /// AVX-512 BF16 / VNNI where the CPU has them.
     Avx512,
+    /// aarch64 NEON (6 rows × 16 queries per tile); int8 scans with `SDOT` where the CPU has
+    /// the dot-product extension.
+    Neon,
 }
 
 impl Kernel {
@@ -41,16 +49,24 @@ impl Kernel {
                     && std::arch::is_x86_feature_detected!("fma")
             }
             #[cfg(target_arch = "x86_64")]
+            Kernel::AvxVnni => {
+                Kernel::Avx2.is_available() && std::arch::is_x86_feature_detected!("avxvnni")
+            }
+            #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 | Kernel::Avx512 => false,
+            Kernel::Avx2 | Kernel::AvxVnni | Kernel::Avx512 => false,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[cfg(not(target_arch = "aarch64"))]
+            Kernel::Neon => false,
         }
     }
 
     /// The kernel `Auto` stands for on this CPU.
     #[must_use]
     pub fn detect() -> Kernel {
-        [Kernel::Avx512, Kernel::Avx2]
+        [Kernel::Avx512, Kernel::AvxVnni, Kernel::Avx2, Kernel::Neon]
             .into_iter()
             .find(|k| k.is_available())
             .unwrap_or(Kernel::Portable)
@@ -67,6 +83,18 @@ impl Kernel {
             k => Err(Error::Invalid(format!(
                 "the {k:?} kernel needs CPU features this machine lacks; use \"auto\""
             ))),
+        }
+    }
+
+    /// The kernel's name, as run summaries print it (of the kernel `Auto` stands for).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Auto => Kernel::detect().name(),
+            Kernel::Portable => "portable",
+            Kernel::Avx2 | Kernel::AvxVnni => "AVX2 + FMA",
+            Kernel::Avx512 => "AVX-512F",
+            Kernel::Neon => "NEON",
         }
     }
 
@@ -313,6 +341,8 @@ macro_rules! scan_fn {
     };
 }
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -351,7 +381,9 @@ pub(crate) fn scan(
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => x86::scan_avx512(panels, db, id0, l2, top, back),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => x86::scan_avx2(panels, db, id0, l2, top, back),
+        Kernel::Avx2 | Kernel::AvxVnni => x86::scan_avx2(panels, db, id0, l2, top, back),
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Neon => neon::scan_neon(panels, db, id0, l2, top, back),
         _ => scan_portable(panels, db, id0, l2, top, back),
     }
 }

@@ -48,8 +48,9 @@ pub struct ExactParams {
     /// Threads of a search: 0 runs it in the current rayon pool (the global one unless the
     /// caller `install`s another), `n` in a pool of `n` threads made for it.
     pub threads: usize,
-    /// Arithmetic of the scan: `f32`, or a bf16 / int8 copy whose candidates are re-ranked in
-    /// `f32` with a certificate (inner product only). The results are the same.
+    /// Arithmetic of the scan: `auto` (the default: the fastest exact path of this CPU),
+    /// `f32`, or a bf16 / int8 copy whose candidates are re-ranked in `f32` with a certificate
+    /// (inner product only). The results are the same ([`Precision::resolve`] says what runs).
     pub precision: Precision,
     /// Candidates per query of a reduced-precision scan (`k'`); 0: the precision's default
     /// ([`Precision::default_candidates`]).
@@ -62,7 +63,7 @@ impl Default for ExactParams {
             query_block: 256,
             kernel: Kernel::Auto,
             threads: 0,
-            precision: Precision::F32,
+            precision: Precision::Auto,
             candidates: 0,
         }
     }
@@ -330,17 +331,45 @@ impl<'a> ExactIndex<'a> {
         Ok(self)
     }
 
-    /// The quantised copy of the vectors at the parameters' precision (built now if it was
-    /// not); `None` at `f32` and for the L2 metric, which reduced precision does not cover
-    /// (its searches run in `f32`, counted as fallen back).
+    /// What a search of `queries` queries runs at on this CPU ([`Precision::resolve`] with
+    /// this index's parameters).
+    fn resolved(&self, queries: usize) -> quant::Resolved {
+        self.params
+            .precision
+            .resolve(self.params.kernel, self.metric, self.len(), queries)
+    }
+
+    /// The precision of this index's quantised copy: the parameters' when explicit, the
+    /// CPU's fastest for `Auto`; `None` when no search of the index scans a copy (`f32`, the
+    /// L2 metric, `Auto` on a CPU without a fast kernel).
+    fn copy_precision(&self) -> Option<Precision> {
+        if self.metric != Metric::InnerProduct {
+            return None;
+        }
+        match self.params.precision {
+            Precision::F32 => None,
+            Precision::Auto => {
+                let r = self.params.precision.resolve(
+                    self.params.kernel,
+                    self.metric,
+                    usize::MAX,
+                    usize::MAX,
+                );
+                (r.precision != Precision::F32).then_some(r.precision)
+            }
+            p => Some(p),
+        }
+    }
+
+    /// The quantised copy of the vectors ([`ExactIndex::copy_precision`]; built now if it was
+    /// not).
     ///
     /// # Errors
     /// [`Error::Invalid`] for int8 above 65,536 dimensions.
     fn quantized(&self) -> Result<Option<&quant::QuantDb>> {
-        let precision = self.params.precision;
-        if precision == Precision::F32 || self.metric != Metric::InnerProduct {
+        let Some(precision) = self.copy_precision() else {
             return Ok(None);
-        }
+        };
         if self.quant.get().is_none() {
             let q = quant::QuantDb::build(precision, self.rows())?;
             // A concurrent search may have set it first: either copy is the same.
@@ -349,16 +378,42 @@ impl<'a> ExactIndex<'a> {
         Ok(self.quant.get())
     }
 
-    /// The counts of a search of `n` vectors done in `f32`: exact by construction, or fallen
-    /// back when a reduced precision was asked for (the L2 metric).
-    fn in_f32(&self, n: usize) -> Certification {
-        let mut c = Certification::exact(n);
-        if self.params.precision != Precision::F32 {
-            c.precision = self.params.precision;
-            c.certified = 0;
-            c.fallen_back = n;
+    /// The quantised copy a search of `queries` queries scans, if it scans one, and what the
+    /// search resolved.
+    fn copy_for(&self, queries: usize) -> Result<(Option<&quant::QuantDb>, quant::Resolved)> {
+        let r = self.resolved(queries);
+        if r.precision == Precision::F32 {
+            return Ok((None, r));
         }
-        c
+        let copy = self.quantized()?;
+        Ok((copy.filter(|q| q.precision == r.precision), r))
+    }
+
+    /// The name of the kernel that scans at `precision`.
+    fn kernel_name(&self, precision: Precision) -> &'static str {
+        let Ok(kernel) = self.params.kernel.resolve() else {
+            return "";
+        };
+        if precision == Precision::F32 || precision == Precision::Auto {
+            kernel.name()
+        } else {
+            quant::QuantKernel::for_kernel(kernel, precision).name(precision)
+        }
+    }
+
+    /// The counts of an `f32` search of `n` vectors (exact by construction), with what was
+    /// asked for.
+    fn in_f32(&self, n: usize, r: quant::Resolved) -> Certification {
+        Certification::exact(n).ran(
+            self.params.precision,
+            self.kernel_name(Precision::F32),
+            r.note,
+        )
+    }
+
+    /// `c` with what was asked for and the kernel that scanned.
+    fn reduced(&self, c: Certification) -> Certification {
+        c.ran(self.params.precision, self.kernel_name(c.precision), None)
     }
 
     /// Build the quantised copy of a reduced-precision index now rather than at its first
@@ -383,13 +438,16 @@ impl<'a> ExactIndex<'a> {
     ) -> Result<CertifiedNeighbors> {
         check::search(self.dim, self.len(), queries, k)?;
         let s = self.searcher();
-        match self.quantized()? {
-            None => Ok(CertifiedNeighbors {
+        match self.copy_for(queries.len())? {
+            (None, r) => Ok(CertifiedNeighbors {
                 neighbors: s.run(queries, k, progress)?,
-                certification: self.in_f32(queries.len()),
+                certification: self.in_f32(queries.len(), r),
             }),
-            Some(qdb) => {
-                quant::search_one_way(&s, qdb, queries, k, self.params.candidates, progress)
+            (Some(qdb), _) => {
+                let mut got =
+                    quant::search_one_way(&s, qdb, queries, k, self.params.candidates, progress)?;
+                got.certification = self.reduced(got.certification);
+                Ok(got)
             }
         }
     }
@@ -477,9 +535,13 @@ impl<'a> ExactIndex<'a> {
             });
         }
         let s = self.searcher();
-        if let Some(qdb) = self.quantized()? {
+        let (copy, r) = self.copy_for(queries.len())?;
+        if let Some(qdb) = copy {
             let c = self.params.candidates;
-            return quant::search_both(&s, qdb, queries, k, k_back, c, progress);
+            let (mut f, mut b) = quant::search_both(&s, qdb, queries, k, k_back, c, progress)?;
+            f.certification = self.reduced(f.certification);
+            b.certification = self.reduced(b.certification);
+            return Ok((f, b));
         }
         let (forward, backward) = s.run_both(queries, k, Some(k_back), progress)?;
         let backward =
@@ -487,11 +549,11 @@ impl<'a> ExactIndex<'a> {
         Ok((
             CertifiedNeighbors {
                 neighbors: forward,
-                certification: self.in_f32(queries.len()),
+                certification: self.in_f32(queries.len(), r),
             },
             CertifiedNeighbors {
                 neighbors: backward,
-                certification: self.in_f32(self.len()),
+                certification: self.in_f32(self.len(), r),
             },
         ))
     }

@@ -230,7 +230,7 @@ impl Search<'_> {
         let (r0, r1) = ((part * len).min(n), ((part + 1) * len).min(n));
         if let Some(db) = self.quant {
             let qk = QuantKernel::for_kernel(kernel, db.precision);
-            let panels = QuantPanels::pack(db.precision, q.as_slice(), q.dim(), qk.panel_width());
+            let panels = QuantPanels::pack(db.precision, q.as_slice(), q.dim(), qk);
             let mut top = TopK::new(k, panels.queries, panels.padded());
             let mut back = back;
             quant::scan(qk, &panels, db, r0, r1, &mut top, back.as_mut());

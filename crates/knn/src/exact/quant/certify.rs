@@ -24,6 +24,16 @@ use crate::index::{Neighbors, ranks_before};
 pub struct Certification {
     /// Precision of the scan.
     pub precision: Precision,
+    /// Precision the search was asked for (`Auto`, or an explicit one that this CPU runs in
+    /// `f32`: [`Precision::resolve`]).
+    #[serde(default)]
+    pub requested: Precision,
+    /// The micro-kernel that scanned (e.g. `"AVX2 + FMA"`, `"AVX-512 BF16 (VDPBF16PS)"`).
+    #[serde(skip)]
+    pub kernel: &'static str,
+    /// Why the scan's precision is not the one asked for, when that was an explicit one.
+    #[serde(skip)]
+    pub note: Option<&'static str>,
     /// Candidates per query of the first scan (`k'`).
     pub candidates: usize,
     /// Queries whose top k was proven at the first try.
@@ -47,34 +57,76 @@ impl Certification {
     pub fn exact(queries: usize) -> Self {
         Self {
             precision: Precision::F32,
+            requested: Precision::F32,
+            kernel: "",
+            note: None,
             candidates: 0,
             certified: queries,
             widened: 0,
             fallen_back: 0,
         }
     }
+
+    /// The same counts without the note (to say it once where two directions are printed).
+    #[must_use]
+    pub fn without_note(self) -> Self {
+        Self { note: None, ..self }
+    }
+
+    /// The kernel and what was asked for, as the search resolved them.
+    #[must_use]
+    pub(crate) fn ran(
+        self,
+        requested: Precision,
+        kernel: &'static str,
+        note: Option<&'static str>,
+    ) -> Self {
+        Self {
+            requested,
+            kernel,
+            note,
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for Certification {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kernel = if self.kernel.is_empty() {
+            String::new()
+        } else {
+            format!(", {} kernel", self.kernel)
+        };
+        let auto = if self.requested == Precision::Auto {
+            " (auto)"
+        } else {
+            ""
+        };
         if self.precision == Precision::F32 {
-            return write!(
+            write!(
                 f,
-                "f32 scan of {} queries (exact, nothing to certify)",
+                "f32 scan of {} queries{kernel}{auto} (exact, nothing to certify)",
                 self.total()
-            );
+            )?;
+        } else {
+            write!(
+                f,
+                "{} scan{kernel}{auto}, {} candidates: {} of {} certified at the first try, {} \
+                 after widening, {} searched in f32",
+                self.precision,
+                self.candidates,
+                self.certified,
+                self.total(),
+                self.widened,
+                self.fallen_back
+            )?;
         }
-        write!(
-            f,
-            "{} scan, {} candidates: {} of {} certified at the first try, {} after widening, \
-             {} searched in f32",
-            self.precision,
-            self.candidates,
-            self.certified,
-            self.total(),
-            self.widened,
-            self.fallen_back
-        )
+        match self.note {
+            Some(note) if self.requested != self.precision => {
+                write!(f, "; {} asked for: {note}", self.requested)
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -11,39 +11,121 @@ use crate::exact::topk::TopK;
 pub(crate) enum QuantKernel {
     /// Plain Rust, 4 rows × 16 queries.
     Portable,
+    /// AVX2 (int8 only): `VPMADDUBSW` on sign-folded codes, 6 rows × 16 queries.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-VNNI (`VPDPBUSD` on 256-bit registers; int8 only), 6 rows × 16 queries.
+    #[cfg(target_arch = "x86_64")]
+    AvxVnni,
     /// AVX-512 BF16 / VNNI, 6 rows × 32 queries.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// aarch64 `SDOT` (int8 only), 6 rows × 16 queries.
+    #[cfg(target_arch = "aarch64")]
+    Sdot,
 }
 
 impl QuantKernel {
-    /// The quantised kernel for the search's `kernel` choice (already resolved): the AVX-512
-    /// one when it was chosen (or detected) and the CPU has the instruction `precision` needs,
-    /// the portable one otherwise.
+    /// The quantised kernel for the search's `kernel` choice (already resolved): the widest
+    /// one the choice allows that has `precision`'s instructions on this CPU, the portable one
+    /// otherwise. `Kernel::Avx512` allows all three x86 kernels, `Kernel::AvxVnni` the AVX-VNNI
+    /// and AVX2 ones, `Kernel::Avx2` the AVX2 one only (so each can be forced in tests);
+    /// `Kernel::Neon` allows `SDOT`.
     pub(crate) fn for_kernel(kernel: Kernel, precision: Precision) -> QuantKernel {
+        #[cfg(target_arch = "aarch64")]
+        if kernel == Kernel::Neon && precision == Precision::Int8 && neon::sdot_available() {
+            return QuantKernel::Sdot;
+        }
         #[cfg(target_arch = "x86_64")]
-        if kernel == Kernel::Avx512 && x86::available(precision) {
-            return QuantKernel::Avx512;
+        {
+            if kernel == Kernel::Avx512 && x86::available(precision) {
+                return QuantKernel::Avx512;
+            }
+            let vnni = matches!(kernel, Kernel::Avx512 | Kernel::AvxVnni);
+            if vnni && precision == Precision::Int8 && x86::avxvnni_available() {
+                return QuantKernel::AvxVnni;
+            }
+            let avx2 = matches!(kernel, Kernel::Avx512 | Kernel::AvxVnni | Kernel::Avx2);
+            if avx2 && x86::avx2_available(precision) {
+                return QuantKernel::Avx2;
+            }
         }
         let _ = (kernel, precision);
         QuantKernel::Portable
     }
 
+    /// The kernel that makes `precision` faster than the `f32` search on this CPU, if any
+    /// (`docs/BENCHMARKS.md` "Reduced precision on every CPU" has the measurements behind
+    /// this choice): AVX-512 BF16 for bf16; AVX-512 VNNI, AVX-VNNI or `SDOT` for int8 (four
+    /// products per lane and instruction, where `f32` does one; AVX-VNNI and `SDOT` are not
+    /// measured: no such CPU was at hand). The AVX2 int8 kernel and the portable ones give the
+    /// same results but were measured slower than the `f32` search (AVX2 int8: 0.67–0.81× on a
+    /// Zen 1 EPYC), so they run only when forced.
+    pub(crate) fn fast(precision: Precision) -> Option<QuantKernel> {
+        #[cfg(target_arch = "aarch64")]
+        if precision == Precision::Int8 && neon::sdot_available() {
+            return Some(QuantKernel::Sdot);
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if precision != Precision::F32 && x86::available(precision) {
+                return Some(QuantKernel::Avx512);
+            }
+            if precision == Precision::Int8 && x86::avxvnni_available() {
+                return Some(QuantKernel::AvxVnni);
+            }
+        }
+        let _ = precision;
+        None
+    }
+
     /// Queries per panel.
     pub(crate) fn panel_width(self) -> usize {
         match self {
-            QuantKernel::Portable => 16,
             #[cfg(target_arch = "x86_64")]
             QuantKernel::Avx512 => 32,
+            _ => 16,
+        }
+    }
+
+    /// What int8 query codes are stored as: `code + 128` (unsigned bytes, for `VPDPBUSD` and
+    /// the portable kernel that computes what it does) or the signed code (the AVX2 kernel).
+    pub(crate) fn int8_bias(self) -> i32 {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            QuantKernel::Avx2 => 0,
+            #[cfg(target_arch = "aarch64")]
+            QuantKernel::Sdot => 0,
+            _ => 128,
+        }
+    }
+
+    /// The kernel's name, as run summaries print it.
+    pub(crate) fn name(self, precision: Precision) -> &'static str {
+        match (self, precision) {
+            (QuantKernel::Portable, _) => "portable",
+            #[cfg(target_arch = "x86_64")]
+            (QuantKernel::Avx2, _) => "AVX2 (VPMADDUBSW)",
+            #[cfg(target_arch = "x86_64")]
+            (QuantKernel::AvxVnni, _) => "AVX-VNNI (VPDPBUSD)",
+            #[cfg(target_arch = "x86_64")]
+            (QuantKernel::Avx512, Precision::Int8) => "AVX-512 VNNI (VPDPBUSD)",
+            #[cfg(target_arch = "x86_64")]
+            (QuantKernel::Avx512, _) => "AVX-512 BF16 (VDPBF16PS)",
+            #[cfg(target_arch = "aarch64")]
+            (QuantKernel::Sdot, _) => "NEON SDOT",
         }
     }
 }
 
+#[cfg(target_arch = "aarch64")]
+use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
 
 /// A block of quantised queries in panels of `width`: word `t` of the panel's query `j` at
-/// `data[(panel · steps + t) · width + j]`; int8 codes biased by +128 (unsigned bytes).
+/// `data[(panel · steps + t) · width + j]`; int8 codes biased by +128 (unsigned bytes) or
+/// signed, as the kernel reads them ([`QuantKernel::int8_bias`]).
 #[derive(Debug)]
 pub(crate) struct QuantPanels {
     pub(crate) data: Vec<u32>,
@@ -55,20 +137,27 @@ pub(crate) struct QuantPanels {
 }
 
 impl QuantPanels {
-    /// Quantise and pack `rows` (row-major, `dim` values each).
-    pub(crate) fn pack(precision: Precision, rows: &[f32], dim: usize, width: usize) -> Self {
+    /// Quantise and pack `rows` (row-major, `dim` values each) for `kernel`.
+    pub(crate) fn pack(
+        precision: Precision,
+        rows: &[f32],
+        dim: usize,
+        kernel: QuantKernel,
+    ) -> Self {
+        let width = kernel.panel_width();
         let queries = rows.len() / dim;
         let st = steps(precision, dim);
         let padded = queries.div_ceil(width) * width;
-        let bias = if precision == Precision::Int8 { 128 } else { 0 };
-        // Padding queries are all-zero codes (bias 128 for int8) with scale 0.
+        let int8 = precision == Precision::Int8;
+        let bias = if int8 { kernel.int8_bias() } else { 0 };
+        // Padding queries are all-zero codes (biased when the codes are) with scale 0.
         let fill = if bias == 0 { 0 } else { 0x8080_8080 };
         let mut data = vec![fill; padded * st];
-        let mut scales = vec![0.0; if bias == 0 { 0 } else { padded }];
+        let mut scales = vec![0.0; if int8 { padded } else { 0 }];
         let mut words = vec![0u32; st];
         for (q, row) in rows.chunks_exact(dim).enumerate() {
             let (scale, _) = pack_row(precision, row, bias, &mut words);
-            if bias != 0 {
+            if int8 {
                 scales[q] = scale;
             }
             let base = (q / width) * width * st + q % width;
@@ -141,9 +230,11 @@ pub(crate) struct TileAt<'a> {
     pub(crate) q0: usize,
 }
 
-/// Approximate scores of an int8 tile: `((Σ (q + 128) x − 128 Σ x) · scale_q) · scale_x`.
+/// Approximate scores of an int8 tile: `((Σ (q + 128) x − 128 Σ x) · scale_q) · scale_x` from
+/// the sums of biased query codes (`BIASED`), `((Σ q x) · scale_q) · scale_x` from those of
+/// signed ones. The integer is the same either way (exact in `i32`), so are the scores.
 #[inline(always)]
-pub(crate) fn int8_keys<const MR: usize, const NR: usize>(
+pub(crate) fn int8_keys<const MR: usize, const NR: usize, const BIASED: bool>(
     acc: [[i32; NR]; MR],
     at: &TileAt<'_>,
 ) -> [[f32; NR]; MR] {
@@ -156,6 +247,7 @@ pub(crate) fn int8_keys<const MR: usize, const NR: usize>(
         } else {
             (0, 0.0)
         };
+        let off = if BIASED { off } else { 0 };
         std::array::from_fn(|j| (acc[i][j].wrapping_sub(off) as f32 * qs[j]) * xs)
     })
 }
@@ -169,7 +261,7 @@ fn bf16_portable(q: &[u32], x: &[u32], steps: usize, _: &TileAt<'_>) -> [[f32; 1
 /// Portable int8 tiles as scores.
 #[inline(always)]
 fn int8_portable(q: &[u32], x: &[u32], steps: usize, at: &TileAt<'_>) -> [[f32; 16]; 4] {
-    int8_keys(tile_int8_portable(q, x, steps), at)
+    int8_keys::<4, 16, true>(tile_int8_portable(q, x, steps), at)
 }
 
 /// Expands to a scan: rows `r0..r1` of `db` against all panels, approximate scores offered to
@@ -234,6 +326,10 @@ pub(crate) fn scan(
         }
         QuantKernel::Portable => scan_bf16_portable(panels, db, r0, r1, top, back),
         #[cfg(target_arch = "x86_64")]
-        QuantKernel::Avx512 => x86::scan(panels, db, r0, r1, top, back),
+        QuantKernel::Avx2 | QuantKernel::AvxVnni | QuantKernel::Avx512 => {
+            x86::scan(kernel, panels, db, r0, r1, top, back);
+        }
+        #[cfg(target_arch = "aarch64")]
+        QuantKernel::Sdot => neon::scan(kernel, panels, db, r0, r1, top, back),
     }
 }
