@@ -301,15 +301,13 @@ fn main() -> Result<()> {
             .join(" "),
     );
     let (fwd, bwd) = last.context("no run")?;
-    if quant_bytes > 0 {
-        println!(
-            "quantised copy {:.1} MiB; forward: {}",
-            quant_bytes as f64 / (1 << 20) as f64,
-            fwd.certification
-        );
-        if let Some(b) = &bwd {
-            println!("backward: {}", b.certification);
-        }
+    println!(
+        "quantised copy {:.1} MiB; forward: {}",
+        quant_bytes as f64 / (1 << 20) as f64,
+        fwd.certification
+    );
+    if let Some(b) = &bwd {
+        println!("backward: {}", b.certification);
     }
     if a.verify {
         let widened = half

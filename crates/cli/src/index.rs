@@ -32,28 +32,39 @@ pub(crate) struct SearchArgs {
     /// indexes use OpenMP's threads (OMP_NUM_THREADS).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) threads: usize,
-    /// Arithmetic of the exact search's scan: f32, or bf16 / int8 (a quantised copy scanned,
-    /// the candidates re-ranked in f32 with a proof that nothing else reaches the top k; where
-    /// the proof fails, a wider scan or the f32 search). The output is the same at every
-    /// precision; the counts are printed.
-    #[arg(long, default_value = "f32", value_name = "P")]
+    /// Arithmetic of the exact search's scan: auto (the fastest exact path of this CPU:
+    /// bf16 with AVX-512 BF16, int8 with AVX-512 VNNI or AVX-VNNI, else f32), f32, or bf16 /
+    /// int8 (a quantised copy scanned, the candidates re-ranked in f32 with a proof that
+    /// nothing else reaches the top k; where the proof fails, a wider scan or the f32 search;
+    /// on a CPU without a kernel that makes them faster, f32, saying so). The output is the
+    /// same at every precision; the kernel and the counts are printed.
+    #[arg(long, default_value = "auto", value_name = "P")]
     pub(crate) precision: Precision,
 }
 
 impl SearchArgs {
+    /// Whether `--precision` names a reduced precision (faiss indexes have their own).
+    pub(crate) fn precision_is_explicit(&self) -> bool {
+        matches!(self.precision, Precision::Bf16 | Precision::Int8)
+    }
+
     /// The spec, parsed and checked (before any file is read), with the threads and precision.
     pub(crate) fn spec(&self) -> Result<IndexSpec> {
         let spec = parse_spec(&self.index)?;
-        if self.precision != Precision::F32 && spec.is_faiss() {
+        if self.precision_is_explicit() && spec.is_faiss() {
             bail!(
                 "--precision {} applies to the exact index; faiss chooses its own with the \
                  factory string (e.g. \"SQ8\", \"SQfp16\")",
                 self.precision
             );
         }
-        Ok(spec
-            .with_threads(self.threads)
-            .with_precision(self.precision))
+        let spec = spec.with_threads(self.threads);
+        // `auto` (the default) leaves a JSON spec's own precision as it is.
+        Ok(if self.precision == Precision::Auto {
+            spec
+        } else {
+            spec.with_precision(self.precision)
+        })
     }
 }
 
@@ -108,11 +119,10 @@ pub(crate) fn neighbourhoods<'a>(
     }
     let hoods = hoods?;
     if let Some([fwd, bwd]) = hoods.neighbors().certification
-        && fwd.precision != Precision::F32
         && !quiet
     {
         eprintln!("kNN source → target: {fwd}");
-        eprintln!("kNN target → source: {bwd}");
+        eprintln!("kNN target → source: {}", bwd.without_note());
     }
     Ok(hoods)
 }

@@ -135,7 +135,7 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
 
 /// `--precision bf16|int8` (and a JSON spec with a precision and few candidates, which forces
 /// widened scans and f32 fallbacks) writes the bytes of the f32 search, and says how many
-/// lists were certified.
+/// lists were certified, which kernel scanned, and why a precision asked for did not run.
 #[test]
 fn every_precision_writes_the_same_bytes_as_f32() {
     let d = tempfile::tempdir().unwrap();
@@ -173,7 +173,42 @@ fn every_precision_writes_the_same_bytes_as_f32() {
         .args(["--precision", "int8"]);
     let (ok, _, err) = run(&mut c);
     assert!(ok, "{err}");
-    assert!(err.contains("kNN source → target: int8 scan"), "{err}");
+    // An int8 scan where this CPU has a fast int8 kernel, else f32 with a note saying why.
+    assert!(
+        err.contains("kNN source → target: int8 scan")
+            || err.contains("f32 scan of 600 queries")
+                && err.contains("; int8 asked for: this CPU has no int8 kernel faster"),
+        "{err}"
+    );
+    // A forced kernel runs int8 on any CPU, and the summary names it.
+    let mut c: Command = bitext();
+    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&yp)
+        .args([
+            "--index",
+            r#"{"type":"exact","kernel":"portable","precision":"int8"}"#,
+        ]);
+    let (ok, _, err) = run(&mut c);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("kNN source → target: int8 scan, portable kernel, "),
+        "{err}"
+    );
+    // Without the flag the precision is `auto`, and the summary names the kernel.
+    let mut c: Command = bitext();
+    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
+        .arg(&xp)
+        .arg("--trg-embeddings")
+        .arg(&yp);
+    let (ok, _, err) = run(&mut c);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("kNN source → target: f32 scan of 600 queries, ")
+            && err.contains(" kernel (auto) (exact, nothing to certify)"),
+        "{err}"
+    );
     let mut c: Command = bitext();
     c.args(["mine", "--precision", "fp8"]);
     let (ok, _, err) = run(&mut c);

@@ -329,9 +329,9 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
         })
         .with_context(|| format!("mining {} against {}", sp.display(), tp.display()))?;
     bar.finish_and_clear();
-    if f.certification.precision != bitext_knn::Precision::F32 && !a.quiet {
+    if !a.quiet {
         eprintln!("kNN source → target: {}", f.certification);
-        eprintln!("kNN target → source: {}", b.certification);
+        eprintln!("kNN target → source: {}", b.certification.without_note());
     }
     let pair = NeighborPair {
         certification: Some([f.certification, b.certification]),
@@ -380,7 +380,7 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
     if a.search.index == "auto" {
         let ((ns, d), (nt, _)) = (src.shape()?, trg.shape()?);
         spec.index = bitext_shard::auto_index(ns, nt, d);
-        if spec.index.is_faiss() && a.search.precision != bitext_knn::Precision::F32 {
+        if spec.index.is_faiss() && a.search.precision_is_explicit() {
             bail!(
                 "--index auto chose {} for {ns} × {nt} sentences: --precision applies to the \
                  exact index only",
