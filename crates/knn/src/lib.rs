@@ -68,7 +68,7 @@ pub use both::{
 };
 pub use error::{Error, Result};
 pub use exact::{
-    Certification, CertifiedNeighbors, ExactIndex, ExactParams, Kernel, Precision, dot,
+    Certification, CertifiedNeighbors, ExactIndex, ExactParams, Kernel, Precision, Resolved, dot,
 };
 #[cfg(feature = "faiss")]
 pub use faiss_index::FaissIndex;

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use kernel::{Kernel, dot};
-pub use quant::{Certification, CertifiedNeighbors, Precision};
+pub use quant::{Certification, CertifiedNeighbors, Precision, Resolved};
 
 use crate::check;
 use crate::error::{Error, Result};

@@ -3,8 +3,9 @@
 //!
 //! A search at [`Precision::Bf16`] or [`Precision::Int8`] runs in three steps:
 //!
-//! 1. **Scan** a quantised copy of the database with quantised queries (`scan.rs`; AVX-512
-//!    `VDPBF16PS` / `VPDPBUSD` micro-kernels, or portable Rust), keeping the `k' > k` best
+//! 1. **Scan** a quantised copy of the database with quantised queries (`scan.rs`; micro-kernels
+//!    for AVX-512 `VDPBF16PS` / `VPDPBUSD`, AVX-VNNI, AVX2 `VPMADDUBSW` and Arm `SDOT`, or
+//!    portable Rust: [`QuantKernel`]), keeping the `k' > k` best
 //!    *approximate* scores per query in the one top-k of the exact search.
 //! 2. **Re-rank** the `k'` candidates with the `f32` kernel's own [`super::dot`], so their
 //!    scores are bit for bit those of the `f32` search, and take the best `k` (ties to the lower
@@ -54,10 +55,24 @@
 //! needs thousands of candidates and their `f32` re-scoring is memory-bound: bf16 is the
 //! precision for such data. The counts say which case a run was.
 //!
-//! Only the inner product is scanned in reduced precision; L2 searches run in `f32` (and count
-//! as fallen back). Not done yet: saving the quantised copy next to a saved index (it is built
-//! in memory at the first search, in about a second per 100k × 1024), scanning LASER's fp16
-//! files without widening them first, and AMX tiles (their intrinsics are not stable Rust).
+//! # Which precision runs
+//!
+//! The precision is a speed choice only: every one returns the `f32` search's result.
+//! [`Precision::Auto`] (the default) is the fastest exact path this CPU has
+//! ([`Precision::resolve`]): bf16 where AVX-512 BF16 is present and the search is large enough
+//! to repay the quantised copy, `f32` elsewhere. An explicit `bf16` or `int8` runs where this CPU
+//! has a kernel for it that is faster than its `f32` one ([`QuantKernel::fast`]), and otherwise
+//! runs `f32`, with a note in the [`Certification`] saying why. On AVX2 without VNNI the int8
+//! kernel (16-bit products summed by `VPMADDWD`) does half the multiply-adds per instruction
+//! that the `f32` FMA kernel does and lost to it on every CPU measured (docs/BENCHMARKS.md), and
+//! bf16 widened to `f32` does the `f32` arithmetic plus the widening: it was written, measured
+//! slower than `f32`, and removed. A forced kernel ([`crate::ExactParams::kernel`]) runs the
+//! precision asked for whatever its speed; that is how the tests reach every kernel the machine
+//! can run, each bit-identical to the portable one.
+//!
+//! Only the inner product is scanned in reduced precision; an L2 search runs in `f32` and says
+//! so. Not done: AMX tiles (their intrinsics are not stable Rust) and Arm `BFDOT` (no stable
+//! intrinsics either, and no Arm machine here to measure whether it beats `FMLA`).
 
 mod certify;
 mod file;
