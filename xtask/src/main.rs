@@ -90,9 +90,14 @@ fn run_eval(args: &[String]) -> Result<()> {
     )
 }
 
-/// The workspace root (the parent of this crate's directory).
+/// The workspace root (the parent of this crate's directory). `cargo run` names the crate's
+/// directory at run time; the path compiled in is only the fallback, because a binary left in a
+/// shared target directory by a build in another checkout (CI's clean clone, since removed) is
+/// not rebuilt for an older checkout, and its compiled-in path would be that clone's.
 pub(crate) fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    Path::new(&dir)
         .parent()
         .expect("xtask lives in the workspace")
         .to_path_buf()
