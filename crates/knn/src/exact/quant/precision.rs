@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// What runs depends on the CPU ([`Precision::resolve`]): `Auto` takes the fastest exact path
 /// the CPU has, and an explicit `Bf16` or `Int8` with automatic kernel choice runs in `f32`
 /// where the CPU has no kernel that makes it faster (saying so in the run's
-/// [`Certification`]); a kernel forced with [`crate::ExactParams::kernel`] runs the precision
+/// [`crate::Certification`]); a kernel forced with [`crate::ExactParams::kernel`] runs the precision
 /// asked for whatever its speed (how the tests reach every kernel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
