@@ -11,9 +11,11 @@
 //! | plain and line-parallel text | [`text`] |
 //! | mined pairs `score<TAB>src<TAB>tgt` and bicleaner-style TSV | [`tsv`] |
 //! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
+//! | the protobuf wire format (sentencepiece models, ONNX graphs) | [`proto`] |
 
 pub mod bucc;
 pub mod npy;
+pub mod proto;
 pub mod raw;
 pub mod text;
 pub mod tsv;

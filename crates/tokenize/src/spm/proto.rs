@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use bitext_core::io::proto::{Fields, ProtoError, Value, utf8, wrong_type};
 use serde::{Deserialize, Serialize};
 
 /// What a piece of a sentencepiece model is (`ModelProto.SentencePiece.Type`).
@@ -108,121 +109,7 @@ pub(crate) struct ModelProto {
     pub(crate) normalizer: String,
 }
 
-/// A malformed model: where (byte offset into the file) and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ProtoError {
-    pub(crate) offset: usize,
-    pub(crate) reason: String,
-}
-
 type Result<T> = std::result::Result<T, ProtoError>;
-
-enum Value<'a> {
-    Varint(u64),
-    Fixed32(u32),
-    Fixed64,
-    Bytes(&'a [u8]),
-}
-
-/// A protobuf message: a sequence of `(field number, value)`.
-struct Fields<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    /// Offset of `buf` in the file, for errors.
-    base: usize,
-}
-
-impl<'a> Fields<'a> {
-    fn new(buf: &'a [u8], base: usize) -> Self {
-        Self { buf, pos: 0, base }
-    }
-
-    fn err(&self, at: usize, reason: impl Into<String>) -> ProtoError {
-        ProtoError {
-            offset: self.base + at,
-            reason: reason.into(),
-        }
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let start = self.pos;
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return Err(self.err(start, "truncated varint"));
-            };
-            self.pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(self.err(start, "varint longer than 10 bytes"))
-    }
-
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let start = self.pos;
-        match self.pos.checked_add(n).filter(|&e| e <= self.buf.len()) {
-            Some(end) => {
-                self.pos = end;
-                Ok(&self.buf[start..end])
-            }
-            None => Err(self.err(
-                start,
-                format!(
-                    "truncated {what}: needs {n} bytes, {} left",
-                    self.buf.len() - start
-                ),
-            )),
-        }
-    }
-
-    /// The next field: its number, the offset of its value (in the file) and the value.
-    fn next_field(&mut self) -> Result<Option<(u64, usize, Value<'a>)>> {
-        if self.pos >= self.buf.len() {
-            return Ok(None);
-        }
-        let at = self.pos;
-        let key = self.varint()?;
-        let (field, wire) = (key >> 3, key & 7);
-        if field == 0 {
-            return Err(self.err(at, "field number 0"));
-        }
-        let value_at = self.base + self.pos;
-        let value = match wire {
-            0 => Value::Varint(self.varint()?),
-            1 => {
-                self.take(8, "fixed64 field")?;
-                Value::Fixed64
-            }
-            2 => {
-                let n = self.varint()?;
-                let n = usize::try_from(n).map_err(|_| self.err(at, "absurd length"))?;
-                Value::Bytes(self.take(n, "length-delimited field")?)
-            }
-            5 => {
-                let b = self.take(4, "fixed32 field")?;
-                Value::Fixed32(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            }
-            w => return Err(self.err(at, format!("unsupported wire type {w} (field {field})"))),
-        };
-        Ok(Some((field, value_at, value)))
-    }
-}
-
-fn utf8(bytes: &[u8], at: usize, what: &str) -> Result<String> {
-    String::from_utf8(bytes.to_vec()).map_err(|e| ProtoError {
-        offset: at + e.utf8_error().valid_up_to(),
-        reason: format!("{what} is not valid UTF-8"),
-    })
-}
-
-fn wrong_type(at: usize, what: &str) -> ProtoError {
-    ProtoError {
-        offset: at,
-        reason: format!("{what} has the wrong wire type"),
-    }
-}
 
 fn read_piece(buf: &[u8], base: usize) -> Result<Piece> {
     let mut f = Fields::new(buf, base);
@@ -331,19 +218,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// Protobuf encoding helpers for hand-built models.
-    pub(crate) fn varint(mut v: u64, out: &mut Vec<u8>) {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-
-    pub(crate) fn bytes_field(field: u64, b: &[u8], out: &mut Vec<u8>) {
-        varint(field << 3 | 2, out);
-        varint(b.len() as u64, out);
-        out.extend_from_slice(b);
-    }
+    pub(crate) use bitext_core::io::proto::{put_bytes_field as bytes_field, put_varint as varint};
 
     pub(crate) fn piece(text: &str, score: f32, kind: u64) -> Vec<u8> {
         let mut p = Vec::new();
