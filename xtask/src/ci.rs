@@ -252,6 +252,22 @@ fn ray_python() -> std::ffi::OsString {
     std::env::var_os("BITEXT_RAY_PYTHON").unwrap_or_else(|| "python3".into())
 }
 
+/// Why the tests that run ONNX graphs (`crates/onnx/tests/run.rs`) passed without running
+/// them (no ONNX Runtime library), or `None` when they ran.
+fn onnxruntime_missing() -> Option<String> {
+    for var in ["BITEXT_ONNXRUNTIME", "ORT_DYLIB_PATH"] {
+        if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
+            return (!std::path::Path::new(&p).is_file())
+                .then(|| format!("{var} names {}, which is not a file", p.to_string_lossy()));
+        }
+    }
+    Some(
+        "no ONNX Runtime library: .ci/run installs the onnxruntime wheel into a virtual \
+         environment and sets BITEXT_ONNXRUNTIME"
+            .into(),
+    )
+}
+
 /// Why the Ray test cannot run here (`ray` cannot be imported), or `None` when it can.
 fn ray_missing() -> Option<String> {
     let python = ray_python();
@@ -362,6 +378,12 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
         doc.env("RUSTDOCFLAGS", "-D warnings"),
     )?;
 
+    if let Some(why) = onnxruntime_missing() {
+        steps.skipped(
+            "ONNX graphs run through ONNX Runtime (in the test step)",
+            &why,
+        );
+    }
     match ray_missing() {
         Some(why) => steps.skipped("Ray driver test", &why),
         None => steps.time("Ray driver test", ray_test)?,

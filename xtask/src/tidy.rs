@@ -20,6 +20,8 @@ const RANKS: &[(&str, u32)] = &[
     ("bitext-transport", 5),
     ("bitext-lexical", 5),
     ("bitext-neural", 5),
+    // Pretrained ONNX encoders (ONNX Runtime): beside the neural models, after encode.
+    ("bitext-onnx", 5),
     ("bitext-mine", 6),
     // Test support: the conformance suites of the traits of the crates above; a
     // dev-dependency of integration tests only (`testkit_is_only_used_by_integration_tests`).

@@ -101,6 +101,16 @@ macro_rules! forward_encoder {
             fn batch_size(&self) -> usize {
                 (**self).batch_size()
             }
+            // Forwarded too: an encoder may batch its own way (`bitext_onnx::OnnxEncoder`
+            // sorts by length), and a box or reference must not fall back to the default.
+            fn encode_with_progress(
+                &self,
+                side: Side,
+                sentences: &[&str],
+                progress: &mut dyn FnMut(usize),
+            ) -> Result<Embeddings> {
+                (**self).encode_with_progress(side, sentences, progress)
+            }
         }
     )*};
 }

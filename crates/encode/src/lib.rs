@@ -29,10 +29,12 @@ pub mod bow;
 mod encoder;
 mod error;
 mod idf;
+mod onnx_spec;
 mod spec;
 
 pub use bow::{BowEncoder, BowEncoderBuilder, Coverage, NoKnownWord, Weighting};
 pub use encoder::{SentenceEncoder, Side};
 pub use error::{Error, Result};
 pub use idf::Idf;
+pub use onnx_spec::{BatchOrder, OnnxSpec, Pooling};
 pub use spec::{BowSpec, EncoderSpec, ModelSpec};

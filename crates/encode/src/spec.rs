@@ -9,12 +9,13 @@
 //! {"type": "bow", "vectors": "usem.spm128k.vec", "weighting": "tf_idf",
 //!  "pieces": {"type": "sentencepiece", "model": "use-multilingual-v3-128k.model"}}
 //! {"type": "model", "dir": "runs/siamese", "backend": "flex"}
+//! {"type": "onnx", "model": "usem.onnx", "threads": 2}
 //! ```
 //!
 //! This crate builds the bag-of-words encoder ([`EncoderSpec::build_bow`],
 //! [`EncoderSpec::build`]); a `model` spec names a neural model directory, which only
 //! `bitext-neural` can load (its `spec` module builds every variant), so that this crate never
-//! depends on burn.
+//! depends on burn; an `onnx` spec names a pretrained graph, which only `bitext-onnx` runs.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use crate::bow::{BowEncoder, NoKnownWord, Weighting};
 use crate::encoder::SentenceEncoder;
 use crate::error::{Error, Result};
 use crate::idf::Idf;
+use crate::onnx_spec::OnnxSpec;
 
 /// Backend of a neural model when the spec names none.
 const DEFAULT_BACKEND: &str = "flex";
@@ -39,7 +41,8 @@ const DEFAULT_BACKEND: &str = "flex";
 ///
 /// Parsed from a CLI string by [`FromStr`]: a string starting with `{` is read as JSON;
 /// `bow:FILE` is the bag-of-words encoder over the word vectors `FILE` with default settings;
-/// `model:DIR` is the neural model in `DIR` on the default backend.
+/// `model:DIR` is the neural model in `DIR` on the default backend; `onnx:FILE` the ONNX graph
+/// `FILE` with default settings ([`OnnxSpec::new`]).
 ///
 /// ```
 /// use bitext_encode::{EncoderSpec, NoKnownWord, Weighting};
@@ -65,6 +68,8 @@ pub enum EncoderSpec {
     /// A trained neural model (siamese classifier, or an MLP whose encoder is used), built
     /// only by `bitext-neural`.
     Model(ModelSpec),
+    /// A pretrained encoder as an ONNX graph, run only by `bitext-onnx`.
+    Onnx(OnnxSpec),
 }
 
 /// A trained neural model directory and the backend to run it on: the `model` variant of
@@ -264,6 +269,7 @@ impl EncoderSpec {
                 Ok(())
             }
             EncoderSpec::Model(m) => m.check(),
+            EncoderSpec::Onnx(o) => o.check(),
         }
     }
 
@@ -287,6 +293,7 @@ impl EncoderSpec {
         let bow = match self {
             EncoderSpec::Bow(b) => b,
             EncoderSpec::Model(m) => return Err(Error::Invalid(m.neural_only("encoder"))),
+            EncoderSpec::Onnx(o) => return Err(Error::Invalid(o.onnx_only("encoder"))),
         };
         let BowSpec {
             vectors,
@@ -382,9 +389,11 @@ impl FromStr for EncoderSpec {
             EncoderSpec::bow(p)
         } else if let Some(p) = t.strip_prefix("model:") {
             EncoderSpec::model(p)
+        } else if let Some(p) = t.strip_prefix("onnx:") {
+            EncoderSpec::Onnx(OnnxSpec::new(p))
         } else {
             return Err(Error::Invalid(format!(
-                "encoder spec {t:?}: expected bow:FILE, model:DIR or JSON \
+                "encoder spec {t:?}: expected bow:FILE, model:DIR, onnx:FILE or JSON \
                  ({{\"type\": \"bow\", \"vectors\": FILE, …}})"
             )));
         };

@@ -14,6 +14,7 @@ mod lexical;
 mod neural;
 mod neural_mining;
 mod neural_mlp;
+mod onnx;
 mod tokenize;
 mod word;
 
@@ -100,6 +101,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "autoencoder",
         "train Kim et al.'s shared-decoder autoencoder (30 min): recovery error, BUCC-style F1, Tatoeba, MLP",
         autoencoder::run,
+    ),
+    (
+        "onnx",
+        "a pretrained encoder run by bitext: USE-Multilingual's ONNX graph through ONNX Runtime; newsdev F1, Tatoeba, vectors against usem_onnx.py",
+        onnx::run,
     ),
     (
         "aligner",

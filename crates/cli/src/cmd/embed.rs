@@ -95,7 +95,8 @@ pub(crate) struct EmbedArgs {
     #[arg(long, value_name = "FILE", requires = "zero_unknown")]
     unknown_list: Option<PathBuf>,
     /// The encoder as a spec instead of --vectors/--model and their options: `bow:FILE`,
-    /// `model:DIR`, or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
+    /// `model:DIR`, `onnx:FILE` (a pretrained ONNX graph; ONNX Runtime from
+    /// $BITEXT_ONNXRUNTIME), or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
     /// with --zero-unknown's listing unavailable, a `"no_known_word": "zero"` spec reports the
     /// sentences on stderr).
     #[arg(
@@ -131,6 +132,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     let mut missing = Vec::new();
     let (mut tokens, mut known) = (0usize, 0usize);
     const CHUNK: usize = 4096;
+    let started = std::time::Instant::now();
     for (c, chunk) in input.sentences.chunks(CHUNK).enumerate() {
         let e = match &encoder {
             Encoder::Bow(enc) => {
@@ -153,12 +155,15 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
         bar.set_position(out.len() as u64);
     }
     bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
     write_embeddings(&a.output, &out, a.fp16)?;
     eprintln!(
-        "embedded {} sentences ({} dimensions) into {}",
+        "embedded {} sentences ({} dimensions) into {} ({:.0} sentences/s over {secs:.2} s of \
+         encoding)",
         out.len(),
         out.dim(),
-        a.output.display()
+        a.output.display(),
+        out.len() as f64 / secs.max(1e-9)
     );
     if let Encoder::Bow(_) = encoder {
         eprintln!(
@@ -224,7 +229,7 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
 enum Encoder {
     /// The bag-of-words encoder.
     Bow(BowEncoder),
-    /// A neural model's encoder.
+    /// A neural model's encoder: trained here, or a pretrained ONNX graph.
     Neural(Box<dyn SentenceEncoder>),
 }
 
@@ -233,6 +238,7 @@ enum Encoder {
 fn build(spec: &EncoderSpec, input: &[String]) -> Result<Encoder> {
     match spec {
         EncoderSpec::Model(_) => Ok(Encoder::Neural(neural_encoder(spec)?)),
+        EncoderSpec::Onnx(o) => Ok(Encoder::Neural(onnx_encoder(o)?)),
         bow => Ok(Encoder::Bow(bow.build_bow(Some(input))?)),
     }
 }
@@ -242,6 +248,21 @@ fn build(spec: &EncoderSpec, input: &[String]) -> Result<Encoder> {
 fn neural_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
     crate::cmd::neural::start_neural_command();
     Ok(bitext_neural::spec::build_encoder(spec, None::<&[&str]>)?)
+}
+
+/// The encoder of a pretrained ONNX graph (run by `bitext-onnx`).
+#[cfg(feature = "onnx")]
+fn onnx_encoder(spec: &bitext_encode::OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
+    Ok(Box::new(bitext_onnx::OnnxEncoder::load(spec)?))
+}
+
+/// `--encoder onnx:…` in a binary without ONNX support.
+#[cfg(not(feature = "onnx"))]
+fn onnx_encoder(spec: &bitext_encode::OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
+    bail!(
+        "{}: this bitext was built without ONNX support (cargo feature `onnx` of bitext-cli)",
+        spec.model.display()
+    )
 }
 
 /// `--model` in a binary without the neural models: the error that says how to get them.

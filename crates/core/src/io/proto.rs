@@ -29,6 +29,10 @@ pub enum Value<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A field as [`Fields::next_raw`] returns it: its number, the offset of its value in the file,
+/// the value, and its bytes as they are in the file (key included).
+pub type RawField<'a> = (u64, usize, Value<'a>, &'a [u8]);
+
 /// A protobuf message: a sequence of `(field number, value)`.
 #[derive(Debug, Clone)]
 pub struct Fields<'a> {
@@ -103,7 +107,7 @@ impl<'a> Fields<'a> {
     ///
     /// # Errors
     /// As [`Fields::next_field`].
-    pub fn next_raw(&mut self) -> Result<Option<(u64, usize, Value<'a>, &'a [u8])>> {
+    pub fn next_raw(&mut self) -> Result<Option<RawField<'a>>> {
         if self.pos >= self.buf.len() {
             return Ok(None);
         }

@@ -1,0 +1,116 @@
+//! `bitext embed --encoder onnx:…`: a pretrained ONNX graph (a small transformer-style graph
+//! built in code, with a sentencepiece model trained here) embeds through the binary exactly as
+//! `bitext_onnx::OnnxEncoder` does in process; graphs that cannot be run are named in the
+//! error. Running a graph needs the ONNX Runtime library (`BITEXT_ONNXRUNTIME`); without it
+//! that part says so and passes.
+#![cfg(feature = "onnx")]
+
+use std::path::Path;
+
+use bitext_core::io::npy;
+use bitext_encode::{OnnxSpec, SentenceEncoder, Side};
+use bitext_onnx::graph::build::{attr_int, model, node, tensor};
+use bitext_onnx::graph::dtype::{FLOAT, INT64};
+use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
+
+mod common;
+use common::{cli, fail, succeed, write};
+
+/// A sentencepiece model and a graph over its pieces (token states `table[id] · mask`).
+fn graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let words = ["hund", "katze", "haus", "dog", "cat", "house", "the", "der"];
+    let mut rng = bitext_core::Rng::seed(2);
+    let text: Vec<String> = (0..200)
+        .map(|_| {
+            (0..5)
+                .map(|_| words[rng.below(words.len())])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let trained = SubwordTrainer::new()
+        .vocab_size(24)
+        .character_coverage(1.0)
+        .threads(Some(1))
+        .train_corpora(&[("xx", &text[..])])
+        .unwrap();
+    let spm = write(dir, "spm.model", trained.tokenizer().to_bytes());
+    let vocab = trained.tokenizer().pieces().len();
+    let table: Vec<u8> = (0..vocab * 6)
+        .flat_map(|_| (rng.normal() as f32).to_le_bytes())
+        .collect();
+    let bl: &[&str] = &["B", "L"];
+    let g = model(
+        &[
+            node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
+            node(
+                "Cast",
+                "",
+                &["attention_mask"],
+                &["m"],
+                &[attr_int("to", FLOAT)],
+            ),
+            node("Unsqueeze", "", &["m", "axes"], &["m3"], &[]),
+            node("Mul", "", &["emb", "m3"], &["states"], &[]),
+        ],
+        &[
+            tensor("table", &[vocab as i64, 6], FLOAT, &table),
+            tensor("axes", &[1], INT64, &2i64.to_le_bytes()),
+        ],
+        &[("input_ids", INT64, bl), ("attention_mask", INT64, bl)],
+        &[("states", FLOAT, &["B", "L", "6"])],
+        &[],
+    );
+    (write(dir, "enc.onnx", g), spm)
+}
+
+#[test]
+fn embed_runs_an_onnx_graph_as_the_library_does() {
+    let d = tempfile::tempdir().unwrap();
+    // A missing graph is named, whatever the runtime.
+    fail(
+        &mut cli![
+            "embed",
+            "--input",
+            write(d.path(), "x.txt", "a\n"),
+            "--encoder",
+            format!("onnx:{}", d.path().join("missing.onnx").display()),
+            "-o",
+            d.path().join("x.npy"),
+        ],
+        "missing.onnx",
+    );
+    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
+        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+        return;
+    }
+    let (g, spm) = graph(d.path());
+    let spec = OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm,
+            sequence: SequenceConfig::default(),
+        }),
+        batch: 2,
+        ..OnnxSpec::new(&g)
+    };
+    let lines = ["der hund", "the cat house", "katze", "house house the dog"];
+    let input = write(d.path(), "in.txt", lines.join("\n") + "\n");
+    let out = d.path().join("out.npy");
+    let (_, err) = succeed(&mut cli![
+        "embed",
+        "--input",
+        &input,
+        "--encoder",
+        bitext_encode::EncoderSpec::Onnx(spec.clone()).to_string(),
+        "-o",
+        &out,
+        "-q"
+    ]);
+    assert!(err.contains("embedded 4 sentences (6 dimensions)"), "{err}");
+    let got = npy::read_npy(&out).unwrap();
+    let want = bitext_onnx::OnnxEncoder::load(&spec)
+        .unwrap()
+        .encode(Side::Source, &lines)
+        .unwrap();
+    assert_eq!(got.as_slice(), want.as_slice());
+}

@@ -1,0 +1,91 @@
+//! `OnnxEncoder` through the `SentenceEncoder` conformance checks (`bitext_testkit::encoder`),
+//! over a transformer-style graph built in code (an embedding table, masked token states, mean
+//! pooling) and a sentencepiece model trained on the suite's words. The checks are called one
+//! by one rather than through `sentence_encoder_suite!` so that, without the ONNX Runtime
+//! library (`BITEXT_ONNXRUNTIME`), the test can say so and pass instead of failing.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use bitext_encode::{OnnxSpec, Pooling};
+use bitext_onnx::OnnxEncoder;
+use bitext_onnx::graph::build::{attr_int, model, node, tensor};
+use bitext_onnx::graph::dtype::{FLOAT, INT64};
+use bitext_testkit::encoder::{self as suite, Expect};
+use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
+
+/// The files the encoder is loaded from (kept for the whole test binary).
+fn files() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
+    static FILES: OnceLock<(tempfile::TempDir, PathBuf, PathBuf)> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, tgt) = bitext_testkit::data::parallel_text(200, 11);
+        let trained = SubwordTrainer::new()
+            .vocab_size(28)
+            .character_coverage(1.0)
+            .threads(Some(1))
+            .train_corpora(&[("src", &src[..]), ("tgt", &tgt[..])])
+            .unwrap();
+        let spm = dir.path().join("spm.model");
+        std::fs::write(&spm, trained.tokenizer().to_bytes()).unwrap();
+        let vocab = trained.tokenizer().pieces().len();
+        let mut rng = bitext_core::Rng::seed(3);
+        let table: Vec<u8> = (0..vocab * 8)
+            .flat_map(|_| (rng.normal() as f32).to_le_bytes())
+            .collect();
+        let bl: &[&str] = &["B", "L"];
+        let graph = model(
+            &[
+                node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
+                node(
+                    "Cast",
+                    "",
+                    &["attention_mask"],
+                    &["m"],
+                    &[attr_int("to", FLOAT)],
+                ),
+                node("Unsqueeze", "", &["m", "axes"], &["m3"], &[]),
+                node("Mul", "", &["emb", "m3"], &["token_states"], &[]),
+            ],
+            &[
+                tensor("table", &[vocab as i64, 8], FLOAT, &table),
+                tensor("axes", &[1], INT64, &2i64.to_le_bytes()),
+            ],
+            &[("input_ids", INT64, bl), ("attention_mask", INT64, bl)],
+            &[("token_states", FLOAT, &["B", "L", "8"])],
+            &[],
+        );
+        let path = dir.path().join("encoder.onnx");
+        std::fs::write(&path, graph).unwrap();
+        (dir, path, spm)
+    })
+}
+
+fn make() -> OnnxEncoder {
+    let (_, path, spm) = files();
+    OnnxEncoder::load(&OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm.clone(),
+            sequence: SequenceConfig::default(),
+        }),
+        pooling: Pooling::Mean,
+        batch: 7,
+        ..OnnxSpec::new(path)
+    })
+    .unwrap()
+}
+
+#[test]
+fn onnx_encoder_passes_the_sentence_encoder_suite() {
+    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
+        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+        return;
+    }
+    let e = Expect::within(1e-6);
+    suite::one_row_per_sentence(make, e);
+    suite::batching_does_not_change_rows(make, e);
+    suite::deterministic_across_threads(make, e);
+    suite::unencodable_sentences_are_errors_or_rows(make, e);
+    suite::forwards_through_pointers(make, e);
+    suite::translations_are_nearest(make, e);
+}

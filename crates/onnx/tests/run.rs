@@ -1,0 +1,329 @@
+//! ONNX graphs run end to end through ONNX Runtime: a graph with an in-graph sentencepiece
+//! tokenizer (cut off, ids from bitext's sentencepiece) and a transformer-style export (padded
+//! ids and mask, mean and CLS pooling), each built in code, their expected outputs computed
+//! here from the graphs' weights; and the errors of graphs that cannot be run.
+//!
+//! Needs the ONNX Runtime library (`BITEXT_ONNXRUNTIME`, which `.ci/run` sets from the
+//! `onnxruntime` PyPI wheel); without it, the tests that run a graph say so and pass.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use bitext_encode::{OnnxSpec, Pooling, SentenceEncoder, Side};
+use bitext_onnx::OnnxEncoder;
+use bitext_onnx::graph::build::{attr_bytes, attr_int, model, node, tensor};
+use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
+use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
+
+/// The runtime, or `None` (and a message) when this machine has none.
+fn runtime() -> Option<PathBuf> {
+    match bitext_onnx::runtime_path(None) {
+        Ok(p) if p.is_file() => Some(p),
+        _ => {
+            eprintln!(
+                "skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)"
+            );
+            None
+        }
+    }
+}
+
+/// A small sentencepiece model trained on generated text, its bytes.
+fn spm_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let words = [
+            "haus", "katze", "baum", "house", "cat", "tree", "der", "the", "rot",
+        ];
+        let mut rng = bitext_core::Rng::seed(5);
+        let text: Vec<String> = (0..300)
+            .map(|_| {
+                (0..6)
+                    .map(|_| words[rng.below(words.len())])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        SubwordTrainer::new()
+            .vocab_size(24)
+            .character_coverage(1.0)
+            .threads(Some(1))
+            .train_corpora(&[("xx", &text[..])])
+            .unwrap()
+            .tokenizer()
+            .to_bytes()
+            .to_vec()
+    })
+}
+
+const SENTENCES: [&str; 4] = [
+    "the cat",
+    "der rote baum haus",
+    "",
+    "tree tree tree cat the haus",
+];
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// USE-M's layout: strings → SentencepieceTokenizer → ids, splits → … → [N, 3]. Here each
+/// row is `len_i · w + Σ ids · 0` (lengths from the row splits; the ids summed into a second
+/// output so that the ids input is used).
+fn usem_like(spm: &[u8]) -> Vec<u8> {
+    let tok = node(
+        "SentencepieceTokenizer",
+        "ai.onnx.contrib",
+        &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
+        &["ids", "splits"],
+        &[
+            attr_bytes("model", spm),
+            attr_int("out_type", INT32),
+            attr_int("Tsplits", INT64),
+        ],
+    );
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let i64s = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let nodes = [
+        tok,
+        node("Slice", "", &["splits", "one", "big", "zero"], &["hi"], &[]),
+        node(
+            "Slice",
+            "",
+            &["splits", "zero", "minus_one", "zero"],
+            &["lo"],
+            &[],
+        ),
+        node("Sub", "", &["hi", "lo"], &["len"], &[]),
+        node("Cast", "", &["len"], &["len_f"], &[attr_int("to", FLOAT)]),
+        node("Unsqueeze", "", &["len_f", "one"], &["len_col"], &[]),
+        node("Mul", "", &["len_col", "w"], &["outputs"], &[]),
+        node("Cast", "", &["ids"], &["ids_f"], &[attr_int("to", FLOAT)]),
+        node(
+            "ReduceSum",
+            "",
+            &["ids_f"],
+            &["total"],
+            &[attr_int("keepdims", 0)],
+        ),
+    ];
+    let inits = [
+        tensor("nbest", &[], INT64, &i64s(&[0])),
+        tensor("alpha", &[], FLOAT, &f32s(&[1.0])),
+        tensor("bos", &[], BOOL, &[1]),
+        tensor("eos", &[], BOOL, &[1]),
+        tensor("rev", &[], BOOL, &[0]),
+        tensor("zero", &[1], INT64, &i64s(&[0])),
+        tensor("one", &[1], INT64, &i64s(&[1])),
+        tensor("minus_one", &[1], INT64, &i64s(&[-1])),
+        tensor("big", &[1], INT64, &i64s(&[i64::MAX])),
+        tensor("w", &[1, 3], FLOAT, &f32s(&[1.0, -2.0, 0.5])),
+    ];
+    model(
+        &nodes,
+        &inits,
+        &[("inputs", 8, &["N"])],
+        &[("outputs", FLOAT, &["N", "3"]), ("total", FLOAT, &[])],
+        &["ai.onnx.contrib"],
+    )
+}
+
+#[test]
+fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "usem.onnx", &usem_like(spm_bytes()));
+    let spec = OnnxSpec {
+        normalize: false,
+        batch: 3,
+        runtime: Some(rt),
+        ..OnnxSpec::new(&path)
+    };
+    let enc = OnnxEncoder::load(&spec).unwrap();
+    assert_eq!(enc.dim(), 3);
+    let got = enc.encode(Side::Target, &SENTENCES).unwrap();
+    // Expected: the number of pieces, plus BOS and EOS, times w.
+    let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
+    for (i, s) in SENTENCES.iter().enumerate() {
+        let n = sp.encode_ids(s).unwrap().len() as f32 + 2.0;
+        assert_eq!(got.view().row(i), &[n, -2.0 * n, 0.5 * n], "{s:?}");
+    }
+    // Normalised (the default) and in input order: the same direction for every row.
+    let spec = OnnxSpec {
+        order: Some(bitext_encode::BatchOrder::Input),
+        ..spec
+    };
+    let unit = OnnxEncoder::load(&OnnxSpec {
+        normalize: true,
+        ..spec
+    })
+    .unwrap()
+    .encode(Side::Source, &SENTENCES)
+    .unwrap();
+    let norm = (1.0f32 + 4.0 + 0.25).sqrt();
+    for i in 0..SENTENCES.len() {
+        for (a, b) in unit.view().row(i).iter().zip([1.0, -2.0, 0.5]) {
+            assert!((a - b / norm).abs() < 1e-6);
+        }
+    }
+}
+
+/// A transformer export: input_ids, attention_mask, token_type_ids [B, L] → token states
+/// `table[id] · mask` [B, L, 4].
+fn transformer_like(vocab: usize) -> (Vec<u8>, Vec<f32>) {
+    let mut rng = bitext_core::Rng::seed(9);
+    let table: Vec<f32> = (0..vocab * 4).map(|_| rng.normal() as f32).collect();
+    let raw: Vec<u8> = table.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let axes: Vec<u8> = [2i64].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let nodes = [
+        node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
+        node(
+            "Cast",
+            "",
+            &["attention_mask"],
+            &["mask_f"],
+            &[attr_int("to", FLOAT)],
+        ),
+        node("Unsqueeze", "", &["mask_f", "axes"], &["mask3"], &[]),
+        node("Mul", "", &["emb", "mask3"], &["masked"], &[]),
+        node(
+            "Cast",
+            "",
+            &["token_type_ids"],
+            &["types_f"],
+            &[attr_int("to", FLOAT)],
+        ),
+        node("Unsqueeze", "", &["types_f", "axes"], &["types3"], &[]),
+        node(
+            "Add",
+            "",
+            &["masked", "types3"],
+            &["last_hidden_state"],
+            &[],
+        ),
+    ];
+    let inits = [
+        tensor("table", &[vocab as i64, 4], FLOAT, &raw),
+        tensor("axes", &[1], INT64, &axes),
+    ];
+    let bl: &[&str] = &["B", "L"];
+    let m = model(
+        &nodes,
+        &inits,
+        &[
+            ("input_ids", INT64, bl),
+            ("attention_mask", INT64, bl),
+            ("token_type_ids", INT64, bl),
+        ],
+        &[("last_hidden_state", FLOAT, &["B", "L", "4"])],
+        &[],
+    );
+    (m, table)
+}
+
+#[test]
+fn a_transformer_export_is_fed_padded_ids_and_pooled() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let spm = write(dir.path(), "spm.model", spm_bytes());
+    let sp = Sentencepiece::open(&spm).unwrap();
+    let (m, table) = transformer_like(sp.pieces().len());
+    let path = write(dir.path(), "tr.onnx", &m);
+    let sequence = SequenceConfig {
+        add_bos: true,
+        add_eos: true,
+        max_len: None,
+    };
+    let sp = sp.with_sequence(sequence).unwrap();
+    for pooling in [Pooling::Mean, Pooling::Cls] {
+        let spec = OnnxSpec {
+            tokenizer: Some(TokenizerSpec::Sentencepiece {
+                model: spm.clone(),
+                sequence,
+            }),
+            pooling,
+            batch: 2,
+            runtime: Some(rt.clone()),
+            ..OnnxSpec::new(&path)
+        };
+        let enc = OnnxEncoder::load(&spec).unwrap();
+        assert_eq!(enc.dim(), 4);
+        let got = enc.encode(Side::Source, &SENTENCES).unwrap();
+        for (i, s) in SENTENCES.iter().enumerate() {
+            let ids = sp.encode_ids(s).unwrap();
+            let rows: Vec<&[f32]> = ids.iter().map(|&t| &table[t as usize * 4..][..4]).collect();
+            let mut want = match pooling {
+                Pooling::Cls => rows[0].to_vec(),
+                _ => (0..4)
+                    .map(|k| rows.iter().map(|r| r[k]).sum::<f32>() / rows.len() as f32)
+                    .collect(),
+            };
+            bitext_core::normalize_row(&mut want);
+            for (a, b) in got.view().row(i).iter().zip(&want) {
+                assert!((a - b).abs() < 1e-5, "{pooling:?} {s:?}: {a} vs {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn graphs_that_cannot_be_run_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    // Missing or not an ONNX file: named, whatever the runtime.
+    let e = OnnxEncoder::load(&OnnxSpec::new(dir.path().join("none.onnx"))).unwrap_err();
+    assert!(e.to_string().contains("none.onnx"), "{e}");
+    let junk = write(dir.path(), "junk.onnx", b"\x0a\x03abc");
+    let e = OnnxEncoder::load(&OnnxSpec::new(&junk)).unwrap_err();
+    assert!(
+        e.to_string().contains("junk.onnx") && e.to_string().contains("not an ONNX model"),
+        "{e}"
+    );
+    // A runtime that is not there.
+    let usem = write(dir.path(), "usem.onnx", &usem_like(spm_bytes()));
+    let e = OnnxEncoder::load(&OnnxSpec {
+        runtime: Some(dir.path().join("libonnxruntime.so")),
+        ..OnnxSpec::new(&usem)
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("libonnxruntime.so"), "{e}");
+    let Some(rt) = runtime() else { return };
+    // No tokenizer for a graph without one; a tokenizer for a graph with its own; an output
+    // that does not exist.
+    let spm = write(dir.path(), "spm.model", spm_bytes());
+    let (m, _) = transformer_like(24);
+    let tr = write(dir.path(), "tr.onnx", &m);
+    let e = OnnxEncoder::load(&OnnxSpec {
+        runtime: Some(rt.clone()),
+        ..OnnxSpec::new(&tr)
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("no tokenizer inside"), "{e}");
+    let with_tok = OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm,
+            sequence: SequenceConfig::default(),
+        }),
+        runtime: Some(rt),
+        ..OnnxSpec::new(&usem)
+    };
+    let e = OnnxEncoder::load(&with_tok).unwrap_err();
+    assert!(e.to_string().contains("has its own tokenizer"), "{e}");
+    let e = OnnxEncoder::load(&OnnxSpec {
+        tokenizer: None,
+        output: Some("pooled".into()),
+        ..with_tok.clone()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("no output \"pooled\""), "{e}");
+    // A sentence over max_tokens is named.
+    let enc = OnnxEncoder::load(&OnnxSpec {
+        tokenizer: None,
+        max_tokens: Some(4),
+        ..with_tok
+    })
+    .unwrap();
+    let e = enc.encode(Side::Source, &SENTENCES).unwrap_err();
+    assert!(e.to_string().contains("max_tokens 4"), "{e}");
+}
