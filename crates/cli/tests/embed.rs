@@ -272,3 +272,98 @@ fn embed_then_mine_bucc_files_by_id() {
     let want = [("de-1", "en-3"), ("de-2", "en-2"), ("de-3", "en-1")];
     assert_eq!(pairs, want.map(|(a, b)| (a.to_owned(), b.to_owned())));
 }
+
+/// `mine --encoder SPEC --src-text A --tgt-text B`: raw text to pairs in one command, byte for
+/// byte what `embed` then `mine` write; a second run reuses the embeddings, and a changed text
+/// is embedded again.
+#[test]
+fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let spec = format!(
+        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
+        de.display(),
+        en.display()
+    );
+    let src = write(
+        d.path(),
+        "s.de",
+        "de-1\tDer Baum\nde-2\tDie Katze\nde-3\tEin Hund , ein Haus\n",
+    );
+    let trg = write(
+        d.path(),
+        "s.en",
+        "en-1\tA dog and a house\nen-2\tThe cat\nen-3\tA tree\nen-4\tThe house\n",
+    );
+    let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    for (input, side, out) in [(&src, "source", &xs), (&trg, "target", &ys)] {
+        succeed(&mut cli![
+            "embed",
+            "-q",
+            "--input",
+            input,
+            "--encoder",
+            &spec,
+            "--side",
+            side,
+            "-o",
+            out
+        ]);
+    }
+    let mine = |x: &Path, y: &Path, extra: &[&str]| {
+        let mut c = cli![
+            "mine",
+            "-q",
+            "-k",
+            "2",
+            "--retrieval",
+            "max",
+            "--src-embeddings",
+            x,
+            "--trg-embeddings",
+            y,
+            "--src-text",
+            &src,
+            "--trg-text",
+            &trg
+        ];
+        c.args(extra);
+        succeed(&mut c)
+    };
+    let (want, _) = mine(&xs, &ys, &[]);
+    assert!(want.lines().count() >= 3, "{want}");
+    let w = d.path().join("work");
+    std::fs::create_dir(&w).unwrap();
+    let (xo, yo) = (w.join("x.npy"), w.join("y.npy"));
+    let (got, err) = mine(&xo, &yo, &["--encoder", &spec]);
+    assert_eq!(got, want);
+    assert!(err.contains("embedded 3 sentences"), "{err}");
+    assert_eq!(std::fs::read(&xo).unwrap(), std::fs::read(&xs).unwrap());
+    assert_eq!(std::fs::read(&yo).unwrap(), std::fs::read(&ys).unwrap());
+    let (again, err) = mine(&xo, &yo, &["--encoder", &spec]);
+    assert_eq!(again, want);
+    assert!(
+        err.contains("reusing") && !err.contains("embedded"),
+        "{err}"
+    );
+    // A changed text is embedded again; the other side is reused.
+    std::fs::write(&trg, "en-1\tThe cat\nen-2\tA tree\n").unwrap();
+    let (_, err) = mine(&xo, &yo, &["--encoder", &spec]);
+    assert!(
+        err.contains("embedded 2 sentences") && err.contains("reusing"),
+        "{err}"
+    );
+    // The text is required with --encoder.
+    fail(
+        &mut cli![
+            "mine",
+            "--encoder",
+            &spec,
+            "--src-embeddings",
+            &xo,
+            "--trg-embeddings",
+            &yo
+        ],
+        "--src-text",
+    );
+}

@@ -113,4 +113,43 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
         .encode(Side::Source, &lines)
         .unwrap();
     assert_eq!(got.as_slice(), want.as_slice());
+
+    // Raw text to pairs in one command: the bytes of embed then mine.
+    let other = write(d.path(), "other.txt", "the dog\nkatze katze\nhaus der\n");
+    let other_npy = d.path().join("other.npy");
+    let encoder = bitext_encode::EncoderSpec::Onnx(spec).to_string();
+    succeed(&mut cli![
+        "embed",
+        "-q",
+        "--input",
+        &other,
+        "--encoder",
+        &encoder,
+        "--side",
+        "target",
+        "-o",
+        &other_npy
+    ]);
+    let mine = |x: &Path, y: &Path, extra: &[&str]| {
+        let mut c = cli![
+            "mine",
+            "-q",
+            "-k",
+            "2",
+            "--src-embeddings",
+            x,
+            "--tgt-embeddings",
+            y,
+            "--src-text",
+            &input,
+            "--tgt-text",
+            &other
+        ];
+        c.args(extra);
+        succeed(&mut c).0
+    };
+    let want = mine(&out, &other_npy, &[]);
+    let (xo, yo) = (d.path().join("one-x.npy"), d.path().join("one-y.npy"));
+    assert_eq!(mine(&xo, &yo, &["--encoder", &encoder]), want);
+    assert_eq!(std::fs::read(&xo).unwrap(), std::fs::read(&out).unwrap());
 }

@@ -5,7 +5,7 @@
 //! from which the encoder is built.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
@@ -187,6 +187,63 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
             f.commit()?;
         }
     }
+    Ok(())
+}
+
+/// Embed the sentences of `text` with `spec` into `out` (`.npy` by extension, raw f32
+/// otherwise), written as `bitext embed` writes them, unless `out` was made earlier by the same
+/// spec, for the same side, from the same text: a sidecar `OUT.encoder` records the spec, the
+/// side and a hash of the text's bytes. `mine --encoder`'s first step.
+pub(crate) fn embed_cached(
+    spec: &EncoderSpec,
+    text: &Path,
+    format: TextFormat,
+    side: Side,
+    out: &Path,
+    quiet: bool,
+) -> Result<()> {
+    use std::hash::{Hash, Hasher};
+    let bytes = std::fs::read(text).with_context(|| format!("reading {}", text.display()))?;
+    let mut h = std::hash::DefaultHasher::new();
+    bytes.hash(&mut h);
+    drop(bytes);
+    let key = format!("{spec}\n{side}\n{:016x}\n", h.finish());
+    let sidecar = PathBuf::from(format!("{}.encoder", out.display()));
+    if out.is_file() && std::fs::read_to_string(&sidecar).is_ok_and(|k| k == key) {
+        eprintln!(
+            "{}: reusing {} (made by the same encoder from the same text)",
+            text.display(),
+            out.display()
+        );
+        return Ok(());
+    }
+    check_embeddings_output(out, false)?;
+    let input =
+        Sentences::read(text, format).with_context(|| format!("reading {}", text.display()))?;
+    let encoder: Box<dyn SentenceEncoder> = match build(spec, &input.sentences)? {
+        Encoder::Bow(b) => Box::new(b),
+        Encoder::Neural(n) => n,
+    };
+    let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
+    let bar = progress_bar(input.len(), "embedding", quiet);
+    let started = std::time::Instant::now();
+    let e = encoder
+        .encode_with_progress(side, &refs, &mut |n| bar.set_position(n as u64))
+        .with_context(|| format!("embedding {}", text.display()))?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    write_embeddings(out, &e, false)?;
+    let mut f = AtomicFile::create(&sidecar)?;
+    f.write_all(key.as_bytes()).map_err(|err| f.err(err))?;
+    f.commit()?;
+    eprintln!(
+        "{}: embedded {} sentences ({} dimensions) into {} ({:.0} sentences/s)",
+        text.display(),
+        e.len(),
+        e.dim(),
+        out.display(),
+        e.len() as f64 / secs.max(1e-9)
+    );
     Ok(())
 }
 

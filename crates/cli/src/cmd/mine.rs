@@ -74,6 +74,12 @@ pub(crate) struct MineArgs {
     /// Layout of --src-text/--tgt-text (auto: BUCC when the first line holds a tab).
     #[arg(long, value_enum, default_value_t = TextFormat::Auto)]
     text_format: TextFormat,
+    /// Raw text to pairs in one command: embed --src-text and --tgt-text with this encoder
+    /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`) into
+    /// --src-embeddings and --tgt-embeddings (`.npy`, or raw with --dim), then mine them. Files
+    /// made earlier by the same encoder from the same text are reused.
+    #[arg(long, value_name = "SPEC", requires_all = ["src_text", "trg_text"])]
+    encoder: Option<bitext_encode::EncoderSpec>,
     /// Margin function.
     #[arg(long, value_enum, default_value_t = MarginArg::Ratio)]
     margin: MarginArg,
@@ -173,6 +179,18 @@ fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
 
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let spec = mine_spec(a)?;
+    if let (Some(encoder), Some(st), Some(tt)) = (&a.encoder, &a.src_text, &a.trg_text) {
+        let e = &a.embeddings;
+        if e.fp16 {
+            bail!("--encoder writes f32 embeddings: drop --fp16");
+        }
+        for (text, side, out) in [
+            (st, bitext_encode::Side::Source, &e.src_embeddings),
+            (tt, bitext_encode::Side::Target, &e.trg_embeddings),
+        ] {
+            crate::cmd::embed::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
+        }
+    }
     if let (Some(n), Some(dir)) = (a.shards, &a.work_dir) {
         return run_sharded(a, &spec, n, dir);
     }
