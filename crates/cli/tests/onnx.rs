@@ -152,4 +152,56 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
     let (xo, yo) = (d.path().join("one-x.npy"), d.path().join("one-y.npy"));
     assert_eq!(mine(&xo, &yo, &["--encoder", &encoder]), want);
     assert_eq!(std::fs::read(&xo).unwrap(), std::fs::read(&out).unwrap());
+
+    // Streamed in chunks (more lines than one chunk of 4,096), BUCC ids and raw output: the rows
+    // the library gives the whole file at once.
+    let many: Vec<String> = (0..5000).map(|i| lines[i % 4].repeat(1 + i % 3)).collect();
+    let bucc: String = many
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("de-{i}\t{l}\n"))
+        .collect();
+    let big = write(d.path(), "big.de", bucc);
+    let big_out = d.path().join("big.f32");
+    succeed(&mut cli![
+        "embed",
+        "-q",
+        "--input",
+        &big,
+        "--encoder",
+        &encoder,
+        "-o",
+        &big_out
+    ]);
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    let whole = bitext_onnx::OnnxEncoder::load(&spec_again(&encoder))
+        .unwrap()
+        .encode(Side::Source, &refs)
+        .unwrap();
+    let got =
+        bitext_core::io::raw::read_raw(&big_out, 6, bitext_core::io::raw::RawDtype::F32).unwrap();
+    assert_eq!(got.as_slice(), whole.as_slice());
+    // A bad line in the middle of a stream is named, and nothing is written.
+    let bad = write(d.path(), "bad.de", "de-1\tder hund\nde-2\t \nde-3\tkatze\n");
+    let bad_out = d.path().join("bad.npy");
+    fail(
+        &mut cli![
+            "embed",
+            "--input",
+            &bad,
+            "--encoder",
+            &encoder,
+            "-o",
+            &bad_out
+        ],
+        "bad.de:2",
+    );
+    assert!(!bad_out.exists());
+}
+
+fn spec_again(encoder: &str) -> OnnxSpec {
+    match encoder.parse::<bitext_encode::EncoderSpec>().unwrap() {
+        bitext_encode::EncoderSpec::Onnx(o) => o,
+        other => panic!("not an onnx spec: {other}"),
+    }
 }

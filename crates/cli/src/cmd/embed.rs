@@ -119,6 +119,25 @@ pub(crate) struct EmbedArgs {
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     let spec = encoder_spec(a)?;
     check_embeddings_output(&a.output, a.fp16)?;
+    if let Some(encoder) = streaming_encoder(&spec)? {
+        let side = Side::from(a.side);
+        let (rows, secs) = encode_streaming(
+            &*encoder,
+            &a.input,
+            a.text_format,
+            side,
+            (&a.output, a.fp16),
+            a.quiet,
+        )?;
+        eprintln!(
+            "embedded {rows} sentences ({} dimensions) into {} ({:.0} sentences/s over {secs:.2} \
+             s of encoding)",
+            encoder.dim(),
+            a.output.display(),
+            rows as f64 / secs.max(1e-9)
+        );
+        return Ok(());
+    }
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
     let encoder = build(&spec, &input.sentences)?;
@@ -190,6 +209,115 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     Ok(())
 }
 
+/// Sentences per encoder call when streaming: memory holds one chunk of text and its vectors,
+/// never the whole input.
+const STREAM_CHUNK: usize = 4096;
+
+/// Each sentence of `text` in file order, checked as [`Sentences::read`] checks them (BUCC:
+/// `id<TAB>sentence` with both non-empty; plain text: no empty line), errors naming the line.
+fn each_sentence(
+    text: &Path,
+    format: TextFormat,
+    mut f: impl FnMut(&str) -> Result<()>,
+) -> Result<()> {
+    let bucc = match format {
+        TextFormat::Bucc => true,
+        TextFormat::Plain => false,
+        TextFormat::Auto => {
+            let mut r = bitext_core::io::LineReader::open(text)?;
+            r.advance()? && r.line().contains('\t')
+        }
+    };
+    bitext_core::io::LineReader::open(text)?.each_line("sentences", |r, line| {
+        let sentence = if bucc {
+            let fields = r.fields(line, 2, "id<TAB>sentence")?;
+            if fields[0].trim().is_empty() || fields[1].trim().is_empty() {
+                return Err(r.error("empty id or sentence").into());
+            }
+            fields[1]
+        } else if line.trim().is_empty() {
+            return Err(r.error("empty line").into());
+        } else {
+            line
+        };
+        f(sentence)
+    })
+}
+
+/// Encode the sentences of `text` into `out` chunk by chunk ([`STREAM_CHUNK`]), so that a
+/// file of tens of millions of lines is never held in memory: one pass counts and checks the
+/// sentences (a `.npy` header needs the count), the second encodes and appends. Returns the
+/// rows written and the seconds spent encoding.
+fn encode_streaming(
+    encoder: &dyn SentenceEncoder,
+    text: &Path,
+    format: TextFormat,
+    side: Side,
+    (out, fp16): (&Path, bool),
+    quiet: bool,
+) -> Result<(usize, f64)> {
+    use bitext_core::io::raw::RawDtype;
+    use bitext_core::io::writer::EmbeddingsWriter;
+    let mut n = 0usize;
+    each_sentence(text, format, |_| {
+        n += 1;
+        Ok(())
+    })?;
+    if n == 0 {
+        bail!("{}: no sentences", text.display());
+    }
+    let dim = encoder.dim();
+    let mut w = if out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+    {
+        EmbeddingsWriter::npy(out, n, dim)?
+    } else {
+        EmbeddingsWriter::raw(out, dim, if fp16 { RawDtype::F16 } else { RawDtype::F32 })?
+    };
+    let bar = progress_bar(n, "embedding", quiet);
+    let started = std::time::Instant::now();
+    let flush = |chunk: &mut Vec<String>, w: &mut EmbeddingsWriter| -> Result<()> {
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        let done = w.rows();
+        let e = encoder
+            .encode(side, &refs)
+            .map_err(|e| e.shifted(done))
+            .with_context(|| format!("embedding {}", text.display()))?;
+        w.push(e.view())?;
+        bar.set_position(w.rows() as u64);
+        chunk.clear();
+        Ok(())
+    };
+    let mut chunk: Vec<String> = Vec::with_capacity(STREAM_CHUNK);
+    each_sentence(text, format, |s| {
+        chunk.push(s.to_string());
+        if chunk.len() == STREAM_CHUNK {
+            flush(&mut chunk, &mut w)?;
+        }
+        Ok(())
+    })?;
+    if !chunk.is_empty() {
+        flush(&mut chunk, &mut w)?;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    // Checks the count of the first pass (a file changed in between is an error).
+    Ok((w.finish()?, secs))
+}
+
+/// The encoder of a spec that is not a bag of words (which needs its input for the IDF and
+/// reports coverage, so it is built over the input in memory); `None` for a bag of words.
+fn streaming_encoder(spec: &EncoderSpec) -> Result<Option<Box<dyn SentenceEncoder>>> {
+    match spec {
+        EncoderSpec::Bow(_) => Ok(None),
+        other => match build(other, &[])? {
+            Encoder::Neural(n) => Ok(Some(n)),
+            Encoder::Bow(b) => Ok(Some(Box::new(b))),
+        },
+    }
+}
+
 /// Embed the sentences of `text` with `spec` into `out` (`.npy` by extension, raw f32
 /// otherwise), written as `bitext embed` writes them, unless `out` was made earlier by the same
 /// spec, for the same side, from the same text: a sidecar `OUT.encoder` records the spec, the
@@ -218,31 +346,38 @@ pub(crate) fn embed_cached(
         return Ok(());
     }
     check_embeddings_output(out, false)?;
-    let input =
-        Sentences::read(text, format).with_context(|| format!("reading {}", text.display()))?;
-    let encoder: Box<dyn SentenceEncoder> = match build(spec, &input.sentences)? {
-        Encoder::Bow(b) => Box::new(b),
-        Encoder::Neural(n) => n,
+    let (rows, dim, secs) = match streaming_encoder(spec)? {
+        Some(encoder) => {
+            let (rows, secs) =
+                encode_streaming(&*encoder, text, format, side, (out, false), quiet)?;
+            (rows, encoder.dim(), secs)
+        }
+        None => {
+            let input = Sentences::read(text, format)
+                .with_context(|| format!("reading {}", text.display()))?;
+            let Encoder::Bow(encoder) = build(spec, &input.sentences)? else {
+                bail!("{spec}: not a bag of words");
+            };
+            let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
+            let bar = progress_bar(input.len(), "embedding", quiet);
+            let started = std::time::Instant::now();
+            let e = encoder
+                .encode_with_progress(side, &refs, &mut |n| bar.set_position(n as u64))
+                .with_context(|| format!("embedding {}", text.display()))?;
+            bar.finish_and_clear();
+            let secs = started.elapsed().as_secs_f64();
+            write_embeddings(out, &e, false)?;
+            (e.len(), e.dim(), secs)
+        }
     };
-    let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
-    let bar = progress_bar(input.len(), "embedding", quiet);
-    let started = std::time::Instant::now();
-    let e = encoder
-        .encode_with_progress(side, &refs, &mut |n| bar.set_position(n as u64))
-        .with_context(|| format!("embedding {}", text.display()))?;
-    bar.finish_and_clear();
-    let secs = started.elapsed().as_secs_f64();
-    write_embeddings(out, &e, false)?;
     let mut f = AtomicFile::create(&sidecar)?;
     f.write_all(key.as_bytes()).map_err(|err| f.err(err))?;
     f.commit()?;
     eprintln!(
-        "{}: embedded {} sentences ({} dimensions) into {} ({:.0} sentences/s)",
+        "{}: embedded {rows} sentences ({dim} dimensions) into {} ({:.0} sentences/s)",
         text.display(),
-        e.len(),
-        e.dim(),
         out.display(),
-        e.len() as f64 / secs.max(1e-9)
+        rows as f64 / secs.max(1e-9)
     );
     Ok(())
 }

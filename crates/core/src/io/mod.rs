@@ -12,6 +12,7 @@
 //! | mined pairs `score<TAB>src<TAB>tgt` and bicleaner-style TSV | [`tsv`] |
 //! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
 //! | the protobuf wire format (sentencepiece models, ONNX graphs) | [`proto`] |
+//! | embedding files written block by block (raw, `.npy`) | [`writer`] |
 
 pub mod bucc;
 pub mod npy;
@@ -20,6 +21,7 @@ pub mod raw;
 pub mod text;
 pub mod tsv;
 pub mod vec;
+pub mod writer;
 
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};

@@ -4,12 +4,11 @@
 //! a 64-byte boundary (which also lets [`crate::MappedEmbeddings::open_npy`] map it in place).
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::embeddings::{Embeddings, EmbeddingsView};
 use crate::error::{Error, Location, Result};
-use crate::io::AtomicFile;
 use crate::io::raw::RawDtype;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -274,7 +273,7 @@ impl NpyBlockReader {
 }
 
 /// The header bytes for a `rows × dim` float32 array, padded to a multiple of 64 bytes.
-fn header_bytes(rows: usize, dim: usize) -> Vec<u8> {
+pub(crate) fn header_bytes(rows: usize, dim: usize) -> Vec<u8> {
     let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {dim}), }}");
     // Version 1.0: 6 magic + 2 version + 2 length bytes; the dict is padded with spaces and
     // ends with '\n'. Version 2.0 (4 length bytes) only when the padded dict exceeds u16.
@@ -302,26 +301,9 @@ fn header_bytes(rows: usize, dim: usize) -> Vec<u8> {
 /// [`Error::Io`] naming `path`; [`Error::Parse`] naming `path`, row and column when a value is not
 /// finite; [`Error::Shape`] for an empty matrix.
 pub fn write_npy(path: impl AsRef<Path>, emb: EmbeddingsView<'_>) -> Result<()> {
-    let path = path.as_ref();
-    if emb.is_empty() {
-        return Err(Error::Shape(format!(
-            "refusing to write an empty matrix to {}",
-            path.display()
-        )));
-    }
-    emb.check_finite().map_err(|e| e.in_file(path))?;
-    let mut out = AtomicFile::create(path)?;
-    out.write_all(&header_bytes(emb.len(), emb.dim()))
-        .map_err(|e| out.err(e))?;
-    let mut buf = Vec::with_capacity(emb.dim() * 4);
-    for row in emb.rows() {
-        buf.clear();
-        for &x in row {
-            buf.extend_from_slice(&x.to_le_bytes());
-        }
-        out.write_all(&buf).map_err(|e| out.err(e))?;
-    }
-    out.commit()
+    let mut w = crate::io::writer::EmbeddingsWriter::npy(path, emb.len(), emb.dim())?;
+    w.push(emb)?;
+    w.finish().map(|_| ())
 }
 
 #[cfg(test)]

@@ -4,12 +4,11 @@
 //! [`crate::MappedEmbeddings::open_raw`] maps it.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::embeddings::{Embeddings, EmbeddingsView};
 use crate::error::{Error, Location, Result};
-use crate::io::AtomicFile;
 
 /// The value type of a raw embedding file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -122,38 +121,9 @@ pub fn read_raw(path: impl AsRef<Path>, dim: usize, dtype: RawDtype) -> Result<E
 /// [`Error::Io`] naming `path`; [`Error::Value`] (with the path) when a value is not finite, or
 /// does not fit in `f16`.
 pub fn write_raw(path: impl AsRef<Path>, emb: EmbeddingsView<'_>, dtype: RawDtype) -> Result<()> {
-    let path = path.as_ref();
-    emb.check_finite().map_err(|e| e.in_file(path))?;
-    let mut out = AtomicFile::create(path)?;
-    let mut buf = Vec::with_capacity(1 << 16);
-    for (i, row) in emb.rows().enumerate() {
-        buf.clear();
-        match dtype {
-            RawDtype::F32 => {
-                for &x in row {
-                    buf.extend_from_slice(&x.to_le_bytes());
-                }
-            }
-            RawDtype::F16 => {
-                for (j, &x) in row.iter().enumerate() {
-                    let h = half::f16::from_f32(x);
-                    if !h.is_finite() {
-                        return Err(Error::parse(
-                            path,
-                            Location::Row {
-                                row: i,
-                                col: Some(j),
-                            },
-                            format!("{x} overflows f16"),
-                        ));
-                    }
-                    buf.extend_from_slice(&h.to_le_bytes());
-                }
-            }
-        }
-        out.write_all(&buf).map_err(|e| out.err(e))?;
-    }
-    out.commit()
+    let mut w = crate::io::writer::EmbeddingsWriter::raw(path, emb.dim(), dtype)?;
+    w.push(emb)?;
+    w.finish().map(|_| ())
 }
 
 /// Streams a raw embedding file in blocks of rows; memory stays at one block.
