@@ -79,6 +79,7 @@ enum Feed {
         ids: String,
         ids_i64: bool,
         splits: String,
+        splits_i64: bool,
     },
     /// Padded `[batch, length]` ids with a mask (and token types).
     Padded {
@@ -188,6 +189,7 @@ impl OnnxEncoder {
                         ids: t.ids.clone(),
                         ids_i64: t.ids_type == dtype::INT64,
                         splits: t.splits.clone(),
+                        splits_i64: t.splits_type != dtype::INT32,
                     },
                 )
             }
@@ -313,6 +315,7 @@ impl OnnxEncoder {
                 ids: ids_name,
                 ids_i64,
                 splits,
+                splits_i64,
             } => {
                 let mut sp = Vec::with_capacity(n + 1);
                 sp.push(0i64);
@@ -334,12 +337,28 @@ impl OnnxEncoder {
                         .into_dyn()
                 };
                 inputs.push((ids_name.clone(), idv));
-                inputs.push((
-                    splits.clone(),
+                let spv: DynValue = if *splits_i64 {
                     Tensor::from_array(([n + 1], sp))
                         .map_err(backend)?
-                        .into_dyn(),
-                ));
+                        .into_dyn()
+                } else {
+                    let narrow = sp
+                        .iter()
+                        .map(|&x| {
+                            i32::try_from(x).map_err(|_| {
+                                Error::Invalid(format!(
+                                    "{}: a batch of {x} pieces overflows the graph's int32 row \
+                                     splits",
+                                    self.spec.model.display()
+                                ))
+                            })
+                        })
+                        .collect::<Result<Vec<i32>>>()?;
+                    Tensor::from_array(([n + 1], narrow))
+                        .map_err(backend)?
+                        .into_dyn()
+                };
+                inputs.push((splits.clone(), spv));
             }
             Feed::Padded {
                 input_ids,
@@ -465,6 +484,9 @@ impl SentenceEncoder for OnnxEncoder {
     }
 
     fn encode_batch(&self, _side: Side, sentences: &[&str]) -> Result<Embeddings> {
+        if sentences.is_empty() {
+            return Ok(Embeddings::new(Vec::new(), self.dim)?);
+        }
         let (rows, d) = self.run(sentences)?;
         if d != self.dim {
             return Err(Error::Invalid(format!(

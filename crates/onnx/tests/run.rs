@@ -72,7 +72,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 /// USE-M's layout: strings → SentencepieceTokenizer → ids, splits → … → [N, 3]. Here each
 /// row is `len_i · w + Σ ids · 0` (lengths from the row splits; the ids summed into a second
 /// output so that the ids input is used).
-fn usem_like(spm: &[u8]) -> Vec<u8> {
+fn usem_like(spm: &[u8], splits_type: i64) -> Vec<u8> {
     let tok = node(
         "SentencepieceTokenizer",
         "ai.onnx.contrib",
@@ -81,7 +81,7 @@ fn usem_like(spm: &[u8]) -> Vec<u8> {
         &[
             attr_bytes("model", spm),
             attr_int("out_type", INT32),
-            attr_int("Tsplits", INT64),
+            attr_int("Tsplits", splits_type),
         ],
     );
     let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
@@ -134,22 +134,36 @@ fn usem_like(spm: &[u8]) -> Vec<u8> {
 fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
     let Some(rt) = runtime() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "usem.onnx", &usem_like(spm_bytes()));
+    // Row splits as the graph declares them: int32, or int64 (USE-M's).
+    let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
+    for splits_type in [INT32, INT64] {
+        let path = write(
+            dir.path(),
+            "usem.onnx",
+            &usem_like(spm_bytes(), splits_type),
+        );
+        let enc = OnnxEncoder::load(&OnnxSpec {
+            normalize: false,
+            batch: 3,
+            runtime: Some(rt.clone()),
+            ..OnnxSpec::new(&path)
+        })
+        .unwrap();
+        assert_eq!(enc.dim(), 3);
+        let got = enc.encode(Side::Target, &SENTENCES).unwrap();
+        // Expected: the number of pieces, plus BOS and EOS, times w.
+        for (i, s) in SENTENCES.iter().enumerate() {
+            let n = sp.encode_ids(s).unwrap().len() as f32 + 2.0;
+            assert_eq!(got.view().row(i), &[n, -2.0 * n, 0.5 * n], "{s:?}");
+        }
+        assert_eq!(enc.encode_batch(Side::Source, &[]).unwrap().len(), 0);
+    }
     let spec = OnnxSpec {
         normalize: false,
         batch: 3,
         runtime: Some(rt),
-        ..OnnxSpec::new(&path)
+        ..OnnxSpec::new(dir.path().join("usem.onnx"))
     };
-    let enc = OnnxEncoder::load(&spec).unwrap();
-    assert_eq!(enc.dim(), 3);
-    let got = enc.encode(Side::Target, &SENTENCES).unwrap();
-    // Expected: the number of pieces, plus BOS and EOS, times w.
-    let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
-    for (i, s) in SENTENCES.iter().enumerate() {
-        let n = sp.encode_ids(s).unwrap().len() as f32 + 2.0;
-        assert_eq!(got.view().row(i), &[n, -2.0 * n, 0.5 * n], "{s:?}");
-    }
     // Normalised (the default) and in input order: the same direction for every row.
     let spec = OnnxSpec {
         order: Some(bitext_encode::BatchOrder::Input),
@@ -281,7 +295,7 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
         "{e}"
     );
     // A runtime that is not there.
-    let usem = write(dir.path(), "usem.onnx", &usem_like(spm_bytes()));
+    let usem = write(dir.path(), "usem.onnx", &usem_like(spm_bytes(), INT64));
     let e = OnnxEncoder::load(&OnnxSpec {
         runtime: Some(dir.path().join("libonnxruntime.so")),
         ..OnnxSpec::new(&usem)
