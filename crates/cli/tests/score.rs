@@ -146,3 +146,74 @@ fn filter_with_the_emd_scorer_keeps_the_best_lines() {
     got.sort();
     assert_eq!(got, best);
 }
+
+/// `bitext score --encoder SPEC`: the cosine of the encoder's two sentence vectors, computed
+/// here from the vectors themselves (bag of words: the normalised mean of the known words).
+#[test]
+fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let spec = format!(
+        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
+        de.display(),
+        en.display()
+    );
+    let input = write(
+        d.path(),
+        "in.tsv",
+        "u1\tHund\tdog\nu2\tHund Katze\tcat\nu3\tBaum\tdog\n",
+    );
+    let output = d.path().join("out.tsv");
+    succeed(&mut cli![
+        "score",
+        "--encoder",
+        &spec,
+        "--src-col",
+        "2",
+        "--tgt-col",
+        "3",
+        "--batch",
+        "2",
+        "--input",
+        &input,
+        "--output",
+        &output
+    ]);
+    let unit = |v: [f64; 2]| {
+        let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+        [v[0] / n, v[1] / n]
+    };
+    let cos = |a: [f64; 2], b: [f64; 2]| {
+        let (a, b) = (unit(a), unit(b));
+        a[0] * b[0] + a[1] * b[1]
+    };
+    let want = [
+        cos([1.0, 0.0], [0.95, 0.05]),
+        cos([0.5, 0.5], [0.05, 0.95]),
+        cos([-1.0, 0.0], [0.95, 0.05]),
+    ];
+    let out = std::fs::read_to_string(&output).unwrap();
+    let got: Vec<f64> = out
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(got.len(), 3, "{out}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-4, "{g} vs {w}: {out}");
+    }
+    // Not together with another scorer.
+    fail(
+        &mut cli![
+            "score",
+            "--encoder",
+            &spec,
+            "--scorer",
+            "levenshtein",
+            "--input",
+            &input,
+            "--output",
+            &output
+        ],
+        "cannot be used with",
+    );
+}

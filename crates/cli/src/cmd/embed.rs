@@ -306,6 +306,16 @@ fn encode_streaming(
     Ok((w.finish()?, secs))
 }
 
+/// The encoder of any spec, for sentences that come in batches (`score --encoder`): a bag of
+/// words is built without a reference corpus (TF-IDF weighting then needs the spec's
+/// `idf_corpus`).
+pub(crate) fn sentence_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
+    match streaming_encoder(spec)? {
+        Some(e) => Ok(e),
+        None => Ok(Box::new(spec.build_bow(None::<&[&str]>)?)),
+    }
+}
+
 /// The encoder of a spec that is not a bag of words (which needs its input for the IDF and
 /// reports coverage, so it is built over the input in memory); `None` for a bag of words.
 fn streaming_encoder(spec: &EncoderSpec) -> Result<Option<Box<dyn SentenceEncoder>>> {

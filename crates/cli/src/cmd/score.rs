@@ -43,8 +43,17 @@ pub(crate) enum ScorerKind {
 #[derive(Debug, Args)]
 pub(crate) struct ScoreArgs {
     /// The scorer (`model` when --model is given).
-    #[arg(long, value_enum, required_unless_present_any = ["model", "scorer_spec"])]
+    #[arg(long, value_enum, required_unless_present_any = ["model", "scorer_spec", "encoder"])]
     scorer: Option<ScorerKind>,
+    /// Score each pair by the cosine of its two sentences' vectors from this encoder
+    /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`;
+    /// source sentences through the source side, target sentences through the target side).
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = ["scorer", "scorer_spec", "model", "words", "aligner_score"]
+    )]
+    encoder: Option<bitext_encode::EncoderSpec>,
     /// The scorer as a spec instead of --scorer/--model and their options: `model:DIR`,
     /// `ibm1:DIR`, `levenshtein`, `length_ratio`, or JSON (`{"type": "emd", "src_vectors": FILE, "tgt_vectors": FILE, "distance": {"oov":
     /// "match_identical", …}}`, `{"type": "model", "dir": DIR, "backend": "flex"}`).
@@ -251,6 +260,38 @@ pub(crate) enum Oov {
 /// Builds the scorer of each batch of (source, target) sentences.
 pub(crate) type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
 
+/// The cosine of an encoder's two vectors of each pair, over vectors it owns (one batch).
+struct EncodedPairs {
+    src: bitext_core::Embeddings,
+    tgt: bitext_core::Embeddings,
+}
+
+impl PairScorer for EncodedPairs {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        bitext_similarity::EmbeddingScorer::new(
+            self.src.view(),
+            self.tgt.view(),
+            bitext_similarity::Measure::Cosine,
+        )?
+        .score_batch(pairs)
+    }
+}
+
+/// Scorers of `--encoder`: each batch's sentences encoded, each pair scored by the cosine.
+fn encoder_scorers(encoder: Box<dyn bitext_encode::SentenceEncoder>) -> Scorers {
+    use bitext_encode::Side;
+    Box::new(move |src: &[&str], tgt: &[&str]| {
+        Ok(Box::new(EncodedPairs {
+            src: encoder.encode(Side::Source, src)?,
+            tgt: encoder.encode(Side::Target, tgt)?,
+        }) as Box<dyn PairScorer>)
+    })
+}
+
 /// Builds the `--words` columns of each batch of (source, target) sentences: one string per
 /// pair, its columns joined by tabs.
 pub(crate) type WordColumns = Box<dyn Fn(&[&str], &[&str]) -> Result<Vec<String>>>;
@@ -393,8 +434,13 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
     let (cal, min) = a.calibration.load()?;
-    let spec = scorer_spec(a)?;
-    let (build, words) = if a.words || a.aligner_score.is_some() {
+    let (build, words) = if let Some(encoder) = &a.encoder {
+        (
+            encoder_scorers(crate::cmd::embed::sentence_encoder(encoder)?),
+            None,
+        )
+    } else if a.words || a.aligner_score.is_some() {
+        let spec = scorer_spec(a)?;
         let ScorerSpec::Model(m) = &spec else {
             bail!(
                 "--words and --aligner-score need a word-alignment model: --model DIR (`bitext \
@@ -405,6 +451,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     } else {
         // Two passes when the EMD needs an IDF: the input's own columns are the reference
         // corpus.
+        let spec = scorer_spec(a)?;
         let build = sentence_scorers(&spec, || read_columns(&a.io.input, src_col, tgt_col))?;
         (build, None)
     };
