@@ -217,3 +217,73 @@ fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
         "cannot be used with",
     );
 }
+
+/// `bitext filter --encoder SPEC`: the TSV's columns encoded in memory, filtered exactly as with
+/// the embeddings `bitext embed` writes for the same columns.
+#[test]
+fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let spec = format!(
+        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
+        de.display(),
+        en.display()
+    );
+    let rows = [
+        ("Hund", "dog"),
+        ("Katze", "the cat"),
+        ("Baum", "dog"),
+        ("Haus", "house"),
+        ("Hund Katze", "tree"),
+    ];
+    let tsv: String = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (s, t))| format!("u{i}\t{s}\t{t}\n"))
+        .collect();
+    let input = write(d.path(), "in.tsv", tsv);
+    let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    for (k, side, out) in [(0, "source", &xs), (1, "target", &ys)] {
+        let col: String = rows
+            .iter()
+            .map(|r| format!("{}\n", [r.0, r.1][k]))
+            .collect();
+        let col = write(d.path(), &format!("col{k}.txt"), col);
+        succeed(&mut cli![
+            "embed",
+            "-q",
+            "--input",
+            &col,
+            "--encoder",
+            &spec,
+            "--side",
+            side,
+            "-o",
+            out
+        ]);
+    }
+    let filter = |extra: &[&dyn AsRef<std::ffi::OsStr>], out: &Path| {
+        let mut c = cli![
+            "filter",
+            "-q",
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--input",
+            &input,
+            "--budget-lines",
+            "3",
+            "-o",
+            out
+        ];
+        c.args(extra.iter().map(|x| x.as_ref()));
+        succeed(&mut c)
+    };
+    let (a, b) = (d.path().join("a.tsv"), d.path().join("b.tsv"));
+    filter(&[&"--src-embeddings", &xs, &"--tgt-embeddings", &ys], &a);
+    filter(&[&"--encoder", &spec], &b);
+    let want = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(want.lines().count(), 3, "{want}");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), want);
+}

@@ -63,6 +63,15 @@ pub(crate) struct FilterArgs {
     /// margins).
     #[command(flatten)]
     embeddings: OptionalEmbeddingArgs,
+    /// Compute those embeddings instead, from the TSV's two columns, with this encoder
+    /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`), for
+    /// the scorers of embeddings.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        conflicts_with_all = ["src_embeddings", "trg_embeddings", "dim", "fp16"]
+    )]
+    encoder: Option<bitext_encode::EncoderSpec>,
     /// Model directory of `--scorer ibm1` or `--scorer model`.
     #[command(flatten)]
     model: ModelArgs,
@@ -156,13 +165,37 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     let spec = a.scorer_spec(index)?;
     let embeddings = a.embeddings.get();
     if !spec.scores_embeddings() {
-        if embeddings.is_some() {
+        if embeddings.is_some() || a.encoder.is_some() {
             bail!(
                 "this scorer reads the TSV's sentences, not embeddings: leave out \
-                 --src-embeddings and --tgt-embeddings"
+                 --src-embeddings, --tgt-embeddings and --encoder"
             );
         }
         return filter_sentences(a, &spec, &filter, cols, extra);
+    }
+    if let Some(encoder) = &a.encoder {
+        // The TSV's columns, encoded in memory (as the scorers of sentences read them).
+        let (src, tgt) = read_columns(&a.input, cols.0, cols.1)?;
+        let enc = crate::cmd::embed::sentence_encoder(encoder)?;
+        let encode = |side: bitext_encode::Side, s: &[String]| -> Result<bitext_core::Embeddings> {
+            let refs: Vec<&str> = s.iter().map(String::as_str).collect();
+            enc.encode(side, &refs)
+                .with_context(|| format!("embedding the {side} column of {}", a.input.display()))
+        };
+        let (x, y) = (
+            encode(bitext_encode::Side::Source, &src)?,
+            encode(bitext_encode::Side::Target, &tgt)?,
+        );
+        let report = spec
+            .with_embedding_scorer_searched(
+                x.view(),
+                y.view(),
+                |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
+                |scorer| filter.run_with(&a.input, &a.output, scorer, extra),
+            )
+            .with_context(|| format!("scoring the columns of {}", a.input.display()))??;
+        print_report(&report);
+        return Ok(());
     }
     let Some(embeddings) = &embeddings else {
         bail!("scoring with embeddings needs --src-embeddings and --tgt-embeddings");
