@@ -43,13 +43,15 @@ impl fmt::Display for Location {
 #[non_exhaustive]
 pub enum Error {
     /// The file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    ///
+    /// The I/O error is part of the message, not a separate `source()`: reported as a chain
+    /// (`anyhow`'s `{:#}`), it would be printed twice.
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The underlying I/O error.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The file's content is malformed.
     #[error("{}{at}: {reason}", path.display())]
@@ -82,10 +84,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// An I/O error on `path`.
-    pub fn io(path: impl AsRef<Path>, source: io::Error) -> Self {
+    pub fn io(path: impl AsRef<Path>, error: io::Error) -> Self {
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            source,
+            error,
         }
     }
 
