@@ -195,6 +195,20 @@ pub(crate) enum TextFormat {
     Plain,
 }
 
+impl TextFormat {
+    /// Whether `path` is read as BUCC sentences (for `Auto`: its first line holds a tab).
+    pub(crate) fn is_bucc(self, path: &Path) -> Result<bool> {
+        Ok(match self {
+            TextFormat::Bucc => true,
+            TextFormat::Plain => false,
+            TextFormat::Auto => {
+                let mut r = bitext_core::io::LineReader::open(path)?;
+                r.advance()? && r.line().contains('\t')
+            }
+        })
+    }
+}
+
 /// Sentences of one side, with their BUCC ids when the file had them.
 pub(crate) struct Sentences {
     pub(crate) path: PathBuf,
@@ -205,15 +219,7 @@ pub(crate) struct Sentences {
 impl Sentences {
     /// Read `path` (empty lines are errors naming the line).
     pub(crate) fn read(path: &Path, format: TextFormat) -> Result<Self> {
-        let bucc = match format {
-            TextFormat::Bucc => true,
-            TextFormat::Plain => false,
-            TextFormat::Auto => {
-                let mut r = bitext_core::io::LineReader::open(path)?;
-                r.advance()? && r.line().contains('\t')
-            }
-        };
-        if bucc {
+        if format.is_bucc(path)? {
             let s = read_bucc_sentences(path)?;
             Ok(Self {
                 path: path.into(),

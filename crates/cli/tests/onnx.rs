@@ -9,14 +9,13 @@ use std::path::Path;
 
 use bitext_core::io::npy;
 use bitext_encode::{OnnxSpec, SentenceEncoder, Side};
-use bitext_onnx::graph::build::{attr_int, model, node, tensor};
-use bitext_onnx::graph::dtype::{FLOAT, INT64};
+use bitext_onnx::graph::build::token_states;
 use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
 
 mod common;
 use common::{cli, fail, succeed, write};
 
-/// A sentencepiece model and a graph over its pieces (token states `table[id] · mask`).
+/// A sentencepiece model and a graph over its pieces (`graph::build::token_states`).
 fn graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let words = ["hund", "katze", "haus", "dog", "cat", "house", "the", "der"];
     let mut rng = bitext_core::Rng::seed(2);
@@ -35,32 +34,7 @@ fn graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         .train_corpora(&[("xx", &text[..])])
         .unwrap();
     let spm = write(dir, "spm.model", trained.tokenizer().to_bytes());
-    let vocab = trained.tokenizer().pieces().len();
-    let table: Vec<u8> = (0..vocab * 6)
-        .flat_map(|_| (rng.normal() as f32).to_le_bytes())
-        .collect();
-    let bl: &[&str] = &["B", "L"];
-    let g = model(
-        &[
-            node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
-            node(
-                "Cast",
-                "",
-                &["attention_mask"],
-                &["m"],
-                &[attr_int("to", FLOAT)],
-            ),
-            node("Unsqueeze", "", &["m", "axes"], &["m3"], &[]),
-            node("Mul", "", &["emb", "m3"], &["states"], &[]),
-        ],
-        &[
-            tensor("table", &[vocab as i64, 6], FLOAT, &table),
-            tensor("axes", &[1], INT64, &2i64.to_le_bytes()),
-        ],
-        &[("input_ids", INT64, bl), ("attention_mask", INT64, bl)],
-        &[("states", FLOAT, &["B", "L", "6"])],
-        &[],
-    );
+    let (g, _) = token_states(trained.tokenizer().pieces().len(), 6, 2, false);
     (write(dir, "enc.onnx", g), spm)
 }
 

@@ -439,6 +439,77 @@ pub mod build {
         t
     }
 
+    /// A transformer-style export in miniature: `input_ids`, `attention_mask` (and, with
+    /// `token_types`, `token_type_ids`), all int64 `[B, L]`, → `last_hidden_state` float
+    /// `[B, L, dim]` = `table[id] · mask (+ token type)`, with a seeded random `table` of `vocab`
+    /// rows, returned beside the model so that tests can compute the expected vectors.
+    #[must_use]
+    pub fn token_states(
+        vocab: usize,
+        dim: usize,
+        seed: u64,
+        token_types: bool,
+    ) -> (Vec<u8>, Vec<f32>) {
+        let mut rng = bitext_core::Rng::seed(seed);
+        let table: Vec<f32> = (0..vocab * dim).map(|_| rng.normal() as f32).collect();
+        let raw: Vec<u8> = table.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let out = if token_types {
+            "masked"
+        } else {
+            "last_hidden_state"
+        };
+        let mut nodes = vec![
+            node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
+            node(
+                "Cast",
+                "",
+                &["attention_mask"],
+                &["mask_f"],
+                &[attr_int("to", dtype::FLOAT)],
+            ),
+            node("Unsqueeze", "", &["mask_f", "axes"], &["mask3"], &[]),
+            node("Mul", "", &["emb", "mask3"], &[out], &[]),
+        ];
+        let bl: &[&str] = &["B", "L"];
+        let mut inputs = vec![
+            ("input_ids", dtype::INT64, bl),
+            ("attention_mask", dtype::INT64, bl),
+        ];
+        if token_types {
+            nodes.extend([
+                node(
+                    "Cast",
+                    "",
+                    &["token_type_ids"],
+                    &["types_f"],
+                    &[attr_int("to", dtype::FLOAT)],
+                ),
+                node("Unsqueeze", "", &["types_f", "axes"], &["types3"], &[]),
+                node(
+                    "Add",
+                    "",
+                    &["masked", "types3"],
+                    &["last_hidden_state"],
+                    &[],
+                ),
+            ]);
+            inputs.push(("token_type_ids", dtype::INT64, bl));
+        }
+        let inits = [
+            tensor("table", &[vocab as i64, dim as i64], dtype::FLOAT, &raw),
+            tensor("axes", &[1], dtype::INT64, &2i64.to_le_bytes()),
+        ];
+        let d = dim.to_string();
+        let m = model(
+            &nodes,
+            &inits,
+            &inputs,
+            &[("last_hidden_state", dtype::FLOAT, &["B", "L", d.as_str()])],
+            &[],
+        );
+        (m, table)
+    }
+
     /// A model: IR version 8, opset 13 (and `extra_domains` at version 1), the nodes in order;
     /// inputs and outputs as `(name, dtype, dims)` with symbolic dimensions named or fixed
     /// ones written as numbers.

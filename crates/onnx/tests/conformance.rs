@@ -9,8 +9,7 @@ use std::sync::OnceLock;
 
 use bitext_encode::{OnnxSpec, Pooling};
 use bitext_onnx::OnnxEncoder;
-use bitext_onnx::graph::build::{attr_int, model, node, tensor};
-use bitext_onnx::graph::dtype::{FLOAT, INT64};
+use bitext_onnx::graph::build::token_states;
 use bitext_testkit::encoder::{self as suite, Expect};
 use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
 
@@ -28,33 +27,7 @@ fn files() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
             .unwrap();
         let spm = dir.path().join("spm.model");
         std::fs::write(&spm, trained.tokenizer().to_bytes()).unwrap();
-        let vocab = trained.tokenizer().pieces().len();
-        let mut rng = bitext_core::Rng::seed(3);
-        let table: Vec<u8> = (0..vocab * 8)
-            .flat_map(|_| (rng.normal() as f32).to_le_bytes())
-            .collect();
-        let bl: &[&str] = &["B", "L"];
-        let graph = model(
-            &[
-                node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
-                node(
-                    "Cast",
-                    "",
-                    &["attention_mask"],
-                    &["m"],
-                    &[attr_int("to", FLOAT)],
-                ),
-                node("Unsqueeze", "", &["m", "axes"], &["m3"], &[]),
-                node("Mul", "", &["emb", "m3"], &["token_states"], &[]),
-            ],
-            &[
-                tensor("table", &[vocab as i64, 8], FLOAT, &table),
-                tensor("axes", &[1], INT64, &2i64.to_le_bytes()),
-            ],
-            &[("input_ids", INT64, bl), ("attention_mask", INT64, bl)],
-            &[("token_states", FLOAT, &["B", "L", "8"])],
-            &[],
-        );
+        let (graph, _) = token_states(trained.tokenizer().pieces().len(), 8, 3, false);
         let path = dir.path().join("encoder.onnx");
         std::fs::write(&path, graph).unwrap();
         (dir, path, spm)

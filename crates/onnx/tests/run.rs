@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use bitext_encode::{OnnxSpec, Pooling, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
-use bitext_onnx::graph::build::{attr_bytes, attr_int, model, node, tensor};
+use bitext_onnx::graph::build::{attr_bytes, attr_int, model, node, tensor, token_states};
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
 
@@ -185,56 +185,9 @@ fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
 }
 
 /// A transformer export: input_ids, attention_mask, token_type_ids [B, L] → token states
-/// `table[id] · mask` [B, L, 4].
+/// `table[id] · mask` [B, L, 4] (`graph::build::token_states`).
 fn transformer_like(vocab: usize) -> (Vec<u8>, Vec<f32>) {
-    let mut rng = bitext_core::Rng::seed(9);
-    let table: Vec<f32> = (0..vocab * 4).map(|_| rng.normal() as f32).collect();
-    let raw: Vec<u8> = table.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let axes: Vec<u8> = [2i64].iter().flat_map(|x| x.to_le_bytes()).collect();
-    let nodes = [
-        node("Gather", "", &["table", "input_ids"], &["emb"], &[]),
-        node(
-            "Cast",
-            "",
-            &["attention_mask"],
-            &["mask_f"],
-            &[attr_int("to", FLOAT)],
-        ),
-        node("Unsqueeze", "", &["mask_f", "axes"], &["mask3"], &[]),
-        node("Mul", "", &["emb", "mask3"], &["masked"], &[]),
-        node(
-            "Cast",
-            "",
-            &["token_type_ids"],
-            &["types_f"],
-            &[attr_int("to", FLOAT)],
-        ),
-        node("Unsqueeze", "", &["types_f", "axes"], &["types3"], &[]),
-        node(
-            "Add",
-            "",
-            &["masked", "types3"],
-            &["last_hidden_state"],
-            &[],
-        ),
-    ];
-    let inits = [
-        tensor("table", &[vocab as i64, 4], FLOAT, &raw),
-        tensor("axes", &[1], INT64, &axes),
-    ];
-    let bl: &[&str] = &["B", "L"];
-    let m = model(
-        &nodes,
-        &inits,
-        &[
-            ("input_ids", INT64, bl),
-            ("attention_mask", INT64, bl),
-            ("token_type_ids", INT64, bl),
-        ],
-        &[("last_hidden_state", FLOAT, &["B", "L", "4"])],
-        &[],
-    );
-    (m, table)
+    token_states(vocab, 4, 9, true)
 }
 
 #[test]

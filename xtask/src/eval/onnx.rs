@@ -58,19 +58,11 @@ fn reference(ctx: &Ctx, file: &str, model: &PathBuf) -> Result<Embeddings, Strin
     e
 }
 
-/// Per-row cosine of two matrices: (min, mean).
+/// Per-row cosine of two matrices (the similarity crate's): (min, mean).
 fn cosines(a: &Embeddings, b: &Embeddings) -> (f64, f64) {
     let (mut min, mut sum) = (f64::INFINITY, 0.0);
     for i in 0..a.len() {
-        let (x, y) = (a.view().row(i), b.view().row(i));
-        let dot: f64 = x
-            .iter()
-            .zip(y)
-            .map(|(p, q)| f64::from(*p) * f64::from(*q))
-            .sum();
-        let nx: f64 = x.iter().map(|p| f64::from(*p).powi(2)).sum::<f64>().sqrt();
-        let ny: f64 = y.iter().map(|p| f64::from(*p).powi(2)).sum::<f64>().sqrt();
-        let c = dot / (nx * ny).max(1e-30);
+        let c = f64::from(bitext::similarity::cosine(a.view().row(i), b.view().row(i)));
         min = min.min(c);
         sum += c;
     }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
 use bitext_encode::{
-    BowEncoder, BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
+    BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
 };
 use bitext_tokenize::{SequenceConfig, TokenizerSpec};
 use clap::{ArgGroup, Args, ValueEnum};
@@ -140,36 +140,22 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     }
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
-    let encoder = build(&spec, &input.sentences)?;
+    // The bag of words (every other encoder streamed above): its IDF is counted over the input.
+    let encoder = spec.build_bow(Some(&input.sentences))?;
     let side = Side::from(a.side);
     let bar = progress_bar(input.len(), "embedding", a.quiet);
-    let dim = match &encoder {
-        Encoder::Bow(e) => e.dim(),
-        Encoder::Neural(e) => e.dim(),
-    };
-    let mut out = bitext_core::Embeddings::with_capacity(dim, input.len())?;
+    let mut out = bitext_core::Embeddings::with_capacity(encoder.dim(), input.len())?;
     let mut missing = Vec::new();
     let (mut tokens, mut known) = (0usize, 0usize);
     const CHUNK: usize = 4096;
     let started = std::time::Instant::now();
     for (c, chunk) in input.sentences.chunks(CHUNK).enumerate() {
-        let e = match &encoder {
-            Encoder::Bow(enc) => {
-                let (e, cov) = enc
-                    .encode_with_coverage(side, chunk)
-                    .map_err(|e| no_known_word(a, &spec, c * CHUNK, e))?;
-                missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
-                tokens += cov.tokens;
-                known += cov.known;
-                e
-            }
-            Encoder::Neural(enc) => {
-                let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                enc.encode(side, &refs)
-                    .map_err(|e| e.shifted(c * CHUNK))
-                    .with_context(|| format!("embedding {}", a.input.display()))?
-            }
-        };
+        let (e, cov) = encoder
+            .encode_with_coverage(side, chunk)
+            .map_err(|e| no_known_word(a, &spec, c * CHUNK, e))?;
+        missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
+        tokens += cov.tokens;
+        known += cov.known;
         out.extend_from_view(e.view())?;
         bar.set_position(out.len() as u64);
     }
@@ -184,12 +170,10 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
         a.output.display(),
         out.len() as f64 / secs.max(1e-9)
     );
-    if let Encoder::Bow(_) = encoder {
-        eprintln!(
-            "coverage: {known} of {tokens} tokens ({:.2}%) have a vector",
-            100.0 * known as f64 / tokens.max(1) as f64
-        );
-    }
+    eprintln!(
+        "coverage: {known} of {tokens} tokens ({:.2}%) have a vector",
+        100.0 * known as f64 / tokens.max(1) as f64
+    );
     if !missing.is_empty() {
         let first: Vec<String> = missing.iter().take(10).map(ToString::to_string).collect();
         eprintln!(
@@ -220,14 +204,7 @@ fn each_sentence(
     format: TextFormat,
     mut f: impl FnMut(&str) -> Result<()>,
 ) -> Result<()> {
-    let bucc = match format {
-        TextFormat::Bucc => true,
-        TextFormat::Plain => false,
-        TextFormat::Auto => {
-            let mut r = bitext_core::io::LineReader::open(text)?;
-            r.advance()? && r.line().contains('\t')
-        }
-    };
+    let bucc = format.is_bucc(text)?;
     bitext_core::io::LineReader::open(text)?.each_line("sentences", |r, line| {
         let sentence = if bucc {
             let fields = r.fields(line, 2, "id<TAB>sentence")?;
@@ -320,11 +297,9 @@ pub(crate) fn sentence_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEnc
 /// reports coverage, so it is built over the input in memory); `None` for a bag of words.
 fn streaming_encoder(spec: &EncoderSpec) -> Result<Option<Box<dyn SentenceEncoder>>> {
     match spec {
-        EncoderSpec::Bow(_) => Ok(None),
-        other => match build(other, &[])? {
-            Encoder::Neural(n) => Ok(Some(n)),
-            Encoder::Bow(b) => Ok(Some(Box::new(b))),
-        },
+        EncoderSpec::Onnx(o) => Ok(Some(onnx_encoder(o)?)),
+        EncoderSpec::Model(_) => Ok(Some(neural_encoder(spec)?)),
+        _ => Ok(None),
     }
 }
 
@@ -340,11 +315,20 @@ pub(crate) fn embed_cached(
     out: &Path,
     quiet: bool,
 ) -> Result<()> {
-    use std::hash::{Hash, Hasher};
-    let bytes = std::fs::read(text).with_context(|| format!("reading {}", text.display()))?;
+    use std::hash::Hasher;
+    use std::io::BufRead;
+    // The text's bytes hashed as they are read, never held whole.
     let mut h = std::hash::DefaultHasher::new();
-    bytes.hash(&mut h);
-    drop(bytes);
+    let mut r = bitext_core::io::open(text)?;
+    loop {
+        let buf = r.fill_buf().map_err(|e| bitext_core::Error::io(text, e))?;
+        if buf.is_empty() {
+            break;
+        }
+        h.write(buf);
+        let n = buf.len();
+        r.consume(n);
+    }
     let key = format!("{spec}\n{side}\n{:016x}\n", h.finish());
     let sidecar = PathBuf::from(format!("{}.encoder", out.display()));
     if out.is_file() && std::fs::read_to_string(&sidecar).is_ok_and(|k| k == key) {
@@ -365,9 +349,7 @@ pub(crate) fn embed_cached(
         None => {
             let input = Sentences::read(text, format)
                 .with_context(|| format!("reading {}", text.display()))?;
-            let Encoder::Bow(encoder) = build(spec, &input.sentences)? else {
-                bail!("{spec}: not a bag of words");
-            };
+            let encoder = spec.build_bow(Some(&input.sentences))?;
             let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
             let bar = progress_bar(input.len(), "embedding", quiet);
             let started = std::time::Instant::now();
@@ -425,24 +407,6 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
         }),
         (None, None) => bail!("give --vectors FILE (bag of words) or --model DIR (neural)"),
     })
-}
-
-/// The encoder of a run: the bag of words also reports the sentences it knew no word of.
-enum Encoder {
-    /// The bag-of-words encoder.
-    Bow(BowEncoder),
-    /// A neural model's encoder: trained here, or a pretrained ONNX graph.
-    Neural(Box<dyn SentenceEncoder>),
-}
-
-/// Build the encoder of `spec`; the TF-IDF weights of a bag of words without an IDF corpus
-/// are counted over the input.
-fn build(spec: &EncoderSpec, input: &[String]) -> Result<Encoder> {
-    match spec {
-        EncoderSpec::Model(_) => Ok(Encoder::Neural(neural_encoder(spec)?)),
-        EncoderSpec::Onnx(o) => Ok(Encoder::Neural(onnx_encoder(o)?)),
-        bow => Ok(Encoder::Bow(bow.build_bow(Some(input))?)),
-    }
 }
 
 /// The encoder of a trained neural model (loaded by `bitext-neural`).
