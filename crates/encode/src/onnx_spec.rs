@@ -84,9 +84,17 @@ pub struct OnnxSpec {
     /// an error naming it. `None`: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<usize>,
-    /// Threads of ONNX Runtime's operators (0: ONNX Runtime's default, all cores).
+    /// Threads of ONNX Runtime's operators in each session (0: ONNX Runtime's default, all
+    /// cores).
     #[serde(default = "one")]
     pub threads: usize,
+    /// ONNX Runtime sessions that run batches side by side, each with `threads` operator
+    /// threads (default 1). Batches, not operators, in parallel: on 2 cores two one-thread
+    /// sessions embed about 13% more sentences per second than one two-thread session (see
+    /// docs/BENCHMARKS.md), at the cost of a second copy of the graph's tensors. The vectors
+    /// do not change: every batch is the same batch, run by one session.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub sessions: usize,
     /// The ONNX Runtime shared library (`libonnxruntime.so`, e.g. from the `onnxruntime` PyPI
     /// wheel's `onnxruntime/capi/`); absent: the `BITEXT_ONNXRUNTIME` or `ORT_DYLIB_PATH`
     /// environment variable.
@@ -100,6 +108,10 @@ fn yes() -> bool {
 
 fn one() -> usize {
     1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn is_true(b: &bool) -> bool {
@@ -129,6 +141,7 @@ impl OnnxSpec {
             order: None,
             max_tokens: None,
             threads: 1,
+            sessions: 1,
             runtime: None,
         }
     }
@@ -136,8 +149,8 @@ impl OnnxSpec {
     /// Check the parameters.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for an empty model path, `batch: 0`, `max_tokens: 0` or an empty
-    /// output name.
+    /// [`Error::Invalid`] for an empty model path, `batch: 0`, `max_tokens: 0`, `sessions`
+    /// not in 1..=256 or an empty output name.
     pub fn check(&self) -> Result<()> {
         if self.model.as_os_str().is_empty() {
             return Err(Error::Invalid("the onnx spec's model is empty".into()));
@@ -146,6 +159,12 @@ impl OnnxSpec {
             return Err(Error::Invalid(
                 "the onnx spec's batch must be at least 1".into(),
             ));
+        }
+        if !(1..=256).contains(&self.sessions) {
+            return Err(Error::Invalid(format!(
+                "the onnx spec's sessions must be 1 to 256, not {}",
+                self.sessions
+            )));
         }
         if self.max_tokens == Some(0) {
             return Err(Error::Invalid(

@@ -1,7 +1,7 @@
 //! [`OnnxEncoder`]: a [`SentenceEncoder`] over an ONNX graph run by ONNX Runtime.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 
 use bitext_core::Embeddings;
 use bitext_encode::{BatchOrder, Error, OnnxSpec, Pooling, Result, SentenceEncoder, Side};
@@ -11,64 +11,10 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::value::{DynValue, Tensor, TensorElementType, ValueType};
 
 use crate::graph::{self, dtype};
-
-/// The environment variables naming the ONNX Runtime library, in the order they are read.
-pub const RUNTIME_VARS: [&str; 2] = ["BITEXT_ONNXRUNTIME", "ORT_DYLIB_PATH"];
+use crate::runtime::{environment, runtime_path};
 
 fn backend(e: impl std::fmt::Display) -> Error {
     Error::Backend(e.to_string().into())
-}
-
-/// The ONNX Runtime library this process loaded (one per process), or why it could not.
-static RUNTIME: OnceLock<std::result::Result<(PathBuf, ort::environment::Environment), String>> =
-    OnceLock::new();
-
-/// Where the ONNX Runtime library is: `spec_path`, else the first of [`RUNTIME_VARS`] set.
-///
-/// # Errors
-/// [`Error::Invalid`] when none is given, saying how to give one.
-pub fn runtime_path(spec_path: Option<&Path>) -> Result<PathBuf> {
-    if let Some(p) = spec_path {
-        return Ok(p.to_path_buf());
-    }
-    for v in RUNTIME_VARS {
-        if let Some(p) = std::env::var_os(v).filter(|p| !p.is_empty()) {
-            return Ok(PathBuf::from(p));
-        }
-    }
-    Err(Error::Invalid(format!(
-        "no ONNX Runtime library: give the spec's \"runtime\" or set {} to libonnxruntime.so \
-         (e.g. `pip install onnxruntime`, then onnxruntime/capi/libonnxruntime.so.* in its \
-         site-packages)",
-        RUNTIME_VARS.join(" or ")
-    )))
-}
-
-/// Load ONNX Runtime from `path` (once per process; a second, different path is an error).
-fn environment(path: &Path) -> Result<&'static ort::environment::Environment> {
-    let got = RUNTIME.get_or_init(|| {
-        if !path.is_file() {
-            return Err(format!(
-                "{}: no such file (the ONNX Runtime library)",
-                path.display()
-            ));
-        }
-        let env = ort::init_from(path)
-            .map_err(|e| format!("{}: cannot load ONNX Runtime: {e}", path.display()))?
-            .with_name("bitext")
-            .build()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok((path.to_path_buf(), env))
-    });
-    match got {
-        Ok((loaded, env)) if loaded == path => Ok(env),
-        Ok((loaded, _)) => Err(Error::Invalid(format!(
-            "ONNX Runtime is already loaded from {} in this process; cannot load {} too",
-            loaded.display(),
-            path.display()
-        ))),
-        Err(e) => Err(Error::Invalid(e.clone())),
-    }
 }
 
 /// How a batch is fed to the graph.
@@ -94,7 +40,8 @@ enum Feed {
 /// A pretrained sentence encoder as an ONNX graph ([`OnnxSpec`]), run by ONNX Runtime. The
 /// same encoder embeds both sides (the models are multilingual).
 pub struct OnnxEncoder {
-    session: Mutex<Session>,
+    /// One or more sessions of the same graph ([`OnnxSpec::sessions`]).
+    sessions: Vec<Mutex<Session>>,
     tokenizer: Box<dyn Tokenizer>,
     feed: Feed,
     output: String,
@@ -139,21 +86,33 @@ impl OnnxEncoder {
         let env = environment(&runtime_path(spec.runtime.as_deref())?)?;
         let named =
             |e: &dyn std::fmt::Display| Error::Invalid(format!("{}: {e}", spec.model.display()));
-        let mut builder = Session::builder(env).map_err(|e| named(&e))?;
-        if spec.threads > 0 {
+        // One container of prepacked weights for all sessions, so that a second session does
+        // not pack the graph's matrices again.
+        let packed = (spec.sessions > 1).then(ort::session::builder::PrepackedWeights::new);
+        let mut sessions = Vec::with_capacity(spec.sessions);
+        for _ in 0..spec.sessions {
+            let mut builder = Session::builder(env).map_err(|e| named(&e))?;
+            if spec.threads > 0 {
+                builder = builder
+                    .with_intra_threads(spec.threads)
+                    .map_err(|e| named(&e))?;
+            }
             builder = builder
-                .with_intra_threads(spec.threads)
+                .with_inter_threads(1)
+                .map_err(|e| named(&e))?
+                // What onnxruntime's Python API does by default (ORT_ENABLE_ALL).
+                .with_optimization_level(GraphOptimizationLevel::All)
                 .map_err(|e| named(&e))?;
+            if let Some(p) = &packed {
+                builder = builder.with_prepacked_weights(p).map_err(|e| named(&e))?;
+            }
+            sessions.push(
+                builder
+                    .commit_from_memory(&graph.bytes)
+                    .map_err(|e| named(&e))?,
+            );
         }
-        builder = builder
-            .with_inter_threads(1)
-            .map_err(|e| named(&e))?
-            // What onnxruntime's Python API does by default (ORT_ENABLE_ALL).
-            .with_optimization_level(GraphOptimizationLevel::All)
-            .map_err(|e| named(&e))?;
-        let session = builder
-            .commit_from_memory(&graph.bytes)
-            .map_err(|e| named(&e))?;
+        let session = &sessions[0];
         let inputs: Vec<Io> = session
             .inputs()
             .iter()
@@ -264,7 +223,7 @@ impl OnnxEncoder {
             )));
         }
         let mut enc = OnnxEncoder {
-            session: Mutex::new(session),
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
             tokenizer,
             feed,
             output: output.0.clone(),
@@ -273,7 +232,10 @@ impl OnnxEncoder {
         };
         if enc.dim == 0 {
             // A symbolic dimension: run one sentence to learn it.
-            enc.dim = enc.run(&["a"])?.1;
+            let mut session = enc.lock(0)?;
+            let dim = enc.run(&mut session, &["a"])?.1;
+            drop(session);
+            enc.dim = dim;
         }
         Ok(enc)
     }
@@ -288,13 +250,11 @@ impl OnnxEncoder {
     fn ids(&self, sentences: &[&str]) -> Result<Vec<Vec<u32>>> {
         sentences
             .iter()
-            .enumerate()
-            .map(|(i, s)| {
+            .map(|s| {
                 let ids = self.tokenizer.encode_ids(s)?;
                 match self.spec.max_tokens {
                     Some(m) if ids.len() > m => Err(Error::Invalid(format!(
-                        "sentence {} has {} tokens, more than max_tokens {m}: {:?}",
-                        i + 1,
+                        "a sentence has {} tokens, more than max_tokens {m}: {:?}",
                         ids.len(),
                         s.chars().take(80).collect::<String>()
                     ))),
@@ -304,8 +264,15 @@ impl OnnxEncoder {
             .collect()
     }
 
-    /// Run one batch: the rows (normalised as the spec says) and their dimension.
-    fn run(&self, sentences: &[&str]) -> Result<(Vec<f32>, usize)> {
+    /// Session `which`, locked.
+    fn lock(&self, which: usize) -> Result<std::sync::MutexGuard<'_, Session>> {
+        self.sessions[which]
+            .lock()
+            .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))
+    }
+
+    /// Run one batch on `session`: the rows (normalised as the spec says) and their dimension.
+    fn run(&self, session: &mut Session, sentences: &[&str]) -> Result<(Vec<f32>, usize)> {
         let ids = self.ids(sentences)?;
         let n = sentences.len();
         let mut inputs: Vec<(String, DynValue)> = Vec::new();
@@ -404,10 +371,6 @@ impl OnnxEncoder {
                 mask_rows = Some((m, len));
             }
         }
-        let mut session = self
-            .session
-            .lock()
-            .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))?;
         let outputs = session.run(inputs).map_err(|e| {
             Error::Invalid(format!("{}: ONNX Runtime: {e}", self.spec.model.display()))
         })?;
@@ -484,26 +447,21 @@ impl SentenceEncoder for OnnxEncoder {
     }
 
     fn encode_batch(&self, _side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        if sentences.is_empty() {
-            return Ok(Embeddings::new(Vec::new(), self.dim)?);
-        }
-        let (rows, d) = self.run(sentences)?;
-        if d != self.dim {
-            return Err(Error::Invalid(format!(
-                "{}: output dimension {d}, expected {}",
-                self.spec.model.display(),
-                self.dim
-            )));
-        }
-        Ok(Embeddings::new(rows, d)?)
+        // A session no other thread is using, else the first.
+        let mut session = match self.sessions.iter().find_map(|s| s.try_lock().ok()) {
+            Some(s) => s,
+            None => self.lock(0)?,
+        };
+        self.encode_on(&mut session, sentences)
     }
 
     /// Batches in the spec's order ([`BatchOrder::Length`]: by byte length, so that a batch
     /// holds sentences of similar length; absent: by length for padded feeds, in input order
-    /// for graphs with their own tokenizer), written back in input order.
+    /// for graphs with their own tokenizer), run side by side by the spec's sessions, written
+    /// back in input order.
     fn encode_with_progress(
         &self,
-        side: Side,
+        _side: Side,
         sentences: &[&str],
         progress: &mut dyn FnMut(usize),
     ) -> Result<Embeddings> {
@@ -515,17 +473,84 @@ impl SentenceEncoder for OnnxEncoder {
         if by_length {
             order.sort_by_key(|&i| sentences[i].len());
         }
+        let batches: Vec<&[usize]> = order.chunks(self.spec.batch.max(1)).collect();
         let mut rows = vec![0f32; sentences.len() * self.dim];
         let mut done = 0;
-        for chunk in order.chunks(self.spec.batch.max(1)) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| sentences[i]).collect();
-            let e = self.encode_batch(side, &batch)?;
+        let mut place = |chunk: &[usize], e: &Embeddings| {
             for (k, &i) in chunk.iter().enumerate() {
                 rows[i * self.dim..(i + 1) * self.dim].copy_from_slice(e.view().row(k));
             }
             done += chunk.len();
             progress(done);
+        };
+        let texts = |chunk: &[usize]| chunk.iter().map(|&i| sentences[i]).collect::<Vec<_>>();
+        if self.sessions.len() == 1 || batches.len() < 2 {
+            let mut session = self.lock(0)?;
+            for chunk in &batches {
+                let e = self.encode_on(&mut session, &texts(chunk))?;
+                place(chunk, &e);
+            }
+        } else {
+            // Each session's thread takes the next batch; the results come back in any order
+            // and are placed by index. The first error stops the others.
+            let next = AtomicUsize::new(0);
+            let stop = AtomicBool::new(false);
+            let (tx, rx) = mpsc::channel::<Result<(usize, Embeddings)>>();
+            let failed = std::thread::scope(|scope| {
+                for which in 0..self.sessions.len() {
+                    let (tx, next, stop, batches, texts) =
+                        (tx.clone(), &next, &stop, &batches, &texts);
+                    scope.spawn(move || {
+                        let mut session = match self.lock(which) {
+                            Ok(s) => s,
+                            Err(e) => return drop(tx.send(Err(e))),
+                        };
+                        while !stop.load(Ordering::Relaxed) {
+                            let b = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(chunk) = batches.get(b) else { break };
+                            let r = self.encode_on(&mut session, &texts(chunk));
+                            let bad = r.is_err();
+                            if tx.send(r.map(|e| (b, e))).is_err() || bad {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+                let mut failed = None;
+                for r in rx {
+                    match r {
+                        Ok((b, e)) => place(batches[b], &e),
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            failed.get_or_insert(e);
+                        }
+                    }
+                }
+                failed
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
         }
         Ok(Embeddings::new(rows, self.dim)?)
+    }
+}
+
+impl OnnxEncoder {
+    /// Encode one batch on `session`, checking the dimension.
+    fn encode_on(&self, session: &mut Session, sentences: &[&str]) -> Result<Embeddings> {
+        if sentences.is_empty() {
+            return Ok(Embeddings::new(Vec::new(), self.dim)?);
+        }
+        let (rows, d) = self.run(session, sentences)?;
+        if d != self.dim {
+            return Err(Error::Invalid(format!(
+                "{}: output dimension {d}, expected {}",
+                self.spec.model.display(),
+                self.dim
+            )));
+        }
+        Ok(Embeddings::new(rows, d)?)
     }
 }

@@ -16,5 +16,7 @@
 
 mod encoder;
 pub mod graph;
+mod runtime;
 
-pub use encoder::{OnnxEncoder, RUNTIME_VARS, runtime_path};
+pub use encoder::OnnxEncoder;
+pub use runtime::{RUNTIME_VARS, runtime_path};

@@ -294,3 +294,72 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
     let e = enc.encode(Side::Source, &SENTENCES).unwrap_err();
     assert!(e.to_string().contains("max_tokens 4"), "{e}");
 }
+
+#[test]
+fn sessions_side_by_side_give_the_same_bytes_and_errors() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let spm = write(dir.path(), "spm.model", spm_bytes());
+    let sp = Sentencepiece::open(&spm).unwrap();
+    let (m, _) = transformer_like(sp.pieces().len());
+    let path = write(dir.path(), "tr.onnx", &m);
+    let words = [
+        "haus", "katze", "baum", "house", "cat", "tree", "der", "the",
+    ];
+    let mut rng = bitext_core::Rng::seed(11);
+    let text: Vec<String> = (0..41)
+        .map(|_| {
+            (0..1 + rng.below(9))
+                .map(|_| words[rng.below(words.len())])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let refs: Vec<&str> = text.iter().map(String::as_str).collect();
+    let spec = |sessions: usize, max_tokens: Option<usize>| OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm.clone(),
+            sequence: SequenceConfig::default(),
+        }),
+        batch: 4,
+        sessions,
+        max_tokens,
+        runtime: Some(rt.clone()),
+        ..OnnxSpec::new(&path)
+    };
+    let one = OnnxEncoder::load(&spec(1, None)).unwrap();
+    let want = one.encode(Side::Source, &refs).unwrap();
+    for sessions in [2, 3] {
+        let enc = OnnxEncoder::load(&spec(sessions, None)).unwrap();
+        let mut seen = Vec::new();
+        let got = enc
+            .encode_with_progress(Side::Source, &refs, &mut |n| seen.push(n))
+            .unwrap();
+        assert_eq!(got.as_slice(), want.as_slice(), "{sessions} sessions");
+        assert_eq!(seen.last(), Some(&refs.len()));
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        // One batch on its own, from a session that is free.
+        let b = enc.encode_batch(Side::Source, &refs[..3]).unwrap();
+        assert_eq!(b.as_slice(), &want.as_slice()[..3 * enc.dim()]);
+    }
+    // A sentence over the limit in a late batch stops every session with the reason.
+    let limit = refs
+        .iter()
+        .map(|s| sp.encode_ids(s).unwrap().len())
+        .max()
+        .unwrap();
+    let many = vec!["the cat"; limit].join(" ");
+    let mut long = refs.clone();
+    long[37] = &many;
+    let e = OnnxEncoder::load(&spec(2, Some(limit)))
+        .unwrap()
+        .encode(Side::Source, &long)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains(&format!("max_tokens {limit}: \"the cat the cat")),
+        "{e}"
+    );
+    let e = OnnxEncoder::load(&spec(0, None)).unwrap_err();
+    assert!(e.to_string().contains("sessions must be 1 to 256"), "{e}");
+}
