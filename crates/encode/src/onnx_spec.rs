@@ -6,6 +6,8 @@
 //! {"type": "onnx", "model": "usem.onnx"}
 //! {"type": "onnx", "model": "e5.onnx", "tokenizer": {"type": "sentencepiece", "model": "spm.model",
 //!  "sequence": {"add_bos": true, "add_eos": true, "max_len": 512}}, "pooling": "mean", "threads": 2}
+//! {"type": "onnx", "model": "labse.onnx", "tokenizer": {"type": "tokenizer_json",
+//!  "file": "tokenizer.json"}, "pooling": "cls", "batch": 8, "threads": 1, "sessions": 2}
 //! ```
 
 use std::path::PathBuf;
@@ -55,7 +57,8 @@ pub enum BatchOrder {
 /// - **transformer sentence-embedding graphs** as Hugging Face and sentence-transformers export
 ///   them (`input_ids`, `attention_mask`, optionally `token_type_ids`, each `[batch, length]`,
 ///   → token states `[batch, length, dim]` or a pooled `[batch, dim]`), tokenised by
-///   `tokenizer`, pooled by `pooling`.
+///   `tokenizer` (a sentencepiece model, or the Hugging Face `tokenizer.json` exported with
+///   the model), pooled by `pooling`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OnnxSpec {

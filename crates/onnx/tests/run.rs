@@ -363,3 +363,54 @@ fn sessions_side_by_side_give_the_same_bytes_and_errors() {
     let e = OnnxEncoder::load(&spec(0, None)).unwrap_err();
     assert!(e.to_string().contains("sessions must be 1 to 256"), "{e}");
 }
+
+#[test]
+fn a_transformer_export_is_fed_by_a_tokenizer_json() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // A BERT-style WordLevel tokenizer.json: [CLS] words [SEP], the ids known by construction.
+    let words = [
+        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "house", "tree",
+    ];
+    let vocab: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| format!("\"{w}\": {i}"))
+        .collect();
+    let json = format!(
+        r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": {{"type": "Lowercase"}}, "pre_tokenizer": {{"type": "Whitespace"}},
+            "post_processor": {{"type": "TemplateProcessing",
+              "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
+                         {{"Sequence": {{"id": "A", "type_id": 0}}}},
+                         {{"SpecialToken": {{"id": "[SEP]", "type_id": 0}}}}],
+              "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}}],
+              "special_tokens": {{"[CLS]": {{"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}},
+                                 "[SEP]": {{"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}}}},
+            "decoder": null,
+            "model": {{"type": "WordLevel", "vocab": {{{}}}, "unk_token": "[UNK]"}}}}"#,
+        vocab.join(", ")
+    );
+    let tok = write(dir.path(), "tokenizer.json", json.as_bytes());
+    let (m, table) = transformer_like(words.len());
+    let path = write(dir.path(), "tr.onnx", &m);
+    let enc = OnnxEncoder::load(&OnnxSpec {
+        tokenizer: Some(TokenizerSpec::TokenizerJson { file: tok }),
+        batch: 2,
+        runtime: Some(rt),
+        ..OnnxSpec::new(&path)
+    })
+    .unwrap();
+    let text = ["The cat", "tree house tree", "cat zebra"];
+    let ids: [&[usize]; 3] = [&[2, 4, 5, 3], &[2, 7, 6, 7, 3], &[2, 5, 1, 3]];
+    let got = enc.encode(Side::Source, &text).unwrap();
+    for (i, row_ids) in ids.iter().enumerate() {
+        let mut want: Vec<f32> = (0..4)
+            .map(|k| row_ids.iter().map(|&t| table[t * 4 + k]).sum::<f32>() / row_ids.len() as f32)
+            .collect();
+        bitext_core::normalize_row(&mut want);
+        for (a, b) in got.view().row(i).iter().zip(&want) {
+            assert!((a - b).abs() < 1e-5, "{:?}: {a} vs {b}", text[i]);
+        }
+    }
+}

@@ -16,6 +16,9 @@
 //!   `Sentencepiece`, real sentencepiece `.model` files as a [`Tokenizer`] (the same ids and
 //!   pieces as `spm_encode`), and `SubwordTrainer`, joint unigram/BPE training for two
 //!   languages from Rust, writing a `.model` (module `spm`).
+//! - With the feature `tokenizer-json` (off by default; pure Rust): `HfTokenizer`, a Hugging
+//!   Face `tokenizer.json` as a [`Tokenizer`] (module `hf`), for transformer encoders exported
+//!   with one.
 //!
 //! ```
 //! use bitext_tokenize::{SequenceConfig, TokenCounter, Tokenizer, VocabBuilder, WordLevel, WordTokenizer};
@@ -40,6 +43,8 @@
 //! ```
 
 mod error;
+#[cfg(feature = "tokenizer-json")]
+pub mod hf;
 mod segment;
 mod sequence;
 mod spec;
@@ -51,6 +56,8 @@ pub mod word;
 mod word_level;
 
 pub use error::{Error, Result};
+#[cfg(feature = "tokenizer-json")]
+pub use hf::HfTokenizer;
 pub use segment::{HtmlUnescaped, Segment, Segmenter};
 pub use sequence::SequenceConfig;
 pub use spec::TokenizerSpec;

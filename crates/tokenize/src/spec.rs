@@ -49,6 +49,13 @@ pub enum TokenizerSpec {
         #[serde(default)]
         sequence: SequenceConfig,
     },
+    /// `HfTokenizer`: a Hugging Face `tokenizer.json` (`{"type": "tokenizer_json", "file":
+    /// "tokenizer.json"}`), with the special tokens and truncation the file defines. Needs the
+    /// `tokenizer-json` feature to build.
+    TokenizerJson {
+        /// The `tokenizer.json` file.
+        file: PathBuf,
+    },
 }
 
 impl TokenizerSpec {
@@ -56,8 +63,9 @@ impl TokenizerSpec {
     ///
     /// # Errors
     /// A vocabulary or model file that cannot be read (naming the file, and the line or byte
-    /// offset); invalid parameters; [`crate::Error::MissingFeature`] for a sentencepiece spec
-    /// in a build without the `sentencepiece` feature.
+    /// offset); invalid parameters; [`crate::Error::MissingFeature`] for a sentencepiece or
+    /// `tokenizer.json` spec in a build without the `sentencepiece` or `tokenizer-json`
+    /// feature.
     pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
         match self {
             TokenizerSpec::Word {
@@ -77,6 +85,15 @@ impl TokenizerSpec {
             TokenizerSpec::Sentencepiece { model, .. } => Err(crate::Error::MissingFeature {
                 what: format!("the sentencepiece model {}", model.display()),
                 feature: "sentencepiece",
+            }),
+            #[cfg(feature = "tokenizer-json")]
+            TokenizerSpec::TokenizerJson { file } => {
+                Ok(Box::new(crate::hf::HfTokenizer::open(file)?))
+            }
+            #[cfg(not(feature = "tokenizer-json"))]
+            TokenizerSpec::TokenizerJson { file } => Err(crate::Error::MissingFeature {
+                what: format!("the tokenizer {}", file.display()),
+                feature: "tokenizer-json",
             }),
         }
     }
@@ -122,6 +139,22 @@ mod tests {
         let e = spec.build().err().unwrap().to_string();
         assert!(e.contains("/nonexistent/m.model"), "{e}");
         assert!(serde_json::from_str::<TokenizerSpec>(r#"{"type": "sentencepiece"}"#).is_err());
+    }
+
+    #[test]
+    fn tokenizer_json_specs_parse_and_name_the_file() {
+        let spec: TokenizerSpec =
+            serde_json::from_str(r#"{"type": "tokenizer_json", "file": "/nonexistent/t.json"}"#)
+                .unwrap();
+        assert_eq!(
+            spec,
+            TokenizerSpec::TokenizerJson {
+                file: "/nonexistent/t.json".into()
+            }
+        );
+        let e = spec.build().err().unwrap().to_string();
+        assert!(e.contains("/nonexistent/t.json"), "{e}");
+        assert!(serde_json::from_str::<TokenizerSpec>(r#"{"type": "tokenizer_json"}"#).is_err());
     }
 
     #[test]

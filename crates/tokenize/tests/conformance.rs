@@ -94,3 +94,114 @@ fn sentencepiece_framed() -> bitext_tokenize::Sentencepiece {
 tokenizer_suite!(sentencepiece, sentencepiece_model());
 #[cfg(feature = "sentencepiece")]
 tokenizer_suite!(sentencepiece_framed, sentencepiece_framed());
+
+/// A BERT-style `tokenizer.json` written here: a WordLevel vocabulary of the sample texts'
+/// words (split as the `Whitespace` pre-tokenizer splits, `\w+|[^\w\s]+`), `[CLS] … [SEP]`
+/// added by a template post-processor, and the ids of `specials` first.
+#[cfg(feature = "tokenizer-json")]
+fn tokenizer_json() -> String {
+    let specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"];
+    let mut words: Vec<String> = Vec::new();
+    for text in &TEXTS[..5] {
+        for chunk in text.split_whitespace() {
+            let mut cur = String::new();
+            let mut word = None;
+            for c in chunk.chars() {
+                let w = c.is_alphanumeric() || c == '_';
+                if word.is_some_and(|x| x != w) {
+                    words.push(std::mem::take(&mut cur));
+                }
+                word = Some(w);
+                cur.push(c);
+            }
+            words.push(cur);
+        }
+    }
+    let mut vocab: Vec<String> = specials.iter().map(|s| (*s).to_string()).collect();
+    for w in words {
+        if !vocab.contains(&w) {
+            vocab.push(w);
+        }
+    }
+    let entries: Vec<String> = vocab
+        .iter()
+        .enumerate()
+        .map(|(i, w)| format!("{}: {i}", serde_json::to_string(w).unwrap()))
+        .collect();
+    let added: Vec<String> = specials
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                r#"{{"id": {i}, "content": "{s}", "single_word": false, "lstrip": false,
+                   "rstrip": false, "normalized": false, "special": true}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"version": "1.0", "truncation": null, "padding": null,
+            "added_tokens": [{}],
+            "normalizer": null, "pre_tokenizer": {{"type": "Whitespace"}},
+            "post_processor": {{"type": "TemplateProcessing",
+              "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
+                         {{"Sequence": {{"id": "A", "type_id": 0}}}},
+                         {{"SpecialToken": {{"id": "[SEP]", "type_id": 0}}}}],
+              "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}},
+                       {{"Sequence": {{"id": "B", "type_id": 1}}}}],
+              "special_tokens": {{"[CLS]": {{"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}},
+                                 "[SEP]": {{"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}}}},
+            "decoder": null,
+            "model": {{"type": "WordLevel", "vocab": {{{}}}, "unk_token": "[UNK]"}}}}"#,
+        added.join(", "),
+        entries.join(", ")
+    )
+}
+
+#[cfg(feature = "tokenizer-json")]
+fn hf_tokenizer() -> bitext_tokenize::HfTokenizer {
+    bitext_tokenize::HfTokenizer::from_bytes(tokenizer_json().as_bytes(), "test/tokenizer.json")
+        .unwrap()
+}
+
+#[cfg(feature = "tokenizer-json")]
+tokenizer_suite!(tokenizer_json_word_level, hf_tokenizer());
+
+#[cfg(feature = "tokenizer-json")]
+#[test]
+fn tokenizer_json_adds_its_special_tokens_and_refuses_bad_files() {
+    let t = hf_tokenizer();
+    let s = t.special_ids();
+    assert_eq!(
+        (s.pad, s.unk, s.bos, s.eos),
+        (Some(0), Some(1), Some(2), Some(3))
+    );
+    let enc = t.encode("Der Hund , Zebrafink").unwrap();
+    assert_eq!(enc.pieces, ["[CLS]", "Der", "Hund", ",", "[UNK]", "[SEP]"]);
+    assert_eq!(enc.ids[0], 2);
+    assert_eq!(enc.ids[4], 1);
+    // Special tokens (the unknown one too) are skipped, as `tokenizers` decodes.
+    assert_eq!(t.decode(&enc.ids).unwrap(), "Der Hund ,");
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, reason) in [
+        (
+            "bom.json",
+            [b"\xef\xbb\xbf".as_slice(), b"{}"].concat(),
+            "byte-order mark",
+        ),
+        ("latin1.json", b"{\"a\": \"\xe9\"}".to_vec(), "not UTF-8"),
+        (
+            "junk.json",
+            b"{\"model\": 3}".to_vec(),
+            "not a Hugging Face tokenizer.json",
+        ),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let e = bitext_tokenize::HfTokenizer::open(&p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(name) && e.contains(reason), "{e}");
+    }
+    let e = bitext_tokenize::HfTokenizer::open(dir.path().join("none.json")).unwrap_err();
+    assert!(e.to_string().contains("none.json"), "{e}");
+}
