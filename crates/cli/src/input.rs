@@ -196,14 +196,14 @@ pub(crate) enum TextFormat {
 }
 
 impl TextFormat {
-    /// Whether `path` is read as BUCC sentences (for `Auto`: its first line holds a tab).
+    /// Whether `path` is read as BUCC sentences (for `Auto`: its first line holds a tab; on
+    /// standard input, peeked without consuming it).
     pub(crate) fn is_bucc(self, path: &Path) -> Result<bool> {
         Ok(match self {
             TextFormat::Bucc => true,
             TextFormat::Plain => false,
             TextFormat::Auto => {
-                let mut r = bitext_core::io::LineReader::open(path)?;
-                r.advance()? && r.line().contains('\t')
+                bitext_core::io::stream::first_line(path)?.is_some_and(|l| l.contains('\t'))
             }
         })
     }

@@ -86,9 +86,25 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Standard output closed by its reader (`bitext … | head -1`): the reader has what it
+        // wanted; stop quietly, as Unix filters do.
+        Err(e) if closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `e` is a write to a standard output whose reader has gone (`EPIPE`).
+fn closed_stdout(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        let io = match c.downcast_ref::<bitext_core::Error>() {
+            Some(bitext_core::Error::Io { error, path }) => {
+                Some(error).filter(|_| path.as_os_str() == bitext_core::io::stream::STDOUT_NAME)
+            }
+            _ => c.downcast_ref::<std::io::Error>(),
+        };
+        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

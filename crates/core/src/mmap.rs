@@ -28,6 +28,7 @@ pub struct MappedEmbeddings {
 }
 
 fn map_file(path: &Path) -> Result<(File, u64, Mmap)> {
+    crate::io::stream::require_plain(path, "memory-mapped embeddings")?;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if len == 0 {

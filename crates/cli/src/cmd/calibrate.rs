@@ -153,6 +153,7 @@ fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
 }
 
 pub(crate) fn run(a: &CalibrateArgs) -> Result<()> {
+    super::check_outputs([Some(a.output.as_path()), a.plot.as_deref()])?;
     let (sample, source) = labels(a)?;
     let mut targets = FitOptions::DEFAULT_TARGETS.to_vec();
     targets.extend(a.target_precision.iter().map(|&p| Target::Precision(p)));
@@ -197,7 +198,7 @@ pub(crate) fn run(a: &CalibrateArgs) -> Result<()> {
 /// Write an SVG document atomically.
 pub(crate) fn write_svg(path: &std::path::Path, svg: &str) -> Result<()> {
     use std::io::Write as _;
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     out.write_all(svg.as_bytes()).map_err(|e| out.err(e))?;
     out.commit()?;
     Ok(())

@@ -117,6 +117,7 @@ pub(crate) struct EmbedArgs {
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
+    super::check_outputs([Some(a.output.as_path()), a.unknown_list.as_deref()])?;
     let spec = encoder_spec(a)?;
     check_embeddings_output(&a.output, a.fp16)?;
     if let Some(encoder) = streaming_encoder(&spec)? {
@@ -183,7 +184,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
             if missing.len() > 10 { ", …" } else { "" }
         );
         if let Some(p) = &a.unknown_list {
-            let mut f = AtomicFile::create(p)?;
+            let mut f = AtomicFile::create_text(p)?;
             for l in &missing {
                 writeln!(f, "{l}").map_err(|e| f.err(e))?;
             }
@@ -223,8 +224,9 @@ fn each_sentence(
 
 /// Encode the sentences of `text` into `out` chunk by chunk ([`STREAM_CHUNK`]), so that a
 /// file of tens of millions of lines is never held in memory: one pass counts and checks the
-/// sentences (a `.npy` header needs the count), the second encodes and appends. Returns the
-/// rows written and the seconds spent encoding.
+/// sentences (a `.npy` header needs the count), the second encodes and appends. Standard input
+/// (`-`) is held in memory for the two passes (its text, not its vectors). Returns the rows written and the seconds spent
+/// encoding.
 fn encode_streaming(
     encoder: &dyn SentenceEncoder,
     text: &Path,
@@ -235,6 +237,10 @@ fn encode_streaming(
 ) -> Result<(usize, f64)> {
     use bitext_core::io::raw::RawDtype;
     use bitext_core::io::writer::EmbeddingsWriter;
+    // Standard input is read twice too (count, then encode): it is held in memory.
+    if bitext_core::io::is_stdio(text) {
+        bitext_core::io::stream::hold_stdin()?;
+    }
     let mut n = 0usize;
     each_sentence(text, format, |_| {
         n += 1;
@@ -317,6 +323,12 @@ pub(crate) fn embed_cached(
 ) -> Result<()> {
     use std::hash::Hasher;
     use std::io::BufRead;
+    if bitext_core::io::is_stdio(text) {
+        bail!(
+            "the text to embed cannot be standard input (-) here: it is read twice (hashed to \
+             reuse earlier embeddings, then embedded); give a file"
+        );
+    }
     // The text's bytes hashed as they are read, never held whole.
     let mut h = std::hash::DefaultHasher::new();
     let mut r = bitext_core::io::open(text)?;

@@ -207,6 +207,7 @@ fn translate(a: &TranslateArgs) -> Result<()> {
     if a.src_words == 0 || a.tgt_words == 0 {
         bail!("--src-words and --tgt-words must be at least 1");
     }
+    super::check_outputs([Some(a.out.as_path())])?;
     if a.k == Some(0) {
         bail!("--k must be at least 1");
     }
@@ -290,7 +291,7 @@ fn write_proposals(
     tgt: &Vocabulary,
     proposals: &Proposals,
 ) -> Result<()> {
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     for (i, w) in src.words().iter().enumerate() {
         for &(t, score) in proposals.get(i) {
             writeln!(out, "{w}\t{}\t{score}", tgt.words()[t]).map_err(|e| out.err(e))?;

@@ -51,6 +51,7 @@ pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
 }
 
 fn bucc(a: &BuccArgs) -> Result<()> {
+    super::check_outputs([a.plot.as_deref()])?;
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }

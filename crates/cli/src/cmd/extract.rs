@@ -111,6 +111,7 @@ fn scorer_spec(a: &ExtractArgs) -> Result<ScorerSpec> {
 }
 
 pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
+    super::check_outputs([a.output.as_deref()])?;
     if !a.rho.is_finite() {
         bail!("--rho must be a finite number, got {}", a.rho);
     }

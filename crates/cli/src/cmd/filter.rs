@@ -149,6 +149,11 @@ impl FilterArgs {
 }
 
 pub(crate) fn run(a: &FilterArgs) -> Result<()> {
+    super::check_outputs([Some(a.output.as_path())])?;
+    if bitext_core::io::is_stdio(&a.input) {
+        // Read three times (the columns, the word counts, the kept lines): held in memory.
+        bitext_core::io::stream::hold_stdin()?;
+    }
     let cols = a.cols.zero_based()?;
     if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
         bail!("--min-score must be a finite number, got {t}");

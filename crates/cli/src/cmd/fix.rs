@@ -70,6 +70,7 @@ pub(crate) struct FixArgs {
 /// Fix the pairs of `a.input` into `a.output`.
 #[cfg(feature = "neural")]
 pub(crate) fn run(a: &FixArgs) -> Result<()> {
+    super::check_outputs([Some(a.output.as_path())])?;
     crate::cmd::neural::start_neural_command();
     fixing::run(a)
 }
@@ -138,7 +139,7 @@ mod fixing {
         let tgt_pieces = pieces(text.target.as_ref().unwrap_or(&text.source));
         let start = Instant::now();
         let mut reader = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
-        let mut out = AtomicFile::create(&a.output)?;
+        let mut out = AtomicFile::create_text(&a.output)?;
         let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.batch);
         let (mut total, mut cut) = (0usize, 0usize);
         let (mut before, mut after) = (0.0f64, 0.0f64);

@@ -178,6 +178,13 @@ fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
 }
 
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
+    let e = &a.embeddings;
+    let made = a.encoder.is_some();
+    super::check_outputs([
+        a.output.as_deref(),
+        made.then_some(e.src_embeddings.as_path()),
+        made.then_some(e.trg_embeddings.as_path()),
+    ])?;
     let spec = mine_spec(a)?;
     if let (Some(encoder), Some(st), Some(tt)) = (&a.encoder, &a.src_text, &a.trg_text) {
         let e = &a.embeddings;
@@ -528,7 +535,7 @@ impl Output<'_> {
         };
         match path {
             Some(p) => {
-                let mut f = AtomicFile::create(p)?;
+                let mut f = AtomicFile::create_text(p)?;
                 for pair in pairs {
                     emit(&mut f, pair).with_context(|| format!("writing {}", p.display()))?;
                 }

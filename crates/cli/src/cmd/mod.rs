@@ -16,6 +16,17 @@ pub(crate) mod score;
 pub(crate) mod tokenize;
 pub(crate) mod train;
 
+/// Check, before any long work, that every output given can be written (its directory exists
+/// and takes a new file): `bitext mine -o /missing/dir/x.tsv` fails at once, not after mining.
+pub(crate) fn check_outputs<'a>(
+    paths: impl IntoIterator<Item = Option<&'a std::path::Path>>,
+) -> anyhow::Result<()> {
+    for p in paths.into_iter().flatten() {
+        bitext_core::io::check_output(p)?;
+    }
+    Ok(())
+}
+
 /// The error of a neural command or option (`what`, e.g. "`bitext train`") in a binary built
 /// without the cargo feature `neural`. Those commands and options still parse in such a
 /// build, so that `--help` and the flags are the same in every build.

@@ -332,12 +332,17 @@ pub(crate) fn sentence_scorers(
     Ok(Box::new(move |src, tgt| Ok(built.build(src, tgt)?)))
 }
 
-/// The source and target columns (0-based) of a TSV.
+/// The source and target columns (0-based) of a TSV. Standard input (`-`) is held in memory
+/// first, so that the pass over the lines that follows reads it again.
 pub(crate) fn read_columns(
     path: &std::path::Path,
     src_col: usize,
     tgt_col: usize,
 ) -> Result<(Vec<String>, Vec<String>)> {
+    if bitext_core::io::is_stdio(path) {
+        // A first pass (the scorer's reference corpus): the main pass reads it again.
+        bitext_core::io::stream::hold_stdin()?;
+    }
     let (mut s, mut t) = (Vec::new(), Vec::new());
     for rec in BitextTsvReader::open(path, src_col, tgt_col)? {
         let rec = rec?;
@@ -429,6 +434,7 @@ fn aligner_scorers(
 }
 
 pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
+    super::check_outputs([Some(a.io.output.as_path())])?;
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }

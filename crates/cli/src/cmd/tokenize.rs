@@ -8,8 +8,7 @@
 //! `--empty error`.
 
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -292,9 +291,11 @@ impl Lines {
             return Ok(false);
         };
         self.next_input += 1;
-        let f = File::open(path).with_context(|| format!("{}", path.display()))?;
-        let name = path.display().to_string();
-        self.reader = Some((name, Box::new(BufReader::with_capacity(1 << 20, f)), 0));
+        let r = bitext_core::io::open(path)?;
+        let name = bitext_core::io::stream::input_name(path)
+            .display()
+            .to_string();
+        self.reader = Some((name, Box::new(r), 0));
         Ok(true)
     }
 }
@@ -308,7 +309,7 @@ enum Output {
 impl Output {
     fn new(path: Option<&Path>) -> Result<Self> {
         Ok(match path {
-            Some(p) => Output::File(AtomicFile::create(p)?),
+            Some(p) => Output::File(AtomicFile::create_text(p)?),
             None => Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
         })
     }

@@ -157,7 +157,7 @@ pub fn parse_bucc_sentences<R: BufRead>(r: LineReader<R>) -> Result<BuccSentence
 /// [`Error::Io`]; an id or sentence holding a tab or line break.
 pub fn write_bucc_sentences(path: impl AsRef<Path>, s: &BuccSentences) -> Result<()> {
     let path = path.as_ref();
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     for (i, (id, sent)) in s.ids.iter().zip(&s.sentences).enumerate() {
         check_field(path, i, "id", id)?;
         check_field(path, i, "sentence", sent)?;
@@ -312,7 +312,7 @@ pub fn read_bucc_gold(path: impl AsRef<Path>) -> Result<BuccGold> {
 /// [`Error::Io`]; an id with a tab or line break.
 pub fn write_bucc_gold(path: impl AsRef<Path>, gold: &BuccGold) -> Result<()> {
     let path = path.as_ref();
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     for (i, (a, b)) in gold.pairs.iter().enumerate() {
         check_field(path, i, "source id", a)?;
         check_field(path, i, "target id", b)?;

@@ -13,42 +13,76 @@
 //! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
 //! | the protobuf wire format (sentencepiece models, ONNX graphs) | [`proto`] |
 //! | embedding files written block by block (raw, `.npy`) | [`writer`] |
+//!
+//! Text is read and written as streams ([`stream`]): `-` is standard input or output, and
+//! `.gz`, `.xz` and `.zst` files are (de)compressed by extension, in every text reader
+//! ([`LineReader::open`]) and text writer ([`AtomicFile::create_text`]).
 
 pub mod bucc;
 pub mod npy;
 pub mod proto;
 pub mod raw;
+pub mod stream;
 pub mod text;
 pub mod tsv;
 pub mod vec;
 pub mod writer;
 
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Location, Result};
+use stream::{Compression, Sink};
+pub use stream::{Input, STDIO, is_stdio};
 
 /// A file written under a temporary name in the destination's directory and renamed into place
 /// by [`AtomicFile::commit`]. Dropped without `commit` (an error on the way), the temporary
-/// file is removed and the destination is left untouched.
+/// file is removed and the destination is left untouched. A text output
+/// ([`AtomicFile::create_text`]) may also be standard output (`-`, written as it comes) or
+/// compressed by its extension.
 #[derive(Debug)]
 pub struct AtomicFile {
-    tmp: PathBuf,
+    /// The temporary file (`None` for standard output).
+    tmp: Option<PathBuf>,
     dest: PathBuf,
-    writer: Option<BufWriter<File>>,
+    writer: Option<Sink>,
 }
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl AtomicFile {
-    /// Create the temporary file for `dest`.
+    /// Create the temporary file for `dest`, a binary file written as it is.
     ///
     /// # Errors
-    /// [`Error::Io`] naming `dest` when the temporary file cannot be created.
+    /// [`Error::Io`] naming `dest` when the temporary file cannot be created (its directory
+    /// missing or not writable); [`Error::InvalidArgument`] for `-` or a compression extension
+    /// (see [`stream::require_plain`]).
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
-        let dest = dest.as_ref().to_path_buf();
+        stream::require_plain(dest.as_ref(), "this binary output")?;
+        Self::make(dest.as_ref(), Compression::None)
+    }
+
+    /// Create a text output: `-` is standard output; a `.gz`, `.xz` or `.zst` destination is
+    /// compressed; anything else as [`AtomicFile::create`].
+    ///
+    /// # Errors
+    /// As [`AtomicFile::create`].
+    pub fn create_text(dest: impl AsRef<Path>) -> Result<Self> {
+        let dest = dest.as_ref();
+        if is_stdio(dest) {
+            return Ok(Self {
+                tmp: None,
+                dest: PathBuf::from(stream::STDOUT_NAME),
+                writer: Some(Sink::stdout()),
+            });
+        }
+        Self::make(dest, Compression::of(dest))
+    }
+
+    fn make(dest: &Path, format: Compression) -> Result<Self> {
+        let dest = dest.to_path_buf();
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -64,10 +98,11 @@ impl AtomicFile {
             n
         ));
         let file = File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+        let writer = Sink::file(file, format).map_err(|e| Error::io(&dest, e))?;
         Ok(Self {
-            tmp,
+            tmp: Some(tmp),
             dest,
-            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            writer: Some(writer),
         })
     }
 
@@ -77,22 +112,22 @@ impl AtomicFile {
         &self.dest
     }
 
-    fn writer(&mut self) -> &mut BufWriter<File> {
+    fn writer(&mut self) -> &mut Sink {
         self.writer.as_mut().expect("AtomicFile used after commit")
     }
 
-    /// Flush, sync and rename into place.
+    /// Finish compressing, flush, sync and rename into place (standard output: flush).
     ///
     /// # Errors
     /// [`Error::Io`] naming the destination.
     pub fn commit(mut self) -> Result<()> {
         let writer = self.writer.take().expect("AtomicFile committed twice");
-        let file = writer
-            .into_inner()
-            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
-        drop(file);
-        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))?;
+        let file = writer.finish().map_err(|e| Error::io(&self.dest, e))?;
+        if let (Some(file), Some(tmp)) = (file, &self.tmp) {
+            file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
+            drop(file);
+            fs::rename(tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))?;
+        }
         Ok(())
     }
 
@@ -118,20 +153,61 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = fs::remove_file(&self.tmp);
+        if self.writer.take().is_some()
+            && let Some(tmp) = &self.tmp
+        {
+            let _ = fs::remove_file(tmp);
         }
     }
 }
 
-/// Open `path` for buffered reading, naming the path in the error.
+/// Check, before any long work, that an output can be written at `path`: its directory exists
+/// and a file can be created in it (a probe file is created and removed), and `path` is not a
+/// directory. `-` (standard output) always can.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the path and the reason.
+pub fn check_output(path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    if is_stdio(path) {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let refuse = |why: String| {
+        Err(Error::InvalidArgument(format!(
+            "cannot write {}: {why}",
+            path.display()
+        )))
+    };
+    if !dir.is_dir() {
+        return refuse(format!("its directory {} does not exist", dir.display()));
+    }
+    if path.is_dir() {
+        return refuse("it is a directory".into());
+    }
+    match AtomicFile::make(path, Compression::None) {
+        Ok(probe) => {
+            drop(probe);
+            Ok(())
+        }
+        Err(Error::Io { error, .. }) => refuse(format!(
+            "no file can be created in {} ({error})",
+            dir.display()
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// Open a text input for buffered reading (`-`: standard input; `.gz`, `.xz`, `.zst`:
+/// decompressed), naming the path in the error.
 ///
 /// # Errors
 /// [`Error::Io`] naming `path`.
-pub fn open(path: impl AsRef<Path>) -> Result<BufReader<File>> {
-    let path = path.as_ref();
-    let f = File::open(path).map_err(|e| Error::io(path, e))?;
-    Ok(BufReader::with_capacity(1 << 20, f))
+pub fn open(path: impl AsRef<Path>) -> Result<Input> {
+    stream::open(path)
 }
 
 /// Reads a text file line by line: checks UTF-8 per line, strips `\n` / `\r\n`, and numbers
@@ -157,14 +233,15 @@ pub struct LineReader<R> {
     line: usize,
 }
 
-impl LineReader<BufReader<File>> {
-    /// Open `path`.
+impl LineReader<Input> {
+    /// Open `path` (`-`: standard input, named `<stdin>` in errors; `.gz`, `.xz`, `.zst`:
+    /// decompressed).
     ///
     /// # Errors
     /// [`Error::Io`] naming `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        Ok(Self::new(path, open(path)?))
+        Ok(Self::new(stream::input_name(path), open(path)?))
     }
 }
 
@@ -369,6 +446,41 @@ mod tests {
         r.advance().unwrap();
         let e = r.advance().unwrap_err().to_string();
         assert_eq!(e, "t.txt:2: invalid UTF-8 at byte 4 of the line");
+    }
+
+    #[test]
+    fn outputs_are_checked_before_work() {
+        let dir = tempfile::tempdir().unwrap();
+        check_output(dir.path().join("x.tsv")).unwrap();
+        check_output("-").unwrap();
+        let e = check_output(dir.path().join("missing/x.tsv")).unwrap_err();
+        assert!(
+            e.to_string().contains("missing/x.tsv")
+                && e.to_string().contains("directory")
+                && e.to_string().contains("does not exist"),
+            "{e}"
+        );
+        let e = check_output(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("it is a directory"), "{e}");
+        // The probe leaves nothing behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn text_outputs_compress_by_extension_and_stay_atomic() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.tsv.gz");
+        let mut f = AtomicFile::create_text(&dest).unwrap();
+        f.write_all(b"a\tb\n").unwrap();
+        assert!(!dest.exists());
+        f.commit().unwrap();
+        let mut r = LineReader::open(&dest).unwrap();
+        assert!(r.advance().unwrap());
+        assert_eq!(r.line(), "a\tb");
+        assert!(fs::read(&dest).unwrap().starts_with(b"\x1f\x8b"));
+        // A binary output refuses both.
+        assert!(AtomicFile::create(dir.path().join("x.f32.gz")).is_err());
+        assert!(AtomicFile::create("-").is_err());
     }
 
     #[test]

@@ -171,6 +171,7 @@ fn parse_dict(text: &str) -> std::result::Result<(usize, usize, RawDtype), Strin
 /// The file is not a valid 2-D float `.npy`, or its length disagrees with its header.
 pub fn read_npy_header(path: impl AsRef<Path>) -> Result<NpyHeader> {
     let path = path.as_ref();
+    super::stream::require_plain(path, "a .npy file")?;
     let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
     let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
     read_header(path, &mut f, len)
@@ -203,6 +204,7 @@ impl NpyBlockReader {
     /// As [`read_npy_header`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
+        super::stream::require_plain(path, "a .npy file")?;
         let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
         let header = read_header(path, &mut f, len)?;

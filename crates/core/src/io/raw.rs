@@ -145,6 +145,7 @@ impl RawBlockReader {
     /// As [`read_raw`] for the size checks.
     pub fn open(path: impl AsRef<Path>, dim: usize, dtype: RawDtype) -> Result<Self> {
         let path = path.as_ref();
+        super::stream::require_plain(path, "raw embeddings")?;
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         let rows = rows_in(path, len, dim, dtype)?;

@@ -74,7 +74,7 @@ pub fn read_parallel(
 /// [`Error::Io`]; a string holding a line break (it would become two lines).
 pub fn write_lines<S: AsRef<str>>(path: impl AsRef<Path>, lines: &[S]) -> Result<()> {
     let path = path.as_ref();
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     if lines
         .first()
         .is_some_and(|l| l.as_ref().starts_with('\u{feff}'))

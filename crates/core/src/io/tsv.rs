@@ -6,8 +6,7 @@
 //!   sentences; a scorer appends one score column to each line unchanged
 //!   ([`BitextTsvReader`], [`ScoredTsvWriter`]).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
@@ -66,7 +65,7 @@ pub fn read_mined_pairs(path: impl AsRef<Path>) -> Result<Vec<MinedPair>> {
 /// would have been written to).
 pub fn write_mined_pairs(path: impl AsRef<Path>, pairs: &[MinedPair]) -> Result<()> {
     let path = path.as_ref();
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     for (i, p) in pairs.iter().enumerate() {
         if !p.score.is_finite() {
             return Err(Error::parse(
@@ -98,7 +97,7 @@ pub struct BitextRecord {
 
 /// Reads the source and target columns of a bicleaner-style TSV, line by line.
 #[derive(Debug)]
-pub struct BitextTsvReader<R = BufReader<File>> {
+pub struct BitextTsvReader<R = super::Input> {
     reader: LineReader<R>,
     src_col: usize,
     tgt_col: usize,
@@ -212,7 +211,7 @@ impl ScoredTsvWriter {
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         Ok(Self {
-            out: AtomicFile::create(path)?,
+            out: AtomicFile::create_text(path)?,
             path: path.to_path_buf(),
             decimals: None,
             lines: 0,

@@ -215,7 +215,7 @@ pub fn read_vec(path: impl AsRef<Path>, limit: Option<usize>) -> Result<WordVect
 pub fn write_vec(path: impl AsRef<Path>, wv: &WordVectors) -> Result<()> {
     let path = path.as_ref();
     wv.vectors.check_finite().map_err(|e| e.in_file(path))?;
-    let mut out = AtomicFile::create(path)?;
+    let mut out = AtomicFile::create_text(path)?;
     writeln!(out, "{} {}", wv.len(), wv.dim()).map_err(|e| out.err(e))?;
     let mut line = String::new();
     for (w, v) in wv.words.iter().zip(wv.vectors.rows()) {
