@@ -5,16 +5,19 @@
 //!
 //! | module | crate | holds |
 //! |---|---|---|
-//! | [`core`] | `bitext-core` | embedding matrices, file formats, errors, seeded RNG |
+//! | [`core`] | `bitext-core` | embedding matrices (also memory-mapped, binary16), file formats, errors, seeded RNG |
 //! | [`tokenize`] | `bitext-tokenize` | tokenizers and vocabularies |
-//! | [`encode`] | `bitext-encode` | the `SentenceEncoder` trait, bag-of-words encoders |
-//! | [`knn`] | `bitext-knn` | k-nearest-neighbour indexes |
+//! | [`encode`] | `bitext-encode` | the `SentenceEncoder` trait, bag-of-words encoders, encoder specs |
+//! | [`knn`] | `bitext-knn` | k-nearest-neighbour indexes, the exact search both ways |
 //! | [`similarity`] | `bitext-similarity` | cosine, CSLS, margin scoring, `PairScorer` |
 //! | [`transport`] | `bitext-transport` | Earth Mover's Distance, word translation |
 //! | [`lexical`] | `bitext-lexical` | IBM Model 1, Levenshtein, length ratio (lexical baselines) |
-//! | [`mine`] | `bitext-mine` | retrieval strategies and filtering |
-//! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, word translation |
-//! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, MLP similarity, training loop |
+//! | [`mine`] | `bitext-mine` | the mining recipe, retrieval strategies, filtering, extraction |
+//! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, calibration, word translation |
+//! | [`shard`] | `bitext-shard` | sharded, resumable mining: plans and their steps |
+//! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, shared-decoder autoencoder, word-alignment BiLSTM, MLP similarity, training loop |
+//!
+//! Pretrained ONNX encoders (`bitext-onnx`) are not re-exported: depend on that crate.
 //!
 //! Features: `sentencepiece` (sentencepiece models and subword training, C++), `faiss` (the
 //! faiss kNN backend, C++), `neural` (the burn models; without it nothing here compiles burn).

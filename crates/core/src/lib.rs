@@ -1,10 +1,23 @@
 //! Core types of bitext, shared by every other crate.
 //!
 //! - [`Embeddings`] / [`EmbeddingsView`] / [`MappedEmbeddings`]: row-major `f32` matrices of
-//!   sentence or word embeddings — owned, borrowed (zero-copy row blocks) and memory-mapped.
+//!   sentence or word embeddings — owned, borrowed (zero-copy row blocks) and memory-mapped
+//!   (raw or `.npy`).
+//! - [`HalfView`] / [`MappedHalf`]: binary16 rows (LASER's `--fp16` files), widened to `f32` a
+//!   row or a block at a time (with F16C where the CPU has it), never as a whole matrix;
+//!   [`MappedBytes`]: a whole file mapped, for formats that lay out their own aligned arrays
+//!   (e.g. saved quantised copies of a kNN index).
+//! - [`normalize_row`] / [`unit_scale`]: the one L2 normalisation of the workspace, and its
+//!   factor, kept so that rows read later are scaled bit for bit alike.
 //! - [`io`]: the file formats of the field (LASER raw embeddings, `.npy`, BUCC sentence and gold
 //!   files, line-parallel text, mined-pair and bicleaner TSV, fastText `.vec`), read streaming
-//!   and written atomically.
+//!   and written atomically ([`io::AtomicFile`]); [`io::LineReader`] (`each_line`, the one loop
+//!   of the line-based readers, and `fields`); [`io::checksum`], the integrity check of saved
+//!   quantised copies and of sharded mining's completion records; [`io::proto`], the protobuf
+//!   wire format read and written by hand (sentencepiece models, ONNX graphs);
+//!   [`io::writer::EmbeddingsWriter`], raw or `.npy` embedding files written block by block
+//!   (the one writer: `write_raw` and `write_npy` go through it, and `bitext embed` streams
+//!   into it).
 //! - [`Error`]: every failure names the file, the line (or byte offset) and the reason.
 //! - [`Rng`]: a seeded generator so that every random choice in bitext is reproducible.
 //!

@@ -4,17 +4,19 @@
 //!   F1-optimal threshold over scored candidates, and a threshold chosen on one split applied to
 //!   another.
 //! - [`prf`]: P/R/F1 from counts, precision/recall curves and P/R/F1 at a threshold for scored
-//!   pair lists (Grégoire & Langlais 2018, §4.1).
+//!   pair lists (Grégoire & Langlais 2018, §4.1); the one P/R/F1 engine of the crate.
 //! - [`calibration`]: from labelled scores, the isotonic map raw score → probability of being
-//!   parallel, the thresholds reaching a requested precision or recall and the F1-optimal one,
-//!   with Wilson intervals; saved as a checked JSON file.
+//!   parallel (pool-adjacent-violators), the thresholds reaching a requested precision or
+//!   recall and the F1-optimal one, with Wilson intervals; saved as a checked, versioned JSON
+//!   file. Labels come from a 0/1 TSV, from mined pairs and BUCC gold, or from the
+//!   noisy-parallel protocol over any `PairScorer`.
 //! - [`plot`]: SVG figures written by hand: precision–recall and calibration curves, score
-//!   histograms.
+//!   histograms (no plotting dependency).
 //! - [`noisy`]: the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): P/R/F1 of a pair
 //!   scorer over the Cartesian product of held-out pairs with a ratio of targets replaced.
 //! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
 //! - [`word`]: word-translation P/R/F1/accuracy against a many-to-many lexicon (Zhang et al.
-//!   2016).
+//!   2016), and the lexicon reader.
 //!
 //! ```
 //! use bitext_eval::bucc::GoldSet;

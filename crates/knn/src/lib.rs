@@ -3,13 +3,39 @@
 //!
 //! | backend | what | feature |
 //! |---|---|---|
-//! | [`ExactIndex`] | exact brute force: blocked matrix products (AVX-512 / AVX2 / portable kernels chosen at run time) with the top-k selection fused in, multi-threaded (rayon); owns its vectors or borrows them zero-copy (e.g. from a memory map) | default |
+//! | [`ExactIndex`] | exact brute force: blocked micro-kernels (AVX-512, AVX2, aarch64 NEON, portable; chosen at run time) with the top-k fused in, multi-threaded; `f32`, or bf16 / int8 scans with a certified `f32` re-rank; owned, zero-copy over a memory map, or over binary16 rows | default |
 //! | `FaissIndex` | any faiss `index_factory` string (`Flat`, `IVF1024,Flat`, `IVF4096,PQ64`, `OPQ64,IVF4096,PQ64`, `HNSW32,Flat`), trained, searched with `nprobe` / `efSearch`, saved and loaded | `faiss` |
 //!
 //! Margin mining searches both ways ([`BidirectionalSearch`]): [`OnePass`] computes both
 //! directions from one pass over the similarity tiles of the exact backend; [`TwoIndexes`]
 //! searches an index over each side built by any [`IndexFactory`] (faiss); an [`IndexSpec`]
 //! picks one of the two.
+//!
+//! Where things are in the exact backend (the module docs say more):
+//!
+//! - Kernels: AVX-512, AVX2, aarch64 NEON and portable, chosen at run time or forced by
+//!   [`ExactParams::kernel`], all bit-identical ([`dot`]: the sequential fused multiply-add
+//!   product every score is). Rayon runs query blocks (and database splits); [`ExactParams`]
+//!   holds the thread count.
+//! - `exact/topk.rs`: the one top-k of the crate, fused into every scan: sorted lists up to 32,
+//!   reservoirs compacted by quickselect beyond (the candidates of reduced-precision scans).
+//! - `exact/rows.rs`: the one row source of the scans, the re-rank and the fallbacks: `f32`
+//!   rows, or binary16 rows ([`ExactIndex::over_half`], [`ExactIndex::from_half`]) widened a
+//!   block of 128 rows or one candidate at a time and normalised with kept factors, never as a
+//!   whole matrix.
+//! - `exact/quant/`: [`Precision`] bf16 / int8 copies of the distinct rows with per-vector
+//!   norms, scanned by `VDPBF16PS` / `VPDPBUSD` (AVX-512), AVX-VNNI, AVX2 `VPMADDUBSW`, aarch64
+//!   `SDOT` or portable kernels on the same top-k, then re-ranked in `f32` with a per-query
+//!   proof ([`Certification`] counts the outcomes). `Precision::Auto`, the default, is the
+//!   fastest exact path of the CPU ([`Precision::resolve`]); an explicit bf16 / int8 without a
+//!   kernel faster than `f32` runs `f32` and says why.
+//! - `exact/quant/file.rs` and `exact/copies.rs`: the quantised copy saved
+//!   ([`ExactIndex::save_quantized`]) and memory-mapped back
+//!   ([`ExactIndex::with_quantized_file`]), checked by checksum and by a fingerprint of the
+//!   source vectors.
+//! - [`Neighbors::merge`]: lists of one batch over disjoint id ranges (e.g. database shards)
+//!   merged in the exact search's order, the one merge of sharded mining. [`Neighbors`] holds
+//!   ids and scores per query: `f32` kNN results, `f64` scored candidates.
 //!
 //! [`IndexSpec`] picks a backend from a config (`{"type":"exact","metric":"inner_product"}`,
 //! `{"type":"faiss","factory":"IVF1024,Flat","nprobe":8}`) or a CLI string (`exact`,

@@ -1,14 +1,16 @@
 //! Lexical baselines for bitext: the scorers the seed papers measure sentence embeddings
 //! against, and the word aligner the word-alignment BiLSTM needs for its synthetic negatives.
 //!
-//! - [`Ibm1`]: IBM Model 1 in both directions (EM with a NULL word over sparse tables, rayon
-//!   over sentences, deterministic), Khadivi & Ney's length-normalised sentence score, Viterbi
-//!   alignments and their [`symmetrize`]d combination; saved and loaded as a checked model
-//!   directory ([`ibm1`] documents the format).
-//! - [`levenshtein`]: character-level edit distance (bit-parallel), with a bounded variant for
-//!   search.
-//! - [`Ibm1Scorer`], [`LevenshteinScorer`], [`LengthRatioScorer`]: the three as
-//!   `bitext_similarity::PairScorer`s over two lists of sentences.
+//! - [`Ibm1`]: IBM Model 1 in both directions (EM with a NULL word over sparse `t` tables,
+//!   rayon over sentences, bit-identical for any thread count), Khadivi & Ney's
+//!   length-normalised sentence score, Viterbi alignments and their [`symmetrize`]d
+//!   combination (intersection, union, grow-diag, grow-diag-final, grow-diag-final-and); saved
+//!   and loaded as a checked model directory ([`ibm1`] documents the format).
+//! - [`levenshtein`]: character-level edit distance (bit-parallel, Myers / Hyyrö), with a
+//!   bounded variant for search.
+//! - [`Ibm1Scorer`], [`LevenshteinScorer`] (with a pruned nearest search), [`LengthRatioScorer`]:
+//!   the three as `bitext_similarity::PairScorer`s over two lists of sentences, each sentence
+//!   cut by a [`Segmenter`] (words or a tokenizer's pieces; bitext-tokenize's, re-exported).
 //!
 //! ```
 //! use bitext_lexical::{LengthRatioScorer, LengthUnit, LevenshteinScorer};

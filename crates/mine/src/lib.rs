@@ -6,13 +6,16 @@
 //!   by any [`bitext_similarity::PairScorer`], then [`Retrieval`] (forward, backward,
 //!   intersection, max-score), a [`Threshold`], optional one-to-one and top-N — LASER's
 //!   `mine_bitexts.py --mode mine` (Artetxe & Schwenk 2019).
-//! - [`MineSpec`]: the whole recipe as one value (miner + index spec), from two embedding
-//!   matrices to scored pairs; [`Neighbourhoods`] gives mining, aligned-pair scoring and 1-NN
-//!   retrieval from one search.
-//! - [`ScorerSpec`]: which scorer of sentence pairs to build (serde, tagged by `"type"`): the
-//!   measures and margins over embeddings; the Earth Mover's Distance and the lexical
-//!   baselines (IBM Model 1, Levenshtein, length ratio) over sentences ([`SentenceScorers`]);
-//!   and neural models (built by `bitext-neural`).
+//! - [`MineSpec`]: the whole recipe as one serde value (miner + index spec), from two embedding
+//!   matrices to scored pairs, which the CLI, the examples and `cargo xtask eval` call;
+//!   [`Neighbourhoods`] normalises both sides and searches them once, then gives mining,
+//!   aligned-pair scoring and 1-NN retrieval. Retrieval works on [`ScoredCandidates`]
+//!   (`Neighbors<f64>`).
+//! - [`ScorerSpec`]: which scorer of sentence pairs to build (serde, tagged by `"type"`), what
+//!   `bitext score` and `bitext filter` build from: the measures and margins over embeddings
+//!   ([`ScorerSpec::with_embedding_scorer`]); the Earth Mover's Distance ([`EmdScorers`], over
+//!   sentence batches) and the lexical baselines (IBM Model 1, Levenshtein, length ratio) over
+//!   sentences ([`SentenceScorers`]); and neural models (left to `bitext-neural`).
 //! - [`greedy_one_to_one`] over any scored list (Grégoire & Langlais 2018, §5.2), [`top_n`],
 //!   [`apply_threshold`].
 //! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.

@@ -1,22 +1,56 @@
 //! Neural sentence encoders and pair scorers for bitext, on [burn](https://burn.dev): the
 //! only crate of bitext that depends on burn.
 //!
-//! - Infrastructure shared by every model: [`backend`] (the CPU backend by default, wgpu behind
-//!   a feature, thread control), [`batch`] (packed, length-bucketed batches under a token
-//!   budget), [`rnn`] (padding-correct GRU/LSTM layers, bidirectional), [`layers`] (embedding,
-//!   dense, seeded dropout, the logistic loss) and [`train`] (the training loop: Adam/SGD,
-//!   global-norm clipping, learning-rate schedules, validation, early stopping, checkpoints,
-//!   resumption, progress).
-//! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018).
-//! - [`autoencoder`]: the shared-decoder autoencoder of Kim et al. (2019): two BiRNN encoders,
-//!   max-pooled sentence vectors, one decoder trained on translation and autoencoding.
+//! - Infrastructure shared by every model: [`backend`] (the Flex CPU backend by default, wgpu
+//!   behind a feature, thread control, and `backend::tune_allocator`), [`batch`] (packed,
+//!   length-bucketed batches under a token budget), [`rnn`] (padding-correct GRU/LSTM layers,
+//!   bidirectional, with deferred input-projection gradients; CPU inference runs the recurrence
+//!   on the host, `rnn/host.rs`: reused buffers, one `gemm` per step, vectorised cells in
+//!   `rnn/cell.rs`, the two directions on two threads; other devices run it as tensor
+//!   operations), [`layers`] (embedding, dense, seeded dropout, the logistic loss, `Bag`) and
+//!   [`train`] (the training loop `Task` + `fit`: Adam/SGD, global-norm clipping, learning-rate
+//!   schedules, validation, early stopping, checkpoints, resumption, progress; `train::split`:
+//!   sub-graphs cut off a loss, `Cut` and `parallel_stage`, back-propagated on their own
+//!   threads, as the aligner's two encoders are).
+//! - `encoding.rs` (private): what every recurrent encoder shares: the id check, the deferred
+//!   gradient stage of an embedding + BiRNN pass, the bag of words added to pooled states with
+//!   its gradient stage (`with_bag`, `bag_weights`), the in-batch ranking loss
+//!   (`in_batch_ranking`), encoding in length-sorted batches, a head over pairs of vector rows.
+//! - [`siamese`]: the siamese BiGRU classifier of Grégoire & Langlais (2018), a
+//!   `SentenceEncoder` and a `PairScorer`. Beside the paper's network and loss: max pooling, a
+//!   bag of words in the sentence vector (`layers::Bag`: the IDF-weighted mean of the input
+//!   vectors plus a zero-initialised projection of the pooled states, so that training starts
+//!   at the bag of words) and the in-batch ranking objective `siamese::Objective::Ranking`, with
+//!   the matching head trained on hard in-batch negatives.
+//! - [`autoencoder`]: the shared-decoder autoencoder of Kim et al. (2019): two BiRNN encoders
+//!   with their own tables, the max-pooled sentence vector `s0` starting one decoder
+//!   (`RnnLayer::forward_from_deferred`), translation and autoencoding 1:1 in every batch, full
+//!   or sampled softmax. Beside the paper: each encoder's bag of words in `s0` and an auxiliary
+//!   ranking term (`RankingTerm`). `AutoencoderEncoder` is a `SentenceEncoder`; its pairs score
+//!   the cosine through `spec::CosineScorer`.
+//! - [`aligner`]: the word-alignment BiLSTM (divergence detection): a table and a BiLSTM per
+//!   language, the alignment matrix `S = H_src·H_tgtᵀ` of each pair with masked log-sum-exp
+//!   aggregation per word, the word loss and the `semb` head. `synth.rs` makes seeded paired /
+//!   unpaired / replace / insert examples with word labels, word classes standing in for POS
+//!   tags, and links from any word aligner passed in (the CLI and xtask pass bitext-lexical's
+//!   IBM-1, which this crate cannot depend on); `fix.rs` fixes divergences, the N best span
+//!   pairs in O(I·J²). `AlignerModel` is a `SentenceEncoder` with per-word scores, the `wemb`
+//!   (`spec::CosineScorer`) and `semb` (`SembScorer`) scorers, and fixing of text.
 //! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
-//!   (`.vec`), with coverage reports and a PCA projection to a smaller width.
-//! - [`text`]: the tokenizers saved with a model, word vocabularies built from training text.
-//! - [`mlp`]: the MLP similarity of Kim et al. (2019) over any sentence embeddings.
+//!   (`.vec`) through the model's tokenizer, with a coverage report, seeded draws at the
+//!   table's scale for the rest, a PCA projection to a smaller width, frozen or trained.
+//! - [`text`]: the tokenizers saved with a model (`TextCodec`; sentencepiece models decode HTML
+//!   entities first), word vocabularies built from training text.
+//! - [`mlp`]: the MLP similarity of Kim et al. (2019), a `PairScorer` over the vectors of any
+//!   `spec::ModelEncoder`.
 //! - [`spec`]: encoders and scorers from their specs (`bitext_encode::EncoderSpec`, the
 //!   `ModelSpec` of a scorer spec): [`spec::build_encoder`] builds every encoder variant,
 //!   [`spec::NeuralModel`] loads a model directory as an encoder or a scorer.
+//!
+//! `backend::tune_allocator` makes glibc reuse freed large blocks instead of returning them:
+//! neural training runs about 20% faster, and the process keeps its peak memory until it exits.
+//! The `bitext` commands that train or run a neural model, `cargo xtask` and the `speed`
+//! example call it first; a program using the library decides for itself.
 //!
 //! ```
 //! use bitext_encode::Side;

@@ -11,6 +11,11 @@
 //! means and margins are computed by the same functions row by row, and retrieval is the
 //! miner's own `select` over all candidates.
 //!
+//! In faiss mode (an approximate index: `--index auto` above [`AUTO_EXACT_PAIRS`], or any faiss
+//! spec) each side's index is trained once on a seeded sample, filled shard by shard (index
+//! shards may differ from query shards: [`Sharding`]), and every query shard is searched in
+//! each index shard of the other side. `src/plan.rs` lists the steps of both modes.
+//!
 //! Memory of a step: `knn` holds one source shard (a normalised copy when the side is not unit
 //! length) and one target shard (mapped in place when it can be) plus their lists; the merge,
 //! means and score steps hold lists and the means arrays (8 bytes per sentence and side);

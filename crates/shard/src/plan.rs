@@ -232,10 +232,12 @@ impl Plan {
     /// unit length: one sequential pass over each file) and a new plan is written.
     ///
     /// # Errors
-    /// A shard count of 0 or above [`MAX_SHARDS`], or more shards than a side has rows; a
-    /// search other than the exact one (the IVF-PQ mode is not built yet); inputs that cannot
-    /// be opened, differ in dimension, hold bad rows (naming the side and global row), or are
-    /// smaller than the other side's `k`.
+    /// A shard or index-shard count of 0 or above [`MAX_SHARDS`], or more shards than a side
+    /// has rows; index shards other than the shard count with the exact search (they apply to
+    /// a faiss index); an index spec that fails its check (a faiss spec in a build without the
+    /// `faiss` feature) or whose metric is not the inner product; a miner that fails its check;
+    /// inputs that cannot be opened, differ in dimension, hold bad rows (naming the side and
+    /// global row), or are smaller than the other side's `k`.
     pub fn make(
         work_dir: &Path,
         src: &Input,

@@ -2,7 +2,8 @@
 //! (cosine, margin, MLP, classifiers, EMD) plugs into the miner.
 //!
 //! - [`measure`]: dot product, cosine, negative Euclidean distance (Kim et al. 2019, eq. 13–14)
-//!   and [`EmbeddingScorer`], a [`PairScorer`] over two embedding matrices.
+//!   and [`EmbeddingScorer`], a [`PairScorer`] over two embedding matrices. The dot product is
+//!   [`bitext_knn::dot`], so a pair scores bit for bit what the exact kNN search found.
 //! - [`margin`]: margin-based scoring (Artetxe & Schwenk 2019; LASER's `absolute`, `distance`,
 //!   `ratio`) and CSLS (Kim et al. eq. 16–18) over the mean similarity of the `k` nearest
 //!   neighbours in each direction, reusing the similarities of the kNN search

@@ -12,6 +12,11 @@
 //! | `BidirectionalSearch` | [`bidirectional_search_suite!`] | [`both`] (oracle: [`BruteForce`] from each side) |
 //! | `TransportSolver` | [`transport_solver_suite!`] | [`transport`] (oracle: [`transport::ssp_cost`]) |
 //!
+//! The references: [`BruteForce`], the reference kNN (`f64` scores, a full sort, ties to the
+//! lower id), and [`transport::ssp_cost`], min-cost flow by successive shortest paths. The
+//! seeded data ([`data`]): planted neighbours and translations, a learnable parallel text and its
+//! lexicon, sample texts.
+//!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
 //! implementation and the check (`exact_owned::matches_the_reference`). The checks are public
 //! functions, usable on their own. Instantiate a suite once per implementation, in the tests of

@@ -1,17 +1,22 @@
 //! Optimal transport for bitext, after Zhang et al. (2016), "Building Earth Mover's Distance
 //! on Bilingual Word Embeddings for Machine Translation".
 //!
+//! - [`Problem`] (a dense [`CostMatrix`], the two weight vectors, [`Balance`]: equal masses or
+//!   the paper's partial form) → [`Transport`] (the cost and the sparse plan).
 //! - [`NetworkSimplex`]: an exact Earth Mover's Distance solver for dense cost matrices
-//!   (balanced problems and the paper's partial form), returning the optimal cost and the
-//!   sparse plan; [`Sinkhorn`]: entropic transport, an approximate alternative behind the same
-//!   [`TransportSolver`] trait; [`SolverSpec`] picks one from a config.
+//!   (balanced problems and the partial form; greedy or Vogel initial basis, block pricing, a
+//!   threaded spanning tree), returning the optimal cost and the sparse plan; [`Sinkhorn`]:
+//!   entropic transport (kernel or log domain, ε-scaling), an approximate alternative behind
+//!   the same [`TransportSolver`] trait; [`SolverSpec`] picks one from a config.
 //! - [`bounds`]: cheap lower bounds (word centroid distance, relaxed EMD) for pruning.
-//! - [`word`]: word translation by transporting one vocabulary onto the other (the paper's
-//!   first task), and [`retrieval`]: the baselines it is compared with (nearest neighbour,
-//!   CSLS, globally corrected retrieval).
-//! - [`sentence`]: the TF-IDF-weighted sentence distance (the paper's second task) and
-//!   [`EmdScorer`], which scores sentence pairs with it as a `bitext_similarity::PairScorer`;
-//!   [`noise`]: the paper's noise protocol for evaluating filters.
+//! - [`word`]: word translation by transporting one vocabulary (core's `WordVectors` with
+//!   frequencies) onto the other (the paper's first task), and [`retrieval`]: the baselines it
+//!   is compared with (nearest neighbour, CSLS, globally corrected retrieval).
+//! - [`sentence`]: the TF-IDF-weighted sentence distance (the paper's second task; bags
+//!   weighted by `bitext_encode::Idf`, with an out-of-vocabulary policy) and [`EmdScorer`],
+//!   which scores sentence pairs with it as a `bitext_similarity::PairScorer` (rayon over
+//!   pairs, and a k-nearest search pruned by the bounds); [`noise`]: the paper's noise protocol
+//!   for evaluating filters (the keep-best-half accuracy).
 //!
 //! ```
 //! use bitext_transport::{CostMatrix, NetworkSimplex, Problem, TransportSolver};
