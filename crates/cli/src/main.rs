@@ -23,7 +23,8 @@ enum Command {
     /// Evaluate mined pairs against gold alignments.
     #[command(subcommand)]
     Eval(cmd::eval::EvalCommand),
-    /// Embed sentences: bag-of-words encoder (mean of bilingual word vectors) or a trained model.
+    /// Embed sentences: bag-of-words encoder (mean of bilingual word vectors), a trained model,
+    /// or a pretrained ONNX graph (`--encoder onnx:FILE`).
     Embed(Box<cmd::embed::EmbedArgs>),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
