@@ -10,9 +10,18 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod flags;
+
 /// Mine and filter parallel sentences with bilingual sentence embeddings.
 #[derive(Debug, Parser)]
-#[command(name = "bitext", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "bitext",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = flags::VOCABULARY
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

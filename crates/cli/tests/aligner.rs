@@ -364,7 +364,7 @@ fn aligner_options_refuse_what_they_cannot_do() {
             "--candidates",
             "0"
         ],
-        "--candidates must be at least 1",
+        "--spans must be at least 1",
     );
 }
 

@@ -68,8 +68,8 @@ pub(crate) struct EmbedArgs {
     #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "sided")]
     side: SideArg,
     /// With --model: burn backend (flex, ndarray, wgpu; the last two need cargo features).
-    #[arg(long, default_value = "flex", requires = "model")]
-    backend: String,
+    #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex, requires = "model")]
+    backend: crate::flags::Backend,
     /// Read only the first N words of --vectors (the most frequent, in fastText/MUSE files).
     #[arg(long, value_name = "N", requires = "vectors")]
     max_words: Option<usize>,
@@ -395,7 +395,7 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
     Ok(match (&a.model, &a.vectors) {
         (Some(dir), _) => EncoderSpec::Model(ModelSpec {
             dir: dir.clone(),
-            backend: a.backend.clone(),
+            backend: a.backend.name().to_string(),
         }),
         (None, Some(vectors)) => EncoderSpec::Bow(BowSpec {
             max_words: a.max_words,

@@ -193,7 +193,7 @@ pub(crate) struct TranslateArgs {
     k: Option<usize>,
     /// Output: `source<TAB>target<TAB>score` per proposal, best first (the score is the moved
     /// mass for the EMD, the similarity for NN and CSLS, minus the rank for GC).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "FILE")]
     out: PathBuf,
     /// Evaluate against a `source<TAB>target` lexicon and print P/R/F1/accuracy.
     #[arg(long, value_name = "FILE")]

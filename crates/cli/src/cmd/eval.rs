@@ -33,10 +33,20 @@ pub(crate) struct BuccArgs {
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     threshold: Option<f64>,
     /// BUCC source sentence file: check that every gold and mined source id occurs in it.
-    #[arg(long, value_name = "FILE", requires = "tgt_sentences")]
+    #[arg(
+        long = "src-text",
+        alias = "src-sentences",
+        value_name = "FILE",
+        requires = "tgt_sentences"
+    )]
     src_sentences: Option<PathBuf>,
     /// BUCC target sentence file: check that every gold and mined target id occurs in it.
-    #[arg(long, value_name = "FILE", requires = "src_sentences")]
+    #[arg(
+        long = "tgt-text",
+        alias = "tgt-sentences",
+        value_name = "FILE",
+        requires = "src_sentences"
+    )]
     tgt_sentences: Option<PathBuf>,
     /// Also draw the precision–recall curve of the mined pairs (one point per distinct
     /// score) as an SVG figure.

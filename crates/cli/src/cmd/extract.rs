@@ -44,12 +44,12 @@ pub(crate) enum ExtractScorer {
 #[derive(Debug, Args)]
 pub(crate) struct ExtractArgs {
     /// Source sentences: BUCC `id<TAB>sentence` or one sentence per line.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "src-text", alias = "src", value_name = "FILE")]
     src: PathBuf,
-    /// Target sentences, as --src.
-    #[arg(long, visible_alias = "trg", value_name = "FILE")]
+    /// Target sentences, as --src-text.
+    #[arg(long = "tgt-text", aliases = ["tgt", "trg", "trg-text"], value_name = "FILE")]
     tgt: PathBuf,
-    /// Layout of --src/--tgt (auto: BUCC when the first line holds a tab).
+    /// Layout of --src-text/--tgt-text (auto: BUCC when the first line holds a tab).
     #[arg(long, value_enum, default_value_t = TextFormat::Auto)]
     text_format: TextFormat,
     /// The scorer (with --model for `model` and `ibm1`).
@@ -67,19 +67,20 @@ pub(crate) struct ExtractArgs {
     /// Decision threshold ρ: keep pairs scoring at least this (classifier probabilities: the
     /// paper tunes ρ on held-out data; 0.5 is the classifier's own boundary).
     #[arg(
-        long,
+        long = "threshold",
+        alias = "rho",
         default_value_t = 0.5,
         allow_negative_numbers = true,
         value_name = "RHO"
     )]
     rho: f64,
     /// Candidate pairs.
-    #[arg(long, value_enum, default_value_t = Candidates::All)]
+    #[arg(long = "pairs", alias = "candidates", value_enum, default_value_t = Candidates::All)]
     candidates: Candidates,
-    /// Most candidate pairs `--candidates all` scores (n_src × n_tgt).
+    /// Most candidate pairs `--pairs all` scores (n_src × n_tgt).
     #[arg(long, default_value_t = 10_000_000, value_name = "N")]
     max_pairs: usize,
-    /// Sentence embeddings for `--candidates knn`.
+    /// Sentence embeddings for `--pairs knn`.
     #[command(flatten)]
     embeddings: OptionalEmbeddingArgs,
     #[command(flatten)]
@@ -113,7 +114,7 @@ fn scorer_spec(a: &ExtractArgs) -> Result<ScorerSpec> {
 pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
     super::check_outputs([a.output.as_deref()])?;
     if !a.rho.is_finite() {
-        bail!("--rho must be a finite number, got {}", a.rho);
+        bail!("--threshold must be a finite number, got {}", a.rho);
     }
     let spec = scorer_spec(a)?;
     if spec.scores_embeddings() {
@@ -153,22 +154,20 @@ fn candidates(a: &ExtractArgs, src: &Sentences, tgt: &Sentences) -> Result<Vec<(
             if n > a.max_pairs {
                 bail!(
                     "{} × {} = {n} candidate pairs is more than --max-pairs {}: use \
-                     --candidates knn with sentence embeddings, or raise --max-pairs",
+                     --pairs knn with sentence embeddings, or raise --max-pairs",
                     src.len(),
                     tgt.len(),
                     a.max_pairs
                 );
             }
             if a.embeddings.get().is_some() {
-                bail!(
-                    "--candidates all reads no embeddings: leave them out or use --candidates knn"
-                );
+                bail!("--pairs all reads no embeddings: leave them out or use --pairs knn");
             }
             Ok(all_pairs(src.len(), tgt.len()).collect())
         }
         Candidates::Knn => {
             let Some(e) = a.embeddings.get() else {
-                bail!("--candidates knn needs --src-embeddings and --tgt-embeddings");
+                bail!("--pairs knn needs --src-embeddings and --tgt-embeddings");
             };
             let (x, y) = e.open()?;
             src.check_rows(&x)?;

@@ -104,7 +104,12 @@ pub(crate) struct FilterArgs {
     #[arg(long, value_enum, default_value_t = SideArg::Target)]
     word_side: SideArg,
     /// Keep only lines with score >= X.
-    #[arg(long, value_name = "X", allow_negative_numbers = true)]
+    #[arg(
+        long = "threshold",
+        alias = "min-score",
+        value_name = "X",
+        allow_negative_numbers = true
+    )]
     min_score: Option<f64>,
     /// Write scores with this many decimals (default: the shortest exact form).
     #[arg(long, value_name = "N")]
@@ -156,7 +161,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     }
     let cols = a.cols.zero_based()?;
     if let Some(t) = a.min_score.filter(|t| !t.is_finite()) {
-        bail!("--min-score must be a finite number, got {t}");
+        bail!("--threshold must be a finite number, got {t}");
     }
     let index = a.search.spec()?;
     let (cal, min) = a.calibration.load()?;

@@ -39,8 +39,8 @@ pub(crate) struct FixArgs {
     )]
     model: PathBuf,
     /// Backend of the model (flex, ndarray, wgpu; the last two need cargo features).
-    #[arg(long, default_value = "flex")]
-    backend: String,
+    #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex)]
+    backend: crate::flags::Backend,
     /// Input TSV: any columns, two of which hold the source and target sentences.
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
@@ -53,7 +53,12 @@ pub(crate) struct FixArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
     /// Candidate span pairs re-encoded per sentence pair (the paper's N).
-    #[arg(long, default_value_t = 20, value_name = "N")]
+    #[arg(
+        long = "spans",
+        alias = "candidates",
+        default_value_t = 20,
+        value_name = "N"
+    )]
     candidates: usize,
     /// Kept spans must have more than τ + 1 tokens on each side (a side of at most τ + 1
     /// tokens is kept whole; the paper's τ).
@@ -122,14 +127,14 @@ mod fixing {
             bail!("--batch must be at least 1");
         }
         if a.candidates == 0 {
-            bail!("--candidates must be at least 1");
+            bail!("--spans must be at least 1");
         }
         let (src_col, tgt_col) = a.cols.zero_based()?;
         let config = FixConfig {
             candidates: a.candidates,
             tau: a.tau,
         };
-        let model = AlignerModel::load(&a.model, BackendSpec::parse(&a.backend)?)
+        let model = AlignerModel::load(&a.model, BackendSpec::parse(a.backend.name())?)
             .with_context(|| format!("loading the aligner {}", a.model.display()))?;
         // Which sides' tokens are sentencepiece pieces (one tokenizer for both sides when the
         // model has no target tokenizer).

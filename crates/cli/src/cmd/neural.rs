@@ -27,18 +27,52 @@ pub(crate) fn read_pairs(
     tsv: Option<&Path>,
     cols: (usize, usize),
     files: (Option<&Path>, Option<&Path>),
+    skip_empty: bool,
 ) -> Result<(Vec<String>, Vec<String>)> {
-    match (tsv, files) {
+    let empty = if skip_empty {
+        EmptyLines::Keep
+    } else {
+        EmptyLines::Reject
+    };
+    let (s, g) = match (tsv, files) {
         (Some(t), (None, None)) => {
             let (mut s, mut g) = (Vec::new(), Vec::new());
-            for rec in BitextTsvReader::open(t, cols.0, cols.1)? {
+            for rec in BitextTsvReader::open(t, cols.0, cols.1)?.empty_fields(empty) {
                 let r = rec?;
                 s.push(r.src);
                 g.push(r.tgt);
             }
-            Ok((s, g))
+            (s, g)
         }
-        (None, (Some(a), Some(b))) => Ok(read_parallel(a, b, EmptyLines::Reject)?),
+        (None, (Some(a), Some(b))) => read_parallel(a, b, empty)?,
         _ => bail!("give either a TSV or both line-parallel files"),
+    };
+    if !skip_empty {
+        return Ok((s, g));
     }
+    let (mut ks, mut kg, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, (a, b)) in s.into_iter().zip(g).enumerate() {
+        if a.trim().is_empty() || b.trim().is_empty() {
+            skipped.push((i + 1).to_string());
+        } else {
+            ks.push(a);
+            kg.push(b);
+        }
+    }
+    let name = tsv
+        .or(files.0)
+        .map_or_else(String::new, |p| p.display().to_string());
+    if !skipped.is_empty() {
+        let (total, more) = (skipped.len(), if skipped.len() > 10 { ", …" } else { "" });
+        skipped.truncate(10);
+        eprintln!(
+            "{name}: skipped {total} pairs with an empty side (lines {}{more}); {} kept",
+            skipped.join(", "),
+            ks.len()
+        );
+    }
+    if ks.is_empty() {
+        bail!("{name}: no pairs left after skipping those with an empty side");
+    }
+    Ok((ks, kg))
 }

@@ -128,8 +128,8 @@ pub(crate) struct ModelArgs {
     #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
     pub(crate) model: Option<PathBuf>,
     /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
-    #[arg(long, default_value = "flex")]
-    pub(crate) backend: String,
+    #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex)]
+    pub(crate) backend: crate::flags::Backend,
 }
 
 impl ModelArgs {
@@ -145,7 +145,7 @@ impl ModelArgs {
         } else {
             ScorerSpec::Model(ModelSpec {
                 dir,
-                backend: self.backend.clone(),
+                backend: self.backend.name().to_string(),
             })
         })
     }
@@ -159,7 +159,7 @@ pub(crate) struct IoArgs {
     input: PathBuf,
     /// Output TSV: every input line unchanged, with the score appended as a last column (then
     /// the calibrated probability with --calibration; --words adds its columns before them).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
     #[command(flatten)]
     cols: ColumnArgs,

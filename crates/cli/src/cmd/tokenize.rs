@@ -137,7 +137,7 @@ struct Io {
     #[arg(long, value_name = "FILE")]
     input: Vec<PathBuf>,
     /// Output file, written atomically (default: standard output).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
 }
 

@@ -23,10 +23,31 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
+
+use crate::flags::{Backend, Cell, Optimizer, Preset};
 
 mod aligner;
 mod autoencoder;
+
+/// The loss of the siamese network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SiameseObjective {
+    /// The paper's: the matching head on pairs and random negatives.
+    Classifier,
+    /// Each pair's translation against the batch's other sentences, by cosine with an
+    /// additive margin.
+    Ranking,
+}
+
+/// How the siamese network's recurrent states become the sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SiamesePooling {
+    /// The final states (the paper's).
+    Last,
+    /// The maximum over positions.
+    Max,
+}
 
 /// Training subcommands.
 #[derive(Debug, Subcommand)]
@@ -56,9 +77,9 @@ pub(crate) enum TrainCommand {
 #[derive(Debug, Args)]
 pub(crate) struct CommonArgs {
     /// Model directory to write (created; `--resume` continues the run saved there).
-    #[arg(long, short = 'o', value_name = "DIR")]
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "DIR")]
     out: PathBuf,
-    /// Continue the training saved in --out after its last finished epoch.
+    /// Continue the training saved in --output after its last finished epoch.
     #[arg(long)]
     resume: bool,
     /// Most epochs.
@@ -68,8 +89,8 @@ pub(crate) struct CommonArgs {
     #[arg(long)]
     lr: Option<f64>,
     /// Optimiser.
-    #[arg(long, default_value = "adam", value_parser = ["adam", "sgd"])]
-    optimizer: String,
+    #[arg(long, value_enum, default_value_t = Optimizer::Adam)]
+    optimizer: Optimizer,
     /// Halve the learning rate after an epoch without a better validation loss.
     #[arg(long)]
     plateau: bool,
@@ -88,9 +109,9 @@ pub(crate) struct CommonArgs {
     /// Worker threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Backend (flex, ndarray, wgpu; the last two need cargo features).
-    #[arg(long, default_value = "flex")]
-    backend: String,
+    /// Backend (ndarray and wgpu need cargo features).
+    #[arg(long, value_enum, default_value_t = Backend::Flex)]
+    backend: Backend,
     /// No progress bar or epoch summaries.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -116,7 +137,12 @@ pub(crate) struct TextArgs {
     #[arg(long, value_name = "FILE")]
     init_vectors: Option<PathBuf>,
     /// The target language's vectors for --init-vectors (same space).
-    #[arg(long, value_name = "FILE", requires = "init_vectors")]
+    #[arg(
+        long = "init-tgt-vectors",
+        alias = "init-target-vectors",
+        value_name = "FILE",
+        requires = "init_vectors"
+    )]
     init_target_vectors: Option<PathBuf>,
     /// Keep the embedding tables fixed while training (with --init-vectors).
     #[arg(long, requires = "init_vectors")]
@@ -140,12 +166,26 @@ pub(crate) struct PairArgs {
     tsv: Option<PathBuf>,
     #[command(flatten)]
     cols: crate::input::ColumnArgs,
-    /// Source sentences, one per line (with --tgt, line-parallel).
-    #[arg(long, value_name = "FILE", requires = "tgt")]
+    /// Source sentences, one per line (with --tgt-text, line-parallel).
+    #[arg(
+        long = "src-text",
+        alias = "src",
+        value_name = "FILE",
+        requires = "tgt"
+    )]
     src: Option<PathBuf>,
     /// Target sentences, one per line.
-    #[arg(long, value_name = "FILE", requires = "src")]
+    #[arg(
+        long = "tgt-text",
+        alias = "tgt",
+        value_name = "FILE",
+        requires = "src"
+    )]
     tgt: Option<PathBuf>,
+    /// Skip pairs with an empty side (counted and reported, with their line numbers) instead
+    /// of stopping at the first with an error.
+    #[arg(long)]
+    skip_empty: bool,
 }
 
 /// Arguments of `bitext train siamese`.
@@ -160,11 +200,11 @@ pub(crate) struct SiameseArgs {
     #[arg(long, value_name = "FILE", requires = "valid_src")]
     valid_tgt: Option<PathBuf>,
     /// Network size: paper (512/512/256), medium (256/256/256) or small (128/128/128).
-    #[arg(long, default_value = "small")]
-    preset: String,
+    #[arg(long, value_enum, default_value_t = Preset::Small)]
+    preset: Preset,
     /// Recurrent cell.
-    #[arg(long, default_value = "gru", value_parser = ["gru", "lstm"])]
-    cell: String,
+    #[arg(long, value_enum, default_value_t = Cell::Gru)]
+    cell: Cell,
     /// Random negatives per positive pair, resampled every epoch (with `--objective ranking`:
     /// the most similar in-batch negatives per pair the matching head is trained on).
     #[arg(long, default_value_t = 7)]
@@ -172,18 +212,18 @@ pub(crate) struct SiameseArgs {
     /// The loss: `classifier` (the paper's: the matching head on pairs and random negatives)
     /// or `ranking` (each pair's translation against the batch's other sentences, by cosine
     /// with an additive margin; for vectors that mine well).
-    #[arg(long, default_value = "classifier", value_parser = ["classifier", "ranking"])]
-    objective: String,
+    #[arg(long, value_enum, default_value_t = SiameseObjective::Classifier)]
+    objective: SiameseObjective,
     /// Inverse temperature of the ranking softmax.
     #[arg(long, default_value_t = 20.0)]
     scale: f64,
     /// Margin subtracted from each parallel pair's cosine in the ranking loss.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long = "loss-margin", alias = "margin", default_value_t = 0.2)]
     margin: f64,
     /// How the recurrent states become the sentence vector: `last` (the paper's final states)
     /// or `max` (maximum over positions).
-    #[arg(long, default_value = "last", value_parser = ["last", "max"])]
-    pooling: String,
+    #[arg(long, value_enum, default_value_t = SiamesePooling::Last)]
+    pooling: SiamesePooling,
     /// Add the IDF-weighted bag of the sentence's input embeddings to its vector (vectors of
     /// the embedding size; the untrained network is the bag of words over its own vectors).
     /// Turns the dropout on the input embeddings off, which would blur the bag.
@@ -223,7 +263,11 @@ pub(crate) struct MlpArgs {
     /// Negatives: `repaired`, random re-pairings of the positives; `random`, random lines of
     /// --noisy (Kim et al. §5.2's random negatives); or `worst:X`, the worst-scored lines (by
     /// cosine) of the top X% of --noisy (§5.2).
-    #[arg(long, default_value = "repaired")]
+    #[arg(
+        long = "negative-source",
+        alias = "negatives",
+        default_value = "repaired"
+    )]
     negatives: String,
     /// Noisy corpus TSV for `random` and `worst:X` negatives (columns --src-col / --tgt-col).
     #[arg(long, value_name = "FILE")]
@@ -284,7 +328,6 @@ mod training {
         worst_of_portion,
     };
     use bitext_neural::pretrained::VectorsInit;
-    use bitext_neural::rnn::CellKind;
     use bitext_neural::siamese::{
         Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, split_indices,
         train_siamese,
@@ -294,8 +337,11 @@ mod training {
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
-    use super::{CommonArgs, MlpArgs, PairArgs, SiameseArgs, TextArgs};
+    use super::{
+        CommonArgs, MlpArgs, PairArgs, SiameseArgs, SiameseObjective, SiamesePooling, TextArgs,
+    };
     use crate::cmd::neural::read_pairs;
+    use crate::flags::Optimizer;
 
     impl TextArgs {
         /// The word vocabularies to build (when no sentencepiece model is given).
@@ -332,7 +378,7 @@ mod training {
             let lr = self.lr.unwrap_or(lr);
             let c = TrainConfig {
                 epochs: self.epochs.unwrap_or(epochs),
-                optimizer: if self.optimizer == "sgd" {
+                optimizer: if self.optimizer == Optimizer::Sgd {
                     OptimizerSpec::Sgd { lr, momentum: 0.0 }
                 } else {
                     OptimizerSpec::adam(lr)
@@ -347,7 +393,7 @@ mod training {
                 seed: self.seed,
                 max_steps: None,
                 time_limit_secs: self.time_limit.map(|m| m * 60.0),
-                backend: BackendSpec::parse(&self.backend)?,
+                backend: BackendSpec::parse(self.backend.name())?,
                 threads: Threads(self.threads),
                 progress: !self.quiet,
             };
@@ -362,6 +408,7 @@ mod training {
                 self.tsv.as_deref(),
                 self.cols.zero_based()?,
                 (self.src.as_deref(), self.tgt.as_deref()),
+                self.skip_empty,
             )
         }
     }
@@ -400,33 +447,28 @@ mod training {
         let (src, tgt) = a.pairs.read()?;
         let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
             (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
                 (src, tgt, vs, vt)
             }
             _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
         };
-        let mut network = SiameseConfig::preset(&a.preset, 1)?;
+        let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
         if a.bag {
             network.dropout_input = 0.0;
         }
-        network.pooling = if a.pooling == "max" {
-            Pooling::Max
-        } else {
-            Pooling::Last
+        network.pooling = match a.pooling {
+            SiamesePooling::Max => Pooling::Max,
+            SiamesePooling::Last => Pooling::Last,
         };
         if let Some(d) = a.emb_dim {
             network.emb_dim = d;
         }
-        network.cell = if a.cell == "lstm" {
-            CellKind::Lstm
-        } else {
-            CellKind::Gru
-        };
+        network.cell = a.cell.kind();
         let mut train = SiameseTrainConfig::paper(a.common.seed);
         train.negatives = a.negatives;
-        if a.objective == "ranking" {
+        if a.objective == SiameseObjective::Ranking {
             train.objective = Objective::Ranking {
                 scale: a.scale,
                 margin: a.margin,
@@ -466,7 +508,7 @@ mod training {
     }
 
     pub(super) fn mlp(a: &MlpArgs) -> Result<()> {
-        let backend = BackendSpec::parse(&a.common.backend)?;
+        let backend = BackendSpec::parse(a.common.backend.name())?;
         let enc = ModelEncoder::load(&a.encoder, backend)
             .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
         let (src, tgt) = a.pairs.read()?;
@@ -482,8 +524,13 @@ mod training {
             let noisy = a
                 .noisy
                 .as_deref()
-                .with_context(|| format!("--negatives {what} needs --noisy FILE"))?;
-            let (ns, nt) = read_pairs(Some(noisy), a.pairs.cols.zero_based()?, (None, None))?;
+                .with_context(|| format!("--negative-source {what} needs --noisy FILE"))?;
+            let (ns, nt) = read_pairs(
+                Some(noisy),
+                a.pairs.cols.zero_based()?,
+                (None, None),
+                a.pairs.skip_empty,
+            )?;
             Ok((vec(Side::Source, &ns)?, vec(Side::Target, &nt)?))
         };
         let set = if a.negatives == "repaired" {
@@ -493,13 +540,13 @@ mod training {
             let (na, nb) = noisy(&a.negatives)?;
             let idx = if let Some(x) = a.negatives.strip_prefix("worst:") {
                 let portion: f64 = x.trim_end_matches('%').parse().with_context(|| {
-                    format!("--negatives worst:X needs a percentage, got {x:?}")
+                    format!("--negative-source worst:X needs a percentage, got {x:?}")
                 })?;
                 worst_of_portion(&cosine_rows(na.view(), nb.view())?, portion / 100.0, count)?
             } else {
                 if count > na.len() {
                     bail!(
-                        "--negatives random needs {count} lines of --noisy, which has {}",
+                        "--negative-source random needs {count} lines of --noisy, which has {}",
                         na.len()
                     );
                 }
@@ -517,7 +564,7 @@ mod training {
             PairSet::from_sets(pa.view(), pb.view(), sa.view(), sb.view())?
         } else {
             bail!(
-                "--negatives must be `repaired`, `random` or `worst:X`, got {:?}",
+                "--negative-source must be `repaired`, `random` or `worst:X`, got {:?}",
                 a.negatives
             );
         };

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{CommonArgs, PairArgs, TextArgs};
+use crate::flags::{Cell, Preset};
 
 /// What the aligner is trained to predict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,11 +37,11 @@ pub(crate) struct AlignerArgs {
     valid_tgt: Option<PathBuf>,
     /// Network size: paper (embeddings 256, 256 per direction: 512-d word and sentence
     /// vectors), medium (256/128: 256-d) or small (128/64: 128-d).
-    #[arg(long, default_value = "small", value_parser = ["paper", "medium", "small"])]
-    preset: String,
+    #[arg(long, value_enum, default_value_t = Preset::Small)]
+    preset: Preset,
     /// Recurrent cell (the paper: LSTM).
-    #[arg(long, default_value = "lstm", value_parser = ["gru", "lstm"])]
-    cell: String,
+    #[arg(long, value_enum, default_value_t = Cell::Lstm)]
+    cell: Cell,
     /// Kinds of synthetic example, by letter: P (paired), U (unpaired), R (a span replaced),
     /// I (a sentence inserted); paired examples are always included.
     #[arg(long, default_value = "PURI", value_name = "LETTERS")]
@@ -81,6 +82,7 @@ pub(in crate::cmd::train) use training::train;
 /// The training itself, on burn.
 #[cfg(feature = "neural")]
 mod training {
+    use crate::flags::Optimizer;
     use std::path::PathBuf;
     use std::time::Instant;
 
@@ -91,7 +93,6 @@ mod training {
         train_aligner,
     };
     use bitext_neural::batch::Bucketing;
-    use bitext_neural::rnn::CellKind;
     use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
 
     use super::{AlignerArgs, ObjectiveArg};
@@ -123,7 +124,7 @@ mod training {
         let (src, tgt) = a.pairs.read()?;
         let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
             (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
                 (src, tgt, vs, vt)
             }
             _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
@@ -135,13 +136,9 @@ mod training {
         if per_kind == 0 {
             bail!("--per-kind must be at least 1");
         }
-        let mut network = AlignerConfig::preset(&a.preset, 1)?;
+        let mut network = AlignerConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
-        network.cell = if a.cell == "gru" {
-            CellKind::Gru
-        } else {
-            CellKind::Lstm
-        };
+        network.cell = a.cell.kind();
         network.r = a.r;
         network.objective = match a.objective {
             ObjectiveArg::Words => Objective::Words,
@@ -155,7 +152,7 @@ mod training {
         };
         let (optimizer, schedule) = (train.train.optimizer, train.train.schedule);
         let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
-        if a.common.optimizer == "adam" && a.common.lr.is_none() {
+        if a.common.optimizer == Optimizer::Adam && a.common.lr.is_none() {
             // The paper's optimiser unless the user asks for another: SGD at 1.0, the rate
             // × 0.8 after an epoch without a better validation loss (or --plateau's halving).
             config.optimizer = optimizer;

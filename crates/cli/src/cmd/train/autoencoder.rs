@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CommonArgs, PairArgs, TextArgs};
+use crate::flags::{Cell, Preset};
 
 /// Arguments of `bitext train autoencoder`.
 #[derive(Debug, Args)]
@@ -25,18 +26,18 @@ pub(crate) struct AutoencoderArgs {
     valid_tgt: Option<PathBuf>,
     /// Network size: paper (embeddings 512, 256 per encoder direction: 512-d vectors),
     /// medium (256/256: 512-d) or small (128/128: 256-d).
-    #[arg(long, default_value = "small")]
-    preset: String,
+    #[arg(long, value_enum, default_value_t = Preset::Small)]
+    preset: Preset,
     /// Recurrent cell.
-    #[arg(long, default_value = "gru", value_parser = ["gru", "lstm"])]
-    cell: String,
+    #[arg(long, value_enum, default_value_t = Cell::Gru)]
+    cell: Cell,
     /// The reverse model: decode the source language (target → source translation and source
     /// autoencoding).
     #[arg(long)]
     reverse: bool,
     /// Softmax candidates while training: the batch's target tokens plus uniform draws up to
     /// this many (default: the preset's); 0 = the full softmax.
-    #[arg(long)]
+    #[arg(long = "softmax-samples", alias = "candidates", value_name = "N")]
     candidates: Option<usize>,
     /// Add each encoder's IDF-weighted bag of its input vectors to its sentence vector
     /// (training starts at the bag of words; not in the paper). Sets the embedding size to
@@ -56,7 +57,7 @@ pub(crate) struct AutoencoderArgs {
     #[arg(long, default_value_t = 20.0)]
     scale: f64,
     /// Margin subtracted from each parallel pair's cosine in the ranking loss.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long = "loss-margin", alias = "margin", default_value_t = 0.2)]
     margin: f64,
     /// Pairs the ranking loss sees per step: the batch's translation pairs topped up with
     /// random training pairs (encoded, not decoded; 0 = the batch's pairs only).
@@ -91,6 +92,7 @@ pub(in crate::cmd::train) use training::train;
 /// The training itself, on burn.
 #[cfg(feature = "neural")]
 mod training {
+    use crate::flags::Optimizer;
     use anyhow::Result;
     use bitext_encode::Side;
     use bitext_neural::autoencoder::{
@@ -98,7 +100,6 @@ mod training {
         train_autoencoder,
     };
     use bitext_neural::batch::Bucketing;
-    use bitext_neural::rnn::CellKind;
     use bitext_tokenize::SequenceConfig;
 
     use super::AutoencoderArgs;
@@ -109,7 +110,7 @@ mod training {
         let (src, tgt) = a.pairs.read()?;
         let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
             (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)))?;
+                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
                 (src, tgt, vs, vt)
             }
             _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
@@ -120,13 +121,9 @@ mod training {
             }
             None => Vec::new(),
         };
-        let mut network = AutoencoderConfig::preset(&a.preset, 1)?;
+        let mut network = AutoencoderConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
-        network.cell = if a.cell == "lstm" {
-            CellKind::Lstm
-        } else {
-            CellKind::Gru
-        };
+        network.cell = a.cell.kind();
         if a.reverse {
             network.decoded = Side::Source;
         }
@@ -146,7 +143,7 @@ mod training {
         };
         let optimizer = train.train.optimizer;
         let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
-        if a.common.optimizer == "adam" && a.common.lr.is_none() {
+        if a.common.optimizer == Optimizer::Adam && a.common.lr.is_none() {
             // The paper's optimiser unless the user asks for another: SGD at 1.0.
             config.optimizer = optimizer;
         }

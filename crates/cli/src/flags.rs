@@ -1,0 +1,105 @@
+//! The CLI's shared vocabulary: the fixed choices every command spells the same way (as clap
+//! `ValueEnum`s, so that `--help` lists them and a typo is refused by name), and the table of
+//! flag concepts that `bitext --help` prints ([`VOCABULARY`]). One concept, one spelling: the
+//! old spellings stay as hidden aliases for one release.
+
+use clap::ValueEnum;
+
+/// Recurrent cell of a neural encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Cell {
+    /// Gated recurrent unit.
+    Gru,
+    /// Long short-term memory.
+    Lstm,
+}
+
+/// Optimiser of a training run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Optimizer {
+    /// Adam.
+    Adam,
+    /// Plain stochastic gradient descent.
+    Sgd,
+}
+
+/// Network size of a neural model family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Preset {
+    /// The paper's sizes.
+    Paper,
+    /// Half the paper's.
+    Medium,
+    /// A quarter: minutes on two cores.
+    Small,
+}
+
+// Read only by the training commands, which need the `neural` feature.
+#[cfg_attr(not(feature = "neural"), allow(dead_code))]
+impl Preset {
+    /// The name the model families' `preset` constructors take.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Preset::Paper => "paper",
+            Preset::Medium => "medium",
+            Preset::Small => "small",
+        }
+    }
+}
+
+/// The burn backend a neural model runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Backend {
+    /// burn's Flex CPU backend (the fastest here).
+    Flex,
+    /// burn-ndarray (CPU).
+    Ndarray,
+    /// wgpu (GPU through Vulkan/Metal; needs the cargo feature `bitext-neural/wgpu`).
+    Wgpu,
+}
+
+impl Backend {
+    /// The name `BackendSpec::parse` takes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Backend::Flex => "flex",
+            Backend::Ndarray => "ndarray",
+            Backend::Wgpu => "wgpu",
+        }
+    }
+}
+
+/// Every flag concept of the CLI, its one spelling, and the old spellings still accepted:
+/// printed by `bitext --help`.
+pub(crate) const VOCABULARY: &str = "\
+Flag vocabulary (one spelling per concept; old spellings are accepted for one release):
+  output file or directory   -o, --output            (was --out)
+  text of one side           --src-text, --tgt-text  (was --src/--tgt, --src-sentences/--tgt-sentences)
+  a TSV of pairs             --input with --src-col, --tgt-col (1-based)
+  embeddings of one side     --src-embeddings, --tgt-embeddings (was --trg-embeddings)
+  word vectors of one side   --src-vec, --tgt-vec;  embed: --vectors; train: --init-vectors, --init-tgt-vectors (was --init-target-vectors)
+  score cut-off              --threshold             (was --min-score, --rho)
+  calibrated cut-off         --min-precision (a precision, not a score)
+  mining margin function     --margin (ratio, distance, absolute, csls)
+  ranking-loss margin        --loss-margin           (was --margin in train)
+  neighbourhood size         -k, --neighborhood; --src-k, --tgt-k
+  negatives                  --negatives N (count); train mlp: --negative-source (was --negatives)
+  candidate pairs (extract)  --pairs all|knn         (was --candidates)
+  softmax samples            --softmax-samples N     (train autoencoder; was --candidates)
+  span candidates (fix)      --spans N               (was --candidates)
+  progress bars off          -q, --quiet
+  threads                    --threads N (0: all cores)
+
+Files: `-` is standard input or output for text and TSV; .gz, .xz and .zst are read and
+written compressed by extension.";
+
+#[cfg(feature = "neural")]
+impl Cell {
+    /// The network's cell.
+    pub(crate) fn kind(self) -> bitext_neural::rnn::CellKind {
+        match self {
+            Cell::Gru => bitext_neural::rnn::CellKind::Gru,
+            Cell::Lstm => bitext_neural::rnn::CellKind::Lstm,
+        }
+    }
+}

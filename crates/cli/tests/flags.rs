@@ -1,0 +1,320 @@
+//! The CLI's flag vocabulary: one spelling per concept, listed by `bitext --help`; the old
+//! spellings still accepted for one release; fixed choices refused by name; `--skip-empty` for
+//! training corpora with empty lines.
+
+mod common;
+use common::{bitext, cli, succeed};
+
+#[test]
+fn help_lists_the_vocabulary() {
+    let (out, _) = succeed(&mut cli!["--help"]);
+    for row in [
+        "Flag vocabulary",
+        "-o, --output",
+        "--src-text, --tgt-text",
+        "--threshold             (was --min-score, --rho)",
+        "--loss-margin",
+        "--pairs all|knn",
+    ] {
+        assert!(out.contains(row), "{row:?} not in:\n{out}");
+    }
+}
+
+/// Runs `args` (which name a missing file): parsing succeeded when the error is not clap's.
+fn parses(args: &[&str]) -> String {
+    let out = bitext().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(
+        !err.contains("Usage:") && !err.contains("unexpected argument"),
+        "{args:?} did not parse: {err}"
+    );
+    err
+}
+
+#[test]
+fn new_spellings_and_old_ones_both_parse() {
+    let d = tempfile::tempdir().unwrap();
+    let m = d.path().join("none.txt");
+    let m = m.to_str().unwrap();
+    let o = d.path().join("out.tsv");
+    let o = o.to_str().unwrap();
+    let pairs: [(Vec<&str>, Vec<&str>); 6] = [
+        (
+            vec![
+                "filter",
+                "--scorer",
+                "cosine",
+                "--input",
+                m,
+                "--threshold",
+                "0.5",
+            ],
+            vec![
+                "filter",
+                "--scorer",
+                "cosine",
+                "--input",
+                m,
+                "--min-score",
+                "0.5",
+            ],
+        ),
+        (
+            vec![
+                "extract",
+                "--scorer",
+                "length-ratio",
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+            ],
+            vec![
+                "extract",
+                "--scorer",
+                "length-ratio",
+                "--src",
+                m,
+                "--trg",
+                m,
+            ],
+        ),
+        (
+            vec![
+                "extract",
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+                "--threshold",
+                "0.3",
+            ],
+            vec!["extract", "--src-text", m, "--tgt-text", m, "--rho", "0.3"],
+        ),
+        (
+            vec![
+                "extract",
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+                "--pairs",
+                "all",
+            ],
+            vec![
+                "extract",
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+                "--candidates",
+                "all",
+            ],
+        ),
+        (
+            vec![
+                "eval",
+                "bucc",
+                "--gold",
+                m,
+                "--mined",
+                m,
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+            ],
+            vec![
+                "eval",
+                "bucc",
+                "--gold",
+                m,
+                "--mined",
+                m,
+                "--src-sentences",
+                m,
+                "--tgt-sentences",
+                m,
+            ],
+        ),
+        (
+            vec![
+                "train",
+                "siamese",
+                "--src-text",
+                m,
+                "--tgt-text",
+                m,
+                "--loss-margin",
+                "0.3",
+                "--init-vectors",
+                m,
+                "--init-tgt-vectors",
+                m,
+            ],
+            vec![
+                "train",
+                "siamese",
+                "--src",
+                m,
+                "--tgt",
+                m,
+                "--margin",
+                "0.3",
+                "--init-vectors",
+                m,
+                "--init-target-vectors",
+                m,
+            ],
+        ),
+    ];
+    for (new, old) in pairs {
+        for args in [new, old] {
+            let mut args = args.clone();
+            if args[0] != "eval" {
+                args.extend(["-o", o]);
+            }
+            parses(&args);
+        }
+    }
+    let more: [Vec<&str>; 4] = [
+        vec![
+            "train",
+            "autoencoder",
+            "--src-text",
+            m,
+            "--tgt-text",
+            m,
+            "--softmax-samples",
+            "8",
+        ],
+        vec![
+            "train",
+            "autoencoder",
+            "--src-text",
+            m,
+            "--tgt-text",
+            m,
+            "--candidates",
+            "8",
+        ],
+        vec![
+            "train",
+            "mlp",
+            "--encoder",
+            m,
+            "--src-text",
+            m,
+            "--tgt-text",
+            m,
+            "--negative-source",
+            "repaired",
+        ],
+        vec![
+            "train",
+            "mlp",
+            "--encoder",
+            m,
+            "--src-text",
+            m,
+            "--tgt-text",
+            m,
+            "--negatives",
+            "repaired",
+        ],
+    ];
+    for mut args in more {
+        args.extend(["--output", o]);
+        parses(&args);
+    }
+    parses(&[
+        "train",
+        "siamese",
+        "--src-text",
+        m,
+        "--tgt-text",
+        m,
+        "--out",
+        o,
+    ]);
+}
+
+#[test]
+fn fixed_choices_are_refused_by_name() {
+    for (args, values) in [
+        (&["train", "siamese", "--cell", "rnn"][..], "gru, lstm"),
+        (
+            &["train", "aligner", "--preset", "huge"][..],
+            "paper, medium, small",
+        ),
+        (
+            &["train", "siamese", "--optimizer", "adagrad"][..],
+            "adam, sgd",
+        ),
+        (&["score", "--backend", "cuda"][..], "flex, ndarray, wgpu"),
+    ] {
+        let out = bitext().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(values),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[cfg(feature = "neural")]
+#[test]
+fn training_skips_empty_pairs_when_asked_and_says_which() {
+    let d = tempfile::tempdir().unwrap();
+    let (mut src, mut tgt) = (String::new(), String::new());
+    for k in 0..24 {
+        let (a, b) = match k {
+            3 => (String::new(), "b1 b2".to_string()),
+            7 => ("a1 a2".to_string(), "  ".to_string()),
+            _ => (
+                format!("a{} a{}", k % 5, k % 7),
+                format!("b{} b{}", k % 7, k % 5),
+            ),
+        };
+        src.push_str(&format!("{a}\n"));
+        tgt.push_str(&format!("{b}\n"));
+    }
+    let write = |name: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let (s, t) = (write("src.txt", &src), write("tgt.txt", &tgt));
+    let train = |extra: &[&str], out: &std::path::Path| {
+        bitext()
+            .args(["train", "siamese", "--src-text"])
+            .arg(&s)
+            .arg("--tgt-text")
+            .arg(&t)
+            .args([
+                "--epochs",
+                "1",
+                "--min-count",
+                "1",
+                "--valid-fraction",
+                "0.2",
+                "-q",
+            ])
+            .args(extra)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let out = train(&[], &d.path().join("m1"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("src.txt:4"), "{err}");
+    let out = train(&["--skip-empty"], &d.path().join("m2"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("skipped 2 pairs with an empty side (lines 4, 8); 22 kept"),
+        "{err}"
+    );
+}
