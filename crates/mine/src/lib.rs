@@ -34,6 +34,7 @@
 //! # }
 //! ```
 
+pub mod docalign;
 mod error;
 mod extract;
 pub mod filter;

@@ -8,6 +8,7 @@
 //! | NumPy `.npy` 2-D arrays | [`npy`] |
 //! | memory-mapped raw / `.npy` embeddings | [`crate::MappedEmbeddings`] |
 //! | BUCC sentence and gold files | [`bucc`] |
+//! | sentence alignments of documents (vecalign's beads) | [`beads`] |
 //! | plain and line-parallel text | [`text`] |
 //! | mined pairs `score<TAB>src<TAB>tgt` and bicleaner-style TSV | [`tsv`] |
 //! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
@@ -18,6 +19,7 @@
 //! `.gz`, `.xz` and `.zst` files are (de)compressed by extension, in every text reader
 //! ([`LineReader::open`]) and text writer ([`AtomicFile::create_text`]).
 
+pub mod beads;
 pub mod bucc;
 pub mod npy;
 pub mod proto;
