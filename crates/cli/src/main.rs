@@ -35,6 +35,10 @@ enum Command {
     /// Embed sentences: bag-of-words encoder (mean of bilingual word vectors), a trained model,
     /// or a pretrained ONNX graph (`--encoder onnx:FILE`).
     Embed(Box<cmd::embed::EmbedArgs>),
+    /// Align the sentences of documents that translate each other, in order (vecalign's
+    /// method, any encoder): beads of up to 4 sentences, deletions, long documents coarse to
+    /// fine.
+    AlignDocs(Box<cmd::align_docs::AlignDocsArgs>),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
     /// Run steps of a sharded mining plan (`bitext mine --shards N --work-dir DIR --plan-only`
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Embed(a) => cmd::embed::run(&a),
+        Command::AlignDocs(a) => cmd::align_docs::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
         Command::MineStep(a) => cmd::mine_step::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),

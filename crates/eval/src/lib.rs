@@ -15,6 +15,7 @@
 //! - [`noisy`]: the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): P/R/F1 of a pair
 //!   scorer over the Cartesian product of held-out pairs with a ratio of targets replaced.
 //! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
+//! - [`beads`]: strict and lax bead P/R/F1 of document alignments (vecalign's `score.py`).
 //! - [`word`]: word-translation P/R/F1/accuracy against a many-to-many lexicon (Zhang et al.
 //!   2016), and the lexicon reader.
 //!
@@ -29,6 +30,7 @@
 //! ```
 
 pub mod alignment;
+pub mod beads;
 pub mod bucc;
 pub mod calibration;
 mod error;

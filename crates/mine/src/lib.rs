@@ -21,6 +21,9 @@
 //! - [`filter`]: score aligned pairs and keep the best within a line or word budget (Kim et al.
 //!   2019, §4.2), writing bicleaner-style TSV.
 //! - [`extract`]: classifier extraction — score candidates, keep `score >= ρ`, one-to-one.
+//! - [`docalign`]: sentence alignment inside two documents that translate each other, in order
+//!   (vecalign, Thompson & Koehn 2019): beads of up to `max_size` sentences and deletions over
+//!   overlap embeddings, coarse to fine in near-linear time.
 //!
 //! ```
 //! use bitext_mine::{Retrieval, ScoredCandidates, ScoredPair, retrieve};

@@ -9,6 +9,7 @@ mod autoencoder;
 mod bucc_bow;
 mod calibrate;
 mod data;
+mod docalign;
 mod filter;
 mod lexical;
 mod neural;
@@ -106,6 +107,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "onnx",
         "a pretrained encoder run by bitext: USE-Multilingual's ONNX graph through ONNX Runtime; newsdev F1, Tatoeba, vectors against usem_onnx.py",
         onnx::run,
+    ),
+    (
+        "docalign",
+        "sentence alignment inside parallel documents (vecalign's method) on Bleualign's de-fr dev document: strict/lax bead F1, bag of subwords and USE-M",
+        docalign::run,
     ),
     (
         "aligner",

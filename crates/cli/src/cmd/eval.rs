@@ -17,6 +17,44 @@ pub(crate) enum EvalCommand {
     /// Precision, recall and F1 of mined pairs (`score<TAB>src_id<TAB>tgt_id`) against a BUCC
     /// gold file; without --threshold, also the F1-optimal threshold.
     Bucc(BuccArgs),
+    /// Sentence alignments of documents (`bitext align-docs`, vecalign) against gold beads:
+    /// strict and lax precision, recall and F1, counted as vecalign's `score.py` counts them.
+    Beads(BeadsArgs),
+}
+
+/// Arguments of `bitext eval beads`.
+#[derive(Debug, Args)]
+pub(crate) struct BeadsArgs {
+    /// Gold beads in vecalign's format (`[0]:[0, 1]` a line), one file per document.
+    #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
+    gold: Vec<PathBuf>,
+    /// Test beads, one file per document, in the order of --gold.
+    #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
+    test: Vec<PathBuf>,
+}
+
+fn beads(a: &BeadsArgs) -> Result<()> {
+    use bitext_core::io::beads::read_beads;
+    use bitext_eval::beads::BeadCounts;
+    if a.gold.len() != a.test.len() {
+        bail!(
+            "{} gold files but {} test files: give one test file per gold file",
+            a.gold.len(),
+            a.test.len()
+        );
+    }
+    let mut total = BeadCounts::default();
+    for (g, t) in a.gold.iter().zip(&a.test) {
+        total.add(&BeadCounts::of(&read_beads(g)?, &read_beads(t)?));
+    }
+    for (name, p) in [("strict", total.strict()), ("lax", total.lax())] {
+        println!(
+            "{name}: P {:.4} R {:.4} F1 {:.4} ({} test beads, {} gold beads that are not \
+             deletions)",
+            p.precision, p.recall, p.f1, total.predicted, total.relevant
+        );
+    }
+    Ok(())
 }
 
 /// Arguments of `bitext eval bucc`.
@@ -57,6 +95,7 @@ pub(crate) struct BuccArgs {
 pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
     match cmd {
         EvalCommand::Bucc(a) => bucc(&a),
+        EvalCommand::Beads(a) => beads(&a),
     }
 }
 

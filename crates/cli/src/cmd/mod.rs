@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod align_docs;
 pub(crate) mod calibrate;
 pub(crate) mod embed;
 pub(crate) mod emd;
