@@ -132,6 +132,8 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
     succeed(&mut cli![
         "align-docs",
         "-q",
+        "--jobs",
+        "2",
         "--docs",
         &list,
         "--encoder",

@@ -62,6 +62,10 @@ pub(crate) struct AlignDocsArgs {
     /// first and refined around the coarse path.
     #[arg(long, default_value_t = 300, value_name = "N")]
     max_full_dp: usize,
+    /// Document pairs of --docs aligned side by side (0: one per core). Each pair's result
+    /// is the same whatever this is.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    jobs: usize,
     /// No summary lines.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -179,9 +183,15 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
     };
     super::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;
     let enc = crate::cmd::embed::sentence_encoder(&a.encoder)?;
-    for (s, t, o) in &jobs {
-        let p = a.pairs_output.then(|| pairs_path(o));
-        align_pair(a, enc.as_ref(), (s, t), o, p.as_deref())?;
-    }
-    Ok(())
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.jobs)
+        .build()
+        .context("starting the --jobs threads")?;
+    pool.install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter().try_for_each(|(s, t, o)| {
+            let p = a.pairs_output.then(|| pairs_path(o));
+            align_pair(a, enc.as_ref(), (s, t), o, p.as_deref()).map(drop)
+        })
+    })
 }
