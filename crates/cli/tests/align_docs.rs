@@ -108,6 +108,39 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         stdout.contains("strict: P 1.0000 R 1.0000 F1 1.0000"),
         "{stdout}"
     );
+    // Bead scores labelled against a gold that differs, then calibrated.
+    let other_gold = write(
+        d.path(),
+        "other_gold",
+        "[0]:[0]\n[1]:[1]\n[2]:[2]\n[]:[3]\n[3]:[4]\n[]:[5]\n[4]:[6]\n[5]:[7]\n",
+    );
+    let labels = d.path().join("labels.tsv");
+    succeed(&mut cli![
+        "eval",
+        "beads",
+        "--gold",
+        &other_gold,
+        "--test",
+        &out,
+        "--labels-output",
+        &labels
+    ]);
+    let text = std::fs::read_to_string(&labels).unwrap();
+    assert_eq!(text.lines().count(), 7, "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.split('\t').nth(1) == Some("1"))
+            .count(),
+        6
+    );
+    assert!(text.lines().any(|l| l.ends_with("\t0\t2\t2,3")), "{text}");
+    let cal = d.path().join("beads.cal.json");
+    succeed(&mut cli!["calibrate", "--scores", &labels, "-o", &cal]);
+    assert!(
+        std::fs::read_to_string(&cal)
+            .unwrap()
+            .contains("\"positives\": 6")
+    );
     let other = write(
         d.path(),
         "other",

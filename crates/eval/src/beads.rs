@@ -67,6 +67,19 @@ fn hits(gold: &[Key], test: &[Key]) -> (usize, usize, usize) {
     (strict, lax, n)
 }
 
+/// For each test bead, whether the gold has exactly it (a strict hit): the labels that make a
+/// document aligner's bead scores calibratable (`bitext calibrate`).
+#[must_use]
+pub fn strict_labels(gold: &[Bead], test: &[Bead]) -> Vec<bool> {
+    let exact: HashSet<(&[usize], &[usize])> = gold
+        .iter()
+        .map(|b| (b.src.as_slice(), b.tgt.as_slice()))
+        .collect();
+    test.iter()
+        .map(|b| exact.contains(&(b.src.as_slice(), b.tgt.as_slice())))
+        .collect()
+}
+
 impl BeadCounts {
     /// The counts of one document's `test` beads against its `gold` beads.
     #[must_use]
@@ -171,5 +184,6 @@ mod tests {
         total.add(&c);
         assert_eq!(total.predicted, 8);
         assert_eq!(BeadCounts::default().strict().f1, 0.0);
+        assert_eq!(strict_labels(&gold, &test), [true, false, false, false]);
     }
 }

@@ -31,6 +31,12 @@ pub(crate) struct BeadsArgs {
     /// Test beads, one file per document, in the order of --gold.
     #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
     test: Vec<PathBuf>,
+    /// Also write every test bead as `score<TAB>label<TAB>source<TAB>target`: the score minus
+    /// the bead's cost (higher is better), the label 1 when the gold has exactly the bead:
+    /// the input of `bitext calibrate --scores`, which maps bead scores to the probability
+    /// that a bead is right.
+    #[arg(long, value_name = "FILE")]
+    labels_output: Option<PathBuf>,
 }
 
 fn beads(a: &BeadsArgs) -> Result<()> {
@@ -43,9 +49,38 @@ fn beads(a: &BeadsArgs) -> Result<()> {
             a.test.len()
         );
     }
+    super::check_outputs([a.labels_output.as_deref()])?;
     let mut total = BeadCounts::default();
+    let mut labelled = String::new();
     for (g, t) in a.gold.iter().zip(&a.test) {
-        total.add(&BeadCounts::of(&read_beads(g)?, &read_beads(t)?));
+        let (gold, test) = (read_beads(g)?, read_beads(t)?);
+        total.add(&BeadCounts::of(&gold, &test));
+        if a.labels_output.is_some() {
+            let labels = bitext_eval::beads::strict_labels(&gold, &test);
+            for (b, ok) in test.iter().zip(labels) {
+                let Some(cost) = b.cost else {
+                    bail!(
+                        "{}: beads without a cost cannot be labelled for calibration",
+                        t.display()
+                    );
+                };
+                let ids =
+                    |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+                labelled.push_str(&format!(
+                    "{}\t{}\t{}\t{}\n",
+                    -cost,
+                    u8::from(ok),
+                    ids(&b.src),
+                    ids(&b.tgt)
+                ));
+            }
+        }
+    }
+    if let Some(p) = &a.labels_output {
+        use std::io::Write as _;
+        let mut f = bitext_core::io::AtomicFile::create_text(p)?;
+        f.write_all(labelled.as_bytes()).map_err(|e| f.err(e))?;
+        f.commit()?;
     }
     for (name, p) in [("strict", total.strict()), ("lax", total.lax())] {
         println!(
