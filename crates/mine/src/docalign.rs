@@ -177,6 +177,29 @@ impl Overlaps {
         })
     }
 
+    /// The overlaps of the document `sentences` ([`overlap_texts`]), embedded by `encoder` as
+    /// `side`: the one way the CLI and the evaluations make them.
+    ///
+    /// # Errors
+    /// The encoder's errors; as [`Overlaps::new`].
+    pub fn encode<S: AsRef<str>>(
+        encoder: &dyn bitext_encode::SentenceEncoder,
+        side: bitext_encode::Side,
+        sentences: &[S],
+        layers: usize,
+    ) -> Result<Self> {
+        let layers = overlap_texts(sentences, layers)
+            .iter()
+            .map(|texts| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                encoder
+                    .encode(side, &refs)
+                    .map_err(|e| Error::Invalid(format!("embedding overlaps: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Overlaps::new(layers)
+    }
+
     /// Sentences in the document.
     #[must_use]
     pub fn len(&self) -> usize {

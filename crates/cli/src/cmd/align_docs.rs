@@ -10,7 +10,7 @@ use bitext_core::io::AtomicFile;
 use bitext_core::io::beads::{Bead, write_beads};
 use bitext_core::io::text::{EmptyLines, read_lines};
 use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
-use bitext_mine::docalign::{DocAlignConfig, Overlaps, align_documents, overlap_texts};
+use bitext_mine::docalign::{DocAlignConfig, Overlaps, align_documents};
 use clap::Args;
 
 /// Arguments of `bitext align-docs`.
@@ -71,25 +71,6 @@ pub(crate) struct AlignDocsArgs {
     quiet: bool,
 }
 
-/// The overlap embeddings of one document.
-fn overlaps(
-    enc: &dyn SentenceEncoder,
-    side: Side,
-    sentences: &[String],
-    layers: usize,
-    path: &Path,
-) -> Result<Overlaps> {
-    let layers = overlap_texts(sentences, layers)
-        .iter()
-        .map(|texts| {
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            enc.encode(side, &refs)
-                .with_context(|| format!("embedding the sentences of {}", path.display()))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Overlaps::new(layers)?)
-}
-
 /// Align one document pair and write its outputs.
 fn align_pair(
     a: &AlignDocsArgs,
@@ -111,8 +92,10 @@ fn align_pair(
     let t = read_lines(tgt, EmptyLines::Keep)?;
     let layers = c.max_size - 1;
     let (os, ot) = (
-        overlaps(enc, Side::Source, &s, layers, src)?,
-        overlaps(enc, Side::Target, &t, layers, tgt)?,
+        Overlaps::encode(enc, Side::Source, &s, layers)
+            .with_context(|| format!("embedding the sentences of {}", src.display()))?,
+        Overlaps::encode(enc, Side::Target, &t, layers)
+            .with_context(|| format!("embedding the sentences of {}", tgt.display()))?,
     );
     let beads = align_documents(&os, &ot, &c)
         .with_context(|| format!("aligning {} with {}", src.display(), tgt.display()))?;
