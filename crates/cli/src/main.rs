@@ -4,11 +4,12 @@
 mod cmd;
 mod index;
 mod input;
+mod recipe;
 mod rows;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod flags;
 
@@ -25,6 +26,12 @@ mod flags;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Take flags from a recipe: a JSON object of this command's flags by long name, in
+    /// sections of your choosing; flags on the command line win; relative paths are from the
+    /// recipe's directory (committed examples in `recipes/`).
+    // Replaced by the recipe's flags before parsing (`recipe::expand`); here for `--help`.
+    #[arg(long, global = true, value_name = "FILE")]
+    recipe: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -83,7 +90,14 @@ enum Command {
 
 fn main() -> ExitCode {
     // Process-wide settings (the allocator's) are made by the commands that need them.
-    let cli = Cli::parse();
+    let argv = match recipe::expand(&Cli::command(), std::env::args_os().collect()) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Embed(a) => cmd::embed::run(&a),

@@ -580,7 +580,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     super::neural_mining::noisy_cosine(ctx, &enc, "(d) ", &mut md)?;
     if inputs.kind == "pieces" {
         let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
-        super::neural::pieces_bow_bar(ctx, &b, &data, &mut md)?;
+        let (tde, ten, _) = training_pairs(ctx, &data)?;
+        super::neural::pieces_bow_bar(ctx, &b, (&tde, &ten), &mut md)?;
     }
     super::neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)

@@ -16,6 +16,7 @@ mod neural;
 mod neural_mining;
 mod neural_mlp;
 mod onnx;
+mod recipe;
 mod tokenize;
 mod word;
 

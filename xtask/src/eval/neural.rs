@@ -1,24 +1,10 @@
-//! Evaluation `neural`: train the siamese BiGRU classifier (Grégoire & Langlais 2018) on the
-//! shared de-en training data (gettext + WMT sample) on this CPU within a time budget, then
+//! Evaluation `neural`: train the siamese BiGRU (Grégoire & Langlais 2018) from its committed
+//! recipe `recipes/siamese-news.json` with `bitext train siamese` (the `recipe` module), then
 //! measure it on held-out news and Tatoeba: the paper's noisy-parallel protocol, BUCC-style
-//! extraction, Tatoeba P@1, and an MLP similarity (Kim et al. 2019) on the encoder's vectors.
-//!
-//! Environment knobs (defaults after the colon): `BITEXT_EVAL_NEURAL_MINUTES` training budget:
-//! 28 (the whole evaluation then stays near 30), `BITEXT_EVAL_NEURAL_PRESET` network: small,
-//! `BITEXT_EVAL_NEURAL_NEGATIVES`: 3, `BITEXT_EVAL_NEURAL_INIT` embedding table: `words`
-//! (bilingual word vectors `bwe/usem.{de,en}.vec`, projected to the preset's width), `pieces`
-//! (the 128k sentencepiece model's pieces with `bwe/usem.spm128k.vec`) or `random`,
-//! `BITEXT_EVAL_NEURAL_FREEZE=1` keep the initialised table fixed,
-//! `BITEXT_EVAL_NEURAL_OBJECTIVE`: `classifier` (the paper's) or `ranking` (in-batch
-//! translation ranking, `BITEXT_EVAL_NEURAL_SCALE`: 20, `BITEXT_EVAL_NEURAL_MARGIN`: 0.2),
-//! `BITEXT_EVAL_NEURAL_POOLING`: `last` or `max`, `BITEXT_EVAL_NEURAL_BAG=1` add the IDF bag of
-//! the input vectors to the sentence vector (the embedding size then defaults to the vectors'
-//! width, 512), `BITEXT_EVAL_NEURAL_EMB` embedding size instead of the preset's,
-//! `BITEXT_EVAL_NEURAL_DATA`: `all` (gettext + WMT) or `wmt` (the WMT sample only),
-//! `BITEXT_EVAL_NEURAL_DROPOUT_IN` dropout on the input vectors (0 with a bag, else the
-//! preset's),
-//! `BITEXT_EVAL_NEURAL_REUSE=1` reuse a model trained by an earlier run, `BITEXT_EVAL_OUT`
-//! where models go: `target/eval`.
+//! extraction, Tatoeba P@1, alignment recovery, and an MLP similarity (Kim et al. 2019) on the
+//! encoder's vectors. Variants are recipes: `BITEXT_EVAL_RECIPES=DIR` reads them from another
+//! directory, `BITEXT_EVAL_REUSE=1` reuses a model trained from the same recipe, and
+//! `BITEXT_EVAL_OUT` says where models go (`target/eval`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -29,21 +15,15 @@ use bitext::core::Rng;
 use bitext::core::io::text::EmptyLines;
 use bitext::core::io::tsv::BitextTsvReader;
 use bitext::eval::noisy::NoisyParallel;
-use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::batch::Bucketing;
-use bitext_neural::pretrained::VectorsInit;
-use bitext_neural::siamese::{
-    Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
-    split_indices, train_siamese,
-};
-use bitext_neural::text::WordVocabConfig;
-use bitext_neural::train::{LrSchedule, TrainConfig, TrainerState};
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::siamese::{Pooling, SiameseEncoder};
+use bitext_neural::train::TrainerState;
 
-use super::Ctx;
 pub(super) use super::neural_mining::{
     Bucc, greedy_all_pairs, greedy_best, margin_mining, pieces_bow_bar, read_bucc,
 };
 use super::neural_mlp;
+use super::{Ctx, recipe};
 
 pub(super) fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -106,224 +86,63 @@ pub(super) fn rho(t: f64) -> String {
     }
 }
 
-fn train(ctx: &Ctx, md: &mut String) -> Result<SiameseEncoder> {
-    let dir = out_dir("siamese");
-    let minutes: f64 = env("BITEXT_EVAL_NEURAL_MINUTES", 28.0);
-    let preset: String = env("BITEXT_EVAL_NEURAL_PRESET", "small".to_string());
-    // Not the paper's 7 (the library's default): with 3, the 28 minutes cover four epochs
-    // instead of less than one, and every number of this evaluation doubled (EVALUATION.md).
-    let negatives: usize = env("BITEXT_EVAL_NEURAL_NEGATIVES", 3);
-    let report = dir.join("eval-training.md");
-    if env("BITEXT_EVAL_NEURAL_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
-        let earlier = std::fs::read_to_string(&report).unwrap_or_default();
-        let earlier = earlier.trim();
-        writeln!(
-            md,
-            "Model reused from an earlier run of this evaluation (`BITEXT_EVAL_NEURAL_REUSE=1`, \
-             `{}`){}\n\n{earlier}\n",
-            dir.display(),
-            if earlier.is_empty() {
-                "."
-            } else {
-                "; its training:"
-            }
-        )?;
-        return Ok(SiameseEncoder::load(&dir, BackendSpec::Flex)?);
-    }
-    let start = md.len();
-    let _ = std::fs::remove_dir_all(&dir);
-    let data: String = env("BITEXT_EVAL_NEURAL_DATA", "all".to_string());
-    let (de, en, what) = training_pairs(ctx, &data)?;
-    let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
-    let pick = |v: &[String], idx: &[usize]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
-    let (tde, ten, vde, ven) = (
-        pick(&de, &tr),
-        pick(&en, &tr),
-        pick(&de, &va),
-        pick(&en, &va),
-    );
-    let mut train = SiameseTrainConfig::paper(17);
-    train.negatives = negatives;
-    let objective: String = env("BITEXT_EVAL_NEURAL_OBJECTIVE", "classifier".to_string());
-    train.objective = match objective.as_str() {
-        "classifier" => Objective::Classifier,
-        "ranking" => Objective::Ranking {
-            scale: env("BITEXT_EVAL_NEURAL_SCALE", 20.0),
-            margin: env("BITEXT_EVAL_NEURAL_MARGIN", 0.2),
-        },
-        other => {
-            anyhow::bail!("BITEXT_EVAL_NEURAL_OBJECTIVE={other}: expected classifier or ranking")
-        }
-    };
-    train.batching = Bucketing {
-        max_items: 128,
-        max_tokens: 128 * 80,
-    };
-    train.train = TrainConfig {
-        epochs: 50,
-        clip_norm: Some(5.0),
-        patience: Some(3),
-        schedule: LrSchedule::Plateau { factor: 0.5 },
-        time_limit_secs: Some(minutes * 60.0),
-        progress: true,
-        threads: Threads(0),
-        ..TrainConfig::new(50, 1e-3, 17)
-    };
-    let init_kind: String = env("BITEXT_EVAL_NEURAL_INIT", "words".to_string());
-    let init = match init_kind.as_str() {
-        "words" => Some(VectorsInit {
-            source: ctx.path("bwe/usem.de.vec"),
-            target: Some(ctx.path("bwe/usem.en.vec")),
-            max_words: None,
-        }),
-        "pieces" => Some(VectorsInit {
-            source: ctx.path("bwe/usem.spm128k.vec"),
-            target: None,
-            max_words: None,
-        }),
-        "random" => None,
-        other => {
-            anyhow::bail!("BITEXT_EVAL_NEURAL_INIT={other}: expected words, pieces or random")
-        }
-    };
-    let spm = (init_kind == "pieces").then(|| ctx.path("spm/use-multilingual-v3-128k.model"));
-    let mut network = SiameseConfig::preset(&preset, 1)?;
-    network.frozen_embeddings = init.is_some() && env("BITEXT_EVAL_NEURAL_FREEZE", 0u8) == 1;
-    network.bag = env("BITEXT_EVAL_NEURAL_BAG", 0u8) == 1;
-    network.pooling = match env("BITEXT_EVAL_NEURAL_POOLING", "last".to_string()).as_str() {
-        "last" => Pooling::Last,
-        "max" => Pooling::Max,
-        other => anyhow::bail!("BITEXT_EVAL_NEURAL_POOLING={other}: expected last or max"),
-    };
-    network.emb_dim = env(
-        "BITEXT_EVAL_NEURAL_EMB",
-        if network.bag && init.is_some() {
-            512
-        } else {
-            network.emb_dim
-        },
-    );
-    // Dropout on the input vectors would blur the bag the network adds to its states.
-    network.dropout_input = env(
-        "BITEXT_EVAL_NEURAL_DROPOUT_IN",
-        if network.bag {
-            0.0
-        } else {
-            network.dropout_input
-        },
-    );
-    let vocab = WordVocabConfig {
-        joint: true,
-        min_count: 2,
-        max_size: Some(40_000),
-        ..WordVocabConfig::default()
-    };
-    let job = SiameseTextTraining {
-        src: &tde,
-        tgt: &ten,
-        valid: Some((&vde, &ven)),
-        network,
-        train: train.clone(),
-        vocab: vocab.clone(),
-        spm: spm.clone(),
-        init,
-    };
-    let t0 = Instant::now();
-    let trained = train_siamese(&job, &dir, false).context("training the siamese classifier")?;
-    let secs = t0.elapsed().as_secs_f64();
-    writeln!(
-        md,
-        "**Training.** {what} (de → en), 1% held out for validation ({} pairs); {} pairs \
-         dropped for an empty side. {}: {} tokens. Network preset `{preset}` \
-         (embeddings {}, GRU {} per direction, {} \
-         hidden units, dropout {}/{}), {}, Adam {} with the learning rate halved when \
-         validation loss stalls, batches of ≤ 128 pairs, global-norm clipping at 5, {} min \
-         budget: **{:.1} min** of training on {} threads.\n",
-        va.len(),
-        trained.dropped_pairs,
-        if spm.is_some() {
-            "Tokens: the pieces of `spm/use-multilingual-v3-128k.model` (HTML entities decoded \
-             first)"
-                .to_string()
-        } else {
-            format!(
-                "Joint lowercased word vocabulary (bitext-tokenize `WordLevel`, min count {}, at \
-                 most {} tokens)",
-                vocab.min_count,
-                vocab.max_size.unwrap_or(0)
-            )
-        },
-        trained.vocab_sizes.0,
-        network.emb_dim,
-        network.hidden,
-        network.ff,
-        network.dropout_input,
-        network.dropout_output,
-        match train.objective {
-            Objective::Classifier => {
-                format!("{negatives} random negatives per pair resampled every epoch")
-            }
-            Objective::Ranking { .. } => "parallel pairs only in every batch".to_string(),
-        },
-        train.train.optimizer.lr(),
-        minutes,
-        secs / 60.0,
-        Threads::available(),
+/// The committed recipe of this section (`recipes/`).
+const RECIPE: &str = "siamese-news.json";
+
+/// The recipe's training pairs (its `data.src-text` and `data.tgt-text`; pairs with an empty
+/// side left out, as its `skip-empty` does).
+pub(super) fn recipe_pairs(
+    ctx: &Ctx,
+    json: &serde_json::Value,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (src, tgt) = bitext::core::io::text::read_parallel(
+        recipe::data_path(ctx, json, "src-text")?,
+        recipe::data_path(ctx, json, "tgt-text")?,
+        EmptyLines::Keep,
     )?;
+    Ok(src
+        .into_iter()
+        .zip(tgt)
+        .filter(|(s, t)| !s.trim().is_empty() && !t.trim().is_empty())
+        .unzip())
+}
+
+/// Train the siamese encoder from its recipe with `bitext train siamese`, and describe it.
+fn train(ctx: &Ctx, md: &mut String) -> Result<(SiameseEncoder, recipe::Trained)> {
+    let trained = recipe::train(ctx, "siamese", RECIPE, &[], &out_dir("siamese"))
+        .context("training the siamese encoder")?;
+    trained.describe(md)?;
+    let enc = SiameseEncoder::load(&trained.dir, BackendSpec::Flex)?;
+    let net = &enc.description().network;
     writeln!(
         md,
-        "**Objective** `{objective}`{}; sentence vector: {} of the GRU states{}; data \
-         `BITEXT_EVAL_NEURAL_DATA={data}`.\n",
-        match train.objective {
-            Objective::Classifier => String::new(),
-            Objective::Ranking { scale, margin } => format!(
-                " (in-batch translation ranking, scale {scale}, margin {margin}; the matching \
-                 head trained beside it on each pair and its {negatives} most similar in-batch \
-                 negatives)"
-            ),
+        "The network: embeddings {} ({} tokens, {}), GRU {} per direction, {} hidden units, \
+         dropout {}/{}, sentence vector: {}{}.\n",
+        net.emb_dim,
+        net.src_vocab,
+        if net.frozen_embeddings {
+            "fixed"
+        } else {
+            "trained"
         },
-        match network.pooling {
+        net.hidden,
+        net.ff,
+        net.dropout_input,
+        net.dropout_output,
+        match net.pooling {
             Pooling::Last => "the last states",
-            Pooling::Max => "the maximum over positions",
+            Pooling::Max => "the maximum over positions of the states",
         },
-        if network.bag {
-            format!(
-                ", projected to {} dimensions and added to the IDF-weighted mean of the \
-                 sentence's input vectors (IDF over the training sentences; the projection \
-                 starts at zero, so the untrained network is that bag of words)",
-                network.emb_dim
-            )
+        if net.bag {
+            ", projected and added to the IDF-weighted mean of the sentence's input vectors \
+             (IDF over the training sentences; the projection starts at zero, so the untrained \
+             network is that bag of words)"
         } else {
-            String::new()
+            ""
         }
     )?;
-    match &trained.init {
-        Some(r) => writeln!(
-            md,
-            "**Embedding table initialised** from {} (bitext-neural `pretrained`; \
-             `BITEXT_EVAL_NEURAL_INIT={init_kind}`), {}: {r}.\n",
-            if spm.is_some() {
-                "the subword vectors `bwe/usem.spm128k.vec`, the tokenizer being the 128k \
-                 sentencepiece model whose pieces key them (instead of the word vocabulary \
-                 above)"
-            } else {
-                "the bilingual word vectors `bwe/usem.de.vec` then `bwe/usem.en.vec`"
-            },
-            if network.frozen_embeddings {
-                "kept fixed during training"
-            } else {
-                "trained with the rest"
-            }
-        )?,
-        None => writeln!(
-            md,
-            "**Embedding table drawn at random** (`BITEXT_EVAL_NEURAL_INIT=random`).\n"
-        )?,
-    }
-    history(md, &trained.fitted.state)?;
-    std::fs::write(&report, &md[start..])
-        .with_context(|| format!("writing {}", report.display()))?;
-    Ok(SiameseEncoder::load(&dir, BackendSpec::Flex)?)
+    history(md, &trained.state)?;
+    Ok((enc, trained))
 }
 
 fn history(md: &mut String, state: &TrainerState) -> Result<()> {
@@ -543,15 +362,17 @@ fn bucc(bucc: &Bucc, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut md = String::new();
-    let enc = train(ctx, &mut md)?;
+    let (enc, trained) = train(ctx, &mut md)?;
     noisy(ctx, &enc, &mut md)?;
     let b = read_bucc(ctx)?;
     bucc(&b, &enc, &mut md)?;
     tatoeba(ctx, &enc, &mut md)?;
     recovery(ctx, &enc, &mut md)?;
-    if env("BITEXT_EVAL_NEURAL_INIT", "words".to_string()) == "pieces" {
-        let data: String = env("BITEXT_EVAL_NEURAL_DATA", "all".to_string());
-        pieces_bow_bar(ctx, &b, &data, &mut md)?;
+    if recipe::value(ctx, &trained.json, "initialisation", "init-vectors")
+        .is_some_and(|v| v.ends_with("usem.spm128k.vec"))
+    {
+        let (de, en) = recipe_pairs(ctx, &trained.json)?;
+        pieces_bow_bar(ctx, &b, (&de, &en), &mut md)?;
     }
     neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;
     Ok(md)

@@ -18,7 +18,6 @@ use bitext::similarity::PairScorer;
 use bitext_neural::spec::CosineScorer;
 
 use super::Ctx;
-use super::neural::training_pairs;
 
 /// BUCC-style newsdev: sentence vectors of both sides and the gold pairs as indices.
 pub(super) struct Bucc {
@@ -133,9 +132,13 @@ pub(super) fn margin_mining(
 /// over the same vectors and pieces (`bucc_bow`'s encoder), with IDF over the evaluated
 /// sentences themselves (as the `bucc_bow` section) and over the training sentences (the
 /// weights a network with a bag of words starts from), mined and recovered like the model.
-pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String) -> Result<()> {
+pub(super) fn pieces_bow_bar(
+    ctx: &Ctx,
+    bucc: &Bucc,
+    (tde, ten): (&[String], &[String]),
+    md: &mut String,
+) -> Result<()> {
     use bitext::similarity::MarginFunction;
-    let (tde, ten, _) = training_pairs(ctx, data)?;
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     writeln!(
         md,
@@ -153,7 +156,7 @@ pub(super) fn pieces_bow_bar(ctx: &Ctx, bucc: &Bucc, data: &str, md: &mut String
             .tfidf(src, tgt)
             .build()?)
     };
-    let on_training = on_evaluated(&tde, &ten)?;
+    let on_training = on_evaluated(tde, ten)?;
     for (name, newsdev, recovery) in [
         (
             "evaluated sentences",
