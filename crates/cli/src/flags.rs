@@ -89,6 +89,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   span candidates (fix)      --spans N               (was --candidates)
   progress bars off          -q, --quiet
   threads                    --threads N (0: all cores)
+  flags from a file          --recipe FILE (JSON: {\"section\": {\"flag\": value}}; the command line wins)
 
 Files: `-` is standard input or output for text and TSV; .gz, .xz and .zst are read and
 written compressed by extension.";

@@ -19,16 +19,16 @@
 //! # }
 //! ```
 
-use bitext_core::EmbeddingsView;
-use bitext_knn::{IndexSpec, NeighborPair, Progress};
+use bitext_core::{Embeddings, EmbeddingsView, HalfView};
+use bitext_knn::{ExactIndex, IndexSpec, Metric, NeighborPair, Progress, Stage};
 use bitext_similarity::{Margin, MarginScorer};
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::miner::Miner;
 use crate::pairs::ScoredPair;
 use crate::retrieval::ScoredCandidates;
-use crate::unit::UnitRows;
+use crate::unit::{UnitRows, check_unit};
 
 /// Everything margin mining needs besides the two matrices: the [`Miner`] (margin, retrieval,
 /// threshold, one-to-one, top-N), the kNN search ([`IndexSpec`]: `exact` searches both ways in
@@ -108,6 +108,75 @@ impl MineSpec {
     ) -> Result<Vec<ScoredPair>> {
         self.neighbourhoods(src, trg, progress)?.pairs()
     }
+
+    /// Mine `src` against a target of binary16 rows searched as they are (a memory-mapped
+    /// fp16 file, `bitext_core::MappedHalf`): the target is never widened as a whole, only
+    /// checked block by block and scanned. The pairs are [`MineSpec::mine`]'s over the widened
+    /// target; the neighbour lists (with the search's certification) come back beside them.
+    /// Exact index only (a faiss index copies its vectors anyway); progress counts source rows
+    /// ([`Stage::Bidirectional`]).
+    ///
+    /// # Errors
+    /// A faiss index spec; as [`MineSpec::check`], [`UnitRows::new`] and [`check_unit`]
+    /// (naming the side and row), and the search's errors (a side with fewer sentences than
+    /// the other side's `k`, different dimensions, non-finite values).
+    pub fn mine_half_target(
+        &self,
+        src: EmbeddingsView<'_>,
+        trg: HalfView<'_>,
+        progress: Progress<'_>,
+    ) -> Result<(Vec<ScoredPair>, NeighborPair)> {
+        self.check()?;
+        let Some(search) = self.index.exact_search() else {
+            return Err(Error::Invalid(format!(
+                "a binary16 target is searched by the exact index, not {}",
+                self.index
+            )));
+        };
+        let src = UnitRows::new(src, "source")?;
+        let trg_unit = half_is_unit(trg)?;
+        let n = self.miner.margin_spec().neighborhood();
+        if n.k_src > trg.len() || n.k_trg > src.view().len() {
+            return Err(Error::Invalid(format!(
+                "k = {} / {} needs at least as many sentences on the other side ({} sources, \
+                 {} targets)",
+                n.k_src,
+                n.k_trg,
+                src.view().len(),
+                trg.len()
+            )));
+        }
+        let index = ExactIndex::over_half(trg, Metric::InnerProduct, !trg_unit)?
+            .with_params(search.params)?;
+        let total = src.view().len();
+        let (f, b) = index.search_both_certified(src.view(), n.k_src, n.k_trg, &mut |done| {
+            progress(Stage::Bidirectional, done, total);
+        })?;
+        let pair = NeighborPair {
+            certification: Some([f.certification, b.certification]),
+            ..NeighborPair::new(f.neighbors, b.neighbors)
+        };
+        Ok((self.miner.mine_neighbors(&pair)?, pair))
+    }
+}
+
+/// Whether every binary16 row of `trg` is unit length as [`check_unit`] decides it, widened
+/// block by block (never as a whole).
+fn half_is_unit(trg: HalfView<'_>) -> Result<bool> {
+    const BLOCK: usize = 8192;
+    let d = trg.dim();
+    let mut unit = true;
+    let mut start = 0;
+    while start < trg.len() {
+        let rows = BLOCK.min(trg.len() - start);
+        let mut block = Embeddings::zeros(rows, d)?;
+        for i in 0..rows {
+            trg.widen_into(start + i, block.row_mut(i));
+        }
+        unit &= check_unit(block.view(), "target", start)?;
+        start += rows;
+    }
+    Ok(unit)
 }
 
 /// Two normalised sides and their neighbour lists both ways, made by

@@ -6,16 +6,10 @@
 //! an inserted sentence; and sentence-level scores (BUCC-style newsdev F1 from the `wemb`
 //! vectors and from `semb` scores, the noisy-parallel protocol).
 //!
-//! Environment knobs (defaults after the colon): `BITEXT_EVAL_AL_MINUTES` training budget per
-//! model: 3, `BITEXT_EVAL_AL_PRESET`: small, `BITEXT_EVAL_AL_PER_KIND` examples of each kind
-//! per epoch: 4000, `BITEXT_EVAL_AL_R` aggregation sharpness: 1, `BITEXT_EVAL_AL_SETS` the
-//! Table 2 rows: `PU,PR,PI,PUR,PUI,PRI,PURI`, `BITEXT_EVAL_AL_R_SWEEP` other values of r tried
-//! on P+U+R+I: `0.25,4` (empty: none), `BITEXT_EVAL_AL_REUSE=1` reuse the models of an earlier
-//! run (same names), `BITEXT_EVAL_AL_LONG_MINUTES` one more P+U+R+I model with this budget (a
-//! Table 2 row, fixing and `wemb` mining of its own): 0 (none), `BITEXT_EVAL_AL_EMB` embedding
-//! width: the preset's (512 keeps the vectors' own width, no projection),
-//! `BITEXT_EVAL_AL_FREEZE=1` keep the initialised tables fixed, `BITEXT_EVAL_OUT`: where models
-//! go.
+//! Every model is trained from the committed recipe `recipes/aligner-news.json` with `bitext
+//! train aligner` (the `recipe` module: `BITEXT_EVAL_RECIPES`, `BITEXT_EVAL_REUSE`), the mix
+//! of negatives (`--kinds`), the loss (`--objective`) and the sharpness (`--r`) given per
+//! model on the command line, with 300 held-out newstest-dev pairs for validation.
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
@@ -27,18 +21,12 @@ use bitext::core::io::text::EmptyLines;
 use bitext::encode::Side;
 use bitext::lexical::{Ibm1, Ibm1Config, Segmenter, Symmetrization};
 use bitext_neural::aligner::{
-    AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Example, Kind, Links,
-    Objective, Synthesizer, evaluate, train_aligner,
+    AlignerModel, Example, Kind, Links, Objective, Synthesizer, evaluate,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::pretrained::VectorsInit;
-use bitext_neural::text::WordVocabConfig;
-use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig};
 
-use super::Ctx;
-use super::neural::{
-    env, greedy_all_pairs, margin_mining, noisy_table, out_dir, read_bucc, training_text,
-};
+use super::neural::{greedy_all_pairs, margin_mining, noisy_table, out_dir, read_bucc};
+use super::{Ctx, recipe};
 
 /// The shared data, split once.
 pub(super) struct Data {
@@ -50,13 +38,15 @@ pub(super) struct Data {
 }
 
 fn data(ctx: &Ctx) -> Result<Data> {
-    let (de, en, what) = if env("BITEXT_EVAL_AL_TRAIN", "wmt".to_string()) == "all" {
-        training_text(ctx)?
-    } else {
-        let (en, de) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
-        let what = format!("the {} WMT-sample pairs", de.len());
-        (de, en, what)
-    };
+    let (_, _, json) = recipe::load(RECIPE)?;
+    let (de, en) = super::neural::recipe_pairs(ctx, &json)?;
+    let what = format!(
+        "{} pairs of `{}`",
+        de.len(),
+        recipe::data_path(ctx, &json, "src-text")?
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+    );
     let (nen, nde) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
     let mut idx: Vec<usize> = (0..nde.len()).collect();
     Rng::seed(14).shuffle(&mut idx);
@@ -76,11 +66,9 @@ fn data(ctx: &Ctx) -> Result<Data> {
 }
 
 /// IBM Model 1 trained once on the training pairs' token texts (every model of this
-/// evaluation tokenizes the same way), with its alignments of the training and validation
-/// pairs.
+/// evaluation tokenizes the same way), for the links of the test examples.
 pub(super) struct Links1 {
     model: OnceCell<Ibm1>,
-    links: OnceCell<(Links, Links)>,
 }
 
 impl Links1 {
@@ -104,146 +92,87 @@ impl Links1 {
     }
 }
 
-struct Setup {
-    minutes: f64,
-    preset: String,
-    per_kind: usize,
-    r: f64,
-    /// Embedding width instead of the preset's (512: the vectors' own, no projection).
-    emb: Option<usize>,
-    /// Keep the initialised tables fixed.
-    freeze: bool,
+/// The committed recipe of every model of this section (`recipes/`).
+const RECIPE: &str = "aligner-news.json";
+
+/// The Table 2 rows: the mixes of synthetic examples each model is trained on.
+const SETS: [&str; 7] = ["PU", "PR", "PI", "PUR", "PUI", "PRI", "PURI"];
+
+/// Other values of the aggregation's sharpness r tried on P+U+R+I.
+const R_SWEEP: [f64; 2] = [0.25, 4.0];
+
+/// The validation pairs as files beside the models (the recipe's `--valid-src/--valid-tgt`).
+fn valid_files(d: &Data) -> Result<Vec<String>> {
+    let dir = out_dir("aligner-valid");
+    std::fs::create_dir_all(&dir)?;
+    let mut args = Vec::new();
+    for (flag, ext, lines) in [
+        ("--valid-src", "de", &d.valid.0),
+        ("--valid-tgt", "en", &d.valid.1),
+    ] {
+        let path = dir.join(format!("newstest-dev-valid.{ext}"));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        args.extend([flag.to_string(), path.display().to_string()]);
+    }
+    Ok(args)
 }
 
-impl Setup {
-    /// The preset's network with this setup's overrides.
-    fn network(&self) -> Result<AlignerConfig> {
-        let mut network = AlignerConfig::preset(&self.preset, 1)?;
-        network.r = self.r;
-        if let Some(e) = self.emb {
-            network.emb_dim = e;
-        }
-        network.frozen_embeddings = self.freeze;
-        Ok(network)
-    }
-
-    /// What the model names say beyond the defaults.
-    fn tag(&self) -> String {
-        let mut t = String::new();
-        if let Some(e) = self.emb {
-            t += &format!("-e{e}");
-        }
-        if self.freeze {
-            t += "-frozen";
-        }
-        t
-    }
-}
-
-/// Train one model on `kinds` with `objective`; returns it and a line for the report.
+/// Train one model on `kinds` with `objective` (and `r` instead of the recipe's) from the
+/// recipe; returns it and a line for the report.
 fn train_one(
     ctx: &Ctx,
-    d: &Data,
-    l: &Links1,
-    s: &Setup,
-    kinds: &[Kind],
+    valid: &[String],
+    kinds: &str,
     objective: Objective,
+    r: Option<f64>,
 ) -> Result<(AlignerModel, String)> {
+    let obj = match objective {
+        Objective::Words => "words",
+        Objective::Sentence => "sentence",
+        Objective::Both => "both",
+    };
+    let mut extra = vec![
+        "--kinds".to_string(),
+        kinds.to_string(),
+        "--objective".to_string(),
+        obj.to_string(),
+    ];
+    if let Some(r) = r {
+        extra.extend(["--r".to_string(), r.to_string()]);
+    }
     let name = format!(
-        "aligner-{}-{objective:?}-r{}-m{}{}",
-        Kind::set_name(kinds),
-        s.r,
-        s.minutes,
-        s.tag()
+        "aligner-{kinds}-{obj}{}",
+        r.map_or_else(String::new, |r| format!("-r{r}"))
     )
     .to_lowercase();
-    let dir = out_dir(&name);
-    let line_file = dir.join("eval-line.txt");
-    if env("BITEXT_EVAL_AL_REUSE", 0u8) == 1
-        && dir.join("weights.bpk").exists()
-        && let Ok(line) = std::fs::read_to_string(&line_file)
-    {
-        let model = AlignerModel::load(&dir, BackendSpec::Flex)?;
-        return Ok((
-            model,
-            format!("{} (reused, `BITEXT_EVAL_AL_REUSE=1`)", line.trim()),
-        ));
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut network = s.network()?;
-    network.objective = objective;
-    let mut train = AlignerTrainConfig::paper(17);
-    train.train = TrainConfig {
-        optimizer: OptimizerSpec::adam(1e-3),
-        schedule: LrSchedule::Plateau { factor: 0.8 },
-        clip_norm: Some(5.0),
-        time_limit_secs: Some(s.minutes * 60.0),
-        progress: true,
-        threads: Threads(0),
-        ..TrainConfig::new(100, 1e-3, 17)
-    };
-    let links = |train: (&[Vec<String>], &[Vec<String>]),
-                 valid: (&[Vec<String>], &[Vec<String>])|
-     -> std::result::Result<(Links, Links), String> {
-        if let Some(v) = l.links.get() {
-            return Ok(v.clone());
-        }
-        let m = l.ibm1(train.0, train.1)?;
-        let v = (
-            Links1::align(m, train.0, train.1),
-            Links1::align(m, valid.0, valid.1),
-        );
-        let _ = l.links.set(v.clone());
-        Ok(v)
-    };
-    let job = AlignerTextTraining {
-        src: &d.de,
-        tgt: &d.en,
-        valid: Some((&d.valid.0, &d.valid.1)),
-        network,
-        train,
-        kinds: kinds.to_vec(),
-        per_kind: s.per_kind,
-        vocab: WordVocabConfig {
-            joint: false,
-            min_count: 2,
-            max_size: Some(30_000),
-            ..WordVocabConfig::default()
-        },
-        spm: None,
-        init: Some(VectorsInit {
-            source: ctx.path("bwe/usem.de.vec"),
-            target: Some(ctx.path("bwe/usem.en.vec")),
-            max_words: None,
-        }),
-        max_len: Some(60),
-        links: &links,
-    };
-    let t0 = Instant::now();
-    let trained = train_aligner(&job, &dir, false).with_context(|| format!("training {name}"))?;
-    let h = &trained.fitted.state.history;
+    extra.extend(valid.iter().cloned());
+    let trained = recipe::train(ctx, "aligner", RECIPE, &extra, &out_dir(&name))
+        .with_context(|| format!("training {name}"))?;
+    let state = &trained.state;
+    let h = &state.history;
     let last = h.last().context("no epoch")?;
-    let line = format!(
-        "{} epochs, {:.0} examples/s, {:.1} min; validation word accuracy {:.3} (best epoch {})",
-        h.len(),
-        last.items_per_sec,
-        t0.elapsed().as_secs_f64() / 60.0,
-        h[trained
-            .fitted
-            .state
-            .best_epoch
-            .saturating_sub(1)
-            .min(h.len() - 1)]
-        .valid
-        .as_ref()
+    let best = h
+        .get(state.best_epoch.saturating_sub(1).min(h.len() - 1))
+        .and_then(|e| e.valid.as_ref())
         .and_then(|v| v.metrics.get("word_accuracy"))
         .copied()
-        .unwrap_or(f64::NAN),
-        trained.fitted.state.best_epoch
+        .unwrap_or(f64::NAN);
+    let minutes: f64 = h.iter().map(|e| e.seconds).sum::<f64>() / 60.0;
+    let line = format!(
+        "{} epochs, {:.0} examples/s, {minutes:.1} min; validation word accuracy {best:.3} \
+         (best epoch {}){}",
+        h.len(),
+        last.items_per_sec,
+        state.best_epoch,
+        if trained.seconds.is_none() {
+            " (reused, `BITEXT_EVAL_REUSE=1`)"
+        } else {
+            ""
+        }
     );
-    std::fs::write(&line_file, &line)
-        .with_context(|| format!("writing {}", line_file.display()))?;
-    Ok((AlignerModel::load(&dir, BackendSpec::Flex)?, line))
+    Ok((AlignerModel::load(&trained.dir, BackendSpec::Flex)?, line))
 }
 
 /// The IBM-1 model of the training pairs in `model`'s tokens (trained here when every model
@@ -367,92 +296,26 @@ fn sentences(
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
-    let s = Setup {
-        minutes: env("BITEXT_EVAL_AL_MINUTES", 3.0),
-        preset: env("BITEXT_EVAL_AL_PRESET", "small".to_string()),
-        per_kind: env("BITEXT_EVAL_AL_PER_KIND", 4000),
-        r: env("BITEXT_EVAL_AL_R", 1.0),
-        emb: std::env::var("BITEXT_EVAL_AL_EMB")
-            .ok()
-            .map(|v| v.parse())
-            .transpose()
-            .context("BITEXT_EVAL_AL_EMB")?,
-        freeze: env("BITEXT_EVAL_AL_FREEZE", 0u8) == 1,
-    };
-    let sets: String = env(
-        "BITEXT_EVAL_AL_SETS",
-        "PU,PR,PI,PUR,PUI,PRI,PURI".to_string(),
-    );
     let d = data(ctx)?;
+    let valid = valid_files(&d)?;
     let l = Links1 {
         model: OnceCell::new(),
-        links: OnceCell::new(),
     };
-    let net = s.network()?;
     let mut md = String::new();
-    writeln!(
-        md,
-        "**Training** (every model): {} (German source, English target); 300 held-out \
-         newstest-dev pairs for validation, 500 others for the test set (disjoint). Joint-free \
-         lowercased word vocabularies (min count 2, ≤ 30,000 each), tables initialised from \
-         `bwe/usem.{{de,en}}.vec` ({}) and {}. Preset `{}`: embeddings {}, LSTM {} \
-         per direction, r = {}; {} examples of each kind per epoch (the draft: as many paired \
-         examples as of each other kind), batches of ≤ 32 examples, Adam 1e-3 (× 0.8 when the \
-         validation loss worsens), global-norm clipping at 5, {} min per model on {} threads. \
-         Replace examples use the symmetrised (grow-diag-final-and) IBM-1 alignments of \
-         `bitext-lexical` trained on the training pairs.\n",
-        d.what,
-        if net.emb_dim < 512 {
-            format!("PCA to {}", net.emb_dim)
-        } else {
-            "at their 512 dimensions".to_string()
-        },
-        if net.frozen_embeddings {
-            "kept fixed (`BITEXT_EVAL_AL_FREEZE=1`)"
-        } else {
-            "trained"
-        },
-        s.preset,
-        net.emb_dim,
-        net.hidden,
-        s.r,
-        s.per_kind,
-        s.minutes,
-        Threads::available()
-    )?;
     let mut rows = String::new();
     let mut log = String::new();
     let mut puri = None;
-    for set in sets.split(',') {
+    for set in SETS {
         let kinds = Kind::parse_set(set)?;
-        let (model, line) = train_one(ctx, &d, &l, &s, &kinds, Objective::Words)?;
+        let (model, line) = train_one(ctx, &valid, set, Objective::Words, None)?;
+        if puri.is_none() {
+            describe(&d, &model, &mut md)?;
+        }
         table_row(&model, &d, &l, &Kind::set_name(&kinds), &mut rows)?;
         writeln!(log, "- {}: {line}", Kind::set_name(&kinds))?;
         if Kind::set_name(&kinds) == "PURI" {
             puri = Some(model);
         }
-    }
-    // A longer run of the P+U+R+I model: does quality grow with training?
-    let long: f64 = env("BITEXT_EVAL_AL_LONG_MINUTES", 0.0);
-    let mut long_model = None;
-    if long > 0.0 {
-        let sl = Setup {
-            minutes: long,
-            preset: s.preset.clone(),
-            ..s
-        };
-        let (model, line) = train_one(
-            ctx,
-            &d,
-            &l,
-            &sl,
-            &Kind::parse_set("PURI")?,
-            Objective::Words,
-        )?;
-        let name = format!("PURI, {long} min");
-        table_row(&model, &d, &l, &name, &mut rows)?;
-        writeln!(log, "- {name}: {line}")?;
-        long_model = Some((name, model));
     }
     writeln!(
         md,
@@ -463,72 +326,68 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
          | trained on | P | U | R | I | PURI |\n|---|---|---|---|---|---|\n{rows}\nTraining:\n\n{log}"
     )?;
     // The aggregation's sharpness: P+U+R+I models at other values of r, same budget.
-    let sweep: String = env("BITEXT_EVAL_AL_R_SWEEP", "0.25,4".to_string());
-    if !sweep.is_empty() {
-        let mut rows = String::new();
-        for r in sweep.split(',') {
-            let r: f64 = r
-                .parse()
-                .with_context(|| format!("BITEXT_EVAL_AL_R_SWEEP: {r:?}"))?;
-            let sr = Setup {
-                r,
-                preset: s.preset.clone(),
-                ..s
-            };
-            let (model, line) = train_one(
-                ctx,
-                &d,
-                &l,
-                &sr,
-                &Kind::parse_set("PURI")?,
-                Objective::Words,
-            )?;
-            let test = test_examples(&model, &d, &l)?;
-            let (_, acc) = evaluate(model.model(), &test, &batches(test.len()))?;
-            writeln!(rows, "| {r} | {:.3} | {line} |", acc.overall())?;
-        }
-        writeln!(
-            md,
-            "**The aggregation's sharpness r** (P+U+R+I, word loss, same budget; the table \
-             above uses r = {}):\n\n| r | test word accuracy (PURI) | training |\n|---|---|---|\n{rows}",
-            s.r
-        )?;
+    let r0 = puri
+        .as_ref()
+        .map_or(f64::NAN, |m| m.description().network.r);
+    let mut rows = String::new();
+    for r in R_SWEEP {
+        let (model, line) = train_one(ctx, &valid, "PURI", Objective::Words, Some(r))?;
+        let test = test_examples(&model, &d, &l)?;
+        let (_, acc) = evaluate(model.model(), &test, &batches(test.len()))?;
+        writeln!(rows, "| {r} | {:.3} | {line} |", acc.overall())?;
     }
+    writeln!(
+        md,
+        "**The aggregation's sharpness r** (P+U+R+I, word loss, same budget, `--r`; the table \
+         above uses r = {r0}):\n\n| r | test word accuracy (PURI) | training |\n|---|---|---|\n{rows}"
+    )?;
     if let Some(m) = &puri {
         super::aligner_fix::fixing(m, &d, &l, &mut md)?;
     }
-    if let Some((name, m)) = &long_model {
-        writeln!(md, "With the {name} model:\n")?;
-        super::aligner_fix::fixing(m, &d, &l, &mut md)?;
-    }
-    let (semb, line) = train_one(
-        ctx,
-        &d,
-        &l,
-        &s,
-        &Kind::parse_set("PURI")?,
-        Objective::Sentence,
-    )?;
+    let (semb, line) = train_one(ctx, &valid, "PURI", Objective::Sentence, None)?;
     writeln!(
         md,
         "**Sentence level.** `wemb`: the P+U+R+I model of the table (word loss). `semb`: a \
          separate network on the same encoders trained on the sentence loss alone (eq. 5, as \
-         the draft compares them), P+U+R+I, same budget: {line}.\n"
+         the draft compares them; `--objective sentence`), P+U+R+I, same budget: {line}.\n"
     )?;
     let wemb = puri
         .as_ref()
         .context("the sentence level needs the PURI row")?;
     sentences(ctx, wemb, &semb, &mut md)?;
-    if let Some((name, m)) = &long_model {
-        let b = read_bucc(ctx)?;
-        let dd: Vec<&str> = b.de.iter().map(String::as_str).collect();
-        let ee: Vec<&str> = b.en.iter().map(String::as_str).collect();
-        let (x, y) = (m.vectors(Side::Source, &dd)?, m.vectors(Side::Target, &ee)?);
-        write!(
-            md,
-            "**BUCC-style newsdev, `wemb` vectors of the {name} model**: "
-        )?;
-        margin_mining(&b, &x, &y, &mut md)?;
-    }
     Ok(md)
+}
+
+/// The training paragraph: the recipe and the network every model shares.
+fn describe(d: &Data, model: &AlignerModel, md: &mut String) -> Result<()> {
+    let (_, text, json) = recipe::load(RECIPE)?;
+    let net = &model.description().network;
+    writeln!(
+        md,
+        "**Training** (every model): `bitext train aligner --recipe recipes/{RECIPE} --kinds \
+         SET --objective words|sentence [--r R] --valid-src … --valid-tgt …` (`BITEXT_DATA` = \
+         the shared data): {} (German source, English target); 300 held-out newstest-dev \
+         pairs for validation, 500 others for the test set (disjoint). Embeddings {} ({}), \
+         {:?} {} per direction, r = {}; {} min per model on {} threads. Replace examples use \
+         the symmetrised (grow-diag-final-and) IBM-1 alignments of `bitext-lexical` trained on \
+         the training pairs.\n",
+        d.what,
+        net.emb_dim,
+        if net.frozen_embeddings {
+            "fixed"
+        } else {
+            "trained"
+        },
+        net.cell,
+        net.hidden,
+        net.r,
+        json["budget"]["time-limit"],
+        Threads::available()
+    )?;
+    writeln!(
+        md,
+        "<details><summary>recipes/{RECIPE}</summary>\n\n```json\n{}\n```\n\n</details>\n",
+        text.trim_end()
+    )?;
+    Ok(())
 }

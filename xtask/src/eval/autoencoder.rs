@@ -6,74 +6,40 @@
 //! ratio margin under every retrieval, Tatoeba de-en P@1, the noisy-parallel protocol of the
 //! other neural sections, and the MLP similarity (§3.3, §5.2) on its vectors.
 //!
-//! Environment knobs (defaults after the colon): `BITEXT_EVAL_AE_MINUTES` training budget: 28,
-//! `BITEXT_EVAL_AE_PRESET`: small, `BITEXT_EVAL_AE_INIT` embedding tables: `pieces` (the 128k
-//! sentencepiece model's pieces with `bwe/usem.spm128k.vec`), `words` (a joint word vocabulary
-//! with `bwe/usem.{de,en}.vec`) or `random` (a joint word vocabulary), `BITEXT_EVAL_AE_FREEZE=1`
-//! keep the initialised tables fixed, `BITEXT_EVAL_AE_OPTIMIZER`: `adam` (2e-3; the paper's
-//! SGD at 1.0 with `sgd`), `BITEXT_EVAL_AE_CANDIDATES` sampled-softmax size: the preset's,
-//! `BITEXT_EVAL_AE_REUSE=1` reuse the model of an earlier run, `BITEXT_EVAL_OUT`: where models
-//! go, `BITEXT_EVAL_AE_DATA`: `all` (gettext + WMT) or `wmt`, `BITEXT_EVAL_AE_BAG=1` add each
-//! encoder's bag of its input vectors to its sentence vector (embeddings of the vectors' width,
-//! 512, and 256 per encoder direction, whatever the preset), `BITEXT_EVAL_AE_RANKING` weight
-//! of the auxiliary in-batch ranking loss: 0 (none; scale 20, margin 0.2 otherwise),
-//! `BITEXT_EVAL_AE_RANKING_PAIRS` pairs it ranks per step: 0 (the batch's own).
+//! The model is trained from its committed recipe `recipes/autoencoder-news.json` with
+//! `bitext train autoencoder` (the `recipe` module: `BITEXT_EVAL_RECIPES`, `BITEXT_EVAL_REUSE`).
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
+use bitext::core::Embeddings;
 use bitext::core::io::text::EmptyLines;
-use bitext::core::{Embeddings, Rng};
 use bitext::encode::{BowEncoder, SentenceEncoder, Side};
 use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::knn::{ExactIndex, KnnIndex, Metric};
 use bitext::lexical::LevenshteinScorer;
 use bitext::similarity::MarginFunction;
-use bitext_neural::autoencoder::{
-    AutoencoderConfig, AutoencoderEncoder, AutoencoderTextTraining, AutoencoderTrainConfig,
-    RankingTerm, Softmax, train_autoencoder,
-};
-use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::batch::Bucketing;
-use bitext_neural::pretrained::VectorsInit;
-use bitext_neural::siamese::split_indices;
-use bitext_neural::text::WordVocabConfig;
-use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState};
+use bitext_neural::autoencoder::AutoencoderEncoder;
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::train::TrainerState;
 
-use super::Ctx;
-use super::neural::{Bucc, env, out_dir, read_bucc, training_pairs};
+use super::neural::{Bucc, out_dir, read_bucc};
+use super::{Ctx, recipe};
 
-/// The input vectors the tables start from, and the bag of words over the same vectors.
+/// What the tables start from (the recipe's `init-vectors`): `pieces` (the subword vectors
+/// `usem.spm128k.vec`), `words` (other vectors) or `random`; the bag of words over the same
+/// vectors is the bar.
 struct Inputs {
-    kind: String,
-    init: Option<VectorsInit>,
-    spm: Option<std::path::PathBuf>,
+    kind: &'static str,
 }
 
-fn inputs(ctx: &Ctx) -> Result<Inputs> {
-    let kind: String = env("BITEXT_EVAL_AE_INIT", "pieces".to_string());
-    let (init, spm) = match kind.as_str() {
-        "pieces" => (
-            Some(VectorsInit {
-                source: ctx.path("bwe/usem.spm128k.vec"),
-                target: None,
-                max_words: None,
-            }),
-            Some(ctx.path("spm/use-multilingual-v3-128k.model")),
-        ),
-        "words" => (
-            Some(VectorsInit {
-                source: ctx.path("bwe/usem.de.vec"),
-                target: Some(ctx.path("bwe/usem.en.vec")),
-                max_words: None,
-            }),
-            None,
-        ),
-        "random" => (None, None),
-        other => anyhow::bail!("BITEXT_EVAL_AE_INIT={other}: expected pieces, words or random"),
+fn inputs(ctx: &Ctx, json: &serde_json::Value) -> Inputs {
+    let kind = match recipe::value(ctx, json, "initialisation", "init-vectors") {
+        Some(v) if v.ends_with("usem.spm128k.vec") => "pieces",
+        Some(_) => "words",
+        None => "random",
     };
-    Ok(Inputs { kind, init, spm })
+    Inputs { kind }
 }
 
 /// The bag of words over the vectors the autoencoder's tables start from (the bar it must
@@ -92,194 +58,41 @@ fn bow(ctx: &Ctx, inputs: &Inputs) -> Result<(String, BowEncoder)> {
     })
 }
 
-fn train(ctx: &Ctx, inputs: &Inputs, md: &mut String) -> Result<AutoencoderEncoder> {
-    let dir = out_dir("autoencoder");
-    let report = dir.join("eval-training.md");
-    if env("BITEXT_EVAL_AE_REUSE", 0u8) == 1 && dir.join("weights.bpk").exists() {
-        let earlier = std::fs::read_to_string(&report).unwrap_or_default();
-        writeln!(
-            md,
-            "Model reused from an earlier run of this evaluation (`BITEXT_EVAL_AE_REUSE=1`, \
-             `{}`); its training:\n\n{}\n",
-            dir.display(),
-            earlier.trim()
-        )?;
-        return Ok(AutoencoderEncoder::load(&dir, BackendSpec::Flex)?);
-    }
-    let start = md.len();
-    let _ = std::fs::remove_dir_all(&dir);
-    let minutes: f64 = env("BITEXT_EVAL_AE_MINUTES", 28.0);
-    let preset: String = env("BITEXT_EVAL_AE_PRESET", "small".to_string());
-    let optimizer: String = env("BITEXT_EVAL_AE_OPTIMIZER", "adam".to_string());
-    let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
-    let (de, en, what) = training_pairs(ctx, &data)?;
-    let (tr, va) = split_indices(de.len(), 0.01, &mut Rng::seed(17));
-    let pick = |v: &[String], idx: &[usize]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
-    let (tde, ten, vde, ven) = (
-        pick(&de, &tr),
-        pick(&en, &tr),
-        pick(&de, &va),
-        pick(&en, &va),
-    );
-    let mut network = AutoencoderConfig::preset(&preset, 1)?;
-    network.frozen_embeddings = inputs.init.is_some() && env("BITEXT_EVAL_AE_FREEZE", 0u8) == 1;
-    network.bag = env("BITEXT_EVAL_AE_BAG", 0u8) == 1;
-    if network.bag {
-        (network.emb_dim, network.hidden) = (512, 256);
-    }
-    if let Some(c) = std::env::var("BITEXT_EVAL_AE_CANDIDATES")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        network.softmax = if c == 0 {
-            Softmax::Full
-        } else {
-            Softmax::Sampled { candidates: c }
-        };
-    }
-    let mut train = AutoencoderTrainConfig::paper(17);
-    train.batching = Bucketing {
-        max_items: 60,
-        max_tokens: 60 * 124,
-    };
-    let (opt, schedule) = if optimizer == "sgd" {
-        (
-            OptimizerSpec::Sgd {
-                lr: 1.0,
-                momentum: 0.0,
-            },
-            train.train.schedule,
-        )
-    } else {
-        (
-            OptimizerSpec::adam(2e-3),
-            LrSchedule::Plateau { factor: 0.5 },
-        )
-    };
-    train.train = TrainConfig {
-        optimizer: opt,
-        schedule,
-        clip_norm: Some(5.0),
-        patience: Some(3),
-        time_limit_secs: Some(minutes * 60.0),
-        progress: true,
-        threads: Threads(0),
-        ..TrainConfig::new(50, 1.0, 17)
-    };
-    let ranking: f64 = env("BITEXT_EVAL_AE_RANKING", 0.0);
-    train.ranking = (ranking > 0.0).then_some(RankingTerm {
-        weight: ranking,
-        scale: 20.0,
-        margin: 0.2,
-        pairs: env("BITEXT_EVAL_AE_RANKING_PAIRS", 0),
-    });
-    let vocab = WordVocabConfig {
-        joint: true,
-        min_count: 2,
-        max_size: Some(40_000),
-        ..WordVocabConfig::default()
-    };
-    let job = AutoencoderTextTraining {
-        src: &tde,
-        tgt: &ten,
-        mono: &[],
-        valid: Some((&vde, &ven)),
-        network,
-        train: train.clone(),
-        vocab: vocab.clone(),
-        spm: inputs.spm.clone(),
-        init: inputs.init.clone(),
-        max_len: Some(60),
-    };
-    let t0 = Instant::now();
-    let trained = train_autoencoder(&job, &dir, false).context("training the autoencoder")?;
-    let secs = t0.elapsed().as_secs_f64();
-    let (unk, all) = trained.unknown_tokens;
+/// The committed recipe of this section (`recipes/`).
+const RECIPE: &str = "autoencoder-news.json";
+
+/// Train the autoencoder from its recipe with `bitext train autoencoder`, and describe it.
+fn train(ctx: &Ctx, md: &mut String) -> Result<(AutoencoderEncoder, recipe::Trained)> {
+    let trained = recipe::train(ctx, "autoencoder", RECIPE, &[], &out_dir("autoencoder"))
+        .context("training the autoencoder")?;
+    trained.describe(md)?;
+    let enc = AutoencoderEncoder::load(&trained.dir, BackendSpec::Flex)?;
+    let net = &enc.description().network;
     writeln!(
         md,
-        "**Training.** {what}: German → English translation and English autoencoding, 1:1 in \
-         every batch of ≤ 60 pairs (120 decoded sentences, the paper's batch); 1% held out \
-         for validation ({} pairs); {} pairs dropped for an empty side, {} sentences cut to 60 \
-         tokens, {:.2}% of the tokens unknown to the vocabulary. Tokens: {}. Network preset \
-         `{preset}`: embeddings {}, GRU {} per encoder direction, sentence vectors and decoder \
-         state {}, softmax {:?} while training (full softmax for validation). {}, \
-         global-norm clipping at 5, {minutes} min budget: **{:.1} min** of training on {} \
-         threads.\n",
-        va.len(),
-        trained.dropped_pairs,
-        trained.truncated,
-        100.0 * unk as f64 / all.max(1) as f64,
-        if inputs.spm.is_some() {
-            format!(
-                "the pieces of `spm/use-multilingual-v3-128k.model` ({} ids)",
-                trained.vocab_sizes.0
-            )
+        "The network: German → English translation and English autoencoding, 1:1 in every \
+         batch; embeddings {} ({} tokens, {}), GRU {} per encoder direction, sentence vectors \
+         and decoder state {}, softmax {:?} while training (full softmax for validation); \
+         `s0` {}.\n",
+        net.emb_dim,
+        net.src_vocab,
+        if net.frozen_embeddings {
+            "fixed"
         } else {
-            format!(
-                "a joint lowercased word vocabulary (min count 2, at most 40,000): {} tokens",
-                trained.vocab_sizes.0
-            )
+            "trained"
         },
-        network.emb_dim,
-        network.hidden,
-        network.dim(),
-        network.softmax,
-        if optimizer == "sgd" {
-            "SGD at 1.0 (×0.9 every 50k updates after 100k, the paper's)".to_string()
+        net.hidden,
+        net.dim(),
+        net.softmax,
+        if net.bag {
+            "the IDF-weighted bag of the encoder's input vectors plus a projection of the \
+             max-pooled states that starts at zero (not in the paper)"
         } else {
-            "Adam 2e-3, halved when the validation loss stalls".to_string()
+            "the max-pooled states (the paper's)"
         },
-        secs / 60.0,
-        Threads::available(),
     )?;
-    writeln!(
-        md,
-        "**Beside the paper** (`BITEXT_EVAL_AE_DATA={data}`): {}; {}.\n",
-        if network.bag {
-            "each encoder's vector `s0` is the IDF-weighted bag of its input vectors (IDF over \
-             the training sentences of its language) plus a projection of the max-pooled states \
-             that starts at zero (`BITEXT_EVAL_AE_BAG=1`)"
-        } else {
-            "the paper's `s0`, the max-pooled states"
-        },
-        match train.ranking {
-            Some(r) => format!(
-                "an auxiliary in-batch ranking loss between the two encoders' vectors of the \
-                 translation pairs, weight {}, scale {}, margin {} (`BITEXT_EVAL_AE_RANKING`){}",
-                r.weight,
-                r.scale,
-                r.margin,
-                if r.pairs > 0 {
-                    format!(
-                        ", over the batch's pairs topped up to {} per step with random training \
-                         pairs (`BITEXT_EVAL_AE_RANKING_PAIRS`)",
-                        r.pairs
-                    )
-                } else {
-                    String::new()
-                }
-            ),
-            None => "Kim et al.'s loss alone".to_string(),
-        }
-    )?;
-    match &trained.init {
-        Some([s, t]) => writeln!(
-            md,
-            "**Embedding tables initialised** (`BITEXT_EVAL_AE_INIT={}`, {}): source {s}; \
-             target {t}; the decoder's input table starts as the target table.\n",
-            inputs.kind,
-            if network.frozen_embeddings {
-                "kept fixed"
-            } else {
-                "trained with the rest"
-            }
-        )?,
-        None => writeln!(md, "**Embedding tables drawn at random.**\n")?,
-    }
-    history(md, &trained.fitted.state)?;
-    std::fs::write(&report, &md[start..])
-        .with_context(|| format!("writing {}", report.display()))?;
-    Ok(AutoencoderEncoder::load(&dir, BackendSpec::Flex)?)
+    history(md, &trained.state)?;
+    Ok((enc, trained))
 }
 
 fn history(md: &mut String, state: &TrainerState) -> Result<()> {
@@ -570,8 +383,8 @@ fn tatoeba(ctx: &Ctx, enc: &AutoencoderEncoder, pieces: bool, md: &mut String) -
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut md = String::new();
-    let inputs = inputs(ctx)?;
-    let enc = train(ctx, &inputs, &mut md)?;
+    let (enc, trained) = train(ctx, &mut md)?;
+    let inputs = inputs(ctx, &trained.json);
     let bow = bow(ctx, &inputs)?;
     recovery(ctx, &enc, &bow, &mut md)?;
     let b = read_bucc(ctx)?;
@@ -579,8 +392,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     tatoeba(ctx, &enc, inputs.kind == "pieces", &mut md)?;
     super::neural_mining::noisy_cosine(ctx, &enc, "(d) ", &mut md)?;
     if inputs.kind == "pieces" {
-        let data: String = env("BITEXT_EVAL_AE_DATA", "all".to_string());
-        let (tde, ten, _) = training_pairs(ctx, &data)?;
+        let (tde, ten) = super::neural::recipe_pairs(ctx, &trained.json)?;
         super::neural::pieces_bow_bar(ctx, &b, (&tde, &ten), &mut md)?;
     }
     super::neural_mlp::run(ctx, &enc, enc.dir(), &b, &mut md)?;

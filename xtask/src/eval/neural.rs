@@ -25,13 +25,6 @@ pub(super) use super::neural_mining::{
 use super::neural_mlp;
 use super::{Ctx, recipe};
 
-pub(super) fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// Where evaluation models are written.
 pub(super) fn out_dir(name: &str) -> PathBuf {
     std::env::var_os("BITEXT_EVAL_OUT")
@@ -48,32 +41,6 @@ pub(super) fn gettext_de_en(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>)> {
         en.push(r.tgt);
     }
     Ok((de, en))
-}
-
-/// Training pairs (de source, en target): gettext then the WMT sample.
-pub(super) fn training_text(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>, String)> {
-    let (mut de, mut en) = gettext_de_en(ctx)?;
-    let n_gettext = de.len();
-    let (wen, wde) = ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
-    let n_wmt = wde.len();
-    de.extend(wde);
-    en.extend(wen);
-    Ok((de, en, format!("{n_gettext} gettext + {n_wmt} WMT pairs")))
-}
-
-/// The training pairs (de source, en target) a `BITEXT_EVAL_*_DATA` knob names: `all`
-/// (gettext + WMT) or `wmt` (the WMT sample alone), with a description.
-pub(super) fn training_pairs(ctx: &Ctx, data: &str) -> Result<(Vec<String>, Vec<String>, String)> {
-    match data {
-        "all" => training_text(ctx),
-        "wmt" => {
-            let (en, de) =
-                ctx.parallel("train/wmt-sample.en-de", ("en", "de"), EmptyLines::Keep)?;
-            let what = format!("{} WMT pairs", de.len());
-            Ok((de, en, what))
-        }
-        other => anyhow::bail!("training data {other:?}: expected all or wmt"),
-    }
 }
 
 /// A probability threshold as text; near 1 (where a confident classifier's thresholds sit) as

@@ -198,19 +198,40 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             crate::cmd::embed::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
         }
     }
-    if let (Some(n), Some(dir)) = (a.shards, &a.work_dir) {
-        return run_sharded(a, &spec, n, dir);
+    match execution(a, &spec) {
+        Execution::Sharded { shards, dir } => run_sharded(a, &spec, shards, dir),
+        Execution::HalfTarget => run_fp16_target(a, &spec),
+        Execution::InMemory => run_in_memory(a, &spec),
+    }
+}
+
+/// How a `bitext mine` run executes one [`MineSpec`]: the one place that chooses.
+enum Execution<'a> {
+    /// As steps of a plan over shards (`--shards N --work-dir DIR`; resumable).
+    Sharded { shards: usize, dir: &'a Path },
+    /// In this process, the binary16 target memory-mapped and searched as it is (`--fp16` raw
+    /// target, mode mine, exact index; [`MineSpec::mine_half_target`]).
+    HalfTarget,
+    /// In this process, both matrices in memory (every mode and option).
+    InMemory,
+}
+
+fn execution<'a>(a: &'a MineArgs, spec: &MineSpec) -> Execution<'a> {
+    if let (Some(shards), Some(dir)) = (a.shards, &a.work_dir) {
+        return Execution::Sharded { shards, dir };
     }
     let e = &a.embeddings;
-    let raw_fp16 = e.fp16 && Format::of(&e.trg_embeddings, true) == Format::RawF16;
-    if raw_fp16
-        && a.mode == Mode::Mine
-        && !a.skip_zero_rows
-        && a.unify.is_none()
-        && spec.index.exact_search().is_some()
-    {
-        return run_fp16_target(a, &spec);
+    let half_target = e.fp16 && Format::of(&e.trg_embeddings, true) == Format::RawF16;
+    let plain_mining = a.mode == Mode::Mine && !a.skip_zero_rows && a.unify.is_none();
+    if half_target && plain_mining && spec.index.exact_search().is_some() {
+        Execution::HalfTarget
+    } else {
+        Execution::InMemory
     }
+}
+
+/// Both matrices in memory: every mode (mine, score, search) and row option.
+fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     let (src, trg) = a.embeddings.open()?;
     let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
     let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg)?;
@@ -235,7 +256,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             tv.len()
         );
     }
-    let hoods = crate::index::neighbourhoods(&spec, sv, tv, a.quiet).with_context(|| {
+    let hoods = crate::index::neighbourhoods(spec, sv, tv, a.quiet).with_context(|| {
         format!(
             "mining {} against {}",
             src.path().display(),
@@ -309,7 +330,6 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
 /// `over_half` and `crates/cli/tests/mine_shards.rs` check it).
 fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     use bitext_core::io::raw::{RawDtype, read_raw};
-    use bitext_knn::{ExactIndex, Metric, NeighborPair};
     let e = &a.embeddings;
     let Some(dim) = e.dim else {
         bail!(
@@ -322,47 +342,17 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     let trg = bitext_core::MappedHalf::open(tp, dim)?;
     let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
     let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
-    // The single-process checks and normalisation decision, the target streamed in blocks.
-    let src_rows = bitext_mine::UnitRows::new(src.view(), "source")?;
-    let trg_input = Input {
-        path: tp.clone(),
-        format: Format::RawF16,
-        dim: Some(dim),
-    };
-    let trg_unit = trg_input.check_unit(dim, "target")?;
-    let n = spec.miner.margin_spec().neighborhood();
-    if n.k_src > trg.len() || n.k_trg > src.len() {
-        bail!(
-            "-k {} / {} needs at least as many sentences on the other side ({} sources, {} targets)",
-            n.k_src,
-            n.k_trg,
-            src.len(),
-            trg.len()
-        );
-    }
-    let params = spec
-        .index
-        .exact_search()
-        .map(|s| s.params)
-        .unwrap_or_default();
-    let index =
-        ExactIndex::over_half(trg.view(), Metric::InnerProduct, !trg_unit)?.with_params(params)?;
     let bar = progress_bar(src.len(), "searching both ways", a.quiet);
-    let (f, b) = index
-        .search_both_certified(src_rows.view(), n.k_src, n.k_trg, &mut |done| {
-            bar.set_position(done as u64)
+    let (pairs, nb) = spec
+        .mine_half_target(src.view(), trg.view(), &mut |_, done, _| {
+            bar.set_position(done as u64);
         })
         .with_context(|| format!("mining {} against {}", sp.display(), tp.display()))?;
     bar.finish_and_clear();
-    if !a.quiet {
-        eprintln!("kNN source → target: {}", f.certification);
-        eprintln!("kNN target → source: {}", b.certification.without_note());
+    if let (Some([f, b]), false) = (nb.certification, a.quiet) {
+        eprintln!("kNN source → target: {f}");
+        eprintln!("kNN target → source: {}", b.without_note());
     }
-    let pair = NeighborPair {
-        certification: Some([f.certification, b.certification]),
-        ..NeighborPair::new(f.neighbors, b.neighbors)
-    };
-    let pairs = spec.miner.mine_neighbors(&pair)?;
     write_mined(a, pairs, (src_text, trg_text), a.calibration.load()?)
 }
 

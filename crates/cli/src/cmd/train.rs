@@ -59,7 +59,8 @@ pub(crate) enum TrainCommand {
     /// The word-alignment BiLSTM (which words of a pair diverge; `bitext score --words`,
     /// `bitext fix`) on parallel text.
     ///
-    /// Every epoch draws fresh synthetic examples of each of --kinds from the training pairs;
+    /// Every epoch draws fresh synthetic examples of each of --kinds from the training pairs
+    /// (the validation examples of every kind are drawn once, from the held-out pairs);
     /// the words of replaced spans are linked to the other side by IBM Model 1 (trained here on
     /// the model's tokens, grow-diag-final-and). Without --optimizer or --lr it trains as the
     /// paper: SGD at rate 1.0, the rate × 0.8 after an epoch without a better validation loss
@@ -94,6 +95,9 @@ pub(crate) struct CommonArgs {
     /// Halve the learning rate after an epoch without a better validation loss.
     #[arg(long)]
     plateau: bool,
+    /// What --plateau multiplies the learning rate by (instead of halving it).
+    #[arg(long, default_value_t = 0.5, value_name = "F", requires = "plateau")]
+    plateau_factor: f64,
     /// Stop after this many epochs without a better validation loss.
     #[arg(long, default_value_t = 3)]
     patience: usize,
@@ -188,17 +192,25 @@ pub(crate) struct PairArgs {
     skip_empty: bool,
 }
 
+/// Held-out pairs for validation (`bitext train siamese`, `autoencoder` and `aligner`).
+#[derive(Debug, Args)]
+pub(crate) struct ValidArgs {
+    /// Held-out source sentences for validation (default: --valid-fraction of the pairs,
+    /// drawn with --seed).
+    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
+    valid_src: Option<PathBuf>,
+    /// Held-out target sentences, line-parallel with --valid-src.
+    #[arg(long, value_name = "FILE", requires = "valid_src")]
+    valid_tgt: Option<PathBuf>,
+}
+
 /// Arguments of `bitext train siamese`.
 #[derive(Debug, Args)]
 pub(crate) struct SiameseArgs {
     #[command(flatten)]
     pairs: PairArgs,
-    /// Held-out source sentences for validation (default: --valid-fraction of the pairs).
-    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
-    valid_src: Option<PathBuf>,
-    /// Held-out target sentences.
-    #[arg(long, value_name = "FILE", requires = "valid_src")]
-    valid_tgt: Option<PathBuf>,
+    #[command(flatten)]
+    valid: ValidArgs,
     /// Network size: paper (512/512/256), medium (256/256/256) or small (128/128/128).
     #[arg(long, value_enum, default_value_t = Preset::Small)]
     preset: Preset,
@@ -339,6 +351,7 @@ mod training {
 
     use super::{
         CommonArgs, MlpArgs, PairArgs, SiameseArgs, SiameseObjective, SiamesePooling, TextArgs,
+        ValidArgs,
     };
     use crate::cmd::neural::read_pairs;
     use crate::flags::Optimizer;
@@ -384,7 +397,9 @@ mod training {
                     OptimizerSpec::adam(lr)
                 },
                 schedule: if self.plateau {
-                    LrSchedule::Plateau { factor: 0.5 }
+                    LrSchedule::Plateau {
+                        factor: self.plateau_factor,
+                    }
                 } else {
                     LrSchedule::Constant
                 },
@@ -413,6 +428,29 @@ mod training {
         }
     }
 
+    /// Training source and target sentences, then validation source and target sentences.
+    pub(super) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+
+    impl PairArgs {
+        /// The training pairs and the validation pairs: --valid-src/--valid-tgt when given,
+        /// else --valid-fraction of the pairs drawn with --seed. `(train src, train tgt, valid
+        /// src, valid tgt)`.
+        pub(in crate::cmd::train) fn read_split(
+            &self,
+            valid: &ValidArgs,
+            common: &CommonArgs,
+        ) -> Result<Split> {
+            let (src, tgt) = self.read()?;
+            Ok(match (&valid.valid_src, &valid.valid_tgt) {
+                (Some(s), Some(t)) => {
+                    let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
+                    (src, tgt, vs, vt)
+                }
+                _ => split(src, tgt, common.valid_fraction, common.seed),
+            })
+        }
+    }
+
     pub(super) fn report(state: &TrainerState, dir: &Path, quiet: bool) {
         if quiet {
             return;
@@ -432,7 +470,7 @@ mod training {
         tgt: Vec<String>,
         fraction: f64,
         seed: u64,
-    ) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
+    ) -> Split {
         let (tr, va) = split_indices(src.len(), fraction, &mut Rng::seed(seed));
         let pick = |v: &[String], i: &[usize]| i.iter().map(|&k| v[k].clone()).collect::<Vec<_>>();
         (
@@ -444,14 +482,7 @@ mod training {
     }
 
     pub(super) fn siamese(a: &SiameseArgs) -> Result<()> {
-        let (src, tgt) = a.pairs.read()?;
-        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
-            (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
-                (src, tgt, vs, vt)
-            }
-            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
-        };
+        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;

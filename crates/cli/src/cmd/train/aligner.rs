@@ -5,8 +5,6 @@
 //! options, grow-diag-final-and) trained here on the model's own tokens of the training pairs.
 //! The arguments parse in every build; the training compiles only with the feature `neural`.
 
-use std::path::PathBuf;
-
 use clap::{Args, ValueEnum};
 
 use super::{CommonArgs, PairArgs, TextArgs};
@@ -28,13 +26,8 @@ pub(crate) enum ObjectiveArg {
 pub(crate) struct AlignerArgs {
     #[command(flatten)]
     pairs: PairArgs,
-    /// Held-out source sentences for validation (default: --valid-fraction of the pairs);
-    /// validation examples of every kind are drawn from them once.
-    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
-    valid_src: Option<PathBuf>,
-    /// Held-out target sentences.
-    #[arg(long, value_name = "FILE", requires = "valid_src")]
-    valid_tgt: Option<PathBuf>,
+    #[command(flatten)]
+    valid: super::ValidArgs,
     /// Network size: paper (embeddings 256, 256 per direction: 512-d word and sentence
     /// vectors), medium (256/128: 256-d) or small (128/64: 128-d).
     #[arg(long, value_enum, default_value_t = Preset::Small)]
@@ -42,6 +35,10 @@ pub(crate) struct AlignerArgs {
     /// Recurrent cell (the paper: LSTM).
     #[arg(long, value_enum, default_value_t = Cell::Lstm)]
     cell: Cell,
+    /// Embedding size instead of the preset's (e.g. 512, the width of --init-vectors, so that
+    /// they are not projected).
+    #[arg(long, value_name = "N")]
+    emb_dim: Option<usize>,
     /// Kinds of synthetic example, by letter: P (paired), U (unpaired), R (a span replaced),
     /// I (a sentence inserted); paired examples are always included.
     #[arg(long, default_value = "PURI", value_name = "LETTERS")]
@@ -96,8 +93,7 @@ mod training {
     use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
 
     use super::{AlignerArgs, ObjectiveArg};
-    use crate::cmd::neural::read_pairs;
-    use crate::cmd::train::training::{report, split};
+    use crate::cmd::train::training::report;
 
     /// The symmetrised IBM-1 links of pairs of tokens.
     fn align(model: &Ibm1, (src, tgt): (&[Vec<String>], &[Vec<String>])) -> Links {
@@ -121,14 +117,7 @@ mod training {
 
     pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
         let kinds = Kind::parse_set(&a.kinds)?;
-        let (src, tgt) = a.pairs.read()?;
-        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
-            (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
-                (src, tgt, vs, vt)
-            }
-            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
-        };
+        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
         if ts.is_empty() {
             bail!("no training pairs");
         }
@@ -140,6 +129,9 @@ mod training {
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.cell = a.cell.kind();
         network.r = a.r;
+        if let Some(d) = a.emb_dim {
+            network.emb_dim = d;
+        }
         network.objective = match a.objective {
             ObjectiveArg::Words => Objective::Words,
             ObjectiveArg::Sentence => Objective::Sentence,

@@ -18,12 +18,8 @@ pub(crate) struct AutoencoderArgs {
     /// decoded side of the pairs (Kim et al.'s M).
     #[arg(long, value_name = "FILE")]
     mono: Option<PathBuf>,
-    /// Held-out source sentences for validation (default: --valid-fraction of the pairs).
-    #[arg(long, value_name = "FILE", requires = "valid_tgt")]
-    valid_src: Option<PathBuf>,
-    /// Held-out target sentences.
-    #[arg(long, value_name = "FILE", requires = "valid_src")]
-    valid_tgt: Option<PathBuf>,
+    #[command(flatten)]
+    valid: super::ValidArgs,
     /// Network size: paper (embeddings 512, 256 per encoder direction: 512-d vectors),
     /// medium (256/256: 512-d) or small (128/128: 256-d).
     #[arg(long, value_enum, default_value_t = Preset::Small)]
@@ -31,6 +27,14 @@ pub(crate) struct AutoencoderArgs {
     /// Recurrent cell.
     #[arg(long, value_enum, default_value_t = Cell::Gru)]
     cell: Cell,
+    /// Hidden size per encoder direction instead of the preset's (the sentence vector and the
+    /// decoder state have twice this).
+    #[arg(long, value_name = "N")]
+    hidden: Option<usize>,
+    /// Embedding size instead of the preset's (with --bag: twice the hidden size unless given;
+    /// e.g. the width of --init-vectors, so that they are not projected).
+    #[arg(long, value_name = "N")]
+    emb_dim: Option<usize>,
     /// The reverse model: decode the source language (target → source translation and source
     /// autoencoding).
     #[arg(long)]
@@ -103,18 +107,10 @@ mod training {
     use bitext_tokenize::SequenceConfig;
 
     use super::AutoencoderArgs;
-    use crate::cmd::neural::read_pairs;
-    use crate::cmd::train::training::{report, split};
+    use crate::cmd::train::training::report;
 
     pub(in crate::cmd::train) fn train(a: &AutoencoderArgs) -> Result<()> {
-        let (src, tgt) = a.pairs.read()?;
-        let (ts, tt, vs, vt) = match (&a.valid_src, &a.valid_tgt) {
-            (Some(s), Some(t)) => {
-                let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
-                (src, tgt, vs, vt)
-            }
-            _ => split(src, tgt, a.common.valid_fraction, a.common.seed),
-        };
+        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
         let mono = match &a.mono {
             Some(p) => {
                 bitext_core::io::text::read_lines(p, bitext_core::io::text::EmptyLines::Reject)?
@@ -127,9 +123,15 @@ mod training {
         if a.reverse {
             network.decoded = Side::Source;
         }
+        if let Some(h) = a.hidden {
+            network.hidden = h;
+        }
         if a.bag {
             network.bag = true;
             network.emb_dim = 2 * network.hidden;
+        }
+        if let Some(d) = a.emb_dim {
+            network.emb_dim = d;
         }
         match a.candidates {
             Some(0) => network.softmax = Softmax::Full,
