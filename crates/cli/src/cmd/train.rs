@@ -23,37 +23,19 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
-use crate::flags::{Backend, Cell, Optimizer, Preset};
+use crate::flags::{Backend, Optimizer};
 
 mod aligner;
 mod autoencoder;
-
-/// The loss of the siamese network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SiameseObjective {
-    /// The paper's: the matching head on pairs and random negatives.
-    Classifier,
-    /// Each pair's translation against the batch's other sentences, by cosine with an
-    /// additive margin.
-    Ranking,
-}
-
-/// How the siamese network's recurrent states become the sentence vector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SiamesePooling {
-    /// The final states (the paper's).
-    Last,
-    /// The maximum over positions.
-    Max,
-}
+mod siamese;
 
 /// Training subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum TrainCommand {
     /// The siamese BiGRU classifier on parallel text.
-    Siamese(Box<SiameseArgs>),
+    Siamese(Box<siamese::SiameseArgs>),
     /// The shared-decoder autoencoder (Kim et al. 2019) on parallel text.
     Autoencoder(Box<autoencoder::AutoencoderArgs>),
     /// The word-alignment BiLSTM (which words of a pair diverge; `bitext score --words`,
@@ -204,65 +186,6 @@ pub(crate) struct ValidArgs {
     valid_tgt: Option<PathBuf>,
 }
 
-/// Arguments of `bitext train siamese`.
-#[derive(Debug, Args)]
-pub(crate) struct SiameseArgs {
-    #[command(flatten)]
-    pairs: PairArgs,
-    #[command(flatten)]
-    valid: ValidArgs,
-    /// Network size: paper (512/512/256), medium (256/256/256) or small (128/128/128).
-    #[arg(long, value_enum, default_value_t = Preset::Small)]
-    preset: Preset,
-    /// Recurrent cell.
-    #[arg(long, value_enum, default_value_t = Cell::Gru)]
-    cell: Cell,
-    /// Random negatives per positive pair, resampled every epoch (with `--objective ranking`:
-    /// the most similar in-batch negatives per pair the matching head is trained on).
-    #[arg(long, default_value_t = 7)]
-    negatives: usize,
-    /// The loss: `classifier` (the paper's: the matching head on pairs and random negatives)
-    /// or `ranking` (each pair's translation against the batch's other sentences, by cosine
-    /// with an additive margin; for vectors that mine well).
-    #[arg(long, value_enum, default_value_t = SiameseObjective::Classifier)]
-    objective: SiameseObjective,
-    /// Inverse temperature of the ranking softmax.
-    #[arg(long, default_value_t = 20.0)]
-    scale: f64,
-    /// Margin subtracted from each parallel pair's cosine in the ranking loss.
-    #[arg(long = "loss-margin", alias = "margin", default_value_t = 0.2)]
-    margin: f64,
-    /// How the recurrent states become the sentence vector: `last` (the paper's final states)
-    /// or `max` (maximum over positions).
-    #[arg(long, value_enum, default_value_t = SiamesePooling::Last)]
-    pooling: SiamesePooling,
-    /// Add the IDF-weighted bag of the sentence's input embeddings to its vector (vectors of
-    /// the embedding size; the untrained network is the bag of words over its own vectors).
-    /// Turns the dropout on the input embeddings off, which would blur the bag.
-    #[arg(long)]
-    bag: bool,
-    /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
-    /// are not projected).
-    #[arg(long, value_name = "N")]
-    emb_dim: Option<usize>,
-    /// Most pairs per batch.
-    #[arg(long, default_value_t = 128)]
-    batch: usize,
-    /// Most padded tokens per batch (pairs × longest pair).
-    #[arg(long, default_value_t = 128 * 80)]
-    max_tokens: usize,
-    /// Clip the global gradient norm to this.
-    #[arg(long, default_value_t = 5.0)]
-    clip: f64,
-    #[command(flatten)]
-    text: TextArgs,
-    /// Truncate sentences to this many tokens.
-    #[arg(long, default_value_t = 80)]
-    max_len: usize,
-    #[command(flatten)]
-    common: CommonArgs,
-}
-
 /// Arguments of `bitext train mlp`.
 #[derive(Debug, Args)]
 pub(crate) struct MlpArgs {
@@ -305,7 +228,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     }
     crate::cmd::neural::start_neural_command();
     match cmd {
-        TrainCommand::Siamese(a) => training::siamese(a),
+        TrainCommand::Siamese(a) => siamese::train(a),
         TrainCommand::Autoencoder(a) => autoencoder::train(a),
         TrainCommand::Aligner(a) => aligner::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
@@ -334,25 +257,18 @@ mod training {
     use bitext_core::Rng;
     use bitext_encode::Side;
     use bitext_neural::backend::{BackendSpec, Threads};
-    use bitext_neural::batch::Bucketing;
     use bitext_neural::mlp::{
         Mlp, MlpConfig, MlpDescription, MlpTask, PairSet, cosine_rows, random_negatives,
         worst_of_portion,
     };
     use bitext_neural::pretrained::VectorsInit;
-    use bitext_neural::siamese::{
-        Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, split_indices,
-        train_siamese,
-    };
+    use bitext_neural::siamese::split_indices;
     use bitext_neural::spec::ModelEncoder;
     use bitext_neural::text::WordVocabConfig;
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
-    use super::{
-        CommonArgs, MlpArgs, PairArgs, SiameseArgs, SiameseObjective, SiamesePooling, TextArgs,
-        ValidArgs,
-    };
+    use super::{CommonArgs, MlpArgs, PairArgs, TextArgs, ValidArgs};
     use crate::cmd::neural::read_pairs;
     use crate::flags::Optimizer;
 
@@ -465,12 +381,7 @@ mod training {
         );
     }
 
-    pub(super) fn split(
-        src: Vec<String>,
-        tgt: Vec<String>,
-        fraction: f64,
-        seed: u64,
-    ) -> Split {
+    pub(super) fn split(src: Vec<String>, tgt: Vec<String>, fraction: f64, seed: u64) -> Split {
         let (tr, va) = split_indices(src.len(), fraction, &mut Rng::seed(seed));
         let pick = |v: &[String], i: &[usize]| i.iter().map(|&k| v[k].clone()).collect::<Vec<_>>();
         (
@@ -479,63 +390,6 @@ mod training {
             pick(&src, &va),
             pick(&tgt, &va),
         )
-    }
-
-    pub(super) fn siamese(a: &SiameseArgs) -> Result<()> {
-        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
-        let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
-        network.frozen_embeddings = a.text.freeze_embeddings;
-        network.bag = a.bag;
-        if a.bag {
-            network.dropout_input = 0.0;
-        }
-        network.pooling = match a.pooling {
-            SiamesePooling::Max => Pooling::Max,
-            SiamesePooling::Last => Pooling::Last,
-        };
-        if let Some(d) = a.emb_dim {
-            network.emb_dim = d;
-        }
-        network.cell = a.cell.kind();
-        let mut train = SiameseTrainConfig::paper(a.common.seed);
-        train.negatives = a.negatives;
-        if a.objective == SiameseObjective::Ranking {
-            train.objective = Objective::Ranking {
-                scale: a.scale,
-                margin: a.margin,
-            };
-        }
-        train.batching = Bucketing {
-            max_items: a.batch,
-            max_tokens: a.max_tokens,
-        };
-        train.train = a.common.train_config(15, 2e-4, Some(a.clip))?;
-        let vocab = a.text.vocab(SequenceConfig {
-            max_len: Some(a.max_len),
-            ..SequenceConfig::default()
-        });
-        let job = SiameseTextTraining {
-            src: &ts,
-            tgt: &tt,
-            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
-            network,
-            train,
-            vocab,
-            spm: a.text.spm.clone(),
-            init: a.text.init(),
-        };
-        let out = train_siamese(&job, &a.common.out, a.common.resume)?;
-        if let (Some(r), false) = (&out.init, a.common.quiet) {
-            eprintln!("embeddings initialised from the vectors: {r}");
-        }
-        if !a.common.quiet && out.dropped_pairs > 0 {
-            eprintln!(
-                "dropped {} training pairs with a side that has no tokens",
-                out.dropped_pairs
-            );
-        }
-        report(&out.fitted.state, &a.common.out, a.common.quiet);
-        Ok(())
     }
 
     pub(super) fn mlp(a: &MlpArgs) -> Result<()> {
