@@ -174,6 +174,25 @@ pub(crate) struct PairArgs {
     skip_empty: bool,
 }
 
+/// Batches, clipping and truncation of a text model's training (`bitext train siamese`,
+/// `autoencoder` and `aligner`); the defaults are the model family's.
+#[derive(Debug, Args)]
+pub(crate) struct BatchArgs {
+    /// Most examples per batch (default: siamese 128 pairs, autoencoder 60, aligner 32).
+    #[arg(long, value_name = "N")]
+    batch: Option<usize>,
+    /// Most padded tokens per batch, examples × the longest (default: siamese 128 × 80,
+    /// autoencoder 60 × 124, aligner 32 × 160).
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<usize>,
+    /// Clip the global gradient norm to this.
+    #[arg(long, default_value_t = 5.0)]
+    clip: f64,
+    /// Cut training sentences to this many tokens (default: 80; autoencoder 60).
+    #[arg(long, value_name = "N")]
+    max_len: Option<usize>,
+}
+
 /// Held-out pairs for validation (`bitext train siamese`, `autoencoder` and `aligner`).
 #[derive(Debug, Args)]
 pub(crate) struct ValidArgs {
@@ -257,6 +276,7 @@ mod training {
     use bitext_core::Rng;
     use bitext_encode::Side;
     use bitext_neural::backend::{BackendSpec, Threads};
+    use bitext_neural::batch::Bucketing;
     use bitext_neural::mlp::{
         Mlp, MlpConfig, MlpDescription, MlpTask, PairSet, cosine_rows, random_negatives,
         worst_of_portion,
@@ -268,7 +288,7 @@ mod training {
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
-    use super::{CommonArgs, MlpArgs, PairArgs, TextArgs, ValidArgs};
+    use super::{BatchArgs, CommonArgs, MlpArgs, PairArgs, TextArgs, ValidArgs};
     use crate::cmd::neural::read_pairs;
     use crate::flags::Optimizer;
 
@@ -346,6 +366,24 @@ mod training {
 
     /// Training source and target sentences, then validation source and target sentences.
     pub(super) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+
+    impl BatchArgs {
+        /// The batches: --batch and --max-tokens, else the family's `(items, tokens)`.
+        pub(in crate::cmd::train) fn bucketing(
+            &self,
+            (items, tokens): (usize, usize),
+        ) -> Bucketing {
+            Bucketing {
+                max_items: self.batch.unwrap_or(items),
+                max_tokens: self.max_tokens.unwrap_or(tokens),
+            }
+        }
+
+        /// --max-len, else the family's.
+        pub(in crate::cmd::train) fn max_len(&self, default: usize) -> usize {
+            self.max_len.unwrap_or(default)
+        }
+    }
 
     impl PairArgs {
         /// The training pairs and the validation pairs: --valid-src/--valid-tgt when given,

@@ -55,20 +55,10 @@ pub(crate) struct AlignerArgs {
     /// small r a sum.
     #[arg(long = "r", default_value_t = 1.0, value_name = "R")]
     r: f64,
-    /// Most examples per batch (the paper: 32).
-    #[arg(long, default_value_t = 32)]
-    batch: usize,
-    /// Most padded tokens per batch (examples × longest pair).
-    #[arg(long, default_value_t = 32 * 160)]
-    max_tokens: usize,
-    /// Clip the global gradient norm to this.
-    #[arg(long, default_value_t = 5.0)]
-    clip: f64,
     #[command(flatten)]
     text: TextArgs,
-    /// Cut training sentences to this many tokens (counted and reported).
-    #[arg(long, default_value_t = 80)]
-    max_len: usize,
+    #[command(flatten)]
+    batching: super::BatchArgs,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -89,7 +79,6 @@ mod training {
         AlignerConfig, AlignerTextTraining, AlignerTrainConfig, Kind, Links, Objective,
         train_aligner,
     };
-    use bitext_neural::batch::Bucketing;
     use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
 
     use super::{AlignerArgs, ObjectiveArg};
@@ -138,12 +127,9 @@ mod training {
             ObjectiveArg::Both => Objective::Both,
         };
         let mut train = AlignerTrainConfig::paper(a.common.seed);
-        train.batching = Bucketing {
-            max_items: a.batch,
-            max_tokens: a.max_tokens,
-        };
+        train.batching = a.batching.bucketing((32, 32 * 160));
         let (optimizer, schedule) = (train.train.optimizer, train.train.schedule);
-        let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
+        let mut config = a.common.train_config(10, 1.0, Some(a.batching.clip))?;
         if a.common.optimizer == Optimizer::Adam && a.common.lr.is_none() {
             // The paper's optimiser unless the user asks for another: SGD at 1.0, the rate
             // × 0.8 after an epoch without a better validation loss (or --plateau's halving).
@@ -199,7 +185,7 @@ mod training {
             vocab,
             spm: a.text.spm.clone(),
             init: a.text.init(),
-            max_len: Some(a.max_len),
+            max_len: Some(a.batching.max_len(80)),
             links: &links,
         };
         let out = train_aligner(&job, &a.common.out, a.common.resume)?;
@@ -211,7 +197,11 @@ mod training {
             eprintln!(
                 "vocabularies of {} source and {} target tokens; {} sentences cut to {} tokens; \
                  {} pairs dropped for having no tokens",
-                out.vocab_sizes.0, out.vocab_sizes.1, out.truncated, a.max_len, out.dropped_pairs
+                out.vocab_sizes.0,
+                out.vocab_sizes.1,
+                out.truncated,
+                a.batching.max_len(80),
+                out.dropped_pairs
             );
             let state = &out.fitted.state;
             if let Some(v) = state

@@ -67,25 +67,14 @@ pub(crate) struct AutoencoderArgs {
     /// random training pairs (encoded, not decoded; 0 = the batch's pairs only).
     #[arg(long, default_value_t = 0, value_name = "N")]
     ranking_pairs: usize,
-    /// Most pairs per batch (each adds a translation and an autoencoding example; the
-    /// paper's 120 sentences are 60 pairs).
-    #[arg(long, default_value_t = 60)]
-    batch: usize,
-    /// Most padded tokens per batch (pairs × longest pair).
-    #[arg(long, default_value_t = 60 * 124)]
-    max_tokens: usize,
-    /// Clip the global gradient norm to this.
-    #[arg(long, default_value_t = 5.0)]
-    clip: f64,
     /// Decay schedule of the paper: multiply the rate by 0.9 every 50k updates after the first
     /// 100k (otherwise constant, or --plateau).
     #[arg(long, conflicts_with = "plateau")]
     step_decay: bool,
     #[command(flatten)]
     text: TextArgs,
-    /// Cut training sentences to this many tokens (counted and reported; the paper: 60).
-    #[arg(long, default_value_t = 60)]
-    max_len: usize,
+    #[command(flatten)]
+    batching: super::BatchArgs,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -103,7 +92,6 @@ mod training {
         AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, RankingTerm, Softmax,
         train_autoencoder,
     };
-    use bitext_neural::batch::Bucketing;
     use bitext_tokenize::SequenceConfig;
 
     use super::AutoencoderArgs;
@@ -139,12 +127,9 @@ mod training {
             None => {}
         }
         let mut train = AutoencoderTrainConfig::paper(a.common.seed);
-        train.batching = Bucketing {
-            max_items: a.batch,
-            max_tokens: a.max_tokens,
-        };
+        train.batching = a.batching.bucketing((60, 60 * 124));
         let optimizer = train.train.optimizer;
-        let mut config = a.common.train_config(10, 1.0, Some(a.clip))?;
+        let mut config = a.common.train_config(10, 1.0, Some(a.batching.clip))?;
         if a.common.optimizer == Optimizer::Adam && a.common.lr.is_none() {
             // The paper's optimiser unless the user asks for another: SGD at 1.0.
             config.optimizer = optimizer;
@@ -173,7 +158,7 @@ mod training {
             vocab,
             spm: a.text.spm.clone(),
             init: a.text.init(),
-            max_len: Some(a.max_len),
+            max_len: Some(a.batching.max_len(60)),
         };
         let out = train_autoencoder(&job, &a.common.out, a.common.resume)?;
         if !a.common.quiet {
@@ -188,7 +173,7 @@ mod training {
                  for having no tokens",
                 100.0 * unk as f64 / all.max(1) as f64,
                 out.truncated,
-                a.max_len,
+                a.batching.max_len(60),
                 out.dropped_pairs,
                 out.dropped_mono
             );

@@ -68,20 +68,10 @@ pub(crate) struct SiameseArgs {
     /// are not projected).
     #[arg(long, value_name = "N")]
     emb_dim: Option<usize>,
-    /// Most pairs per batch.
-    #[arg(long, default_value_t = 128)]
-    batch: usize,
-    /// Most padded tokens per batch (pairs × longest pair).
-    #[arg(long, default_value_t = 128 * 80)]
-    max_tokens: usize,
-    /// Clip the global gradient norm to this.
-    #[arg(long, default_value_t = 5.0)]
-    clip: f64,
     #[command(flatten)]
     text: TextArgs,
-    /// Truncate sentences to this many tokens.
-    #[arg(long, default_value_t = 80)]
-    max_len: usize,
+    #[command(flatten)]
+    batching: super::BatchArgs,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -93,7 +83,6 @@ pub(in crate::cmd::train) use training::train;
 #[cfg(feature = "neural")]
 mod training {
     use anyhow::Result;
-    use bitext_neural::batch::Bucketing;
     use bitext_neural::siamese::{
         Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
     };
@@ -126,13 +115,10 @@ mod training {
                 margin: a.margin,
             };
         }
-        train.batching = Bucketing {
-            max_items: a.batch,
-            max_tokens: a.max_tokens,
-        };
-        train.train = a.common.train_config(15, 2e-4, Some(a.clip))?;
+        train.batching = a.batching.bucketing((128, 128 * 80));
+        train.train = a.common.train_config(15, 2e-4, Some(a.batching.clip))?;
         let vocab = a.text.vocab(SequenceConfig {
-            max_len: Some(a.max_len),
+            max_len: Some(a.batching.max_len(80)),
             ..SequenceConfig::default()
         });
         let job = SiameseTextTraining {
