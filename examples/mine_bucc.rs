@@ -3,8 +3,8 @@
 //! candidates with a margin, retrieve pairs, and — when gold pairs are known — report
 //! precision, recall and F1 (BUCC protocol).
 //!
-//! With no arguments it mines a small built-in German–English sample (sentences and word
-//! vectors defined below, written for this example):
+//! With no arguments it mines the built-in German–English sample in `examples/data/` (103 German,
+//! 102 English sentences written for bitext, 80 of them translations, and word vectors for them):
 //!
 //! ```sh
 //! cargo run --release --example mine_bucc
@@ -29,7 +29,7 @@ use anyhow::{Context, Result, bail};
 use bitext::core::io::bucc::{BuccSentences, read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::tsv::{MinedPair, write_mined_pairs};
 use bitext::core::io::vec::WordVectors;
-use bitext::core::{Embeddings, MappedEmbeddings, Rng};
+use bitext::core::{Embeddings, MappedEmbeddings};
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
 use bitext::eval::bucc::GoldSet;
 use bitext::mine::{MineSpec, Miner, Retrieval, Threshold};
@@ -231,177 +231,35 @@ fn short(s: &str) -> String {
     t
 }
 
-/// The built-in sample: a few German and English news sentences written for this example, ten
-/// of which translate each other, and bilingual word vectors made for them (each concept a
-/// seeded random direction; its German and English words that direction plus a little noise).
+/// The built-in sample (`examples/data/`, made by `make_sample.py` there): 103 German and 102
+/// English sentences written for bitext, 80 of them translations of each other and the rest
+/// unpaired sentences on the same topics, in the BUCC format with a gold file; and word vectors
+/// for every word of each side (Universal Sentence Encoder Multilingual's vector of the word
+/// alone, both languages projected onto their top 64 principal directions).
 mod sample {
     use super::*;
 
-    /// (German sentence, English sentence); `None` on a side: no translation in the corpus.
-    const SENTENCES: &[(Option<&str>, Option<&str>)] = &[
-        (
-            Some("Der Hund schläft im Garten ."),
-            Some("The dog sleeps in the garden ."),
-        ),
-        (
-            Some("Die Regierung plant neue Steuern ."),
-            Some("The government plans new taxes ."),
-        ),
-        (
-            Some("Der Zug nach Berlin hat Verspätung ."),
-            Some("The train to Berlin is late ."),
-        ),
-        (
-            Some("Die Kinder spielen am Strand ."),
-            Some("The children play on the beach ."),
-        ),
-        (
-            Some("Der Preis für Öl steigt wieder ."),
-            Some("The price of oil is rising again ."),
-        ),
-        (
-            Some("Die Mannschaft gewann gestern das Spiel ."),
-            Some("The team won the game yesterday ."),
-        ),
-        (
-            Some("Meine Schwester arbeitet in einem Krankenhaus ."),
-            Some("My sister works in a hospital ."),
-        ),
-        (
-            Some("Das Wetter wird morgen kalt ."),
-            Some("The weather will be cold tomorrow ."),
-        ),
-        (
-            Some("Der Minister sprach mit Journalisten ."),
-            Some("The minister spoke with journalists ."),
-        ),
-        (
-            Some("Die Stadt baut eine neue Brücke ."),
-            Some("The city is building a new bridge ."),
-        ),
-        (Some("Die Katze trinkt Milch in der Küche ."), None),
-        (Some("Viele Touristen besuchen die Stadt im Sommer ."), None),
-        (Some("Der Markt öffnet morgen früh ."), None),
-        (None, Some("The bank raised the price of loans .")),
-        (None, Some("A storm damaged the bridge yesterday .")),
-        (None, Some("The children wrote a letter to the minister .")),
-    ];
-
-    /// (German words, English words) of each concept.
-    const CONCEPTS: &[(&[&str], &[&str])] = &[
-        (&["der", "die", "das"], &["the"]),
-        (&["hund"], &["dog"]),
-        (&["schläft"], &["sleeps"]),
-        (&["im", "in"], &["in"]),
-        (&["garten"], &["garden"]),
-        (&["regierung"], &["government"]),
-        (&["plant"], &["plans"]),
-        (&["neue"], &["new"]),
-        (&["steuern"], &["taxes"]),
-        (&["zug"], &["train"]),
-        (&["nach"], &["to"]),
-        (&["berlin"], &["berlin"]),
-        (&["verspätung"], &["late"]),
-        (&["kinder"], &["children"]),
-        (&["spielen"], &["play"]),
-        (&["am"], &["on"]),
-        (&["strand"], &["beach"]),
-        (&["preis"], &["price"]),
-        (&["für"], &["of"]),
-        (&["öl"], &["oil"]),
-        (&["steigt"], &["rising"]),
-        (&["wieder"], &["again"]),
-        (&["mannschaft"], &["team"]),
-        (&["gewann"], &["won"]),
-        (&["gestern"], &["yesterday"]),
-        (&["spiel"], &["game"]),
-        (&["meine"], &["my"]),
-        (&["schwester"], &["sister"]),
-        (&["arbeitet"], &["works"]),
-        (&["einem", "eine"], &["a"]),
-        (&["krankenhaus"], &["hospital"]),
-        (&["wetter"], &["weather"]),
-        (&["wird"], &["will"]),
-        (&["morgen"], &["tomorrow"]),
-        (&["kalt"], &["cold"]),
-        (&["minister"], &["minister"]),
-        (&["sprach"], &["spoke"]),
-        (&["mit"], &["with"]),
-        (&["journalisten"], &["journalists"]),
-        (&["stadt"], &["city"]),
-        (&["baut"], &["building"]),
-        (&["brücke"], &["bridge"]),
-        (&["katze"], &["cat"]),
-        (&["trinkt"], &["drinks"]),
-        (&["milch"], &["milk"]),
-        (&["küche"], &["kitchen"]),
-        (&["viele"], &["many"]),
-        (&["touristen"], &["tourists"]),
-        (&["besuchen"], &["visit"]),
-        (&["sommer"], &["summer"]),
-        (&["markt"], &["market"]),
-        (&["öffnet"], &["opens"]),
-        (&["früh"], &["early"]),
-        (&["bank"], &["bank"]),
-        (&["erhöhte"], &["raised"]),
-        (&["kredite"], &["loans"]),
-        (&["sturm"], &["storm"]),
-        (&["beschädigte"], &["damaged"]),
-        (&["schrieben"], &["wrote"]),
-        (&["brief"], &["letter"]),
-        (&["hat", "ist"], &["is"]),
-        (&["sein"], &["be"]),
-    ];
-
-    const DIM: usize = 32;
+    fn path(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/data")
+            .join(name)
+    }
 
     /// Source sentences, target sentences and gold id pairs.
     type Corpus = (BuccSentences, BuccSentences, Vec<(String, String)>);
 
     pub(super) fn corpus() -> Result<Corpus> {
-        let (mut de, mut en, mut gold) = (Vec::new(), Vec::new(), Vec::new());
-        for (d, e) in SENTENCES {
-            let di = d.map(|s| {
-                de.push((format!("de-{:03}", de.len() + 1), s.to_owned()));
-                de.len()
-            });
-            let ei = e.map(|s| {
-                en.push((format!("en-{:03}", en.len() + 1), s.to_owned()));
-                en.len()
-            });
-            if let (Some(i), Some(j)) = (di, ei) {
-                gold.push((format!("de-{i:03}"), format!("en-{j:03}")));
-            }
-        }
         Ok((
-            BuccSentences::from_pairs("sample.de", de)?,
-            BuccSentences::from_pairs("sample.en", en)?,
-            gold,
+            read_bucc_sentences(path("sample.de"))?,
+            read_bucc_sentences(path("sample.en"))?,
+            read_bucc_gold(path("sample.gold"))?.pairs().to_vec(),
         ))
     }
 
     pub(super) fn word_vectors() -> Result<(WordVectors, WordVectors)> {
-        let mut rng = Rng::seed(2019);
-        let (mut dw, mut dv, mut ew, mut ev) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (de, en) in CONCEPTS {
-            let concept: Vec<f32> = (0..DIM).map(|_| rng.normal() as f32).collect();
-            let mut noisy = |words: &[&str], ws: &mut Vec<String>, vs: &mut Vec<Vec<f32>>| {
-                for w in words {
-                    ws.push((*w).to_owned());
-                    vs.push(
-                        concept
-                            .iter()
-                            .map(|c| c + 0.3 * rng.normal() as f32)
-                            .collect(),
-                    );
-                }
-            };
-            noisy(de, &mut dw, &mut dv);
-            noisy(en, &mut ew, &mut ev);
-        }
         Ok((
-            WordVectors::new(dw, Embeddings::from_rows(dv, DIM)?)?,
-            WordVectors::new(ew, Embeddings::from_rows(ev, DIM)?)?,
+            bitext::core::io::vec::read_vec(path("sample.de.vec"), None)?,
+            bitext::core::io::vec::read_vec(path("sample.en.vec"), None)?,
         ))
     }
 }
