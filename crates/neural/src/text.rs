@@ -11,6 +11,7 @@ use bitext_tokenize::{
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::pretrained::VectorsInit;
 
 /// The tokenizers of a model, as saved in its `model.json`: one shared by both languages, or
 /// one per language. Vocabulary paths are relative to the model directory.
@@ -265,6 +266,82 @@ pub fn training_text<S: AsRef<str> + Sync>(
     };
     let codec = TextCodec::load(&text, out)?;
     Ok((text, codec, resuming))
+}
+
+/// The parallel text a text model trains on and how it becomes tokens: the part of every
+/// family's training job ([`crate::siamese::SiameseTextTraining`],
+/// [`crate::autoencoder::AutoencoderTextTraining`], [`crate::aligner::AlignerTextTraining`])
+/// that is the same for the three, and [`TextCorpus::tokenizers`], where each of their
+/// trainings starts.
+#[derive(Debug, Clone)]
+pub struct TextCorpus<'a> {
+    /// Source sentences of the training pairs.
+    pub src: &'a [String],
+    /// Target sentences of the training pairs, line-parallel with `src`.
+    pub tgt: &'a [String],
+    /// Held-out pairs for validation (source, target).
+    pub valid: Option<(&'a [String], &'a [String])>,
+    /// How word vocabularies are built from the training text (with `spm`, only the framing and
+    /// truncation apply).
+    pub vocab: WordVocabConfig,
+    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
+    /// directory) instead of building word vocabularies.
+    pub spm: Option<PathBuf>,
+    /// Initialise the embedding tables from bilingual vectors (a fresh run only; a resumed run
+    /// continues from its checkpoint).
+    pub init: Option<VectorsInit>,
+    /// Cut training and validation sentences to this many tokens.
+    pub max_len: Option<usize>,
+}
+
+impl<'a> TextCorpus<'a> {
+    /// The pairs `src`/`tgt` with word vocabularies of [`WordVocabConfig::default`], no
+    /// validation pairs, no initial vectors, no cut.
+    #[must_use]
+    pub fn new(src: &'a [String], tgt: &'a [String]) -> Self {
+        Self {
+            src,
+            tgt,
+            valid: None,
+            vocab: WordVocabConfig::default(),
+            spm: None,
+            init: None,
+            max_len: None,
+        }
+    }
+
+    /// Check the pairs and build the tokenizers into `out` (reloaded from it when resuming a
+    /// run saved there): `(their description, the tokenizers, resuming)`. The one start of every
+    /// text model's training.
+    ///
+    /// # Errors
+    /// Sides of different lengths (training or validation); `max_len` of 0; as
+    /// [`training_text`].
+    pub fn tokenizers(&self, out: &Path, resume: bool) -> Result<(TextConfig, TextCodec, bool)> {
+        let pairs = [(self.src, self.tgt, "training")]
+            .into_iter()
+            .chain(self.valid.map(|(s, t)| (s, t, "validation")));
+        for (s, t, what) in pairs {
+            if s.len() != t.len() {
+                return Err(Error::Input(format!(
+                    "{} source but {} target sentences ({what} pairs)",
+                    s.len(),
+                    t.len()
+                )));
+            }
+        }
+        if self.max_len == Some(0) {
+            return Err(Error::Config("max_len must be at least 1".into()));
+        }
+        training_text(
+            out,
+            resume,
+            self.spm.as_deref(),
+            &self.vocab,
+            self.src,
+            self.tgt,
+        )
+    }
 }
 
 /// Count the words of the training text, build the vocabularies (`vocab.txt`, or

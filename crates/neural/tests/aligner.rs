@@ -19,7 +19,7 @@ use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::text::WordVocabConfig;
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
@@ -354,9 +354,19 @@ fn job<'a>(
         ..TrainConfig::new(3, 0.01, 3)
     };
     AlignerTextTraining {
-        src,
-        tgt,
-        valid: Some(valid),
+        corpus: TextCorpus {
+            src,
+            tgt,
+            valid: Some(valid),
+            vocab: WordVocabConfig {
+                joint: false,
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            spm: None,
+            init: None,
+            max_len: Some(60),
+        },
         network: AlignerConfig {
             emb_dim: 12,
             hidden: 8,
@@ -367,14 +377,6 @@ fn job<'a>(
         train,
         kinds: Kind::parse_set("PURI").unwrap(),
         per_kind: 60,
-        vocab: WordVocabConfig {
-            joint: false,
-            min_count: 1,
-            ..WordVocabConfig::default()
-        },
-        spm: None,
-        init: None,
-        max_len: Some(60),
         links,
     }
 }

@@ -21,7 +21,7 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::text::WordVocabConfig;
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::{Task, TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
@@ -358,10 +358,24 @@ fn job<'a>(
         ..TrainConfig::new(12, 0.02, 3)
     };
     AutoencoderTextTraining {
-        src,
-        tgt,
+        corpus: TextCorpus {
+            src,
+            tgt,
+            valid: Some(valid),
+            vocab: WordVocabConfig {
+                joint: false,
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            spm: None,
+            init: Some(VectorsInit {
+                source: vectors.join("de.vec"),
+                target: Some(vectors.join("en.vec")),
+                max_words: None,
+            }),
+            max_len: Some(60),
+        },
         mono: &[],
-        valid: Some(valid),
         network: AutoencoderConfig {
             emb_dim: emb,
             hidden: 12,
@@ -369,18 +383,6 @@ fn job<'a>(
             ..AutoencoderConfig::paper(1, 1)
         },
         train,
-        vocab: WordVocabConfig {
-            joint: false,
-            min_count: 1,
-            ..WordVocabConfig::default()
-        },
-        spm: None,
-        init: Some(VectorsInit {
-            source: vectors.join("de.vec"),
-            target: Some(vectors.join("en.vec")),
-            max_words: None,
-        }),
-        max_len: Some(60),
     }
 }
 
@@ -491,18 +493,18 @@ fn bad_input_is_named_and_long_sentences_are_cut() {
     let (src, tgt) = parallel_text(12, 4);
     let (vs, vt) = parallel_text(4, 5);
     let mut j = job(&src, &tgt[..11], (&vs, &vt), d, 12);
-    j.init = None;
+    j.corpus.init = None;
     let out = tempfile::tempdir().unwrap();
     let e = train_autoencoder(&j, out.path(), false).unwrap_err();
     assert!(e.to_string().contains("12 source but 11 target"), "{e}");
     let empty = vec![String::new(); 3];
     let mut j = job(&empty, &empty, (&vs, &vt), d, 12);
-    j.init = None;
-    j.vocab.min_count = 1;
+    j.corpus.init = None;
+    j.corpus.vocab.min_count = 1;
     assert!(train_autoencoder(&j, tempfile::tempdir().unwrap().path(), false).is_err());
     let mut j = job(&src, &tgt, (&vs, &vt), d, 12);
-    j.init = None;
-    j.max_len = Some(3);
+    j.corpus.init = None;
+    j.corpus.max_len = Some(3);
     j.train.train.epochs = 1;
     let t = train_autoencoder(&j, tempfile::tempdir().unwrap().path(), false).unwrap();
     let long = src

@@ -9,7 +9,7 @@ use bitext_neural::siamese::{
     SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, train_siamese,
 };
 use bitext_neural::spec::{NeuralModel, build_encoder};
-use bitext_neural::text::WordVocabConfig;
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -25,9 +25,18 @@ fn train(dir: &std::path::Path) {
     };
     train.train = TrainConfig::new(2, 0.02, 3);
     let job = SiameseTextTraining {
-        src: &src,
-        tgt: &tgt,
-        valid: None,
+        corpus: TextCorpus {
+            src: &src,
+            tgt: &tgt,
+            valid: None,
+            vocab: WordVocabConfig {
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            spm: None,
+            init: None,
+            max_len: None,
+        },
         network: SiameseConfig {
             emb_dim: 8,
             hidden: 6,
@@ -37,12 +46,6 @@ fn train(dir: &std::path::Path) {
             ..SiameseConfig::paper(1, 1)
         },
         train,
-        vocab: WordVocabConfig {
-            min_count: 1,
-            ..WordVocabConfig::default()
-        },
-        spm: None,
-        init: None,
     };
     train_siamese(&job, dir, false).unwrap();
 }

@@ -12,7 +12,7 @@ use bitext_neural::siamese::{
     Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
     model_kind, train_siamese,
 };
-use bitext_neural::text::WordVocabConfig;
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -39,17 +39,20 @@ fn train_model(
         ..TrainConfig::new(15, 0.02, 3)
     };
     let job = SiameseTextTraining {
-        src: &src,
-        tgt: &tgt,
-        valid: Some((&vs, &vt)),
+        corpus: TextCorpus {
+            src: &src,
+            tgt: &tgt,
+            valid: Some((&vs, &vt)),
+            vocab: WordVocabConfig {
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            spm: None,
+            init: None,
+            max_len: None,
+        },
         network,
         train,
-        vocab: WordVocabConfig {
-            min_count: 1,
-            ..WordVocabConfig::default()
-        },
-        spm: None,
-        init: None,
     };
     let out = train_siamese(&job, dir.path(), false).unwrap();
     assert_eq!(out.dropped_pairs, 0);

@@ -284,7 +284,7 @@ mod training {
     use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::siamese::split_indices;
     use bitext_neural::spec::ModelEncoder;
-    use bitext_neural::text::WordVocabConfig;
+    use bitext_neural::text::{TextCorpus, WordVocabConfig};
     use bitext_neural::train::{LrSchedule, OptimizerSpec, TrainConfig, TrainerState, fit};
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
@@ -304,6 +304,26 @@ mod training {
                     ..WordConfig::default()
                 },
                 sequence,
+            }
+        }
+
+        /// The training text of a text model: `split`'s pairs (its validation pairs when it has
+        /// any), cut by the vocabulary's `sequence` and at `max_len` tokens.
+        pub(in crate::cmd::train) fn corpus<'a>(
+            &self,
+            split: &'a Split,
+            sequence: SequenceConfig,
+            max_len: usize,
+        ) -> TextCorpus<'a> {
+            let (ts, tt, vs, vt) = split;
+            TextCorpus {
+                src: ts,
+                tgt: tt,
+                valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+                vocab: self.vocab(sequence),
+                spm: self.spm.clone(),
+                init: self.init(),
+                max_len: Some(max_len),
             }
         }
 

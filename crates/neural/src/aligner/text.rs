@@ -18,10 +18,10 @@ use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit};
+use crate::pretrained::InitReport;
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, training_text};
+use crate::text::{TextCodec, TextConfig, TextCorpus};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of an aligner says.
@@ -318,12 +318,9 @@ impl PairScorer for SembScorer {
 
 /// Parallel training text and what to do with it.
 pub struct AlignerTextTraining<'a> {
-    /// Source sentences of the training pairs.
-    pub src: &'a [String],
-    /// Target sentences of the training pairs.
-    pub tgt: &'a [String],
-    /// Held-out pairs: validation examples are drawn from them once (seeded).
-    pub valid: Option<(&'a [String], &'a [String])>,
+    /// The pairs (validation examples are drawn once, seeded, from its held-out pairs), their
+    /// tokenizers, the vectors the tables start from and the cut.
+    pub corpus: TextCorpus<'a>,
     /// The network (vocabulary sizes are set from the tokenizers).
     pub network: AlignerConfig,
     /// Batches, optimiser, epochs, seed.
@@ -332,14 +329,6 @@ pub struct AlignerTextTraining<'a> {
     pub kinds: Vec<Kind>,
     /// Examples of each kind per epoch.
     pub per_kind: usize,
-    /// How word vocabularies are built (when `spm` is not given).
-    pub vocab: WordVocabConfig,
-    /// Cut both languages into this sentencepiece model's pieces instead.
-    pub spm: Option<PathBuf>,
-    /// Initialise the embedding tables from bilingual embeddings (a fresh run only).
-    pub init: Option<VectorsInit>,
-    /// Cut training sentences to this many tokens.
-    pub max_len: Option<usize>,
     /// Word alignments of the training and validation pairs.
     pub links: &'a LinkFn<'a>,
 }
@@ -440,17 +429,8 @@ pub fn train_aligner(
     resume: bool,
 ) -> Result<AlignerTrained> {
     job.train.check()?;
-    if job.max_len == Some(0) {
-        return Err(Error::Config("max_len must be at least 1".into()));
-    }
-    let (text, codec, resuming) = training_text(
-        out,
-        resume,
-        job.spm.as_deref(),
-        &job.vocab,
-        job.src,
-        job.tgt,
-    )?;
+    let corpus = &job.corpus;
+    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
     let (vs, vt) = codec.vocab_sizes();
     let network = AlignerConfig {
         src_vocab: vs,
@@ -459,10 +439,10 @@ pub fn train_aligner(
     };
     network.check()?;
     let (si, ti, sp, tp, dropped, mut truncated) =
-        tokenize_pairs(&codec, job.src, job.tgt, job.max_len)?;
-    let (vsi, vti, vsp, vtp) = match job.valid {
+        tokenize_pairs(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
+    let (vsi, vti, vsp, vtp) = match corpus.valid {
         Some((s, t)) => {
-            let (a, b, c, d, _, tr) = tokenize_pairs(&codec, s, t, job.max_len)?;
+            let (a, b, c, d, _, tr) = tokenize_pairs(&codec, s, t, corpus.max_len)?;
             truncated += tr;
             (a, b, c, d)
         }
@@ -507,7 +487,7 @@ pub fn train_aligner(
         network,
         text: text.clone(),
         kinds: Kind::set_name(&job.kinds),
-        max_len: job.max_len,
+        max_len: corpus.max_len,
     };
     let task = AlignerTask::new(
         network,
@@ -524,7 +504,7 @@ pub fn train_aligner(
     let device = job.train.train.backend.autodiff_device()?;
     let mut model = Aligner::new(&network, seed, &device)?;
     let mut init = None;
-    if let (Some(vectors), false) = (&job.init, resuming) {
+    if let (Some(vectors), false) = (&corpus.init, resuming) {
         let mut rng = Rng::seed(seed).fork(0xe3b);
         let [(src, rs), (tgt, rt)] = vectors.side_tables(&codec, network.emb_dim, &mut rng)?;
         model = model.with_embedding_tables(src, tgt)?;

@@ -14,9 +14,9 @@ use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::encoding::{bag_weights, encode_in_batches};
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
+use crate::pretrained::{InitReport, with_extra_rows};
 use crate::siamese::ParallelIds;
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, training_text};
+use crate::text::{TextCodec, TextConfig, TextCorpus};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of an autoencoder says.
@@ -148,28 +148,16 @@ impl SentenceEncoder for AutoencoderEncoder {
 /// Training text and what to do with it.
 #[derive(Debug, Clone)]
 pub struct AutoencoderTextTraining<'a> {
-    /// Source sentences of the training pairs.
-    pub src: &'a [String],
-    /// Target sentences of the training pairs.
-    pub tgt: &'a [String],
+    /// The pairs, their tokenizers, the vectors the tables start from and the cut (`max_len`,
+    /// counted in [`AutoencoderTrained`]).
+    pub corpus: TextCorpus<'a>,
     /// Monolingual sentences of the decoded language (autoencoded besides the decoded side of
     /// the pairs; may be empty).
     pub mono: &'a [String],
-    /// Held-out pairs for validation (source, target).
-    pub valid: Option<(&'a [String], &'a [String])>,
     /// The network (its vocabulary sizes are set from the tokenizers).
     pub network: AutoencoderConfig,
     /// Batches, optimiser, epochs, seed.
     pub train: AutoencoderTrainConfig,
-    /// How word vocabularies are built (when `spm` is not given).
-    pub vocab: WordVocabConfig,
-    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
-    /// directory) instead of building word vocabularies.
-    pub spm: Option<PathBuf>,
-    /// Initialise the embedding tables from bilingual embeddings (a fresh run only).
-    pub init: Option<VectorsInit>,
-    /// Cut training sentences to this many tokens (counted in [`AutoencoderTrained`]).
-    pub max_len: Option<usize>,
 }
 
 /// What [`train_autoencoder`] did besides training.
@@ -258,24 +246,8 @@ pub fn train_autoencoder(
     resume: bool,
 ) -> Result<AutoencoderTrained> {
     job.train.check()?;
-    if job.src.len() != job.tgt.len() {
-        return Err(Error::Input(format!(
-            "{} source but {} target sentences",
-            job.src.len(),
-            job.tgt.len()
-        )));
-    }
-    if job.max_len == Some(0) {
-        return Err(Error::Config("max_len must be at least 1".into()));
-    }
-    let (text, codec, resuming) = training_text(
-        out,
-        resume,
-        job.spm.as_deref(),
-        &job.vocab,
-        job.src,
-        job.tgt,
-    )?;
+    let corpus = &job.corpus;
+    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
     let (vs, vt) = codec.vocab_sizes();
     let network = AutoencoderConfig {
         src_vocab: vs,
@@ -283,8 +255,8 @@ pub fn train_autoencoder(
         ..job.network
     };
     network.check()?;
-    let ts = tokenize(&codec, Side::Source, job.src, job.max_len)?;
-    let tt = tokenize(&codec, Side::Target, job.tgt, job.max_len)?;
+    let ts = tokenize(&codec, Side::Source, corpus.src, corpus.max_len)?;
+    let tt = tokenize(&codec, Side::Target, corpus.tgt, corpus.max_len)?;
     let mut truncated = ts.truncated + tt.truncated;
     let mut unknown = (ts.unknown + tt.unknown, ts.tokens + tt.tokens);
     let (train, dropped) = pairs(ts, tt)?;
@@ -293,24 +265,17 @@ pub fn train_autoencoder(
             "no training pair has tokens on both sides".into(),
         ));
     }
-    let tm = tokenize(&codec, network.decoded, job.mono, job.max_len)?;
+    let tm = tokenize(&codec, network.decoded, job.mono, corpus.max_len)?;
     truncated += tm.truncated;
     unknown = (unknown.0 + tm.unknown, unknown.1 + tm.tokens);
     let mono_len = tm.ids.len();
     let mono: Vec<Vec<u32>> = tm.ids.into_iter().filter(|s| !s.is_empty()).collect();
     let dropped_mono = mono_len - mono.len();
-    let valid = match job.valid {
+    let valid = match corpus.valid {
         Some((s, t)) => {
-            if s.len() != t.len() {
-                return Err(Error::Input(format!(
-                    "{} source but {} target validation sentences",
-                    s.len(),
-                    t.len()
-                )));
-            }
             let (a, b) = (
-                tokenize(&codec, Side::Source, s, job.max_len)?,
-                tokenize(&codec, Side::Target, t, job.max_len)?,
+                tokenize(&codec, Side::Source, s, corpus.max_len)?,
+                tokenize(&codec, Side::Target, t, corpus.max_len)?,
             );
             truncated += a.truncated + b.truncated;
             Some(pairs(a, b)?.0)
@@ -320,14 +285,14 @@ pub fn train_autoencoder(
     let description = AutoencoderDescription {
         network,
         text: text.clone(),
-        max_len: job.max_len,
+        max_len: corpus.max_len,
     };
     let seed = job.train.train.seed;
     let device = job.train.train.backend.autodiff_device()?;
     let mut model = Autoencoder::new(&network, seed, &device)?;
     let mut init = None;
     let mut known = None;
-    if let (Some(vectors), false) = (&job.init, resuming) {
+    if let (Some(vectors), false) = (&corpus.init, resuming) {
         let mut rng = Rng::seed(seed).fork(0xe3b);
         let [(src, ks, rs), (tgt, kt, rt)] =
             vectors.side_tables_filled(&codec, network.emb_dim, &mut rng)?;

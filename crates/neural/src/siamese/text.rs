@@ -13,11 +13,11 @@ use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::encoding::bag_weights;
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit};
+use crate::pretrained::InitReport;
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::text::{TextCodec, TextConfig, WordVocabConfig, training_text};
+use crate::text::{TextCodec, TextConfig, TextCorpus};
 use crate::train::{Fitted, checkpoint, fit};
 
 /// What `model.json` of a siamese classifier says.
@@ -171,25 +171,12 @@ impl SentenceEncoder for SiameseEncoder {
 /// Parallel training text and what to do with it.
 #[derive(Debug, Clone)]
 pub struct SiameseTextTraining<'a> {
-    /// Source sentences of the training pairs.
-    pub src: &'a [String],
-    /// Target sentences of the training pairs.
-    pub tgt: &'a [String],
-    /// Held-out pairs for validation (source, target).
-    pub valid: Option<(&'a [String], &'a [String])>,
+    /// The pairs, their tokenizers and the vectors the embedding table starts from.
+    pub corpus: TextCorpus<'a>,
     /// The network (its vocabulary sizes are set from the vocabularies built).
     pub network: SiameseConfig,
     /// Negatives, batches, optimiser, epochs, seed.
     pub train: SiameseTrainConfig,
-    /// How the word vocabularies are built.
-    pub vocab: WordVocabConfig,
-    /// Cut both languages into the pieces of this sentencepiece model (copied into the model
-    /// directory; `vocab` then gives only the framing and truncation) instead of building word
-    /// vocabularies from the training text.
-    pub spm: Option<PathBuf>,
-    /// Initialise the embedding table from bilingual embeddings (a fresh run only; a resumed
-    /// run continues from its checkpoint).
-    pub init: Option<VectorsInit>,
 }
 
 /// What [`train_siamese`] did besides training.
@@ -205,21 +192,23 @@ pub struct SiameseTrained {
     pub init: Option<InitReport>,
 }
 
-fn to_ids(codec: &TextCodec, src: &[String], tgt: &[String]) -> Result<(ParallelIds, usize)> {
-    if src.len() != tgt.len() {
-        return Err(Error::Input(format!(
-            "{} source but {} target sentences",
-            src.len(),
-            tgt.len()
-        )));
-    }
+fn to_ids(
+    codec: &TextCodec,
+    src: &[String],
+    tgt: &[String],
+    max_len: Option<usize>,
+) -> Result<(ParallelIds, usize)> {
     let s: Vec<&str> = src.iter().map(String::as_str).collect();
     let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let ids_s = codec.tokenizer(Side::Source).encode_batch_ids(&s)?;
     let ids_t = codec.tokenizer(Side::Target).encode_batch_ids(&t)?;
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut dropped = 0;
-    for (x, y) in ids_s.into_iter().zip(ids_t) {
+    for (mut x, mut y) in ids_s.into_iter().zip(ids_t) {
+        if let Some(n) = max_len {
+            x.truncate(n);
+            y.truncate(n);
+        }
         if x.is_empty() || y.is_empty() {
             dropped += 1;
         } else {
@@ -242,14 +231,8 @@ pub fn train_siamese(
     resume: bool,
 ) -> Result<SiameseTrained> {
     job.train.check()?;
-    let (text, codec, resuming) = training_text(
-        out,
-        resume,
-        job.spm.as_deref(),
-        &job.vocab,
-        job.src,
-        job.tgt,
-    )?;
+    let corpus = &job.corpus;
+    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
     let (vs, vt) = codec.vocab_sizes();
     let network = SiameseConfig {
         src_vocab: vs,
@@ -258,10 +241,10 @@ pub fn train_siamese(
         ..job.network
     };
     network.check()?;
-    let (train, dropped) = to_ids(&codec, job.src, job.tgt)?;
-    let valid = job
+    let (train, dropped) = to_ids(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
+    let valid = corpus
         .valid
-        .map(|(s, t)| to_ids(&codec, s, t).map(|v| v.0))
+        .map(|(s, t)| to_ids(&codec, s, t, corpus.max_len).map(|v| v.0))
         .transpose()?;
     let description = SiameseDescription {
         network,
@@ -272,7 +255,7 @@ pub fn train_siamese(
     let mut model = Siamese::new(&network, seed, &device)?;
     let mut init = None;
     let mut known = None;
-    if let (Some(vectors), false) = (&job.init, resuming) {
+    if let (Some(vectors), false) = (&corpus.init, resuming) {
         let mut rng = Rng::seed(seed).fork(0xe3b);
         let (table, filled, report) =
             vectors.stacked_table_filled(&codec, network.emb_dim, &mut rng)?;

@@ -106,11 +106,11 @@ mod training {
 
     pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
         let kinds = Kind::parse_set(&a.kinds)?;
-        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
-        if ts.is_empty() {
+        let split = a.pairs.read_split(&a.valid, &a.common)?;
+        if split.0.is_empty() {
             bail!("no training pairs");
         }
-        let per_kind = a.per_kind.unwrap_or(ts.len());
+        let per_kind = a.per_kind.unwrap_or(split.0.len());
         if per_kind == 0 {
             bail!("--per-kind must be at least 1");
         }
@@ -140,8 +140,10 @@ mod training {
         }
         config.check()?;
         train.train = config;
-        let vocab = a.text.vocab(SequenceConfig::default());
-        let segmenter = segmenter(a.text.spm.as_ref(), vocab.word);
+        let corpus = a
+            .text
+            .corpus(&split, SequenceConfig::default(), a.batching.max_len(80));
+        let segmenter = segmenter(a.text.spm.as_ref(), corpus.vocab.word);
         let replace = kinds.contains(&Kind::Replace);
         let quiet = a.common.quiet;
         // Only replace examples read links: without them, no IBM-1 is trained.
@@ -175,17 +177,11 @@ mod training {
             Ok(out)
         };
         let job = AlignerTextTraining {
-            src: &ts,
-            tgt: &tt,
-            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+            corpus,
             network,
             train,
             kinds,
             per_kind,
-            vocab,
-            spm: a.text.spm.clone(),
-            init: a.text.init(),
-            max_len: Some(a.batching.max_len(80)),
             links: &links,
         };
         let out = train_aligner(&job, &a.common.out, a.common.resume)?;

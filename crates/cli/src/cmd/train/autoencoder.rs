@@ -98,7 +98,7 @@ mod training {
     use crate::cmd::train::training::report;
 
     pub(in crate::cmd::train) fn train(a: &AutoencoderArgs) -> Result<()> {
-        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
+        let split = a.pairs.read_split(&a.valid, &a.common)?;
         let mono = match &a.mono {
             Some(p) => {
                 bitext_core::io::text::read_lines(p, bitext_core::io::text::EmptyLines::Reject)?
@@ -147,18 +147,13 @@ mod training {
                 pairs: a.ranking_pairs,
             });
         }
-        let vocab = a.text.vocab(SequenceConfig::default());
         let job = AutoencoderTextTraining {
-            src: &ts,
-            tgt: &tt,
+            corpus: a
+                .text
+                .corpus(&split, SequenceConfig::default(), a.batching.max_len(60)),
             mono: &mono,
-            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
             network,
             train,
-            vocab,
-            spm: a.text.spm.clone(),
-            init: a.text.init(),
-            max_len: Some(a.batching.max_len(60)),
         };
         let out = train_autoencoder(&job, &a.common.out, a.common.resume)?;
         if !a.common.quiet {

@@ -92,7 +92,7 @@ mod training {
     use crate::cmd::train::training::report;
 
     pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
-        let (ts, tt, vs, vt) = a.pairs.read_split(&a.valid, &a.common)?;
+        let split = a.pairs.read_split(&a.valid, &a.common)?;
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
@@ -117,19 +117,15 @@ mod training {
         }
         train.batching = a.batching.bucketing((128, 128 * 80));
         train.train = a.common.train_config(15, 2e-4, Some(a.batching.clip))?;
-        let vocab = a.text.vocab(SequenceConfig {
-            max_len: Some(a.batching.max_len(80)),
+        let max_len = a.batching.max_len(80);
+        let sequence = SequenceConfig {
+            max_len: Some(max_len),
             ..SequenceConfig::default()
-        });
+        };
         let job = SiameseTextTraining {
-            src: &ts,
-            tgt: &tt,
-            valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
+            corpus: a.text.corpus(&split, sequence, max_len),
             network,
             train,
-            vocab,
-            spm: a.text.spm.clone(),
-            init: a.text.init(),
         };
         let out = train_siamese(&job, &a.common.out, a.common.resume)?;
         if let (Some(r), false) = (&out.init, a.common.quiet) {
