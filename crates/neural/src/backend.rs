@@ -61,7 +61,8 @@ impl BackendSpec {
     /// The inference device (no gradients).
     ///
     /// # Errors
-    /// [`Error::BackendUnavailable`] when the backend's feature is off.
+    /// [`Error::BackendUnavailable`] when the backend's feature is off;
+    /// [`Error::BackendUnusable`] when wgpu finds no adapter it can compute on.
     pub fn device(self) -> Result<Device> {
         match self {
             Self::Flex => Ok(Device::flex()),
@@ -74,7 +75,7 @@ impl BackendSpec {
                 feature: "ndarray",
             }),
             #[cfg(feature = "wgpu")]
-            Self::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+            Self::Wgpu => wgpu_device(),
             #[cfg(not(feature = "wgpu"))]
             Self::Wgpu => Err(Error::BackendUnavailable {
                 backend: "wgpu",
@@ -89,6 +90,50 @@ impl BackendSpec {
     /// As [`BackendSpec::device`].
     pub fn autodiff_device(self) -> Result<Device> {
         Ok(self.device()?.autodiff())
+    }
+}
+
+/// The wgpu device, once a tiny tensor has made the round trip to it and back. Without a usable
+/// adapter (no GPU, or only a software renderer whose buffers are too small) wgpu's runtime
+/// panics at its first allocation, deep inside burn; the probe turns that into
+/// [`Error::BackendUnusable`] with wgpu's reason, once per process, before any model is built.
+#[cfg(feature = "wgpu")]
+fn wgpu_device() -> Result<Device> {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::OnceLock;
+    static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    let device = Device::wgpu(burn::tensor::DeviceKind::DefaultDevice);
+    let probe = PROBE.get_or_init(|| {
+        let d = device.clone();
+        // wgpu's panic is reported as the error below; the default hook would also print it.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let round_trip = catch_unwind(AssertUnwindSafe(move || {
+            let t = crate::init::float2(vec![1.0, 2.0, 3.0, 4.0], [2, 2], &d);
+            crate::init::to_host2(t.clone().matmul(t))
+        }));
+        std::panic::set_hook(hook);
+        match round_trip {
+            Ok(Ok((v, _))) if v == [7.0, 10.0, 15.0, 22.0] => Ok(()),
+            Ok(Ok((v, _))) => Err(format!("a 2 × 2 product came back wrong: {v:?}")),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(panic) => Err(panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                .unwrap_or_else(|| "the wgpu runtime panicked".into())
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()),
+        }
+    });
+    match probe {
+        Ok(()) => Ok(device),
+        Err(reason) => Err(Error::BackendUnusable {
+            backend: "wgpu",
+            reason: reason.clone(),
+        }),
     }
 }
 
@@ -204,5 +249,21 @@ mod tests {
             .install(|| Ok(rayon::current_num_threads()))
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    /// With or without a GPU, asking for wgpu never panics: a device that computes, or an
+    /// error that says why not (and the answer does not change within a process).
+    #[cfg(feature = "wgpu")]
+    #[test]
+    fn wgpu_is_a_device_or_a_clear_error() {
+        let first = BackendSpec::Wgpu.device();
+        match &first {
+            Ok(_) => {}
+            Err(e) => {
+                assert!(matches!(e, Error::BackendUnusable { .. }), "{e}");
+                assert!(e.to_string().contains("--backend flex"), "{e}");
+            }
+        }
+        assert_eq!(BackendSpec::Wgpu.device().is_ok(), first.is_ok());
     }
 }

@@ -24,6 +24,17 @@ pub enum Error {
         /// The cargo feature that provides it.
         feature: &'static str,
     },
+    /// The backend is compiled in but cannot run here (wgpu without a usable GPU adapter).
+    #[error(
+        "backend {backend} cannot run on this machine: {reason} (use --backend flex, the CPU \
+         backend)"
+    )]
+    BackendUnusable {
+        /// The backend asked for.
+        backend: &'static str,
+        /// Why, in the backend's words.
+        reason: String,
+    },
     /// A checkpoint directory or weight file that cannot be read or does not fit the model.
     #[error("{}: {reason}", path.display())]
     Checkpoint {

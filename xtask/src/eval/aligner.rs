@@ -308,7 +308,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     for set in SETS {
         let kinds = Kind::parse_set(set)?;
         let (model, line) = train_one(ctx, &valid, set, Objective::Words, None)?;
-        if puri.is_none() {
+        if rows.is_empty() {
             describe(&d, &model, &mut md)?;
         }
         table_row(&model, &d, &l, &Kind::set_name(&kinds), &mut rows)?;
