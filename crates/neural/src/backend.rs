@@ -3,8 +3,9 @@
 //! burn 0.22 picks its backend at run time through a [`Device`]. bitext defaults to
 //! **Flex**, burn's pure-Rust CPU backend (SIMD kernels, `gemm` matrix products, rayon threads),
 //! which measured about twice as fast as burn-ndarray on this project's recurrent models (see
-//! `docs/BENCHMARKS.md`). burn-ndarray (feature `ndarray`) and wgpu (feature `wgpu`, GPUs or a
-//! software renderer) are opt-in.
+//! `docs/BENCHMARKS.md`). burn-ndarray (feature `ndarray`) and wgpu (feature `wgpu`: a GPU; a
+//! software renderer such as Mesa's llvmpipe only with `BITEXT_WGPU_SOFTWARE=1`, and without
+//! any adapter [`Error::BackendUnusable`], not a panic) are opt-in.
 //!
 //! Threads: Flex runs its large matrix products and row-wise kernels on the current rayon pool.
 //! [`Threads`] runs a closure on a pool of a given size (`0` = one thread per core), so that the
@@ -104,6 +105,7 @@ fn wgpu_device() -> Result<Device> {
     static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let device = Device::wgpu(burn::tensor::DeviceKind::DefaultDevice);
     let probe = PROBE.get_or_init(|| {
+        wgpu_adapters_usable()?;
         let d = device.clone();
         // wgpu's panic is reported as the error below; the default hook would also print it.
         let hook = std::panic::take_hook();
@@ -134,6 +136,59 @@ fn wgpu_device() -> Result<Device> {
             backend: "wgpu",
             reason: reason.clone(),
         }),
+    }
+}
+
+/// Whether wgpu has an adapter worth computing on: none at all, or only software renderers
+/// (Mesa's llvmpipe through OpenGL on a machine without a GPU, which wgpu would otherwise take,
+/// orders of magnitude slower than Flex) is an error that names them. `BITEXT_WGPU_SOFTWARE=1`
+/// accepts a software renderer all the same.
+#[cfg(feature = "wgpu")]
+fn wgpu_adapters_usable() -> std::result::Result<(), String> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapters: Vec<wgpu::AdapterInfo> =
+        block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            .iter()
+            .map(wgpu::Adapter::get_info)
+            .collect();
+    if adapters.is_empty() {
+        return Err("wgpu finds no adapter (no Vulkan, Metal, DX12 or OpenGL driver)".into());
+    }
+    let software = adapters
+        .iter()
+        .all(|a| a.device_type == wgpu::DeviceType::Cpu);
+    if software && std::env::var_os("BITEXT_WGPU_SOFTWARE").is_none_or(|v| v != "1") {
+        let names: Vec<String> = adapters
+            .iter()
+            .map(|a| format!("{} through {:?}", a.name, a.backend))
+            .collect();
+        return Err(format!(
+            "wgpu finds only software renderers ({}), far slower than the CPU backend; \
+             BITEXT_WGPU_SOFTWARE=1 uses them anyway",
+            names.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Run a future to completion on this thread (wgpu's native futures are ready at once or soon).
+#[cfg(feature = "wgpu")]
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
     }
 }
 
