@@ -66,7 +66,9 @@ pub(crate) fn read_pairs(
         let (total, more) = (skipped.len(), if skipped.len() > 10 { ", …" } else { "" });
         skipped.truncate(10);
         eprintln!(
-            "{name}: skipped {total} pairs with an empty side (lines {}{more}); {} kept",
+            "{name}: skipped {total} {} with an empty side ({} {}{more}); {} kept",
+            if total == 1 { "pair" } else { "pairs" },
+            if total == 1 { "line" } else { "lines" },
             skipped.join(", "),
             ks.len()
         );
