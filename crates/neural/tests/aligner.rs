@@ -355,17 +355,14 @@ fn job<'a>(
     };
     AlignerTextTraining {
         corpus: TextCorpus {
-            src,
-            tgt,
             valid: Some(valid),
             vocab: WordVocabConfig {
                 joint: false,
                 min_count: 1,
                 ..WordVocabConfig::default()
             },
-            spm: None,
-            init: None,
             max_len: Some(60),
+            ..TextCorpus::new(src, tgt)
         },
         network: AlignerConfig {
             emb_dim: 12,

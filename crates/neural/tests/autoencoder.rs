@@ -359,21 +359,19 @@ fn job<'a>(
     };
     AutoencoderTextTraining {
         corpus: TextCorpus {
-            src,
-            tgt,
             valid: Some(valid),
             vocab: WordVocabConfig {
                 joint: false,
                 min_count: 1,
                 ..WordVocabConfig::default()
             },
-            spm: None,
             init: Some(VectorsInit {
                 source: vectors.join("de.vec"),
                 target: Some(vectors.join("en.vec")),
                 max_words: None,
             }),
             max_len: Some(60),
+            ..TextCorpus::new(src, tgt)
         },
         mono: &[],
         network: AutoencoderConfig {

@@ -26,16 +26,11 @@ fn train(dir: &std::path::Path) {
     train.train = TrainConfig::new(2, 0.02, 3);
     let job = SiameseTextTraining {
         corpus: TextCorpus {
-            src: &src,
-            tgt: &tgt,
-            valid: None,
             vocab: WordVocabConfig {
                 min_count: 1,
                 ..WordVocabConfig::default()
             },
-            spm: None,
-            init: None,
-            max_len: None,
+            ..TextCorpus::new(&src, &tgt)
         },
         network: SiameseConfig {
             emb_dim: 8,

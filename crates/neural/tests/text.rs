@@ -40,16 +40,12 @@ fn train_model(
     };
     let job = SiameseTextTraining {
         corpus: TextCorpus {
-            src: &src,
-            tgt: &tgt,
             valid: Some((&vs, &vt)),
             vocab: WordVocabConfig {
                 min_count: 1,
                 ..WordVocabConfig::default()
             },
-            spm: None,
-            init: None,
-            max_len: None,
+            ..TextCorpus::new(&src, &tgt)
         },
         network,
         train,

@@ -35,10 +35,12 @@ pub(super) struct Data {
     what: String,
     valid: (Vec<String>, Vec<String>),
     pub(super) test: (Vec<String>, Vec<String>),
+    /// The recipe's text and its parsed form.
+    recipe: (String, serde_json::Value),
 }
 
 fn data(ctx: &Ctx) -> Result<Data> {
-    let (_, _, json) = recipe::load(RECIPE)?;
+    let (_, text, json) = recipe::load(RECIPE)?;
     let (de, en) = super::neural::recipe_pairs(ctx, &json)?;
     let what = format!(
         "{} pairs of `{}`",
@@ -62,6 +64,7 @@ fn data(ctx: &Ctx) -> Result<Data> {
         what,
         test: pick(&idx[..500]),
         valid: pick(&idx[500..800]),
+        recipe: (text, json),
     })
 }
 
@@ -360,7 +363,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
 
 /// The training paragraph: the recipe and the network every model shares.
 fn describe(d: &Data, model: &AlignerModel, md: &mut String) -> Result<()> {
-    let (_, text, json) = recipe::load(RECIPE)?;
+    let (text, json) = &d.recipe;
     let net = &model.description().network;
     writeln!(
         md,
@@ -384,10 +387,5 @@ fn describe(d: &Data, model: &AlignerModel, md: &mut String) -> Result<()> {
         json["budget"]["time-limit"],
         Threads::available()
     )?;
-    writeln!(
-        md,
-        "<details><summary>recipes/{RECIPE}</summary>\n\n```json\n{}\n```\n\n</details>\n",
-        text.trim_end()
-    )?;
-    Ok(())
+    recipe::show(RECIPE, text, md)
 }

@@ -175,12 +175,16 @@ impl Trained {
                 format!(" The command reported: {}.", self.notes.join("; "))
             }
         )?;
-        writeln!(
-            md,
-            "<details><summary>recipes/{}</summary>\n\n```json\n{}\n```\n\n</details>\n",
-            self.name,
-            self.text.trim_end()
-        )?;
-        Ok(())
+        show(&self.name, &self.text, md)
     }
+}
+
+/// The recipe `name` with its `text`, folded, for a section of docs/EVALUATION.md.
+pub(super) fn show(name: &str, text: &str, md: &mut String) -> Result<()> {
+    writeln!(
+        md,
+        "<details><summary>recipes/{name}</summary>\n\n```json\n{}\n```\n\n</details>\n",
+        text.trim_end()
+    )?;
+    Ok(())
 }
