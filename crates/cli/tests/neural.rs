@@ -2,11 +2,12 @@
 //! small files built here; in a build without the cargo feature `neural`
 //! (`cargo test -p bitext-cli --no-default-features`), the error those commands give instead.
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "neural")]
+use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::bitext;
+use common::{bitext, corpus};
 
 fn run(cmd: &mut Command) -> (bool, String) {
     let out = cmd.output().unwrap();
@@ -52,34 +53,6 @@ fn embed(
         .arg(out));
     assert!(ok, "{err}");
     bitext_core::io::npy::read_npy(out).unwrap()
-}
-
-/// Line-parallel toy text: `a3 a1` ↔ `b1 b3`.
-fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
-    let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
-    for k in 0..n {
-        let w: Vec<usize> = (0..2 + k % 4).map(|i| (k * 7 + i * 3) % 15).collect();
-        let a = w
-            .iter()
-            .map(|i| format!("a{i}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let b = w
-            .iter()
-            .rev()
-            .map(|i| format!("b{i}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        s.push_str(&format!("{a}\n"));
-        t.push_str(&format!("{b}\n"));
-        tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
-    }
-    let p = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    };
-    (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
 }
 
 #[cfg(feature = "neural")]

@@ -36,6 +36,9 @@
 //!   IBM-1, which this crate cannot depend on); `fix.rs` fixes divergences, the N best span
 //!   pairs in O(I·J²). `AlignerModel` is a `SentenceEncoder` with per-word scores, the `wemb`
 //!   (`spec::CosineScorer`) and `semb` (`SembScorer`) scorers, and fixing of text.
+//! - [`distill`]: training a student from a teacher encoder's sentence vectors (Reimers &
+//!   Gurevych 2020; LASER3): the [`distill::Teacher`] rows a job is given, the cosine-distance
+//!   loss; the siamese network takes it beside or instead of its own loss.
 //! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
 //!   (`.vec`) through the model's tokenizer, with a coverage report, seeded draws at the
 //!   table's scale for the rest, a PCA projection to a smaller width, frozen or trained.
@@ -70,6 +73,7 @@ pub mod aligner;
 pub mod autoencoder;
 pub mod backend;
 pub mod batch;
+pub mod distill;
 mod encoding;
 mod error;
 mod init;

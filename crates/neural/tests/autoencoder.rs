@@ -381,6 +381,7 @@ fn job<'a>(
             ..AutoencoderConfig::paper(1, 1)
         },
         train,
+        teacher: None,
     }
 }
 

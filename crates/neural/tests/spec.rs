@@ -41,6 +41,7 @@ fn train(dir: &std::path::Path) {
             ..SiameseConfig::paper(1, 1)
         },
         train,
+        teacher: None,
     };
     train_siamese(&job, dir, false).unwrap();
 }

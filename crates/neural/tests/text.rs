@@ -49,6 +49,7 @@ fn train_model(
         },
         network,
         train,
+        teacher: None,
     };
     let out = train_siamese(&job, dir.path(), false).unwrap();
     assert_eq!(out.dropped_pairs, 0);

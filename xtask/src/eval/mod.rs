@@ -9,6 +9,7 @@ mod autoencoder;
 mod bucc_bow;
 mod calibrate;
 mod data;
+mod distill;
 mod docalign;
 mod filter;
 mod lexical;
@@ -108,6 +109,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "onnx",
         "a pretrained encoder run by bitext: USE-Multilingual's ONNX graph through ONNX Runtime; newsdev F1, Tatoeba, vectors against usem_onnx.py",
         onnx::run,
+    ),
+    (
+        "distill",
+        "a student of USE-M: the siamese network trained towards the teacher's vectors (15 min + the teacher's vectors once), side by side with the teacher",
+        distill::run,
     ),
     (
         "docalign",

@@ -30,6 +30,7 @@ use crate::flags::{Backend, Optimizer};
 mod aligner;
 mod autoencoder;
 mod siamese;
+mod teacher;
 
 /// Training subcommands.
 #[derive(Debug, Subcommand)]
@@ -147,9 +148,10 @@ pub(crate) struct TextArgs {
 /// Where training pairs come from.
 #[derive(Debug, Args)]
 pub(crate) struct PairArgs {
-    /// Training pairs as a TSV (see --src-col, --tgt-col).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["src", "tgt"])]
-    tsv: Option<PathBuf>,
+    /// Training pairs as a TSV (see --src-col, --tgt-col); repeat for several files, also
+    /// beside --src-text/--tgt-text (their pairs first, then each TSV's).
+    #[arg(long, value_name = "FILE")]
+    tsv: Vec<PathBuf>,
     #[command(flatten)]
     cols: crate::input::ColumnArgs,
     /// Source sentences, one per line (with --tgt-text, line-parallel).
@@ -374,18 +376,27 @@ mod training {
     }
 
     impl PairArgs {
+        /// The pairs of --src-text/--tgt-text, then of each --tsv.
         pub(super) fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
-            read_pairs(
-                self.tsv.as_deref(),
-                self.cols.zero_based()?,
-                (self.src.as_deref(), self.tgt.as_deref()),
-                self.skip_empty,
-            )
+            let cols = self.cols.zero_based()?;
+            let (mut src, mut tgt) = match (&self.src, &self.tgt) {
+                (Some(s), Some(t)) => read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty)?,
+                _ if self.tsv.is_empty() => {
+                    bail!("give training pairs: --tsv FILE, or --src-text with --tgt-text")
+                }
+                _ => (Vec::new(), Vec::new()),
+            };
+            for f in &self.tsv {
+                let (s, t) = read_pairs(Some(f), cols, (None, None), self.skip_empty)?;
+                src.extend(s);
+                tgt.extend(t);
+            }
+            Ok((src, tgt))
         }
     }
 
     /// Training source and target sentences, then validation source and target sentences.
-    pub(super) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+    pub(in crate::cmd::train) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
 
     impl BatchArgs {
         /// The batches: --batch and --max-tokens, else the family's `(items, tokens)`.

@@ -75,3 +75,32 @@ pub fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
     raw::write_raw(&p, e.view(), RawDtype::F32).unwrap();
     p
 }
+
+/// Line-parallel toy text of `n` pairs, `a3 a1` ↔ `b1 b3` (words `a0 … a14`, `b0 … b14`), as
+/// `src.txt`, `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`) in `dir`.
+pub fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
+    for k in 0..n {
+        let w: Vec<usize> = (0..2 + k % 4).map(|i| (k * 7 + i * 3) % 15).collect();
+        let a = w
+            .iter()
+            .map(|i| format!("a{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let b = w
+            .iter()
+            .rev()
+            .map(|i| format!("b{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        s.push_str(&format!("{a}\n"));
+        t.push_str(&format!("{b}\n"));
+        tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
+    }
+    let p = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
+}

@@ -249,7 +249,7 @@ impl Autoencoder {
 
     /// Training encoder pass: vectors in input order and the deferred stage of the embedding
     /// and input-projection gradients.
-    fn encode_train(
+    pub(crate) fn encode_train(
         &self,
         seqs: &[&[u32]],
         side: Side,

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::distill::Teacher;
 use crate::encoding::{bag_weights, encode_in_batches};
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, with_extra_rows};
@@ -158,6 +159,9 @@ pub struct AutoencoderTextTraining<'a> {
     pub network: AutoencoderConfig,
     /// Batches, optimiser, epochs, seed.
     pub train: AutoencoderTrainConfig,
+    /// A teacher's vectors to distil from ([`crate::distill`]), one row per pair of
+    /// `corpus` (and of its validation pairs); `None`: the autoencoder's own loss alone.
+    pub teacher: Option<Teacher>,
 }
 
 /// What [`train_autoencoder`] did besides training.
@@ -217,19 +221,17 @@ fn tokenize(
     })
 }
 
-/// Pairs of ids with both sides non-empty, and how many were dropped.
-fn pairs(a: Tokenized, b: Tokenized) -> Result<(ParallelIds, usize)> {
-    let (mut s, mut t) = (Vec::new(), Vec::new());
-    let mut dropped = 0;
-    for (x, y) in a.ids.into_iter().zip(b.ids) {
-        if x.is_empty() || y.is_empty() {
-            dropped += 1;
-        } else {
+/// Pairs of ids with both sides non-empty, and the indices of the pairs kept.
+fn pairs(a: Tokenized, b: Tokenized) -> Result<(ParallelIds, Vec<usize>)> {
+    let (mut s, mut t, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, (x, y)) in a.ids.into_iter().zip(b.ids).enumerate() {
+        if !x.is_empty() && !y.is_empty() {
             s.push(x);
             t.push(y);
+            kept.push(k);
         }
     }
-    Ok((ParallelIds::new(s, t)?, dropped))
+    Ok((ParallelIds::new(s, t)?, kept))
 }
 
 /// Train an autoencoder on parallel (and monolingual) text into the model directory `out`:
@@ -259,7 +261,8 @@ pub fn train_autoencoder(
     let tt = tokenize(&codec, Side::Target, corpus.tgt, corpus.max_len)?;
     let mut truncated = ts.truncated + tt.truncated;
     let mut unknown = (ts.unknown + tt.unknown, ts.tokens + tt.tokens);
-    let (train, dropped) = pairs(ts, tt)?;
+    let (train, kept) = pairs(ts, tt)?;
+    let dropped = corpus.src.len() - kept.len();
     if train.is_empty() {
         return Err(Error::Input(
             "no training pair has tokens on both sides".into(),
@@ -278,10 +281,24 @@ pub fn train_autoencoder(
                 tokenize(&codec, Side::Target, t, corpus.max_len)?,
             );
             truncated += a.truncated + b.truncated;
-            Some(pairs(a, b)?.0)
+            Some(pairs(a, b)?)
         }
         None => None,
     };
+    let teacher = job
+        .teacher
+        .as_ref()
+        .map(|t| {
+            t.for_kept(
+                (corpus.src.len(), &kept),
+                corpus
+                    .valid
+                    .zip(valid.as_ref())
+                    .map(|((s, _), v)| (s.len(), &v.1[..])),
+            )
+        })
+        .transpose()?;
+    let valid = valid.map(|v| v.0);
     let description = AutoencoderDescription {
         network,
         text: text.clone(),
@@ -318,6 +335,10 @@ pub fn train_autoencoder(
     }
     let task = AutoencoderTask::new(network, train, mono, valid, job.train.batching)?
         .with_ranking(job.train.ranking);
+    let task = match teacher {
+        Some(t) => task.with_teacher(t, model.dim())?,
+        None => task,
+    };
     let desc = description.clone();
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)

@@ -6,11 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bitext_core::Rng;
+use bitext_core::{Embeddings, Rng};
 use bitext_encode::Side;
 
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, RankingTerm};
 use crate::batch::Bucketing;
+use crate::distill::{Teacher, cosine_distance, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::siamese::{Describe, ParallelIds};
@@ -43,6 +44,7 @@ pub struct AutoencoderTask {
     batching: Bucketing,
     ranking: Option<RankingTerm>,
     describe: Option<Describe>,
+    teacher: Option<Teacher>,
 }
 
 impl std::fmt::Debug for AutoencoderTask {
@@ -99,7 +101,78 @@ impl AutoencoderTask {
             batching,
             ranking: None,
             describe: None,
+            teacher: None,
         })
+    }
+
+    /// Distil from `teacher` ([`crate::distill`]): each encoder's vector of both sentences of
+    /// a translation example `k` is pulled towards the teacher's row `k`, the distance added
+    /// to the loss (times [`Teacher::weight`]) or alone ([`Teacher::alone`]: the decoder is
+    /// not trained). Validation reports the mean cosine of each encoder's vectors with the
+    /// teacher's (`teacher cos src`, `teacher cos tgt`) and adds the weighted distance to its
+    /// loss (or is that distance, alone).
+    ///
+    /// # Errors
+    /// As [`Teacher::check`] against this task's pairs and `dim`, the sentence-vector size.
+    pub fn with_teacher(mut self, teacher: Teacher, dim: usize) -> Result<Self> {
+        let valid = self.valid.as_ref().map(|v| v.0.len());
+        teacher.check(self.train.len(), valid, dim)?;
+        if valid.is_some() && teacher.valid.is_none() {
+            return Err(Error::Input(
+                "the teacher has no vectors of the validation pairs".into(),
+            ));
+        }
+        self.teacher = Some(teacher);
+        Ok(self)
+    }
+
+    /// The distillation loss of `batch`'s translation examples (both sides, each through its
+    /// own encoder) and its deferred stages.
+    fn distill_loss(
+        &self,
+        model: &Autoencoder,
+        teacher: &Teacher,
+        batch: &AutoencoderBatch,
+        rng: &mut Rng,
+    ) -> Result<TrainLoss> {
+        let (src, tgt) = (
+            batch
+                .pairs
+                .iter()
+                .map(|&k| &self.train.src[k as usize][..])
+                .collect::<Vec<_>>(),
+            batch
+                .pairs
+                .iter()
+                .map(|&k| &self.train.tgt[k as usize][..])
+                .collect::<Vec<_>>(),
+        );
+        let (a, sa) = model.encode_train(&src, Side::Source, Some(rng))?;
+        let (b, sb) = model.encode_train(&tgt, Side::Target, Some(rng))?;
+        let rows = || batch.pairs.iter().map(|&k| k as usize);
+        let (ta, tb) = (teacher.rows(rows(), &a), teacher.rows(rows(), &b));
+        Ok(TrainLoss {
+            value: (cosine_distance(a, ta) + cosine_distance(b, tb)).div_scalar(2.0),
+            deferred: vec![sa, sb],
+        })
+    }
+
+    /// The mean cosines of the validation pairs' vectors with the teacher's: (source,
+    /// target).
+    fn teacher_cosines(&self, model: &Autoencoder, teacher: &Embeddings) -> Result<(f64, f64)> {
+        let Some((data, _)) = &self.valid else {
+            return Ok((0.0, 0.0));
+        };
+        let mut out = [0.0; 2];
+        for (i, (side, seqs)) in [(Side::Source, &data.src), (Side::Target, &data.tgt)]
+            .into_iter()
+            .enumerate()
+        {
+            let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+            let v = model.encode_all(&refs, side, &self.batching, &mut |_| {})?;
+            out[i] = mean_cosine(&v, teacher);
+        }
+        Ok((out[0], out[1]))
     }
 
     /// Add the auxiliary ranking loss `ranking` (see [`RankingTerm`]) to every batch's loss,
@@ -238,7 +311,15 @@ impl Task for AutoencoderTask {
     }
 
     fn loss(&self, model: &Autoencoder, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        if let Some(t) = self.teacher.as_ref().filter(|t| t.alone) {
+            return self.distill_loss(model, t, batch, rng);
+        }
         let mut loss = self.batch_loss(model, &self.train, batch, Some(rng))?.loss;
+        if let Some(t) = &self.teacher {
+            let d = self.distill_loss(model, t, batch, rng)?;
+            loss.value = loss.value + d.value.mul_scalar(t.weight);
+            loss.deferred.extend(d.deferred);
+        }
         if let Some(r) = self.ranking {
             let (mut inputs, mut outputs) = self.translations(&self.train, batch);
             // Topped up with random training pairs (see `RankingTerm::pairs`).
@@ -281,6 +362,19 @@ impl Task for AutoencoderTask {
         if let Some(r) = self.ranking {
             metrics.insert("ranking_loss".into(), ranking);
             loss += r.weight * ranking;
+        }
+        if let Some(t) = &self.teacher
+            && let Some(tv) = &t.valid
+        {
+            let (cs, ct) = self.teacher_cosines(model, tv)?;
+            metrics.insert("teacher cos src".into(), cs);
+            metrics.insert("teacher cos tgt".into(), ct);
+            let distance = 1.0 - (cs + ct) / 2.0;
+            loss = if t.alone {
+                distance
+            } else {
+                loss + t.weight * distance
+            };
         }
         Ok(Some(Validation { loss, metrics }))
     }

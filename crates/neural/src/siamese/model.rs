@@ -296,7 +296,7 @@ impl Siamese {
 
     /// Sentence vectors of `src` and `tgt` (equally many), through the shared encoder in one
     /// packed batch.
-    fn pair_vectors(
+    pub(crate) fn pair_vectors(
         &self,
         src: &[&[u32]],
         tgt: &[&[u32]],
@@ -345,6 +345,24 @@ impl Siamese {
     ) -> Result<TrainLoss> {
         let deferred = self.embedding.weight.device().is_autodiff();
         let (a, b, stage) = self.pair_vectors(src, tgt, rng, deferred)?;
+        Ok(TrainLoss {
+            value: self.ranking_terms(a, b, src, tgt, scale, margin, negatives)?,
+            deferred: stage.into_iter().collect(),
+        })
+    }
+
+    /// [`Siamese::ranking_loss`] of the vectors `a`, `b` of the pairs `(src[i], tgt[i])`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ranking_terms(
+        &self,
+        a: Tensor<2>,
+        b: Tensor<2>,
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        scale: f64,
+        margin: f64,
+        negatives: usize,
+    ) -> Result<Tensor<1>> {
         let n = src.len();
         let device = a.device();
         let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
@@ -368,9 +386,11 @@ impl Siamese {
             a.select(0, int1(&ia, &device)),
             b.select(0, int1(&ib, &device)),
         );
-        Ok(TrainLoss {
-            value: ranking + bce_with_logits(z, &labels),
-            deferred: stage.into_iter().collect(),
-        })
+        Ok(ranking + bce_with_logits(z, &labels))
+    }
+
+    /// Whether the network is on an autodiff device (training: gradients deferred).
+    pub(crate) fn autodiff(&self) -> bool {
+        self.embedding.weight.device().is_autodiff()
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::distill::Teacher;
 use crate::encoding::bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::InitReport;
@@ -177,6 +178,9 @@ pub struct SiameseTextTraining<'a> {
     pub network: SiameseConfig,
     /// Negatives, batches, optimiser, epochs, seed.
     pub train: SiameseTrainConfig,
+    /// A teacher's vectors to distil from ([`crate::distill`]), one row per pair of
+    /// `corpus` (and of its validation pairs); `None`: the objective alone.
+    pub teacher: Option<Teacher>,
 }
 
 /// What [`train_siamese`] did besides training.
@@ -192,31 +196,31 @@ pub struct SiameseTrained {
     pub init: Option<InitReport>,
 }
 
+/// The pairs as token ids, without those with a side that has no tokens, and the indices of
+/// the pairs kept.
 fn to_ids(
     codec: &TextCodec,
     src: &[String],
     tgt: &[String],
     max_len: Option<usize>,
-) -> Result<(ParallelIds, usize)> {
+) -> Result<(ParallelIds, Vec<usize>)> {
     let s: Vec<&str> = src.iter().map(String::as_str).collect();
     let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let ids_s = codec.tokenizer(Side::Source).encode_batch_ids(&s)?;
     let ids_t = codec.tokenizer(Side::Target).encode_batch_ids(&t)?;
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    let mut dropped = 0;
-    for (mut x, mut y) in ids_s.into_iter().zip(ids_t) {
+    let (mut a, mut b, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, (mut x, mut y)) in ids_s.into_iter().zip(ids_t).enumerate() {
         if let Some(n) = max_len {
             x.truncate(n);
             y.truncate(n);
         }
-        if x.is_empty() || y.is_empty() {
-            dropped += 1;
-        } else {
+        if !x.is_empty() && !y.is_empty() {
             a.push(x);
             b.push(y);
+            kept.push(k);
         }
     }
-    Ok((ParallelIds::new(a, b)?, dropped))
+    Ok((ParallelIds::new(a, b)?, kept))
 }
 
 /// Train a siamese classifier on parallel text into the model directory `out`: build the word
@@ -241,11 +245,26 @@ pub fn train_siamese(
         ..job.network
     };
     network.check()?;
-    let (train, dropped) = to_ids(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
+    let (train, kept) = to_ids(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
+    let dropped = corpus.src.len() - kept.len();
     let valid = corpus
         .valid
-        .map(|(s, t)| to_ids(&codec, s, t, corpus.max_len).map(|v| v.0))
+        .map(|(s, t)| to_ids(&codec, s, t, corpus.max_len))
         .transpose()?;
+    let teacher = job
+        .teacher
+        .as_ref()
+        .map(|t| {
+            t.for_kept(
+                (corpus.src.len(), &kept),
+                corpus
+                    .valid
+                    .zip(valid.as_ref())
+                    .map(|((s, _), v)| (s.len(), &v.1[..])),
+            )
+        })
+        .transpose()?;
+    let valid = valid.map(|v| v.0);
     let description = SiameseDescription {
         network,
         text: text.clone(),
@@ -291,6 +310,10 @@ pub fn train_siamese(
         seed,
     )?
     .with_objective(job.train.objective);
+    let task = match teacher {
+        Some(t) => task.with_teacher(t, model.dim())?,
+        None => task,
+    };
     let desc = description.clone();
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)

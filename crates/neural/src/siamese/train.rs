@@ -4,10 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bitext_core::Rng;
+use bitext_core::{Embeddings, Rng};
+use bitext_encode::Side;
 use burn::tensor::Tensor;
 
 use crate::batch::Bucketing;
+use crate::distill::{Teacher, cosine_distance, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
@@ -98,6 +100,7 @@ pub struct SiameseTask {
     objective: Objective,
     batching: Bucketing,
     describe: Option<Describe>,
+    teacher: Option<Teacher>,
 }
 
 impl std::fmt::Debug for SiameseTask {
@@ -108,6 +111,10 @@ impl std::fmt::Debug for SiameseTask {
             .field("valid_pairs", &self.valid.as_ref().map(|v| v.0.len()))
             .field("negatives", &self.negatives)
             .field("objective", &self.objective)
+            .field(
+                "teacher",
+                &self.teacher.as_ref().map(|t| (t.weight, t.alone)),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -146,7 +153,29 @@ impl SiameseTask {
             objective: Objective::Classifier,
             batching,
             describe: None,
+            teacher: None,
         })
+    }
+
+    /// Distil from `teacher` ([`crate::distill`]): both sentences of training pair `k` are
+    /// pulled towards the teacher's row `k`, with the distillation loss added to the
+    /// objective's (times [`Teacher::weight`]) or alone ([`Teacher::alone`]: every batch
+    /// holds parallel pairs only, and the matching head is not trained). Validation reports
+    /// the mean cosine of each side's vectors with the teacher's (`teacher cos src`, `teacher
+    /// cos tgt`) and adds the weighted distance to its loss (or is that distance, alone).
+    ///
+    /// # Errors
+    /// As [`Teacher::check`] against this task's pairs and `dim`, the network's vector size.
+    pub fn with_teacher(mut self, teacher: Teacher, dim: usize) -> Result<Self> {
+        let valid = self.valid.as_ref().map(|v| v.0.len());
+        teacher.check(self.train.len(), valid, dim)?;
+        if valid.is_some() && teacher.valid.is_none() {
+            return Err(Error::Input(
+                "the teacher has no vectors of the validation pairs".into(),
+            ));
+        }
+        self.teacher = Some(teacher);
+        Ok(self)
     }
 
     /// Train with `objective` (default: the paper's classifier). With
@@ -206,20 +235,23 @@ fn labels(batch: &[Example]) -> Vec<f32> {
     batch.iter().map(|e| if e.2 { 1.0 } else { 0.0 }).collect()
 }
 
-/// The ranking loss of all validation pairs at once (each pair against every other, duplicates
-/// not left out) and the share of sentences whose nearest neighbour by cosine on the other side
-/// is their translation (`p@1 src→tgt`, `p@1 tgt→src`).
-fn ranking_validation(
+/// The sentence vectors of both sides of `data`.
+fn valid_vectors(
     model: &Siamese,
     data: &ParallelIds,
     batching: &Bucketing,
-    scale: f64,
-    margin: f64,
-) -> Result<Validation> {
+) -> Result<(Embeddings, Embeddings)> {
     let srcs: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
     let tgts: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
-    let mut a = model.encode_all(&srcs, bitext_encode::Side::Source, batching, &mut |_| {})?;
-    let mut b = model.encode_all(&tgts, bitext_encode::Side::Target, batching, &mut |_| {})?;
+    let a = model.encode_all(&srcs, Side::Source, batching, &mut |_| {})?;
+    let b = model.encode_all(&tgts, Side::Target, batching, &mut |_| {})?;
+    Ok((a, b))
+}
+
+/// The ranking loss of all validation pairs at once (each pair against every other, duplicates
+/// not left out) and the share of sentences whose nearest neighbour by cosine on the other side
+/// is their translation (`p@1 src→tgt`, `p@1 tgt→src`), from their vectors `a`, `b`.
+fn ranking_validation(mut a: Embeddings, mut b: Embeddings, scale: f64, margin: f64) -> Validation {
     a.normalize_l2();
     b.normalize_l2();
     let n = a.len();
@@ -256,54 +288,19 @@ fn ranking_validation(
     let mut metrics = BTreeMap::new();
     metrics.insert("p@1 src→tgt".into(), hits_s as f64 / n.max(1) as f64);
     metrics.insert("p@1 tgt→src".into(), hits_t as f64 / n.max(1) as f64);
-    Ok(Validation {
+    Validation {
         loss: loss / (2 * n.max(1)) as f64,
         metrics,
-    })
+    }
 }
 
-impl Task for SiameseTask {
-    type Model = Siamese;
-    type Batch = Vec<Example>;
-
-    fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
-        let ex = match self.objective {
-            Objective::Classifier => examples_with_negatives(&self.train, self.negatives, rng),
-            Objective::Ranking { .. } => {
-                (0..self.train.len() as u32).map(|k| (k, k, true)).collect()
-            }
-        };
-        Ok(plan(&self.train, &ex, &self.batching, Some(rng)))
-    }
-
-    fn batch_items(&self, batch: &Self::Batch) -> usize {
-        batch.len()
-    }
-
-    fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
-        let src: Vec<&[u32]> = batch
-            .iter()
-            .map(|e| &self.train.src[e.0 as usize][..])
-            .collect();
-        let tgt: Vec<&[u32]> = batch
-            .iter()
-            .map(|e| &self.train.tgt[e.1 as usize][..])
-            .collect();
-        match self.objective {
-            Objective::Classifier => model.pair_loss(&src, &tgt, &labels(batch), Some(rng)),
-            Objective::Ranking { scale, margin } => {
-                model.ranking_loss(&src, &tgt, scale, margin, self.negatives, Some(rng))
-            }
-        }
-    }
-
-    fn validate(&self, model: &Siamese) -> Result<Option<Validation>> {
+impl SiameseTask {
+    /// The validation of the classifier objective: the head's cross-entropy and its accuracy,
+    /// precision and recall over the fixed validation examples.
+    fn classifier_validation(&self, model: &Siamese) -> Result<Option<Validation>> {
         let Some((data, batches)) = &self.valid else {
             return Ok(None);
         };
-        if let Objective::Ranking { scale, margin } = self.objective {
-            return ranking_validation(model, data, &self.batching, scale, margin).map(Some);
-        }
         let (mut loss, mut n) = (0.0, 0usize);
         let (mut tp, mut fp, mut fneg, mut correct) = (0usize, 0usize, 0usize, 0usize);
         for batch in batches {
@@ -330,6 +327,106 @@ impl Task for SiameseTask {
             loss: loss / n.max(1) as f64,
             metrics,
         }))
+    }
+}
+
+impl Task for SiameseTask {
+    type Model = Siamese;
+    type Batch = Vec<Example>;
+
+    fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
+        let alone = self.teacher.as_ref().is_some_and(|t| t.alone);
+        let ex = match self.objective {
+            Objective::Classifier if !alone => {
+                examples_with_negatives(&self.train, self.negatives, rng)
+            }
+            _ => (0..self.train.len() as u32).map(|k| (k, k, true)).collect(),
+        };
+        Ok(plan(&self.train, &ex, &self.batching, Some(rng)))
+    }
+
+    fn batch_items(&self, batch: &Self::Batch) -> usize {
+        batch.len()
+    }
+
+    fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        let src: Vec<&[u32]> = batch
+            .iter()
+            .map(|e| &self.train.src[e.0 as usize][..])
+            .collect();
+        let tgt: Vec<&[u32]> = batch
+            .iter()
+            .map(|e| &self.train.tgt[e.1 as usize][..])
+            .collect();
+        let Some(teacher) = &self.teacher else {
+            return match self.objective {
+                Objective::Classifier => model.pair_loss(&src, &tgt, &labels(batch), Some(rng)),
+                Objective::Ranking { scale, margin } => {
+                    model.ranking_loss(&src, &tgt, scale, margin, self.negatives, Some(rng))
+                }
+            };
+        };
+        let (a, b, stage) = model.pair_vectors(&src, &tgt, Some(rng), model.autodiff())?;
+        // Each sentence towards the teacher's vector of its own pair.
+        let ta = teacher.rows(batch.iter().map(|e| e.0 as usize), &a);
+        let tb = teacher.rows(batch.iter().map(|e| e.1 as usize), &b);
+        let distill =
+            (cosine_distance(a.clone(), ta) + cosine_distance(b.clone(), tb)).div_scalar(2.0);
+        let value = if teacher.alone {
+            distill
+        } else {
+            let own = match self.objective {
+                Objective::Classifier => bce_with_logits(model.head(a, b), &labels(batch)),
+                Objective::Ranking { scale, margin } => {
+                    model.ranking_terms(a, b, &src, &tgt, scale, margin, self.negatives)?
+                }
+            };
+            own + distill.mul_scalar(teacher.weight)
+        };
+        Ok(TrainLoss {
+            value,
+            deferred: stage.into_iter().collect(),
+        })
+    }
+
+    fn validate(&self, model: &Siamese) -> Result<Option<Validation>> {
+        let Some((data, _)) = &self.valid else {
+            return Ok(None);
+        };
+        let ranking = match self.objective {
+            Objective::Ranking { scale, margin } => Some((scale, margin)),
+            Objective::Classifier => None,
+        };
+        let vectors = if ranking.is_some() || self.teacher.is_some() {
+            Some(valid_vectors(model, data, &self.batching)?)
+        } else {
+            None
+        };
+        let own = match (ranking, &vectors) {
+            (Some((scale, margin)), Some((a, b))) => {
+                Some(ranking_validation(a.clone(), b.clone(), scale, margin))
+            }
+            _ => self.classifier_validation(model)?,
+        };
+        let Some(mut v) = own else {
+            return Ok(None);
+        };
+        let (Some(teacher), Some((a, b))) = (&self.teacher, &vectors) else {
+            return Ok(Some(v));
+        };
+        let Some(tv) = &teacher.valid else {
+            return Ok(Some(v));
+        };
+        let (cs, ct) = (mean_cosine(a, tv), mean_cosine(b, tv));
+        let distance = 1.0 - (cs + ct) / 2.0;
+        v.metrics.insert("teacher cos src".into(), cs);
+        v.metrics.insert("teacher cos tgt".into(), ct);
+        v.loss = if teacher.alone {
+            distance
+        } else {
+            v.loss + teacher.weight * distance
+        };
+        Ok(Some(v))
     }
 
     fn save_description(&self, _model: &Siamese, dir: &Path) -> Result<()> {

@@ -74,6 +74,8 @@ pub(crate) struct AutoencoderArgs {
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
+    teacher: super::teacher::TeacherArgs,
+    #[command(flatten)]
     batching: super::BatchArgs,
     #[command(flatten)]
     common: CommonArgs,
@@ -154,6 +156,7 @@ mod training {
             mono: &mono,
             network,
             train,
+            teacher: a.teacher.teacher(&split, a.common.quiet)?,
         };
         let out = train_autoencoder(&job, &a.common.out, a.common.resume)?;
         if !a.common.quiet {

@@ -46,7 +46,8 @@ pub(crate) struct SiameseArgs {
     negatives: usize,
     /// The loss: `classifier` (the paper's: the matching head on pairs and random negatives)
     /// or `ranking` (each pair's translation against the batch's other sentences, by cosine
-    /// with an additive margin; for vectors that mine well).
+    /// with an additive margin; for vectors that mine well). With --teacher the distillation
+    /// loss is added (or replaces it: --distill-only).
     #[arg(long, value_enum, default_value_t = SiameseObjective::Classifier)]
     objective: SiameseObjective,
     /// Inverse temperature of the ranking softmax.
@@ -70,6 +71,8 @@ pub(crate) struct SiameseArgs {
     emb_dim: Option<usize>,
     #[command(flatten)]
     text: TextArgs,
+    #[command(flatten)]
+    teacher: super::teacher::TeacherArgs,
     #[command(flatten)]
     batching: super::BatchArgs,
     #[command(flatten)]
@@ -109,7 +112,8 @@ mod training {
         network.cell = a.cell.kind();
         let mut train = SiameseTrainConfig::paper(a.common.seed);
         train.negatives = a.negatives;
-        if a.objective == SiameseObjective::Ranking {
+        // Distillation alone validates as the ranking objective does (P@1 by cosine).
+        if a.objective == SiameseObjective::Ranking || a.teacher.alone() {
             train.objective = Objective::Ranking {
                 scale: a.scale,
                 margin: a.margin,
@@ -126,6 +130,7 @@ mod training {
             corpus: a.text.corpus(&split, sequence, max_len),
             network,
             train,
+            teacher: a.teacher.teacher(&split, a.common.quiet)?,
         };
         let out = train_siamese(&job, &a.common.out, a.common.resume)?;
         if let (Some(r), false) = (&out.init, a.common.quiet) {

@@ -1,0 +1,156 @@
+//! `--teacher SPEC`: distillation of a text model from a teacher encoder (Reimers & Gurevych
+//! 2020; LASER3). The teacher reads one sentence of every training and validation pair
+//! (`--teacher-side`); its vectors are computed once through the `embed` path
+//! (`embed::embed_cached`: the spec, side and text hashed into a sidecar) and kept in a cache
+//! directory, so that a second run with the same teacher and pairs reads them back.
+
+use std::path::PathBuf;
+
+use bitext_encode::EncoderSpec;
+use clap::Args;
+
+use crate::cmd::embed::SideArg;
+
+/// Distillation from a teacher encoder.
+#[derive(Debug, Args)]
+pub(crate) struct TeacherArgs {
+    /// Distil from this encoder (a spec as `embed --encoder` takes, e.g. `onnx:FILE`): both
+    /// sentences of each pair are trained towards the teacher's vector of its --teacher-side
+    /// sentence (needs a student as wide as the teacher: with --bag, --emb-dim).
+    #[arg(long, value_name = "SPEC")]
+    teacher: Option<EncoderSpec>,
+    /// Train on the distillation loss alone, without the model's own loss (a siamese
+    /// network's matching head, an autoencoder's decoder are then not trained).
+    #[arg(long, requires = "teacher")]
+    distill_only: bool,
+    /// Which sentence of a pair the teacher reads (the language it knows best).
+    #[arg(long, value_enum, default_value_t = SideArg::Target, requires = "teacher")]
+    teacher_side: SideArg,
+    /// Weight of the distillation loss (the mean cosine distance to the teacher) added to the
+    /// objective's; the ranking loss's gradients are about --scale times larger.
+    #[arg(long, value_name = "W", default_value_t = 1.0, requires = "teacher")]
+    teacher_weight: f64,
+    /// Where the teacher's vectors are cached (default: `$XDG_CACHE_HOME/bitext/teacher`, or
+    /// `~/.cache/bitext/teacher`).
+    #[arg(long, value_name = "DIR", requires = "teacher")]
+    teacher_cache: Option<PathBuf>,
+}
+
+#[cfg(feature = "neural")]
+mod vectors {
+    use std::hash::Hasher;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    use anyhow::{Context, Result, bail};
+    use bitext_core::Embeddings;
+    use bitext_core::io::AtomicFile;
+    use bitext_encode::{EncoderSpec, Side};
+    use bitext_neural::distill::Teacher;
+
+    use super::TeacherArgs;
+
+    impl TeacherArgs {
+        /// --distill-only.
+        pub(crate) fn alone(&self) -> bool {
+            self.distill_only
+        }
+    }
+    use crate::cmd::embed::embed_cached;
+    use crate::cmd::train::training::Split;
+    use crate::input::TextFormat;
+
+    impl TeacherArgs {
+        /// The teacher's vectors of `split`'s pairs (training, then validation when it has
+        /// any), or `None` without --teacher.
+        pub(crate) fn teacher(&self, split: &Split, quiet: bool) -> Result<Option<Teacher>> {
+            let Some(spec) = &self.teacher else {
+                return Ok(None);
+            };
+            let side = Side::from(self.teacher_side);
+            let (ts, tt, vs, vt) = split;
+            let (train, valid) = match side {
+                Side::Source => (ts, vs),
+                Side::Target => (tt, vt),
+            };
+            let cache = match &self.teacher_cache {
+                Some(d) => d.clone(),
+                None => default_cache()?,
+            };
+            let train = vectors(spec, side, train, &cache, quiet)
+                .context("the teacher's vectors of the training pairs")?;
+            let valid = if valid.is_empty() {
+                None
+            } else {
+                Some(
+                    vectors(spec, side, valid, &cache, quiet)
+                        .context("the teacher's vectors of the validation pairs")?,
+                )
+            };
+            Ok(Some(Teacher {
+                train,
+                valid,
+                weight: self.teacher_weight,
+                alone: self.distill_only,
+            }))
+        }
+    }
+
+    /// `$XDG_CACHE_HOME/bitext/teacher`, else `$HOME/.cache/bitext/teacher`.
+    fn default_cache() -> Result<PathBuf> {
+        let base = match (std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")) {
+            (Some(x), _) if !x.is_empty() => PathBuf::from(x),
+            (_, Some(h)) if !h.is_empty() => PathBuf::from(h).join(".cache"),
+            _ => bail!(
+                "neither XDG_CACHE_HOME nor HOME is set: give --teacher-cache DIR for the \
+                 teacher's vectors"
+            ),
+        };
+        Ok(base.join("bitext").join("teacher"))
+    }
+
+    /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
+    /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
+    /// earlier run made it from the same text with the same spec.
+    fn vectors(
+        spec: &EncoderSpec,
+        side: Side,
+        sentences: &[String],
+        cache: &Path,
+        quiet: bool,
+    ) -> Result<Embeddings> {
+        std::fs::create_dir_all(cache).map_err(|e| bitext_core::Error::io(cache, e))?;
+        let mut h = std::hash::DefaultHasher::new();
+        h.write(format!("{spec}\n{side}\n").as_bytes());
+        for s in sentences {
+            if s.contains('\n') || s.contains('\r') {
+                bail!("a sentence for the teacher holds a line break: {s:?}");
+            }
+            h.write(s.as_bytes());
+            h.write_u8(b'\n');
+        }
+        let stem = cache.join(format!("teacher-{:016x}", h.finish()));
+        let text = stem.with_extension("txt");
+        let out = stem.with_extension("npy");
+        if !text.is_file() {
+            let mut f = AtomicFile::create(&text)?;
+            for s in sentences {
+                writeln!(f, "{s}").map_err(|e| bitext_core::Error::io(&text, e))?;
+            }
+            f.commit()?;
+        }
+        embed_cached(spec, &text, TextFormat::Plain, side, &out, quiet)?;
+        let e = bitext_core::io::npy::read_npy(&out)?;
+        if e.len() != sentences.len() {
+            bail!(
+                "{}: {} teacher vectors for {} sentences (remove it to recompute)",
+                out.display(),
+                e.len(),
+                sentences.len()
+            );
+        }
+        e.check_finite()
+            .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
+        Ok(e)
+    }
+}

@@ -1,0 +1,114 @@
+//! End-to-end: `bitext train siamese --teacher SPEC` (distillation) on small files built here,
+//! with a bag-of-words teacher over target-language vectors (any encoder spec is a teacher):
+//! pairs from text files and a TSV together, the teacher's vectors cached and reused, the
+//! validation reporting the cosine with the teacher, and the errors for a missing or
+//! mismatched teacher.
+
+#![cfg(feature = "neural")]
+
+use std::path::Path;
+
+mod common;
+use common::{corpus, fail, succeed};
+
+/// A `.vec` of the words `{prefix}0 … {prefix}14`, `dim` values each.
+fn vec_file(dir: &Path, name: &str, prefixes: &[&str], dim: usize) -> std::path::PathBuf {
+    let mut text = format!("{} {dim}\n", 15 * prefixes.len());
+    for (p, prefix) in prefixes.iter().enumerate() {
+        for w in 0..15 {
+            let row: Vec<String> = (0..dim)
+                .map(|c| format!("{}", ((w * 31 + c * 7 + p * 5) % 13) as f32 / 13.0 - 0.5))
+                .collect();
+            text.push_str(&format!("{prefix}{w} {}\n", row.join(" ")));
+        }
+    }
+    common::write(dir, name, text)
+}
+
+#[test]
+fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, tsv) = corpus(d.path(), 30);
+    let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
+    let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
+    let cache = d.path().join("cache");
+    let train = |out: &str, extra: &[&str]| {
+        let mut c = common::bitext();
+        c.args(["train", "siamese", "--src-text"])
+            .arg(&src)
+            .arg("--tgt-text")
+            .arg(&tgt)
+            .arg("--tsv")
+            .arg(&tsv)
+            .args(["--src-col", "2", "--tgt-col", "3"])
+            .args([
+                "--preset",
+                "small",
+                "--epochs",
+                "2",
+                "--bag",
+                "--emb-dim",
+                "16",
+            ])
+            .args([
+                "--pooling",
+                "max",
+                "--min-count",
+                "1",
+                "--freeze-embeddings",
+            ])
+            .args(["--valid-fraction", "0.2"])
+            .arg("--init-vectors")
+            .arg(&student_vectors)
+            .arg("--teacher-cache")
+            .arg(&cache)
+            .arg("-o")
+            .arg(d.path().join(out))
+            .args(extra);
+        c
+    };
+    let teacher_spec = format!("bow:{}", teacher.display());
+    let args = ["--teacher", &teacher_spec, "--objective", "ranking"];
+    let (_, err) = succeed(&mut train("m1", &args));
+    // 60 pairs (30 from the text files, 30 from the TSV): 48 to train, 12 to validate.
+    assert!(err.contains("embedded 48 sentences"), "{err}");
+    assert!(err.contains("embedded 12 sentences"), "{err}");
+    assert!(err.contains("teacher cos src"), "{err}");
+    let cached = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "npy")
+        })
+        .count();
+    assert_eq!(cached, 2);
+    // The same teacher and pairs: the vectors are read back, not recomputed.
+    let (_, err) = succeed(&mut train(
+        "m2",
+        &["--teacher", &teacher_spec, "--distill-only"],
+    ));
+    assert_eq!(err.matches("reusing").count(), 2, "{err}");
+    assert!(!err.contains("embedded"), "{err}");
+    // A teacher of another width than the student's vectors.
+    let narrow = vec_file(d.path(), "n.vec", &["b"], 8);
+    let narrow_spec = format!("bow:{}", narrow.display());
+    fail(
+        &mut train("m3", &["--teacher", &narrow_spec]),
+        "8 dimensions but the student's 16",
+    );
+    fail(
+        common::bitext().args([
+            "train",
+            "siamese",
+            "--tsv",
+            "p.tsv",
+            "--distill-only",
+            "-o",
+            "x",
+        ]),
+        "--teacher <SPEC>",
+    );
+}

@@ -1,0 +1,238 @@
+//! Distillation from a teacher encoder (Reimers & Gurevych 2020, "Making Monolingual Sentence
+//! Embeddings Multilingual"; LASER3's teacher–student training): the student's vector of each
+//! sentence of a training pair is pulled towards the teacher's vector of one sentence of that
+//! pair (in the recipes, the English one), so that a sentence and its translation both land on
+//! the teacher's vector of it.
+//!
+//! The teacher is any `bitext_encode::SentenceEncoder` (a pretrained ONNX encoder through
+//! bitext-onnx, in the recipes); this crate never runs it: the caller encodes the teacher's
+//! side of the training and validation pairs once and hands the rows over as a [`Teacher`]
+//! (the CLI caches them on disk). The loss is the cosine distance `1 − cos(student, teacher)`,
+//! averaged over the batch's sentences of both sides: mining compares vectors by cosine, so
+//! their lengths are left free (Reimers & Gurevych's MSE ties them to the teacher's).
+
+use bitext_core::Embeddings;
+use burn::tensor::Tensor;
+
+use crate::error::{Error, Result};
+use crate::init::float2;
+
+/// The teacher's sentence vectors of a training job: row `k` of [`Teacher::train`] is the
+/// vector both sentences of training pair `k` are pulled towards.
+#[derive(Debug, Clone)]
+pub struct Teacher {
+    /// One row per training pair, in the order of the pairs handed to the training.
+    pub train: Embeddings,
+    /// One row per validation pair, when the job has validation pairs (the validation then
+    /// reports the distance to them, and with [`Teacher::alone`] judges epochs by it).
+    pub valid: Option<Embeddings>,
+    /// The weight of the distillation loss added to the family's own loss.
+    pub weight: f64,
+    /// Train on the distillation loss alone, without the family's own loss.
+    pub alone: bool,
+}
+
+impl Teacher {
+    /// Check the teacher against a job of `train` pairs, `valid` validation pairs and student
+    /// vectors of `dim` dimensions.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for another dimension or a negative or non-finite weight;
+    /// [`Error::Input`] for another number of rows or a non-finite value.
+    pub fn check(&self, train: usize, valid: Option<usize>, dim: usize) -> Result<()> {
+        if !(self.weight.is_finite() && self.weight >= 0.0) {
+            return Err(Error::Config(format!(
+                "the distillation weight must be finite and at least 0, not {}",
+                self.weight
+            )));
+        }
+        if self.train.dim() != dim {
+            return Err(Error::Config(format!(
+                "the teacher's vectors have {} dimensions but the student's {dim}: the student \
+                 must have the teacher's width (e.g. an embedding size equal to it with a bag of \
+                 words)",
+                self.train.dim()
+            )));
+        }
+        let rows = |what: &str, e: &Embeddings, want: usize| -> Result<()> {
+            if e.len() != want {
+                return Err(Error::Input(format!(
+                    "{} teacher vectors for {want} {what} pairs",
+                    e.len()
+                )));
+            }
+            e.check_finite().map_err(Error::Core)
+        };
+        rows("training", &self.train, train)?;
+        if let (Some(v), Some(n)) = (&self.valid, valid) {
+            if v.dim() != dim {
+                return Err(Error::Config(format!(
+                    "the teacher's validation vectors have {} dimensions, not {dim}",
+                    v.dim()
+                )));
+            }
+            rows("validation", v, n)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of the pairs a text training kept: `train` is `(pairs given, indices kept)`,
+    /// `valid` the same for the validation pairs. Checks that the teacher has a row for every
+    /// pair given, then [`Teacher::keep`]s the kept ones.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for another number of rows than pairs given.
+    pub fn for_kept(
+        &self,
+        train: (usize, &[usize]),
+        valid: Option<(usize, &[usize])>,
+    ) -> Result<Self> {
+        let count = |what: &str, rows: usize, pairs: usize| -> Result<()> {
+            if rows == pairs {
+                Ok(())
+            } else {
+                Err(Error::Input(format!(
+                    "{rows} teacher vectors for {pairs} {what} pairs"
+                )))
+            }
+        };
+        count("training", self.train.len(), train.0)?;
+        if let (Some(tv), Some((n, _))) = (&self.valid, valid) {
+            count("validation", tv.len(), n)?;
+        }
+        self.keep(train.1, valid.map(|v| v.1))
+    }
+
+    /// The same teacher with only the training rows `train` and validation rows `valid` kept
+    /// (the pairs that survived tokenization), in that order.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an index out of range.
+    pub fn keep(&self, train: &[usize], valid: Option<&[usize]>) -> Result<Self> {
+        let pick = |e: &Embeddings, idx: &[usize]| -> Result<Embeddings> {
+            if let Some(&bad) = idx.iter().find(|&&i| i >= e.len()) {
+                return Err(Error::Input(format!(
+                    "teacher row {bad} of {} asked for",
+                    e.len()
+                )));
+            }
+            Embeddings::from_rows(idx.iter().map(|&i| e.row(i)), e.dim()).map_err(Error::Core)
+        };
+        Ok(Self {
+            train: pick(&self.train, train)?,
+            valid: match (&self.valid, valid) {
+                (Some(v), Some(idx)) => Some(pick(v, idx)?),
+                (v, None) => v.clone(),
+                (None, Some(_)) => None,
+            },
+            weight: self.weight,
+            alone: self.alone,
+        })
+    }
+
+    /// The training rows `rows` as a `[rows.len(), dim]` tensor on `like`'s device.
+    pub(crate) fn rows(&self, rows: impl Iterator<Item = usize>, like: &Tensor<2>) -> Tensor<2> {
+        let dim = self.train.dim();
+        let mut data = Vec::new();
+        let mut n = 0;
+        for r in rows {
+            data.extend_from_slice(self.train.row(r));
+            n += 1;
+        }
+        float2(data, [n, dim], &like.device())
+    }
+}
+
+/// The distillation loss `[1]`: the mean over rows of `1 − cos(student_i, teacher_i)`.
+pub(crate) fn cosine_distance(student: Tensor<2>, teacher: Tensor<2>) -> Tensor<1> {
+    let unit = |x: Tensor<2>| {
+        let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
+        x / norm
+    };
+    let cos = (unit(student) * unit(teacher)).sum_dim(1);
+    let [n, _] = cos.dims();
+    cos.reshape([n]).mean().neg().add_scalar(1.0)
+}
+
+/// The mean cosine of the rows of `student` with the rows of `teacher` (host vectors; rows of
+/// zero length count as cosine 0).
+#[must_use]
+pub fn mean_cosine(student: &Embeddings, teacher: &Embeddings) -> f64 {
+    let n = student.len().min(teacher.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for i in 0..n {
+        let (a, b) = (student.row(i), teacher.row(i));
+        let dot: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum();
+        let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        if na > 0.0 && nb > 0.0 {
+            sum += dot / (na * nb);
+        }
+    }
+    sum / n as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::init::to_host1;
+    use burn::tensor::Device;
+
+    #[test]
+    fn cosine_distance_is_zero_on_the_teacher_and_ignores_length() {
+        let d = Device::flex();
+        let t = float2(vec![1.0, 0.0, 0.6, 0.8], [2, 2], &d);
+        let s = float2(vec![3.0, 0.0, 1.2, 1.6], [2, 2], &d);
+        let l = to_host1(cosine_distance(s, t.clone())).unwrap()[0];
+        assert!(l.abs() < 1e-6, "{l}");
+        // Orthogonal rows: distance 1; opposite: 2; mean (1 + 2) / 2.
+        let s = float2(vec![0.0, 5.0, -0.6, -0.8], [2, 2], &d);
+        let l = to_host1(cosine_distance(s, t)).unwrap()[0];
+        assert!((l - 1.5).abs() < 1e-5, "{l}");
+    }
+
+    fn teacher(rows: usize, dim: usize) -> Teacher {
+        let data = (0..rows * dim).map(|i| i as f32 + 1.0).collect();
+        Teacher {
+            train: Embeddings::new(data, dim).unwrap(),
+            valid: None,
+            weight: 1.0,
+            alone: false,
+        }
+    }
+
+    #[test]
+    fn check_names_the_mismatch() {
+        let t = teacher(3, 4);
+        assert!(t.check(3, None, 4).is_ok());
+        let e = t.check(3, None, 8).unwrap_err().to_string();
+        assert!(e.contains("4 dimensions but the student's 8"), "{e}");
+        let e = t.check(5, None, 4).unwrap_err().to_string();
+        assert!(e.contains("3 teacher vectors for 5 training pairs"), "{e}");
+        let mut nan = teacher(2, 2);
+        nan.train.row_mut(1)[0] = f32::NAN;
+        assert!(nan.check(2, None, 2).is_err());
+        let bad = Teacher {
+            weight: -1.0,
+            ..teacher(2, 2)
+        };
+        assert!(bad.check(2, None, 2).is_err());
+    }
+
+    #[test]
+    fn keep_selects_rows_in_order() {
+        let t = teacher(4, 2);
+        let k = t.keep(&[3, 1], None).unwrap();
+        assert_eq!(k.train.as_slice(), &[7.0, 8.0, 3.0, 4.0]);
+        assert!(t.keep(&[4], None).is_err());
+        let m = mean_cosine(&k.train, &k.train);
+        assert!((m - 1.0).abs() < 1e-9);
+    }
+}

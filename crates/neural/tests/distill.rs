@@ -1,0 +1,225 @@
+//! Distillation (`bitext_neural::distill`) through the siamese text training: a student with a
+//! bag of words learns a teacher's sentence vectors, alone or beside the ranking loss; rows are
+//! kept aligned with the pairs that survive tokenization; mismatches are errors that say what.
+
+use bitext_core::{Embeddings, Rng, normalize_row};
+use bitext_neural::autoencoder::{
+    AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax, train_autoencoder,
+};
+use bitext_neural::batch::Bucketing;
+use bitext_neural::distill::Teacher;
+use bitext_neural::siamese::{
+    Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
+};
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
+use bitext_neural::train::TrainConfig;
+use bitext_testkit::data::parallel_text;
+
+const DIM: usize = 12;
+
+/// A teacher that knows only the target language: the unit sum of its own random vectors of
+/// the target sentence's words (`b0 … b19`), word order ignored. A source sentence `a3 a7` has
+/// to reach the vector of its translation `b7 b3`.
+fn teacher_vectors(tgt: &[String]) -> Embeddings {
+    teacher_of(tgt, DIM)
+}
+
+fn teacher_of(tgt: &[String], dim: usize) -> Embeddings {
+    let mut rng = Rng::seed(99);
+    let words: Vec<Vec<f32>> = (0..20)
+        .map(|_| (0..dim).map(|_| rng.normal() as f32).collect())
+        .collect();
+    let rows = tgt.iter().map(|s| {
+        let mut v = vec![0f32; dim];
+        for w in s.split_whitespace() {
+            let i: usize = w[1..].parse().unwrap();
+            for (x, y) in v.iter_mut().zip(&words[i]) {
+                *x += y;
+            }
+        }
+        normalize_row(&mut v);
+        v
+    });
+    Embeddings::from_rows(rows, dim).unwrap()
+}
+
+fn network() -> SiameseConfig {
+    SiameseConfig {
+        emb_dim: DIM,
+        hidden: 8,
+        ff: 8,
+        dropout_input: 0.0,
+        dropout_output: 0.0,
+        pooling: Pooling::Max,
+        bag: true,
+        ..SiameseConfig::paper(1, 1)
+    }
+}
+
+/// Train on 80 pairs (validation: 20 others) with `teacher` made from the pairs; the
+/// validation metrics of the first and of the best epoch.
+fn train(
+    objective: Objective,
+    (weight, alone): (f64, bool),
+    epochs: usize,
+) -> (
+    std::collections::BTreeMap<String, f64>,
+    std::collections::BTreeMap<String, f64>,
+    f64,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = parallel_text(80, 5);
+    let (vs, vt) = parallel_text(20, 6);
+    let mut train = SiameseTrainConfig::paper(3);
+    train.negatives = 2;
+    train.objective = objective;
+    train.batching = Bucketing {
+        max_items: 16,
+        max_tokens: 1000,
+    };
+    train.train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(epochs, 0.02, 3)
+    };
+    let job = SiameseTextTraining {
+        corpus: TextCorpus {
+            valid: Some((&vs, &vt)),
+            vocab: WordVocabConfig {
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            ..TextCorpus::new(&src, &tgt)
+        },
+        network: network(),
+        train,
+        teacher: Some(Teacher {
+            train: teacher_vectors(&tgt),
+            valid: Some(teacher_vectors(&vt)),
+            weight,
+            alone,
+        }),
+    };
+    let out = train_siamese(&job, dir.path(), false).unwrap();
+    let h = &out.fitted.state.history;
+    let best = &h[out.fitted.state.best_epoch - 1];
+    let loss = best.valid.as_ref().unwrap().loss;
+    (
+        h[0].valid.as_ref().unwrap().metrics.clone(),
+        best.valid.as_ref().unwrap().metrics.clone(),
+        loss,
+    )
+}
+
+#[test]
+fn a_student_learns_the_teachers_vectors_in_both_languages() {
+    let (first, best, loss) = train(Objective::Classifier, (1.0, true), 25);
+    let (src, tgt) = (best["teacher cos src"], best["teacher cos tgt"]);
+    // Alone, the validation loss is the mean cosine distance itself.
+    assert!((loss - (1.0 - (src + tgt) / 2.0)).abs() < 1e-9, "{loss}");
+    assert!(tgt > 0.9, "target side: {first:?} → {best:?}");
+    assert!(src > 0.9, "source side: {first:?} → {best:?}");
+    assert!(src > first["teacher cos src"] + 0.1, "{first:?} → {best:?}");
+}
+
+#[test]
+fn beside_the_ranking_loss_validation_reports_both() {
+    // The ranking loss's gradients are `scale` (20) times larger: a weight of that order.
+    let (_, best, _) = train(Objective::ranking(), (20.0, false), 12);
+    assert!(best["teacher cos src"] > 0.7, "{best:?}");
+    assert!(best.contains_key("p@1 src→tgt"), "{best:?}");
+}
+
+#[test]
+fn mismatched_teachers_are_errors_naming_the_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = parallel_text(10, 5);
+    let job = |teacher: Teacher| SiameseTextTraining {
+        corpus: TextCorpus {
+            vocab: WordVocabConfig {
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            ..TextCorpus::new(&src, &tgt)
+        },
+        network: network(),
+        train: SiameseTrainConfig::paper(3),
+        teacher: Some(teacher),
+    };
+    let rows = |n: usize, dim: usize| Embeddings::new(vec![0.5; n * dim], dim).unwrap();
+    let teacher = |train: Embeddings| Teacher {
+        train,
+        valid: None,
+        weight: 1.0,
+        alone: false,
+    };
+    let e = train_siamese(&job(teacher(rows(9, DIM))), dir.path(), false).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("9 teacher vectors for 10 training pairs"),
+        "{e}"
+    );
+    let e = train_siamese(&job(teacher(rows(10, DIM + 1))), dir.path(), false).unwrap_err();
+    assert!(
+        e.to_string().contains("13 dimensions but the student's 12"),
+        "{e}"
+    );
+}
+
+/// The autoencoder's two encoders learn the teacher's vectors too, each its own language.
+#[test]
+fn an_autoencoder_student_learns_the_teachers_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = parallel_text(80, 5);
+    let (vs, vt) = parallel_text(20, 6);
+    let mut train = AutoencoderTrainConfig::paper(3);
+    train.batching = Bucketing {
+        max_items: 16,
+        max_tokens: 400,
+    };
+    train.train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(25, 0.02, 3)
+    };
+    let job = AutoencoderTextTraining {
+        corpus: TextCorpus {
+            valid: Some((&vs, &vt)),
+            vocab: WordVocabConfig {
+                joint: false,
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            ..TextCorpus::new(&src, &tgt)
+        },
+        mono: &[],
+        network: AutoencoderConfig {
+            emb_dim: 12,
+            hidden: 12,
+            softmax: Softmax::Sampled { candidates: 10 },
+            ..AutoencoderConfig::paper(1, 1)
+        },
+        train,
+        teacher: Some(Teacher {
+            train: teacher_of(&tgt, 24),
+            valid: Some(teacher_of(&vt, 24)),
+            weight: 1.0,
+            alone: true,
+        }),
+    };
+    let out = train_autoencoder(&job, dir.path(), false).unwrap();
+    let h = &out.fitted.state.history;
+    let first = h[0].valid.as_ref().unwrap().metrics.clone();
+    let best = &h[out.fitted.state.best_epoch - 1]
+        .valid
+        .as_ref()
+        .unwrap()
+        .metrics;
+    for side in ["teacher cos src", "teacher cos tgt"] {
+        // Max-pooled states (no bag here) fit a sum of word vectors more slowly than the
+        // siamese network's bag: from about 0.4 to about 0.7 in these epochs.
+        assert!(best[side] > 0.6, "{side}: {first:?} → {best:?}");
+        assert!(
+            best[side] > first[side] + 0.2,
+            "{side}: {first:?} → {best:?}"
+        );
+    }
+}

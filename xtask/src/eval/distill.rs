@@ -1,0 +1,235 @@
+//! Evaluation `distill`: a student distilled from the production encoder (issue 31). The
+//! teacher is USE-M through bitext-onnx (`$USEM_ONNX`, ONNX Runtime from
+//! `$BITEXT_ONNXRUNTIME`, as the `onnx` section); the student is trained from the committed
+//! recipe `recipes/siamese-distill.json` by `bitext train siamese --teacher …` and measured
+//! side by side with the teacher, the siamese encoder trained without a teacher
+//! (`recipes/siamese-news.json`, when the `neural` section left it in `BITEXT_EVAL_OUT`) and
+//! the mean bag of the subword vectors both networks start from: newsdev F1, Tatoeba
+//! deu-eng and fra-eng P@1, alignment recovery and encoding speed on the same two threads.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use bitext::core::Embeddings;
+use bitext::core::io::text::EmptyLines;
+use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
+use bitext::similarity::MarginFunction;
+use bitext_neural::backend::BackendSpec;
+use bitext_neural::siamese::SiameseEncoder;
+use bitext_neural::train::TrainerState;
+use bitext_onnx::OnnxEncoder;
+
+use super::neural::out_dir;
+use super::neural_mining::{Bucc, best_f1, p_at_1, read_bucc, tatoeba_fr_en};
+use super::{Ctx, recipe};
+
+/// The committed recipe of the student.
+const RECIPE: &str = "siamese-distill.json";
+
+/// What is measured of every encoder.
+struct Row {
+    name: String,
+    /// Newsdev best F1, `max` retrieval: cosine, ratio margin.
+    f1: (f64, f64),
+    /// Tatoeba P@1 deu→eng, fra→eng.
+    tatoeba: (f64, f64),
+    /// Recovery error (mean of both directions): cosine, CSLS.
+    recovery: (f64, f64),
+    /// Newsdev sentences encoded per second.
+    rate: f64,
+}
+
+fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddings> {
+    let r: Vec<&str> = s.iter().map(String::as_str).collect();
+    Ok(enc.encode(side, &r)?)
+}
+
+/// Best F1 of the `max` retrieval under margin function `f` (k = 4).
+fn max_f1(bucc: &Bucc, de: &Embeddings, en: &Embeddings, f: MarginFunction) -> Result<f64> {
+    let strategies = super::mine_every_strategy(de, en, f, 4)?;
+    let (_, pairs) = strategies
+        .iter()
+        .find(|(r, _)| *r == bitext::mine::Retrieval::Max)
+        .context("no max retrieval")?;
+    Ok(best_f1(pairs, &bucc.gold)?.map_or(0.0, |t| t.prf.f1))
+}
+
+fn measure(ctx: &Ctx, bucc: &Bucc, name: &str, enc: &dyn SentenceEncoder) -> Result<Row> {
+    eprintln!("distill: measuring {name}");
+    let t0 = Instant::now();
+    let de = encode(enc, Side::Source, &bucc.de)?;
+    let en = encode(enc, Side::Target, &bucc.en)?;
+    let rate = (de.len() + en.len()) as f64 / t0.elapsed().as_secs_f64();
+    let f1 = (
+        max_f1(bucc, &de, &en, MarginFunction::Absolute)?,
+        max_f1(bucc, &de, &en, MarginFunction::Ratio)?,
+    );
+    let (td, te) = ctx.parallel(
+        "dev/tatoeba/tatoeba.deu-eng",
+        ("deu", "eng"),
+        EmptyLines::Reject,
+    )?;
+    let de_en = p_at_1(
+        &encode(enc, Side::Source, &td)?,
+        &encode(enc, Side::Target, &te)?,
+    )?
+    .0;
+    let fr_en = tatoeba_fr_en(ctx, enc)?.0;
+    let (ne, nd) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    let (mut x, mut y) = (
+        encode(enc, Side::Source, &nd)?,
+        encode(enc, Side::Target, &ne)?,
+    );
+    x.normalize_l2();
+    y.normalize_l2();
+    let rec = super::bucc_bow::recovery_errors(&x, &y)?;
+    Ok(Row {
+        name: name.to_string(),
+        f1,
+        tatoeba: (de_en, fr_en),
+        recovery: (rec[0].1.mean, rec[1].1.mean),
+        rate,
+    })
+}
+
+/// The student's training epochs, with the mean cosine of its validation vectors with the
+/// teacher's.
+fn history(md: &mut String, state: &TrainerState) -> Result<()> {
+    md.push_str(
+        "| epoch | pairs | train loss | valid loss | valid P@1 src→en / en→src | cosine with the \
+         teacher, src / en | pairs/s | min |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for h in &state.history {
+        let v = h.valid.as_ref();
+        let m = |k: &str| {
+            v.and_then(|v| v.metrics.get(k))
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        writeln!(
+            md,
+            "| {}{} | {} | {:.4} | {:.4} | {:.3} / {:.3} | {:.3} / {:.3} | {:.0} | {:.1} |",
+            h.epoch,
+            if h.truncated { " (cut)" } else { "" },
+            h.items,
+            h.train_loss,
+            v.map_or(f64::NAN, |v| v.loss),
+            m("p@1 src→tgt"),
+            m("p@1 tgt→src"),
+            m("teacher cos src"),
+            m("teacher cos tgt"),
+            h.items_per_sec,
+            h.seconds / 60.0
+        )?;
+    }
+    writeln!(
+        md,
+        "\nBest epoch: {}; {}.\n",
+        state.best_epoch,
+        state.stopped.as_deref().unwrap_or("all epochs done")
+    )?;
+    Ok(())
+}
+
+/// The teacher's graph, or why the section is skipped.
+fn teacher_graph() -> std::result::Result<PathBuf, String> {
+    let model = std::env::var_os("USEM_ONNX")
+        .map(PathBuf::from)
+        .ok_or("USEM_ONNX is not set (the teacher's graph; `../shared/bench/usem_onnx.py` says how to get it from PyPI)")?;
+    if !model.is_file() {
+        return Err(format!("no USE-M graph at {}", model.display()));
+    }
+    bitext_onnx::runtime_path(None).map_err(|e| e.to_string())?;
+    Ok(model)
+}
+
+pub(super) fn run(ctx: &Ctx) -> Result<String> {
+    let mut md = String::new();
+    let model = match teacher_graph() {
+        Ok(m) => m,
+        Err(why) => {
+            writeln!(md, "Skipped: {why}.")?;
+            return Ok(md);
+        }
+    };
+    let trained = recipe::train(ctx, "siamese", RECIPE, &[], &out_dir("siamese-distill"))
+        .context("training the distilled student")?;
+    trained.describe(&mut md)?;
+    history(&mut md, &trained.state)?;
+    let bucc = read_bucc(ctx)?;
+    let threads = 2;
+    let teacher = OnnxEncoder::load(&OnnxSpec {
+        threads,
+        ..OnnxSpec::new(&model)
+    })
+    .with_context(|| format!("loading {}", model.display()))?;
+    let mut rows = vec![measure(
+        ctx,
+        &bucc,
+        "teacher: USE-M (ONNX, 2 threads)",
+        &teacher,
+    )?];
+    let student = SiameseEncoder::load(&trained.dir, BackendSpec::Flex)?;
+    rows.push(measure(
+        ctx,
+        &bucc,
+        "student: `siamese-distill.json`",
+        &student,
+    )?);
+    let plain_dir = out_dir("siamese");
+    let plain_note = match SiameseEncoder::load(&plain_dir, BackendSpec::Flex) {
+        Ok(enc) => {
+            rows.push(measure(
+                ctx,
+                &bucc,
+                "no teacher: `siamese-news.json`",
+                &enc,
+            )?);
+            String::new()
+        }
+        Err(e) => format!(
+            " (The siamese encoder without a teacher is missing: {e}; `cargo xtask eval neural` \
+             trains it.)"
+        ),
+    };
+    let bow = super::bucc_bow::pieces_encoder(ctx)?;
+    rows.push(measure(
+        ctx,
+        &bucc,
+        "mean bag of `usem.spm128k.vec` pieces",
+        &bow,
+    )?);
+    writeln!(
+        md,
+        "**Side by side** (newsdev: best F1 of `max` retrieval, k = 4; Tatoeba: P@1 by cosine, \
+         1000 pairs each, French through the source side; recovery: 1-NN error on the 3000 \
+         `newstest-dev` pairs, mean of both directions; speed: the 3600 newsdev sentences, {} \
+         threads for the teacher, the student's default (all {} cores), batches as each encoder's default).{plain_note}\n\n\
+         | encoder | newsdev F1 cosine | ratio margin | Tatoeba deu→eng | fra→eng | recovery \
+         cosine | CSLS | sentences/s |\n|---|---|---|---|---|---|---|---|",
+        threads,
+        bitext_neural::backend::Threads::available()
+    )?;
+    for r in &rows {
+        writeln!(
+            md,
+            "| {} | {:.3} | **{:.3}** | **{:.3}** | **{:.3}** | {:.2}% | **{:.2}%** | {:.0} |",
+            r.name,
+            r.f1.0,
+            r.f1.1,
+            r.tatoeba.0,
+            r.tatoeba.1,
+            100.0 * r.recovery.0,
+            100.0 * r.recovery.1,
+            r.rate
+        )?;
+    }
+    writeln!(
+        md,
+        "\nAims (issue 31): newsdev ≥ 0.92, Tatoeba fra-eng ≥ 0.90, recovery ≤ 3% (CSLS); the \
+         student several times faster than the teacher."
+    )?;
+    Ok(md)
+}
