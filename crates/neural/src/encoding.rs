@@ -57,12 +57,12 @@ pub(crate) fn with_bag(
     };
     let (bag_x, coef) = bag.pool(x, batch);
     let Some((ig, eg)) = grads else {
-        return (bag_x + pooled.matmul(bag.proj.val()), None);
+        return (bag.mapped(bag_x) + pooled.matmul(bag.proj.val()), None);
     };
     // The bag enters the autodiff graph as a leaf whose gradient joins that of `x`.
     let leaf = Tensor::from_inner(bag_x);
     let leaf = if frozen { leaf } else { leaf.require_grad() };
-    let v = leaf.clone() + pooled.matmul(bag.proj.val());
+    let v = bag.mapped(leaf.clone()) + pooled.matmul(bag.proj.val());
     let stage: Deferred = Box::new(move |grads| {
         let (mut pg, gx) = ig.finish(grads);
         if !frozen {

@@ -161,6 +161,9 @@ pub struct Bag {
     pub weight: Param<Tensor<1>>,
     /// `P`, the projection of the pooled recurrent states.
     pub proj: Param<Tensor<2>>,
+    /// `W` `[emb_dim, emb_dim]`, a trained linear map of the bag itself (see
+    /// [`Bag::with_map`]); `None`: the bag as it is.
+    pub map: Option<Param<Tensor<2>>>,
 }
 
 impl Bag {
@@ -169,6 +172,33 @@ impl Bag {
         Self {
             weight: Param::from_tensor(Tensor::ones([rows], device)),
             proj: Param::from_tensor(Tensor::zeros([d_states, emb_dim], device)),
+            map: None,
+        }
+    }
+
+    /// The same bag with a trained linear map `W` of it, starting at the identity (so the
+    /// untrained network is still the bag of words): `bag(x)·W + P·pool(h)`.
+    #[must_use]
+    pub fn with_map(mut self) -> Self {
+        let d = self.proj.dims()[1];
+        let mut eye = vec![0f32; d * d];
+        for i in 0..d {
+            eye[i * d + i] = 1.0;
+        }
+        let device = self.proj.device();
+        self.map = Some(Param::from_tensor(Tensor::from_data(
+            TensorData::new(eye, [d, d]),
+            &device,
+        )));
+        self
+    }
+
+    /// `bag` through the map `W` when the bag has one.
+    #[must_use]
+    pub fn mapped(&self, bag: Tensor<2>) -> Tensor<2> {
+        match &self.map {
+            Some(w) => bag.matmul(w.val()),
+            None => bag,
         }
     }
 

@@ -48,6 +48,13 @@ pub struct SiameseConfig {
     /// `emb_dim` components. Default: off.
     #[serde(default, skip_serializing_if = "is_false")]
     pub bag: bool,
+    /// With [`SiameseConfig::bag`]: a trained linear map `W` `[emb_dim, emb_dim]` of the bag,
+    /// starting at the identity: `v = bag(x)·W + P·pool(h)`. Over fixed input vectors the bag
+    /// itself cannot move; a student trained towards a teacher's vectors
+    /// ([`crate::distill`]), whose space is not that of the input vectors, needs it to.
+    /// Default: off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bag_map: bool,
 }
 
 /// How the recurrent states of a sentence become its vector.
@@ -123,6 +130,7 @@ impl SiameseConfig {
             frozen_embeddings: false,
             pooling: Pooling::Last,
             bag: false,
+            bag_map: false,
         }
     }
 
@@ -197,6 +205,11 @@ impl SiameseConfig {
                     "siamese {name} must be in [0, 1), got {p}"
                 )));
             }
+        }
+        if self.bag_map && !self.bag {
+            return Err(Error::Config(
+                "a map of the bag of words (bag_map) needs the bag (bag)".into(),
+            ));
         }
         Ok(())
     }

@@ -57,12 +57,13 @@ impl Siamese {
         let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
         let output = Dense::new(config.ff, 1, &mut rng, device);
         let bag = config.bag.then(|| {
-            Bag::new(
+            let bag = Bag::new(
                 config.table_rows(),
                 2 * config.hidden,
                 config.emb_dim,
                 device,
-            )
+            );
+            if config.bag_map { bag.with_map() } else { bag }
         });
         let (tgt_vocab, tgt_offset) = if config.shared_embeddings {
             (config.src_vocab, 0)

@@ -27,6 +27,7 @@ pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
         frozen_embeddings: false,
         pooling: Pooling::Last,
         bag: false,
+        bag_map: false,
     }
 }
 

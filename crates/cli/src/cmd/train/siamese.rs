@@ -65,6 +65,10 @@ pub(crate) struct SiameseArgs {
     /// Turns the dropout on the input embeddings off, which would blur the bag.
     #[arg(long)]
     bag: bool,
+    /// With --bag: train a linear map of the bag (starting at the identity), so that a bag of
+    /// fixed input vectors can move towards a teacher's space (--teacher).
+    #[arg(long, requires = "bag")]
+    bag_map: bool,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
     /// are not projected).
     #[arg(long, value_name = "N")]
@@ -99,6 +103,7 @@ mod training {
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
+        network.bag_map = a.bag_map;
         if a.bag {
             network.dropout_input = 0.0;
         }
