@@ -85,6 +85,14 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
         })
         .count();
     assert_eq!(cached, 2);
+    // Monolingual text the student learns from the teacher alone: 5 more training pairs.
+    let mono = common::write(d.path(), "mono.txt", "b1 b2\nb3\nb4 b5 b6\nb7\nb8 b9\n");
+    let (_, err) = succeed(
+        train("m0", &["--teacher", &teacher_spec])
+            .arg("--teacher-text")
+            .arg(&mono),
+    );
+    assert!(err.contains("embedded 53 sentences"), "{err}");
     // The same teacher and pairs: the vectors are read back, not recomputed.
     let (_, err) = succeed(&mut train(
         "m2",

