@@ -3,7 +3,7 @@
 //! `p = σ(W3 h + c)` estimate that they translate each other, trained with cross-entropy on
 //! the parallel pairs and `m` random negatives per pair resampled every epoch.
 //!
-//! Two departures from the paper, each a configuration switch that is off by default:
+//! Departures from the paper, each a switch that is off by default:
 //!
 //! - **A bag of words in the sentence vector** ([`SiameseConfig::bag`]):
 //!   `v = bag(x) + P·pool(h)`, `bag` the IDF-weighted mean of the sentence's input embeddings
@@ -18,6 +18,10 @@
 //!   mining needs. The ranking loss does, with every other sentence of the batch as a negative
 //!   (in-batch softmax with an additive margin, as the dual encoders of Yang et al. 2019 and
 //!   LaBSE train). The matching head is trained beside it, so the classifier stays usable.
+//! - **A teacher** ([`SiameseTask::with_teacher`], [`crate::distill`]): both sentences of a
+//!   pair pulled towards a pretrained encoder's vector of one of them, beside the loss or
+//!   alone; with fixed input vectors, a trained linear map of the bag
+//!   ([`SiameseConfig::bag_map`]) lets the bag itself move into the teacher's space.
 
 mod config;
 mod infer;
