@@ -112,7 +112,7 @@ const TASKS: &[(&str, &str, Task)] = &[
     ),
     (
         "distill",
-        "a student of USE-M: the siamese network trained towards the teacher's vectors (15 min + the teacher's vectors once), side by side with the teacher",
+        "students of USE-M: the siamese network and the autoencoder trained towards the teacher's vectors (15 min each + the teacher's vectors once), side by side with the teacher",
         distill::run,
     ),
     (
