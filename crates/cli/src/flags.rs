@@ -87,6 +87,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   candidate pairs (extract)  --pairs all|knn         (was --candidates)
   softmax samples            --softmax-samples N     (train autoencoder; was --candidates)
   span candidates (fix)      --spans N               (was --candidates)
+  teacher (train, distil)    --teacher SPEC (any --encoder spec), --teacher-weight W, --distill-only
   progress bars off          -q, --quiet
   threads                    --threads N (0: all cores)
   flags from a file          --recipe FILE (JSON: {\"section\": {\"flag\": value}}; the command line wins)
