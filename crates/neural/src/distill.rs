@@ -14,6 +14,7 @@
 use bitext_core::Embeddings;
 use burn::tensor::Tensor;
 
+use crate::encoding::unit_rows;
 use crate::error::{Error, Result};
 use crate::init::float2;
 
@@ -38,7 +39,8 @@ impl Teacher {
     ///
     /// # Errors
     /// [`Error::Config`] for another dimension or a negative or non-finite weight;
-    /// [`Error::Input`] for another number of rows or a non-finite value.
+    /// [`Error::Input`] for another number of rows, a non-finite value, or no rows of the
+    /// validation pairs when there are some.
     pub fn check(&self, train: usize, valid: Option<usize>, dim: usize) -> Result<()> {
         if !(self.weight.is_finite() && self.weight >= 0.0) {
             return Err(Error::Config(format!(
@@ -64,6 +66,11 @@ impl Teacher {
             e.check_finite().map_err(Error::Core)
         };
         rows("training", &self.train, train)?;
+        if valid.is_some() && self.valid.is_none() {
+            return Err(Error::Input(
+                "the teacher has no vectors of the validation pairs".into(),
+            ));
+        }
         if let (Some(v), Some(n)) = (&self.valid, valid) {
             if v.dim() != dim {
                 return Err(Error::Config(format!(
@@ -145,11 +152,7 @@ impl Teacher {
 
 /// The distillation loss `[1]`: the mean over rows of `1 − cos(student_i, teacher_i)`.
 pub(crate) fn cosine_distance(student: Tensor<2>, teacher: Tensor<2>) -> Tensor<1> {
-    let unit = |x: Tensor<2>| {
-        let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
-        x / norm
-    };
-    let cos = (unit(student) * unit(teacher)).sum_dim(1);
+    let cos = (unit_rows(student) * unit_rows(teacher)).sum_dim(1);
     let [n, _] = cos.dims();
     cos.reshape([n]).mean().neg().add_scalar(1.0)
 }
@@ -162,20 +165,9 @@ pub fn mean_cosine(student: &Embeddings, teacher: &Embeddings) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    let mut sum = 0.0;
-    for i in 0..n {
-        let (a, b) = (student.row(i), teacher.row(i));
-        let dot: f64 = a
-            .iter()
-            .zip(b)
-            .map(|(x, y)| f64::from(*x) * f64::from(*y))
-            .sum();
-        let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-        let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-        if na > 0.0 && nb > 0.0 {
-            sum += dot / (na * nb);
-        }
-    }
+    let sum: f64 = (0..n)
+        .map(|i| f64::from(bitext_similarity::cosine(student.row(i), teacher.row(i))))
+        .sum();
     sum / n as f64
 }
 

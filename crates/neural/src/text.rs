@@ -310,6 +310,28 @@ impl<'a> TextCorpus<'a> {
         }
     }
 
+    /// `teacher`'s rows for the pairs training kept ([`crate::distill::Teacher::for_kept`]):
+    /// `kept` the indices of this corpus's training pairs, `valid_kept` those of its
+    /// validation pairs.
+    ///
+    /// # Errors
+    /// As [`crate::distill::Teacher::for_kept`].
+    pub fn teacher_rows(
+        &self,
+        teacher: Option<&crate::distill::Teacher>,
+        kept: &[usize],
+        valid_kept: Option<&[usize]>,
+    ) -> Result<Option<crate::distill::Teacher>> {
+        teacher
+            .map(|t| {
+                t.for_kept(
+                    (self.src.len(), kept),
+                    self.valid.zip(valid_kept).map(|((s, _), k)| (s.len(), k)),
+                )
+            })
+            .transpose()
+    }
+
     /// Check the pairs and build the tokenizers into `out` (reloaded from it when resuming a
     /// run saved there): `(their description, the tokenizers, resuming)`. The one start of every
     /// text model's training.

@@ -58,18 +58,6 @@ fn network() -> SiameseConfig {
 
 /// Train on 80 pairs (validation: 20 others) with `teacher` made from the pairs; the
 /// validation metrics of the first and of the best epoch.
-fn train(
-    objective: Objective,
-    (weight, alone): (f64, bool),
-    epochs: usize,
-) -> (
-    std::collections::BTreeMap<String, f64>,
-    std::collections::BTreeMap<String, f64>,
-    f64,
-) {
-    train_network(network(), objective, (weight, alone), epochs)
-}
-
 fn train_network(
     network: SiameseConfig,
     objective: Objective,
@@ -125,7 +113,7 @@ fn train_network(
 
 #[test]
 fn a_student_learns_the_teachers_vectors_in_both_languages() {
-    let (first, best, loss) = train(Objective::Classifier, (1.0, true), 25);
+    let (first, best, loss) = train_network(network(), Objective::Classifier, (1.0, true), 25);
     let (src, tgt) = (best["teacher cos src"], best["teacher cos tgt"]);
     // Alone, the validation loss is the mean cosine distance itself.
     assert!((loss - (1.0 - (src + tgt) / 2.0)).abs() < 1e-9, "{loss}");
@@ -137,7 +125,7 @@ fn a_student_learns_the_teachers_vectors_in_both_languages() {
 #[test]
 fn beside_the_ranking_loss_validation_reports_both() {
     // The ranking loss's gradients are `scale` (20) times larger: a weight of that order.
-    let (_, best, _) = train(Objective::ranking(), (20.0, false), 12);
+    let (_, best, _) = train_network(network(), Objective::ranking(), (20.0, false), 12);
     assert!(best["teacher cos src"] > 0.7, "{best:?}");
     assert!(best.contains_key("p@1 src→tgt"), "{best:?}");
 }

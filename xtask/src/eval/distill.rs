@@ -149,13 +149,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
             h.seconds / 60.0
         )?;
     }
-    writeln!(
-        md,
-        "\nBest epoch: {}; {}.\n",
-        state.best_epoch,
-        state.stopped.as_deref().unwrap_or("all epochs done")
-    )?;
-    Ok(())
+    super::neural::best_epoch(md, state)
 }
 
 /// The teacher's graph, or why the section is skipped.

@@ -154,6 +154,11 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
             h.seconds / 60.0
         )?;
     }
+    best_epoch(md, state)
+}
+
+/// The line under a training history: the best epoch and why training stopped.
+pub(super) fn best_epoch(md: &mut String, state: &TrainerState) -> Result<()> {
     writeln!(
         md,
         "\nBest epoch: {}; {}.\n",

@@ -285,19 +285,11 @@ pub fn train_autoencoder(
         }
         None => None,
     };
-    let teacher = job
-        .teacher
-        .as_ref()
-        .map(|t| {
-            t.for_kept(
-                (corpus.src.len(), &kept),
-                corpus
-                    .valid
-                    .zip(valid.as_ref())
-                    .map(|((s, _), v)| (s.len(), &v.1[..])),
-            )
-        })
-        .transpose()?;
+    let teacher = corpus.teacher_rows(
+        job.teacher.as_ref(),
+        &kept,
+        valid.as_ref().map(|v| &v.1[..]),
+    )?;
     let valid = valid.map(|v| v.0);
     let description = AutoencoderDescription {
         network,

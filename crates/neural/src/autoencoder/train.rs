@@ -117,11 +117,6 @@ impl AutoencoderTask {
     pub fn with_teacher(mut self, teacher: Teacher, dim: usize) -> Result<Self> {
         let valid = self.valid.as_ref().map(|v| v.0.len());
         teacher.check(self.train.len(), valid, dim)?;
-        if valid.is_some() && teacher.valid.is_none() {
-            return Err(Error::Input(
-                "the teacher has no vectors of the validation pairs".into(),
-            ));
-        }
         self.teacher = Some(teacher);
         Ok(self)
     }

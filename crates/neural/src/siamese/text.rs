@@ -251,19 +251,11 @@ pub fn train_siamese(
         .valid
         .map(|(s, t)| to_ids(&codec, s, t, corpus.max_len))
         .transpose()?;
-    let teacher = job
-        .teacher
-        .as_ref()
-        .map(|t| {
-            t.for_kept(
-                (corpus.src.len(), &kept),
-                corpus
-                    .valid
-                    .zip(valid.as_ref())
-                    .map(|((s, _), v)| (s.len(), &v.1[..])),
-            )
-        })
-        .transpose()?;
+    let teacher = corpus.teacher_rows(
+        job.teacher.as_ref(),
+        &kept,
+        valid.as_ref().map(|v| &v.1[..]),
+    )?;
     let valid = valid.map(|v| v.0);
     let description = SiameseDescription {
         network,
