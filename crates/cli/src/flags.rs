@@ -54,7 +54,8 @@ pub(crate) enum Backend {
     Flex,
     /// burn-ndarray (CPU).
     Ndarray,
-    /// wgpu (GPU through Vulkan/Metal; needs the cargo feature `bitext-neural/wgpu`).
+    /// wgpu (GPU through Vulkan/Metal; needs the cargo feature `bitext-neural/wgpu`). Measured
+    /// far slower than flex for these recurrent models, even on an H100 (docs/BENCHMARKS.md).
     Wgpu,
 }
 

@@ -350,7 +350,8 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
 }
 
 /// `--objective ranking --bag --pooling max --emb-dim`: the ranking-trained network with a bag
-/// of its (unprojected) input vectors, whose vectors have the embedding size.
+/// of its (unprojected) input vectors, whose vectors have the embedding size (its batches
+/// encoded in pieces, `--batch-pieces`).
 #[cfg(feature = "neural")]
 #[test]
 fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
@@ -376,6 +377,8 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
         .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
         .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
         .args(["--min-count", "1", "--freeze-embeddings", "-q"])
+        // Batches in one piece per thread (60 sentences: up to three).
+        .args(["--batch-pieces", "0"])
         .arg("--init-vectors")
         .arg(&vectors));
     assert!(ok, "{err}");

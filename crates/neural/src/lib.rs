@@ -11,7 +11,8 @@
 //!   [`train`] (the training loop `Task` + `fit`: Adam/SGD, global-norm clipping, learning-rate
 //!   schedules, validation, early stopping, checkpoints, resumption, progress; `train::split`:
 //!   sub-graphs cut off a loss, `Cut` and `parallel_stage`, back-propagated on their own
-//!   threads, as the aligner's two encoders are).
+//!   threads, as the aligner's two encoders are and the siamese network's batch pieces, each
+//!   on a replica of fresh leaves, `fresh_leaves`).
 //! - `encoding.rs` (private): what every recurrent encoder shares: the id check, the deferred
 //!   gradient stage of an embedding + BiRNN pass, the bag of words added to pooled states with
 //!   its gradient stage (`with_bag`, `bag_weights`), the in-batch ranking loss

@@ -229,6 +229,16 @@ pub struct SiameseTrainConfig {
     pub batching: Bucketing,
     /// Optimiser, schedule, clipping, epochs, seed.
     pub train: TrainConfig,
+    /// Pieces each training batch is encoded in, each on its own thread
+    /// ([`Siamese::with_chunks`](crate::siamese::Siamese::with_chunks)): `1` (the default) the
+    /// batch whole, `0` one per thread.
+    #[serde(default = "one_piece")]
+    pub pieces: usize,
+}
+
+/// The default of [`SiameseTrainConfig::pieces`]: the batch whole.
+fn one_piece() -> usize {
+    1
 }
 
 impl SiameseTrainConfig {
@@ -248,6 +258,7 @@ impl SiameseTrainConfig {
                 max_tokens: 128 * 160,
             },
             train,
+            pieces: 1,
         }
     }
 

@@ -14,7 +14,9 @@ use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
 use crate::siamese::{Pooling, SiameseConfig};
+use crate::train::split::{Cut, fresh_leaves, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
+use rayon::prelude::*;
 
 /// The siamese classifier. Both languages share the recurrent encoder; each has its own rows
 /// of the embedding table unless the configuration shares them.
@@ -37,7 +39,11 @@ pub struct Siamese {
     dropout_input: f64,
     dropout_output: f64,
     frozen_embeddings: bool,
+    chunks: usize,
 }
+
+/// The fewest sentences a piece of a split training batch holds ([`Siamese::with_chunks`]).
+const MIN_CHUNK: usize = 16;
 
 impl Siamese {
     /// A freshly initialised network on `device`, drawn from `seed`.
@@ -83,6 +89,7 @@ impl Siamese {
             dropout_input: config.dropout_input,
             dropout_output: config.dropout_output,
             frozen_embeddings: config.frozen_embeddings,
+            chunks: 1,
         })
     }
 
@@ -315,12 +322,75 @@ impl Siamese {
         self.check_ids(tgt, Side::Target)?;
         let mut all = self.table_ids(src, Side::Source);
         all.extend(self.table_ids(tgt, Side::Target));
-        let batch = PackedBatch::new(&all)?;
-        let (v, stage) = self.encode_packed(&batch, rng, deferred, None)?;
+        let chunks = if deferred { self.chunks(all.len()) } else { 1 };
+        let (v, stage) = if chunks > 1 {
+            self.encode_split(&all, chunks, rng)?
+        } else {
+            self.encode_packed(&PackedBatch::new(&all)?, rng, deferred, None)?
+        };
         let n = src.len();
         let a = v.clone().narrow(0, 0, n);
         let b = v.narrow(0, n, n);
         Ok((a, b, stage))
+    }
+
+    /// How many pieces a training batch of `sentences` is encoded in ([`Siamese::with_chunks`]),
+    /// each of at least [`MIN_CHUNK`] sentences.
+    fn chunks(&self, sentences: usize) -> usize {
+        let want = match self.chunks {
+            0 => rayon::current_num_threads(),
+            k => k,
+        };
+        want.min(sentences / MIN_CHUNK).max(1)
+    }
+
+    /// The same network, encoding each training batch in `chunks` pieces, each on its own
+    /// thread of the current pool with its own autodiff sub-graph (see [`crate::train::split`]);
+    /// `1` (the default) encodes the batch whole, `0` takes one piece per thread. The gradients
+    /// are the same up to float rounding (the pieces' products are shaped differently); with
+    /// dropout, the pieces draw their masks from generators of their own.
+    #[must_use]
+    pub fn with_chunks(mut self, chunks: usize) -> Self {
+        self.chunks = chunks;
+        self
+    }
+
+    /// Training vectors of the table-id sequences `all` (rows in order), encoded in `chunks`
+    /// contiguous pieces on the threads of the current pool: each piece's recurrence and its
+    /// backward pass run on their own thread, cut off the loss (see [`Cut`]), so that a batch
+    /// uses every core instead of the one a chain of small products keeps busy.
+    fn encode_split(
+        &self,
+        all: &[Vec<u32>],
+        chunks: usize,
+        rng: Option<&mut Rng>,
+    ) -> Result<(Tensor<2>, Option<Deferred>)> {
+        let size = all.len().div_ceil(chunks);
+        // Each piece draws its dropout masks from its own generator, seeded from `rng`.
+        let rngs: Vec<Option<Rng>> = match rng {
+            Some(r) => (0..chunks).map(|_| Some(Rng::seed(r.next_u64()))).collect(),
+            None => (0..chunks).map(|_| None).collect(),
+        };
+        let pieces: Vec<(&[Vec<u32>], Option<Rng>)> = all.chunks(size).zip(rngs).collect();
+        let encoded: Vec<Result<(Cut, Vec<Tensor<2>>)>> = pieces
+            .into_par_iter()
+            .map(|(seqs, mut rng)| {
+                // Each piece on its own copy of the parameters, so that the pieces' graphs
+                // stay apart (see `fresh_leaves`).
+                let replica = fresh_leaves(self.clone());
+                let (v, stage) =
+                    replica.encode_packed(&PackedBatch::new(seqs)?, rng.as_mut(), true, None)?;
+                Ok(Cut::new(&replica, vec![v], stage))
+            })
+            .collect();
+        let mut cuts = Vec::with_capacity(encoded.len());
+        let mut leaves = Vec::with_capacity(encoded.len());
+        for piece in encoded {
+            let (cut, leaf) = piece?;
+            cuts.push(cut);
+            leaves.extend(leaf);
+        }
+        Ok((Tensor::cat(leaves, 0), Some(parallel_stage(cuts))))
     }
 
     /// The ranking loss of parallel pairs `(src[i], tgt[i])` ([`Objective::Ranking`]): the
@@ -393,5 +463,34 @@ impl Siamese {
     /// Whether the network is on an autodiff device (training: gradients deferred).
     pub(crate) fn autodiff(&self) -> bool {
         self.embedding.weight.device().is_autodiff()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A training batch is whole by default; with `0` it is cut into one piece per thread, each
+    /// of at least `MIN_CHUNK` sentences; a set count wins over the threads, never over the
+    /// minimum.
+    #[test]
+    fn pieces_follow_the_threads_and_the_minimum() {
+        let config = SiameseConfig::preset("small", 10).unwrap();
+        let model = Siamese::new(&config, 1, &Device::flex()).unwrap();
+        let pool = |n: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
+        assert_eq!(pool(4).install(|| model.chunks(256)), 1);
+        let model = model.with_chunks(0);
+        assert_eq!(pool(4).install(|| model.chunks(256)), 4);
+        assert_eq!(pool(4).install(|| model.chunks(40)), 2);
+        assert_eq!(pool(4).install(|| model.chunks(20)), 1);
+        assert_eq!(pool(1).install(|| model.chunks(256)), 1);
+        let model = model.with_chunks(8);
+        assert_eq!(pool(2).install(|| model.chunks(256)), 8);
+        assert_eq!(pool(2).install(|| model.chunks(64)), 4);
     }
 }

@@ -263,7 +263,7 @@ pub fn train_siamese(
     };
     let seed = job.train.train.seed;
     let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Siamese::new(&network, seed, &device)?;
+    let mut model = Siamese::new(&network, seed, &device)?.with_chunks(job.train.pieces);
     let mut init = None;
     let mut known = None;
     if let (Some(vectors), false) = (&corpus.init, resuming) {

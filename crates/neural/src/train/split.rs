@@ -11,7 +11,7 @@
 //! there. The gradients are those of the whole graph: the chain rule through a cut is exactly
 //! this product.
 
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Gradients, Tensor};
 
 use super::{Deferred, ParamGrad};
@@ -119,6 +119,26 @@ impl Cut {
         }
         Ok(out)
     }
+}
+
+/// `module` with each float parameter a fresh leaf of its own autodiff graph (same id, same
+/// values, same `require_grad`). A sub-graph computed by such a replica shares no node with one
+/// computed by another: burn merges the graphs of operations that meet at a tensor, so pieces
+/// of a batch encoded by one module on several threads would otherwise build one graph under
+/// one lock. Its gradients are those of the module's parameters (a [`Cut`] of the replica
+/// yields them under the same ids).
+pub fn fresh_leaves<M: Module>(module: M) -> M {
+    struct Fresh;
+    impl ModuleMapper for Fresh {
+        fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+            param.map(|t| {
+                let grad = t.is_require_grad();
+                let t = t.detach();
+                if grad { t.require_grad() } else { t }
+            })
+        }
+    }
+    module.map(&mut Fresh)
 }
 
 /// The deferred stage that back-propagates every cut sub-graph, two at a time on the current

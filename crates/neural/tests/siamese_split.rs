@@ -1,0 +1,75 @@
+//! Training batches of the siamese network encoded in pieces on several threads
+//! (`Siamese::with_chunks`): the loss and every gradient equal those of the batch encoded whole,
+//! for the classifier's loss and the ranking loss, with and without a bag of words.
+
+mod common;
+
+use bitext_neural::backend::Threads;
+use bitext_neural::rnn::CellKind;
+use bitext_neural::siamese::{Pooling, Siamese, SiameseConfig};
+use bitext_neural::train::backward;
+use common::{cpu, grad_values, max_diff, refs, scalar, tiny_siamese, toy_pairs};
+
+#[test]
+fn split_batches_give_the_gradients_of_the_whole_batch() {
+    // 40 pairs are 80 sentences: up to five pieces of at least 16.
+    let data = toy_pairs(40, 5);
+    let (src, tgt) = (refs(&data.src), refs(&data.tgt));
+    let labels: Vec<f32> = (0..src.len()).map(|i| (i % 3 != 0) as u8 as f32).collect();
+    for (pooling, bag, ranking) in [
+        (Pooling::Max, true, true),
+        (Pooling::Last, false, false),
+        (Pooling::Max, false, true),
+    ] {
+        let config = SiameseConfig {
+            pooling,
+            bag,
+            bag_map: bag,
+            ..tiny_siamese(CellKind::Gru, false)
+        };
+        let model = Siamese::new(&config, 3, &cpu().autodiff()).unwrap();
+        let model = if bag {
+            let w = (0..config.table_rows())
+                .map(|r| 0.5 + (r % 4) as f32)
+                .collect();
+            model.with_bag_weights(w).unwrap()
+        } else {
+            model
+        };
+        let run = |chunks: usize| {
+            Threads(3)
+                .install(|| {
+                    let m = model.clone().with_chunks(chunks);
+                    let loss = if ranking {
+                        m.ranking_loss(&src, &tgt, 10.0, 0.1, 2, None)?
+                    } else {
+                        m.pair_loss(&src, &tgt, &labels, None)?
+                    };
+                    let value = scalar(loss.value.clone());
+                    Ok((value, grad_values(&m, &backward(&m, loss)?)))
+                })
+                .unwrap()
+        };
+        let (v1, whole) = run(1);
+        for chunks in [3, 0] {
+            let (v, split) = run(chunks);
+            let what = format!("{pooling:?}, bag {bag}, ranking {ranking}, {chunks} pieces");
+            assert!(
+                (v1 - v).abs() <= 1e-5 * v1.abs().max(1.0),
+                "{what}: {v1} vs {v}"
+            );
+            assert_eq!(whole.len(), split.len());
+            let mut compared = 0;
+            for (k, (a, b)) in whole.iter().zip(&split).enumerate() {
+                assert_eq!(a.is_some(), b.is_some(), "{what}: parameter {k}");
+                if let (Some(a), Some(b)) = (a, b) {
+                    let scale = a.iter().fold(1e-3f32, |m, x| m.max(x.abs()));
+                    let d = max_diff(a, b);
+                    assert!(d <= 1e-4 * scale, "{what}: parameter {k} differs by {d}");
+                    compared += 1;
+                }
+            }
+            assert!(compared >= 6, "{what}: only {compared} gradients compared");
+        }
+    }
+}
