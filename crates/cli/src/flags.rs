@@ -76,7 +76,7 @@ pub(crate) const VOCABULARY: &str = "\
 Flag vocabulary (one spelling per concept; old spellings are accepted for one release):
   output file or directory   -o, --output            (was --out)
   text of one side           --src-text, --tgt-text  (was --src/--tgt, --src-sentences/--tgt-sentences)
-  a TSV of pairs             --input with --src-col, --tgt-col (1-based)
+  a TSV of pairs             --input with --src-col, --tgt-col (1-based; train: repeatable, was --tsv)
   embeddings of one side     --src-embeddings, --tgt-embeddings (was --trg-embeddings)
   word vectors of one side   --src-vec, --tgt-vec;  embed: --vectors; train: --init-vectors, --init-tgt-vectors (was --init-target-vectors)
   score cut-off              --threshold             (was --min-score, --rho)

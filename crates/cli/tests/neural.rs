@@ -121,7 +121,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         let mut cmd = bitext();
         cmd.args(["train", "mlp", "--encoder"])
             .arg(&model)
-            .arg("--tsv")
+            .arg("--input")
             .arg(&tsv)
             .args(["--src-col", "2", "--tgt-col", "3", "--negatives", "random"])
             .args([

@@ -150,7 +150,7 @@ pub(crate) struct TextArgs {
 pub(crate) struct PairArgs {
     /// Training pairs as a TSV (see --src-col, --tgt-col); repeat for several files, also
     /// beside --src-text/--tgt-text (their pairs first, then each TSV's).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "input", alias = "tsv", value_name = "FILE")]
     tsv: Vec<PathBuf>,
     #[command(flatten)]
     cols: crate::input::ColumnArgs,
@@ -376,13 +376,15 @@ mod training {
     }
 
     impl PairArgs {
-        /// The pairs of --src-text/--tgt-text, then of each --tsv.
+        /// The pairs of --src-text/--tgt-text, then of each --input TSV.
         pub(super) fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
             let cols = self.cols.zero_based()?;
             let (mut src, mut tgt) = match (&self.src, &self.tgt) {
                 (Some(s), Some(t)) => read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty)?,
                 _ if self.tsv.is_empty() => {
-                    bail!("give training pairs: --tsv FILE, or --src-text with --tgt-text")
+                    bail!(
+                        "give training pairs: --input FILE (a TSV), or --src-text with --tgt-text"
+                    )
                 }
                 _ => (Vec::new(), Vec::new()),
             };
