@@ -12,12 +12,13 @@ use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, AlignerTask, AlignerTextTraining, AlignerTrainConfig,
-    Corpus, FixConfig, Kind, LabeledRef, Links, Objective, Synthesizer, WordClass, evaluate,
-    train_aligner,
+    Corpus, FixConfig, Kind, LabeledRef, Links, Objective, RankingTerm, Synthesizer, WordClass,
+    evaluate, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
+use bitext_neural::siamese::Pooling;
 use bitext_neural::spec::NeuralModel;
 use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
@@ -191,14 +192,20 @@ fn split_sides_give_the_gradients_of_one_graph() {
     // The two encoders cut off the loss and back-propagated on two threads (the default)
     // against one autodiff graph through everything, with the same dropout draws; a frozen
     // table and a trained one, each objective.
-    for (objective, frozen) in [
-        (Objective::Both, false),
-        (Objective::Words, true),
-        (Objective::Sentence, false),
+    for (objective, frozen, pooling) in [
+        (Objective::Both, false, Pooling::Last),
+        (Objective::Words, true, Pooling::Max),
+        (Objective::Sentence, false, Pooling::Max),
     ] {
         let config = AlignerConfig {
             dropout: 0.2,
             frozen_embeddings: frozen,
+            pooling,
+            // The ranking term too (two parallel examples below).
+            ranking: RankingTerm {
+                weight: 0.5,
+                ..RankingTerm::default()
+            },
             ..tiny(objective)
         };
         let model = Aligner::new(&config, 5, &cpu().autodiff()).unwrap();
@@ -242,6 +249,86 @@ fn split_sides_give_the_gradients_of_one_graph() {
         }
         assert!(compared >= 8, "{objective:?}: only {compared} gradients");
     }
+}
+
+#[test]
+fn the_ranking_term_is_its_definition_and_joins_the_loss() {
+    // Four parallel examples (the first and third share their source: not negatives of each
+    // other) and a divergent one, which the term leaves out.
+    let src: Vec<Vec<u32>> = vec![
+        vec![1, 2, 3],
+        vec![4, 5],
+        vec![1, 2, 3],
+        vec![6, 7, 8, 9],
+        vec![10, 11],
+    ];
+    let tgt: Vec<Vec<u32>> = vec![
+        vec![6, 7],
+        vec![8, 9, 10],
+        vec![12, 13],
+        vec![2, 3],
+        vec![4, 5, 6],
+    ];
+    let parallel = |v: &Vec<u32>| vec![-1.0f32; v.len()];
+    let ys: Vec<Vec<f32>> = src.iter().map(parallel).collect();
+    let yt: Vec<Vec<f32>> = tgt.iter().map(parallel).collect();
+    let batch = labeled(&src, &tgt, &ys, &yt, &[-1.0, -1.0, -1.0, -1.0, 1.0]);
+    let (scale, margin, weight) = (5.0, 0.3, 0.7);
+    let model = |weight: f64| {
+        let config = AlignerConfig {
+            ranking: RankingTerm {
+                weight,
+                scale,
+                margin,
+            },
+            ..tiny(Objective::Both)
+        };
+        Aligner::new(&config, 5, &cpu()).unwrap()
+    };
+    let (with, without) = (model(weight), model(0.0));
+    let lw = with.loss(&batch, None).unwrap();
+    let lo = without.loss(&batch, None).unwrap();
+    let (ps, pt): (Vec<&[u32]>, Vec<&[u32]>) = (
+        src[..4].iter().map(Vec::as_slice).collect(),
+        tgt[..4].iter().map(Vec::as_slice).collect(),
+    );
+    let a = common::host2(with.encode(&ps, Side::Source).unwrap());
+    let b = common::host2(with.encode(&pt, Side::Target).unwrap());
+    let same = |i: usize, j: usize| i != j && (ps[i] == ps[j] || pt[i] == pt[j]);
+    let expect = common::in_batch_ranking_by_hand(&a, &b, with.dim(), &same, scale, margin);
+    let got = f64::from(scalar(lw.ranking));
+    assert!(
+        (got - expect).abs() <= 1e-4 * expect.max(1.0),
+        "{got} vs {expect}"
+    );
+    let added = f64::from(scalar(lw.loss.value) - scalar(lo.loss.value));
+    assert!(
+        (added - weight * expect).abs() <= 1e-4 * expect.max(1.0),
+        "the loss grew by {added}, not {weight} × {expect}"
+    );
+    assert_eq!(scalar(lo.ranking), 0.0);
+}
+
+#[test]
+fn max_pooling_is_the_maximum_of_the_word_states() {
+    // A one-word sentence's states are its final states; a longer sentence's maximum differs
+    // from them and is at least as large in every coordinate as the final states.
+    let pooled = |pooling: Pooling| {
+        let config = AlignerConfig {
+            pooling,
+            ..tiny(Objective::Both)
+        };
+        let m = Aligner::new(&config, 5, &cpu()).unwrap();
+        let s: [&[u32]; 2] = [&[3], &[1, 2, 3, 4, 5]];
+        common::host2(m.encode(&s, Side::Source).unwrap())
+    };
+    let (last, max) = (pooled(Pooling::Last), pooled(Pooling::Max));
+    let d = last.len() / 2;
+    assert!(common::max_diff(&last[..d], &max[..d]) < 1e-6);
+    // The forward half of the last state is the state at the last word, the backward half
+    // the state at the first: both are among the positions the maximum runs over.
+    assert!(last[d..].iter().zip(&max[d..]).all(|(l, m)| m >= l));
+    assert!(common::max_diff(&last[d..], &max[d..]) > 1e-4);
 }
 
 /// Links of the testkit's text: `a{k}` translates to `b{k}`.

@@ -193,6 +193,8 @@ fn ranking_by_hand(
     let d = model.dim();
     let a = host2(model.encode(src, Side::Source, None).unwrap());
     let b = host2(model.encode(tgt, Side::Target, None).unwrap());
+    let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
+    let ranking = common::in_batch_ranking_by_hand(&a, &b, d, &same, scale, margin);
     let unit = |v: &[f32]| {
         let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
         v.iter().map(|x| f64::from(*x) / norm).collect::<Vec<f64>>()
@@ -202,21 +204,6 @@ fn ranking_by_hand(
         (0..n).map(|i| unit(&b[i * d..(i + 1) * d])).collect(),
     );
     let cos = |i: usize, j: usize| ua[i].iter().zip(&ub[j]).map(|(x, y)| x * y).sum::<f64>();
-    let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
-    let logit = |i: usize, j: usize| scale * (cos(i, j) - if i == j { margin } else { 0.0 });
-    let mut ranking = 0.0;
-    for i in 0..n {
-        let lse = |f: &dyn Fn(usize) -> f64| {
-            (0..n)
-                .filter(|&j| !same(i, j))
-                .map(|j| f(j).exp())
-                .sum::<f64>()
-                .ln()
-        };
-        ranking += lse(&|j| logit(i, j)) - logit(i, i);
-        ranking += lse(&|j| logit(j, i)) - logit(i, i);
-    }
-    ranking /= 2.0 * n as f64;
     // The head: each pair and its most similar in-batch negatives.
     let mut head = Vec::new();
     for i in 0..n {

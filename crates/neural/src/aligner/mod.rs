@@ -41,7 +41,7 @@ mod text;
 mod train;
 
 pub use classes::WordClass;
-pub use config::{AlignerConfig, AlignerTrainConfig, Objective};
+pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
 pub use fix::{FixConfig, SpanPair, best_spans};
 pub use infer::Fixed;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};

@@ -11,11 +11,12 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, encoder_stage};
+use crate::encoding::{check_ids, encoder_stage, in_batch_ranking};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Dense, Embedding, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
+use crate::siamese::Pooling;
 use crate::train::split::{Cut, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 
@@ -46,6 +47,10 @@ pub struct Aligner {
     dropout: f64,
     frozen_embeddings: bool,
     split_sides: bool,
+    ranking_weight: f64,
+    ranking_scale: f64,
+    ranking_margin: f64,
+    max_pool: bool,
 }
 
 /// One example with labels: `-1` for a parallel word (or pair), `+1` for a divergent one.
@@ -72,6 +77,9 @@ pub struct AlignerLoss {
     pub words: Tensor<1>,
     /// Sentence loss (eq. 5) per example `[1]` (zero when not trained).
     pub sentence: Tensor<1>,
+    /// The in-batch ranking loss of the parallel examples' sentence vectors `[1]`, unweighted
+    /// (zero without [`AlignerConfig::ranking`] or with fewer than two parallel examples).
+    pub ranking: Tensor<1>,
 }
 
 /// What the network computes for a batch of pairs, in input order (inference).
@@ -209,6 +217,10 @@ impl Aligner {
             dropout: config.dropout,
             frozen_embeddings: config.frozen_embeddings,
             split_sides: true,
+            ranking_weight: config.ranking.weight,
+            ranking_scale: config.ranking.scale,
+            ranking_margin: config.ranking.margin,
+            max_pool: config.pooling == Pooling::Max,
         })
     }
 
@@ -288,12 +300,23 @@ impl Aligner {
         let (emb, rnn) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
-        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), false)) {
+        let keep = self.max_pool;
+        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), keep)) {
             Some(out) => out,
-            None => rnn.forward(x, batch.batch_sizes(), false),
+            None => rnn.forward(x, batch.batch_sizes(), keep),
         };
         let device = out.last.device();
-        Ok(out.last.select(0, int1(batch.position(), &device)))
+        Ok(self.pooled(&out).select(0, int1(batch.position(), &device)))
+    }
+
+    /// The sentence vectors of a pass (packed order): the final states, or with max pooling
+    /// the maximum of the per-step states.
+    fn pooled(&self, out: &BiRnnOutput) -> Tensor<2> {
+        if self.max_pool {
+            out.max_pool()
+        } else {
+            out.last.clone()
+        }
     }
 
     /// One side of a batch with its word states; deferred gradients on an autodiff device.
@@ -311,7 +334,7 @@ impl Aligner {
         };
         let device = out.last.device();
         let states = padded(&out, &batch);
-        let vectors = out.last.select(0, int1(batch.position(), &device));
+        let vectors = self.pooled(&out).select(0, int1(batch.position(), &device));
         Ok(Side3 {
             states,
             vectors,
@@ -383,7 +406,9 @@ impl Aligner {
     }
 
     /// The training loss of a batch: eq. 3 summed over each example's words and eq. 5, both
-    /// averaged over the examples, for the parts the objective names. Dropout masks come from
+    /// averaged over the examples, for the parts the objective names; plus, when
+    /// [`AlignerConfig::ranking`] has a weight, that weight times the in-batch ranking loss of
+    /// the parallel examples' sentence vectors. Dropout masks come from
     /// `rng`. On an autodiff device the embedding and input-projection gradients are deferred.
     ///
     /// # Errors
@@ -442,6 +467,25 @@ impl Aligner {
         } else {
             zero()
         };
+        // The ranking term over the parallel examples (label −1), each against the batch's
+        // other parallel sentences; a repeated sentence is not a negative of its copies.
+        let parallel: Vec<usize> = (0..n).filter(|&k| batch[k].label < 0.0).collect();
+        let ranking = if self.ranking_weight > 0.0 && parallel.len() >= 2 {
+            let idx = int1(&parallel, &device);
+            let (a, b) = (
+                s.vectors.clone().select(0, idx.clone()),
+                t.vectors.clone().select(0, idx),
+            );
+            let same = |i: usize, j: usize| {
+                let (x, y) = (&batch[parallel[i]], &batch[parallel[j]]);
+                i != j && (x.src == y.src || x.tgt == y.tgt)
+            };
+            let (l, _) = in_batch_ranking(a, b, self.ranking_scale, self.ranking_margin, same);
+            total = total + l.clone().mul_scalar(self.ranking_weight);
+            l
+        } else {
+            zero()
+        };
         Ok(AlignerLoss {
             loss: TrainLoss {
                 value: total,
@@ -449,6 +493,7 @@ impl Aligner {
             },
             words,
             sentence,
+            ranking,
         })
     }
 

@@ -165,3 +165,39 @@ pub fn siamese_plain_and_deferred_grads(model: &Siamese) -> (Grads, Grads, usize
         stages,
     )
 }
+
+/// The in-batch ranking loss computed on the host in f64: the mean over the `n` rows of `a`
+/// and `b` (`[n, d]`, row-major) of the softmax cross-entropy of each row and each column of
+/// `scale·(S − margin·I)`, `S` the cosines, leaving out the pairs `(i, j)` for which `same`
+/// holds (not negatives).
+pub fn in_batch_ranking_by_hand(
+    a: &[f32],
+    b: &[f32],
+    d: usize,
+    same: &dyn Fn(usize, usize) -> bool,
+    scale: f64,
+    margin: f64,
+) -> f64 {
+    let n = a.len() / d;
+    let unit = |v: &[f32]| {
+        let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+        v.iter().map(|x| f64::from(*x) / norm).collect::<Vec<f64>>()
+    };
+    let ua: Vec<Vec<f64>> = (0..n).map(|i| unit(&a[i * d..(i + 1) * d])).collect();
+    let ub: Vec<Vec<f64>> = (0..n).map(|i| unit(&b[i * d..(i + 1) * d])).collect();
+    let cos = |i: usize, j: usize| ua[i].iter().zip(&ub[j]).map(|(x, y)| x * y).sum::<f64>();
+    let logit = |i: usize, j: usize| scale * (cos(i, j) - if i == j { margin } else { 0.0 });
+    let mut ranking = 0.0;
+    for i in 0..n {
+        let lse = |f: &dyn Fn(usize) -> f64| {
+            (0..n)
+                .filter(|&j| !same(i, j))
+                .map(|j| f(j).exp())
+                .sum::<f64>()
+                .ln()
+        };
+        ranking += lse(&|j| logit(i, j)) - logit(i, i);
+        ranking += lse(&|j| logit(j, i)) - logit(i, i);
+    }
+    ranking / (2.0 * n as f64)
+}

@@ -55,6 +55,21 @@ pub(crate) struct AlignerArgs {
     /// small r a sum.
     #[arg(long = "r", default_value_t = 1.0, value_name = "R")]
     r: f64,
+    /// Add the in-batch ranking loss of the parallel examples' sentence vectors, with this
+    /// weight, beside the objective (the siamese network's `--objective ranking`), so that the
+    /// sentence vectors mine; 0 leaves it out.
+    #[arg(long, default_value_t = 0.0, value_name = "W")]
+    ranking_weight: f64,
+    /// With --ranking-weight: inverse temperature of the ranking softmax.
+    #[arg(long, default_value_t = 20.0)]
+    scale: f64,
+    /// With --ranking-weight: margin subtracted from each parallel pair's cosine.
+    #[arg(long = "loss-margin", default_value_t = 0.2)]
+    margin: f64,
+    /// How the word states become the sentence vector: `last` (the final states, the paper's)
+    /// or `max` (their maximum over positions).
+    #[arg(long, value_enum, default_value_t = super::siamese::SiamesePooling::Last)]
+    pooling: super::siamese::SiamesePooling,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -77,8 +92,11 @@ mod training {
     use bitext_lexical::{Ibm1, Ibm1Config, Segmenter, Symmetrization};
     use bitext_neural::aligner::{
         AlignerConfig, AlignerTextTraining, AlignerTrainConfig, Kind, Links, Objective,
-        train_aligner,
+        RankingTerm, train_aligner,
     };
+    use bitext_neural::siamese::Pooling;
+
+    use super::super::siamese::SiamesePooling;
     use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
 
     use super::{AlignerArgs, ObjectiveArg};
@@ -125,6 +143,15 @@ mod training {
             ObjectiveArg::Words => Objective::Words,
             ObjectiveArg::Sentence => Objective::Sentence,
             ObjectiveArg::Both => Objective::Both,
+        };
+        network.pooling = match a.pooling {
+            SiamesePooling::Last => Pooling::Last,
+            SiamesePooling::Max => Pooling::Max,
+        };
+        network.ranking = RankingTerm {
+            weight: a.ranking_weight,
+            scale: a.scale,
+            margin: a.margin,
         };
         let mut train = AlignerTrainConfig::paper(a.common.seed);
         train.batching = a.batching.bucketing((32, 32 * 160));
