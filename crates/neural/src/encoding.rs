@@ -5,6 +5,7 @@
 use bitext_core::Embeddings;
 use bitext_encode::Side;
 use burn::tensor::Tensor;
+use serde::{Deserialize, Serialize};
 
 use crate::batch::{Bucketing, PackedBatch};
 use crate::error::{Error, Result};
@@ -104,6 +105,52 @@ pub(crate) fn bag_weights(rows: usize, docs: &[&[Vec<u32>]], known: Option<&[boo
             _ => bitext_encode::Idf::smoothed(n, d) as f32,
         })
         .collect()
+}
+
+/// An auxiliary loss beside a family's own: the in-batch translation ranking of the siamese
+/// network's [`Objective::Ranking`](crate::siamese::Objective::Ranking), added with `weight`.
+/// The autoencoder ranks the input encoder's vectors against the decoded language's encoder's
+/// vectors of its translation examples (nothing else in Kim's objective asks a sentence's
+/// vector to be nearer its translation's than other sentences'); the aligner ranks the
+/// sentence vectors of its batch's parallel examples, beside the word and sentence losses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankingTerm {
+    /// Weight of the ranking loss beside the family's loss (the autoencoder's mean decoding
+    /// loss per token).
+    pub weight: f64,
+    /// Inverse temperature of the softmax.
+    pub scale: f64,
+    /// Subtracted from the cosine of each parallel pair.
+    pub margin: f64,
+    /// Autoencoder only: pairs per training step for this loss: the batch's translation pairs topped up with
+    /// pairs drawn at random from the training pairs (their two encoders only, no decoding),
+    /// so that the ranking sees more pairs, and more in-batch negatives, than the decoder's
+    /// batch holds. 0 (or fewer than the batch's pairs): the batch's pairs only. Validation
+    /// always ranks the batch's pairs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pairs: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl RankingTerm {
+    /// Check the parameters.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        if !(ok(self.weight) && ok(self.margin) && self.scale.is_finite() && self.scale > 0.0) {
+            return Err(Error::Config(format!(
+                "the ranking term needs a finite weight and margin ≥ 0 and a positive \
+                 finite scale, got {self:?}"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The in-batch translation-ranking loss of sentence vectors `a` (one language) and `b` (their

@@ -202,10 +202,12 @@ fn split_sides_give_the_gradients_of_one_graph() {
             frozen_embeddings: frozen,
             pooling,
             // The ranking term too (two parallel examples below).
-            ranking: RankingTerm {
+            ranking: Some(RankingTerm {
                 weight: 0.5,
-                ..RankingTerm::default()
-            },
+                scale: 20.0,
+                margin: 0.2,
+                pairs: 0,
+            }),
             ..tiny(objective)
         };
         let model = Aligner::new(&config, 5, &cpu().autodiff()).unwrap();
@@ -232,21 +234,7 @@ fn split_sides_give_the_gradients_of_one_graph() {
         };
         let ((v1, one), (v2, split)) = (grads(false), grads(true));
         assert!((v1 - v2).abs() < 1e-6, "{v1} vs {v2}");
-        assert_eq!(one.len(), split.len());
-        let mut compared = 0;
-        for (k, (a, b)) in one.iter().zip(&split).enumerate() {
-            assert_eq!(a.is_some(), b.is_some(), "{objective:?}: parameter {k}");
-            if let (Some(a), Some(b)) = (a, b) {
-                let scale = a.iter().fold(1e-3f32, |m, x| m.max(x.abs()));
-                for (x, y) in a.iter().zip(b) {
-                    assert!(
-                        (x - y).abs() <= 1e-4 * scale,
-                        "{objective:?}: {k}: {x} vs {y}"
-                    );
-                }
-                compared += 1;
-            }
-        }
+        let compared = common::assert_same_grads(&one, &split, &format!("{objective:?}"));
         assert!(compared >= 8, "{objective:?}: only {compared} gradients");
     }
 }
@@ -276,11 +264,12 @@ fn the_ranking_term_is_its_definition_and_joins_the_loss() {
     let (scale, margin, weight) = (5.0, 0.3, 0.7);
     let model = |weight: f64| {
         let config = AlignerConfig {
-            ranking: RankingTerm {
+            ranking: Some(RankingTerm {
                 weight,
                 scale,
                 margin,
-            },
+                pairs: 0,
+            }),
             ..tiny(Objective::Both)
         };
         Aligner::new(&config, 5, &cpu()).unwrap()

@@ -8,7 +8,7 @@ use bitext_neural::backend::Threads;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{Pooling, Siamese, SiameseConfig};
 use bitext_neural::train::backward;
-use common::{cpu, grad_values, max_diff, refs, scalar, tiny_siamese, toy_pairs};
+use common::{assert_same_grads, cpu, grad_values, refs, scalar, tiny_siamese, toy_pairs};
 
 #[test]
 fn split_batches_give_the_gradients_of_the_whole_batch() {
@@ -58,17 +58,7 @@ fn split_batches_give_the_gradients_of_the_whole_batch() {
                 (v1 - v).abs() <= 1e-5 * v1.abs().max(1.0),
                 "{what}: {v1} vs {v}"
             );
-            assert_eq!(whole.len(), split.len());
-            let mut compared = 0;
-            for (k, (a, b)) in whole.iter().zip(&split).enumerate() {
-                assert_eq!(a.is_some(), b.is_some(), "{what}: parameter {k}");
-                if let (Some(a), Some(b)) = (a, b) {
-                    let scale = a.iter().fold(1e-3f32, |m, x| m.max(x.abs()));
-                    let d = max_diff(a, b);
-                    assert!(d <= 1e-4 * scale, "{what}: parameter {k} differs by {d}");
-                    compared += 1;
-                }
-            }
+            let compared = assert_same_grads(&whole, &split, &what);
             assert!(compared >= 6, "{what}: only {compared} gradients compared");
         }
     }

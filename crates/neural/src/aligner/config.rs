@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
+pub use crate::encoding::RankingTerm;
 use crate::error::{Error, Result};
 use crate::rnn::CellKind;
 use crate::siamese::Pooling;
@@ -63,39 +64,14 @@ pub struct AlignerConfig {
     /// Keep both embedding tables fixed while training.
     #[serde(default)]
     pub frozen_embeddings: bool,
-    /// The in-batch ranking loss on the sentence vectors, beside the objective's losses
-    /// (off unless its weight is positive).
-    #[serde(default)]
-    pub ranking: RankingTerm,
+    /// The in-batch ranking loss on the sentence vectors of the batch's parallel examples,
+    /// beside the objective's losses (`pairs` must be 0: the aligner ranks its batch only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<RankingTerm>,
     /// How the word states become the sentence vector (`wemb`, `semb` and the ranking term):
     /// the final states (the default, the paper's) or their maximum over positions.
     #[serde(default)]
     pub pooling: Pooling,
-}
-
-/// The in-batch translation-ranking loss on the sentence vectors of a batch's parallel
-/// examples: the siamese network's `ranking` objective (the softmax cross-entropy of each
-/// row and column of `scale·(S − margin·I)`, `S` the cosines), added with `weight` to the
-/// aligner's word and sentence losses, so that its sentence vectors (`wemb`) mine.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RankingTerm {
-    /// Weight of the term; `0` (the default) leaves it out.
-    pub weight: f64,
-    /// Inverse temperature of the softmax.
-    pub scale: f64,
-    /// Margin subtracted from each parallel pair's cosine.
-    pub margin: f64,
-}
-
-impl Default for RankingTerm {
-    fn default() -> Self {
-        Self {
-            weight: 0.0,
-            scale: 20.0,
-            margin: 0.2,
-        }
-    }
 }
 
 impl AlignerConfig {
@@ -115,7 +91,7 @@ impl AlignerConfig {
             objective: Objective::Words,
             dropout: 0.0,
             frozen_embeddings: false,
-            ranking: RankingTerm::default(),
+            ranking: None,
             pooling: Pooling::Last,
         }
     }
@@ -171,22 +147,15 @@ impl AlignerConfig {
                 self.r
             )));
         }
-        let RankingTerm {
-            weight,
-            scale,
-            margin,
-        } = self.ranking;
-        if !(weight.is_finite() && weight >= 0.0) {
-            return Err(Error::Config(format!(
-                "aligner ranking weight must be finite and ≥ 0, got {weight}"
-            )));
-        }
-        if weight > 0.0
-            && !(scale.is_finite() && scale > 0.0 && margin.is_finite() && margin >= 0.0)
-        {
-            return Err(Error::Config(format!(
-                "aligner ranking scale must be positive and margin ≥ 0, got {scale} and {margin}"
-            )));
+        if let Some(r) = &self.ranking {
+            r.check()?;
+            if r.pairs != 0 {
+                return Err(Error::Config(format!(
+                    "the aligner's ranking term ranks its batch's parallel examples only: \
+                     pairs must be 0, got {}",
+                    r.pairs
+                )));
+            }
         }
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(Error::Config(format!(
@@ -258,18 +227,30 @@ mod tests {
             AlignerConfig { r: f64::NAN, ..p },
             AlignerConfig { dropout: 1.0, ..p },
             AlignerConfig {
-                ranking: RankingTerm {
+                ranking: Some(RankingTerm {
                     weight: -1.0,
-                    ..RankingTerm::default()
-                },
+                    scale: 20.0,
+                    margin: 0.2,
+                    pairs: 0,
+                }),
                 ..p
             },
             AlignerConfig {
-                ranking: RankingTerm {
+                ranking: Some(RankingTerm {
                     weight: 1.0,
                     scale: 0.0,
                     margin: 0.2,
-                },
+                    pairs: 0,
+                }),
+                ..p
+            },
+            AlignerConfig {
+                ranking: Some(RankingTerm {
+                    weight: 1.0,
+                    scale: 20.0,
+                    margin: 0.2,
+                    pairs: 64,
+                }),
                 ..p
             },
         ] {

@@ -78,7 +78,8 @@ pub struct AlignerLoss {
     /// Sentence loss (eq. 5) per example `[1]` (zero when not trained).
     pub sentence: Tensor<1>,
     /// The in-batch ranking loss of the parallel examples' sentence vectors `[1]`, unweighted
-    /// (zero without [`AlignerConfig::ranking`] or with fewer than two parallel examples).
+    /// (zero without [`AlignerConfig::ranking`], with a zero weight, or with fewer than two
+    /// parallel examples).
     pub ranking: Tensor<1>,
 }
 
@@ -217,9 +218,9 @@ impl Aligner {
             dropout: config.dropout,
             frozen_embeddings: config.frozen_embeddings,
             split_sides: true,
-            ranking_weight: config.ranking.weight,
-            ranking_scale: config.ranking.scale,
-            ranking_margin: config.ranking.margin,
+            ranking_weight: config.ranking.map_or(0.0, |r| r.weight),
+            ranking_scale: config.ranking.map_or(0.0, |r| r.scale),
+            ranking_margin: config.ranking.map_or(0.0, |r| r.margin),
             max_pool: config.pooling == Pooling::Max,
         })
     }

@@ -5,6 +5,7 @@ use bitext_encode::Side;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
+pub use crate::encoding::RankingTerm;
 use crate::error::{Error, Result};
 use crate::rnn::CellKind;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
@@ -75,51 +76,6 @@ pub struct AutoencoderConfig {
 
 fn is_false(b: &bool) -> bool {
     !*b
-}
-
-/// An auxiliary loss on the translation examples (not in Kim et al.): the in-batch
-/// translation ranking of the siamese network's
-/// [`Objective::Ranking`](crate::siamese::Objective::Ranking) between the input encoder's
-/// vectors and the decoded language's encoder's vectors of the same pairs, added with
-/// `weight` to the decoding loss. Nothing else in Kim's objective asks a sentence's vector to
-/// be nearer its translation's than other sentences'.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RankingTerm {
-    /// Weight of the ranking loss beside the mean decoding loss per token.
-    pub weight: f64,
-    /// Inverse temperature of the softmax.
-    pub scale: f64,
-    /// Subtracted from the cosine of each parallel pair.
-    pub margin: f64,
-    /// Pairs per training step for this loss: the batch's translation pairs topped up with
-    /// pairs drawn at random from the training pairs (their two encoders only, no decoding),
-    /// so that the ranking sees more pairs, and more in-batch negatives, than the decoder's
-    /// batch holds. 0 (or fewer than the batch's pairs): the batch's pairs only. Validation
-    /// always ranks the batch's pairs.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub pairs: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl RankingTerm {
-    /// Check the parameters.
-    ///
-    /// # Errors
-    /// [`Error::Config`] naming the bad value.
-    pub fn check(&self) -> Result<()> {
-        let ok = |x: f64| x.is_finite() && x >= 0.0;
-        if !(ok(self.weight) && ok(self.margin) && self.scale.is_finite() && self.scale > 0.0) {
-            return Err(Error::Config(format!(
-                "autoencoder ranking term needs a finite weight and margin ≥ 0 and a positive \
-                 finite scale, got {self:?}"
-            )));
-        }
-        Ok(())
-    }
 }
 
 impl AutoencoderConfig {

@@ -201,3 +201,21 @@ pub fn in_batch_ranking_by_hand(
     }
     ranking / (2.0 * n as f64)
 }
+
+/// Asserts that two gradient lists agree: the same parameters have a gradient, and each
+/// differs from the first list's by at most 1e-4 of that gradient's largest magnitude (at
+/// least 1e-3). Returns how many gradients were compared.
+pub fn assert_same_grads(a: &Grads, b: &Grads, what: &str) -> usize {
+    assert_eq!(a.len(), b.len(), "{what}: parameter counts");
+    let mut compared = 0;
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x.is_some(), y.is_some(), "{what}: parameter {k}");
+        if let (Some(x), Some(y)) = (x, y) {
+            let scale = x.iter().fold(1e-3f32, |m, v| m.max(v.abs()));
+            let d = max_diff(x, y);
+            assert!(d <= 1e-4 * scale, "{what}: parameter {k} differs by {d}");
+            compared += 1;
+        }
+    }
+    compared
+}

@@ -148,11 +148,12 @@ mod training {
             SiamesePooling::Last => Pooling::Last,
             SiamesePooling::Max => Pooling::Max,
         };
-        network.ranking = RankingTerm {
+        network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,
             scale: a.scale,
             margin: a.margin,
-        };
+            pairs: 0,
+        });
         let mut train = AlignerTrainConfig::paper(a.common.seed);
         train.batching = a.batching.bucketing((32, 32 * 160));
         let (optimizer, schedule) = (train.train.optimizer, train.train.schedule);
