@@ -235,12 +235,18 @@ impl Threads {
 /// gradient of 40,000 × 512 is 80 MB). By default glibc serves such requests with freshly
 /// mapped pages (always above 32 MiB, and on worker threads above their arena's 64 MiB heap)
 /// and unmaps them on free, so every training step pays page faults and the kernel clearing
-/// pages: 15–20% of a siamese training step in `perf` on this project's machine. This sets one
-/// arena (`M_ARENA_MAX` = 1), no mapping of large blocks (`M_MMAP_MAX` = 0) and no trimming of
-/// the heap below 2 GiB free (`M_TRIM_THRESHOLD`); freed blocks are then reused. Measured:
+/// pages: 15–20% of a siamese training step in `perf` on this project's machine. This sets no
+/// mapping of large blocks (`M_MMAP_MAX` = 0) and no trimming of the heap below 2 GiB free
+/// (`M_TRIM_THRESHOLD`), so freed blocks are reused, and one arena per core (`M_ARENA_MAX`,
+/// glibc's default being 8 per core), so that each arena's heap is reused in turn. Measured:
 /// siamese training +19–28% (`docs/BENCHMARKS.md`). The cost: the process keeps its peak heap
-/// until it exits, and threads share one allocator lock (burn's hot loops do not allocate
-/// much per element, so this did not show).
+/// until it exits.
+///
+/// One arena for the whole process, as this set before, serialised the threads of a batch cut
+/// into pieces on their allocator lock: on 16 cores, 16 pieces with one arena trained slower than
+/// the batch whole, and 8 pieces with an arena per core 2.4× faster (docs/BENCHMARKS.md, "On a GPU, and on 16
+/// cores"). Where the environment sets glibc's own `MALLOC_ARENA_MAX`, the arena count is left
+/// to it (glibc has read it at start-up).
 ///
 /// The setting is process-wide: call it once at the start of a program, before other
 /// threads start. bitext's command line, examples and `cargo xtask` do. Returns whether all
@@ -248,12 +254,19 @@ impl Threads {
 pub fn tune_allocator() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        let arenas_from_env = std::env::var_os("MALLOC_ARENA_MAX").is_some();
+        let arenas = std::thread::available_parallelism()
+            .map_or(1, |n| i32::try_from(n.get()).unwrap_or(i32::MAX));
         #[allow(unsafe_code)]
         // SAFETY: `mallopt` only adjusts glibc's allocator parameters (under its own lock);
         // the values are in the documented ranges.
         let ok = unsafe {
             [
-                libc::mallopt(libc::M_ARENA_MAX, 1),
+                if arenas_from_env {
+                    1
+                } else {
+                    libc::mallopt(libc::M_ARENA_MAX, arenas)
+                },
                 libc::mallopt(libc::M_MMAP_MAX, 0),
                 libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX),
             ]

@@ -45,6 +45,10 @@ pub struct Siamese {
 /// The fewest sentences a piece of a split training batch holds ([`Siamese::with_chunks`]).
 const MIN_CHUNK: usize = 16;
 
+/// The most pieces `with_chunks(0)` cuts a batch into, whatever the threads: on 16 cores
+/// (docs/BENCHMARKS.md), 8 pieces trained 869–907 pairs/s, 16 pieces 613–688, 4 pieces 770.
+const MAX_AUTO_CHUNKS: usize = 8;
+
 impl Siamese {
     /// A freshly initialised network on `device`, drawn from `seed`.
     ///
@@ -338,7 +342,7 @@ impl Siamese {
     /// each of at least [`MIN_CHUNK`] sentences.
     fn chunks(&self, sentences: usize) -> usize {
         let want = match self.chunks {
-            0 => rayon::current_num_threads(),
+            0 => rayon::current_num_threads().min(MAX_AUTO_CHUNKS),
             k => k,
         };
         want.min(sentences / MIN_CHUNK).max(1)
@@ -346,7 +350,8 @@ impl Siamese {
 
     /// The same network, encoding each training batch in `chunks` pieces, each on its own
     /// thread of the current pool with its own autodiff sub-graph (see [`crate::train::split`]);
-    /// `1` (the default) encodes the batch whole, `0` takes one piece per thread. The gradients
+    /// `1` (the default) encodes the batch whole, `0` takes one piece per thread, at most
+    /// 8. The gradients
     /// are the same up to float rounding (the pieces' products are shaped differently); with
     /// dropout, the pieces draw their masks from generators of their own.
     #[must_use]
@@ -470,8 +475,8 @@ impl Siamese {
 mod tests {
     use super::*;
 
-    /// A training batch is whole by default; with `0` it is cut into one piece per thread, each
-    /// of at least `MIN_CHUNK` sentences; a set count wins over the threads, never over the
+    /// A training batch is whole by default; with `0` it is cut into one piece per thread (at most
+    /// `MAX_AUTO_CHUNKS`), each of at least `MIN_CHUNK` sentences; a set count wins over the threads, never over the
     /// minimum.
     #[test]
     fn pieces_follow_the_threads_and_the_minimum() {
@@ -486,6 +491,7 @@ mod tests {
         assert_eq!(pool(4).install(|| model.chunks(256)), 1);
         let model = model.with_chunks(0);
         assert_eq!(pool(4).install(|| model.chunks(256)), 4);
+        assert_eq!(pool(16).install(|| model.chunks(512)), MAX_AUTO_CHUNKS);
         assert_eq!(pool(4).install(|| model.chunks(40)), 2);
         assert_eq!(pool(4).install(|| model.chunks(20)), 1);
         assert_eq!(pool(1).install(|| model.chunks(256)), 1);
