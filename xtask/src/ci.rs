@@ -246,12 +246,6 @@ pub(crate) const FULL_EXTRA: &[&[&str]] = &[
     ],
 ];
 
-/// The Python that runs the Ray test: `BITEXT_RAY_PYTHON` (`.ci/run` sets it to the virtual
-/// environment where it installs `ray`), else `python3`.
-fn ray_python() -> std::ffi::OsString {
-    std::env::var_os("BITEXT_RAY_PYTHON").unwrap_or_else(|| "python3".into())
-}
-
 /// Why the tests that run ONNX graphs (`crates/onnx/tests/run.rs`) passed without running
 /// them (no ONNX Runtime library), or `None` when they ran.
 fn onnxruntime_missing() -> Option<String> {
@@ -266,46 +260,6 @@ fn onnxruntime_missing() -> Option<String> {
          environment and sets BITEXT_ONNXRUNTIME"
             .into(),
     )
-}
-
-/// Why the Ray test cannot run here (`ray` cannot be imported), or `None` when it can.
-fn ray_missing() -> Option<String> {
-    let python = ray_python();
-    match Command::new(&python).args(["-c", "import ray"]).output() {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!(
-            "`{} -c \"import ray\"` failed ({}); .ci/run installs ray into a virtual \
-             environment and sets BITEXT_RAY_PYTHON",
-            python.to_string_lossy(),
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        )),
-        Err(e) => Some(format!("cannot start {} ({e})", python.to_string_lossy())),
-    }
-}
-
-/// The Ray driver's test (`python/bitext-ray/tests/test_local_cluster.py`): a local cluster of
-/// a head and two workers on 127.0.0.1 runs a sharded plan whose output must equal the
-/// single-process run's. Skipped, saying why, only when `ray` cannot be imported
-/// ([`ray_missing`]).
-fn ray_test() -> Result<()> {
-    // The binary `cargo test --workspace` built for the CLI's integration tests.
-    let target: std::path::PathBuf = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| crate::project_root().join("target"), Into::into);
-    let bitext = target.join("debug/bitext");
-    if !bitext.exists() {
-        bail!(
-            "{} is missing: the workspace tests build it",
-            bitext.display()
-        );
-    }
-    let mut test = Command::new(ray_python());
-    test.arg(crate::project_root().join("python/bitext-ray/tests/test_local_cluster.py"))
-        .arg("--bitext")
-        .arg(&bitext);
-    run_cmd(&mut test)
 }
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
@@ -384,9 +338,13 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
             &why,
         );
     }
-    match ray_missing() {
+    match crate::pytest::bindings_missing() {
+        Some(why) => steps.skipped("Python bindings (pytest)", &why),
+        None => steps.time("Python bindings (pytest)", crate::pytest::bindings_test)?,
+    }
+    match crate::pytest::ray_missing() {
         Some(why) => steps.skipped("Ray driver test", &why),
-        None => steps.time("Ray driver test", ray_test)?,
+        None => steps.time("Ray driver test", crate::pytest::ray_test)?,
     }
 
     if full {

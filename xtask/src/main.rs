@@ -12,6 +12,7 @@
 mod ci;
 #[cfg(feature = "eval")]
 mod eval;
+mod pytest;
 #[cfg(test)]
 mod tidy;
 
