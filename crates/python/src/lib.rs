@@ -13,9 +13,9 @@
 //!
 //! Arrays come in as numpy arrays: C-contiguous `float32` matrices are read in place (no
 //! copy), `float16` ones are widened into a copy; any other dtype or layout, a wrong number of
-//! dimensions and non-finite values raise `ValueError` naming the argument ([`arrays`]).
+//! dimensions and non-finite values raise `ValueError` naming the argument (`arrays.rs`).
 //! Every call that searches, trains, solves or encodes releases the GIL. Library errors
-//! become `ValueError` with the library's message ([`error`]).
+//! become `ValueError` with the library's message (`error.rs`).
 //!
 //! The type stubs (`python/bitext/bitext/_bitext.pyi`) list exactly the functions and classes
 //! registered here; `tests/stubs.rs` checks both ways.
