@@ -1,6 +1,7 @@
 """Encoder: the vectors `bitext embed` writes for the same spec and sentences (bag of words,
-mean and TF-IDF; the ONNX encoder when ONNX Runtime and the USE-M graph are at hand, as for
-the Rust tests); bad specs and sentences raising ValueError."""
+mean and TF-IDF; a siamese and an autoencoder model trained by `bitext train`, each side; the
+ONNX encoder when ONNX Runtime and the USE-M graph are at hand, as for the Rust tests); bad
+specs and sentences raising ValueError."""
 
 import json
 import os
@@ -40,6 +41,32 @@ def test_bag_of_words_equals_bitext_embed(tmp_path, run, vectors, tfidf):
     assert got.dtype == np.float32 and got.shape == (4, enc.dim) == (4, 5)
     np.testing.assert_array_equal(got, np.load(tmp_path / "cli.npy"))
     np.testing.assert_array_equal(enc.encode(SENTENCES, side="target"), got)
+
+
+@pytest.mark.parametrize("family, options", [
+    ("siamese", ["--negatives", "1"]),
+    ("autoencoder", ["--candidates", "8"]),
+])
+def test_a_trained_model_encodes_as_bitext_embed(tmp_path, run, family, options):
+    # A tiny model trained here (one epoch of the small preset on 60 made-up pairs).
+    rng = np.random.default_rng(9)
+    de = "haus buch hund katze klein groß gut alt neu rot".split()
+    en = "house book dog cat small big good old new red".split()
+    idx = [rng.integers(0, 10, rng.integers(3, 8)) for _ in range(60)]
+    src = [" ".join(de[j] for j in row) for row in idx]
+    tgt = [" ".join(en[j] for j in row) for row in idx]
+    (tmp_path / "de.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
+    (tmp_path / "en.txt").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    model = tmp_path / family
+    run("train", family, "--src", tmp_path / "de.txt", "--tgt", tmp_path / "en.txt", "-o", model,
+        "--preset", "small", "--epochs", "1", "-q", *options)
+    enc = bitext.Encoder(f"model:{model}")
+    for side, text, sentences in (("source", "de.txt", src), ("target", "en.txt", tgt)):
+        run("embed", "--model", model, "--input", tmp_path / text, "--side", side, "-q", "-o",
+            tmp_path / f"{side}.npy")
+        got = enc.encode(sentences, side=side)
+        np.testing.assert_array_equal(got, np.load(tmp_path / f"{side}.npy"))
+        assert got.shape == (60, enc.dim)
 
 
 @pytest.mark.skipif(
