@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bitext_lexical::{Ibm1Config, Segmenter};
 use bitext_mine::{ScorerSpec, SentenceScorers};
-use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
+use bitext_tokenize::WordConfig;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -116,21 +116,13 @@ impl Ibm1 {
         spm: Option<PathBuf>,
     ) -> PyResult<Self> {
         let (s, t) = (sentences(src, "src")?, sentences(tgt, "tgt")?);
-        let segmenter = match spm {
-            Some(model) => Segmenter::Pieces {
-                tokenizer: TokenizerSpec::Sentencepiece {
-                    model,
-                    sequence: SequenceConfig::default(),
-                },
-                unescape_html: false,
+        let segmenter = Segmenter::sentencepiece_or_words(
+            spm,
+            WordConfig {
+                lowercase: !keep_case,
+                ..WordConfig::default()
             },
-            None => Segmenter::Words {
-                word: WordConfig {
-                    lowercase: !keep_case,
-                    ..WordConfig::default()
-                },
-            },
-        };
+        );
         let config = Ibm1Config {
             iterations,
             null_word,

@@ -66,6 +66,23 @@ impl Default for Segmenter {
 }
 
 impl Segmenter {
+    /// The pieces of the sentencepiece model `spm` (default framing, no HTML unescaping), or,
+    /// without one, the word tokenizer with `word`'s options: how the commands that take an
+    /// optional `--spm` (IBM-1, the aligner's IBM-1 links) and the Python `Ibm1` cut text.
+    #[must_use]
+    pub fn sentencepiece_or_words(spm: Option<std::path::PathBuf>, word: WordConfig) -> Self {
+        match spm {
+            Some(model) => Segmenter::Pieces {
+                tokenizer: TokenizerSpec::Sentencepiece {
+                    model,
+                    sequence: crate::SequenceConfig::default(),
+                },
+                unescape_html: false,
+            },
+            None => Segmenter::Words { word },
+        }
+    }
+
     /// The segmenter ready to use.
     ///
     /// # Errors

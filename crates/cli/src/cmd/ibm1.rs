@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use bitext_core::io::tsv::BitextTsvReader;
 use bitext_lexical::{Direction, Ibm1, Ibm1Config, Segmenter};
-use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
+use bitext_tokenize::WordConfig;
 use clap::Args;
 
 use crate::input::{ColumnArgs, progress_bar};
@@ -46,21 +46,13 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
     if a.iterations == 0 {
         bail!("--iterations must be at least 1");
     }
-    let segmenter = match &a.spm {
-        Some(model) => Segmenter::Pieces {
-            tokenizer: TokenizerSpec::Sentencepiece {
-                model: model.clone(),
-                sequence: SequenceConfig::default(),
-            },
-            unescape_html: false,
+    let segmenter = Segmenter::sentencepiece_or_words(
+        a.spm.clone(),
+        WordConfig {
+            lowercase: !a.keep_case,
+            ..WordConfig::default()
         },
-        None => Segmenter::Words {
-            word: WordConfig {
-                lowercase: !a.keep_case,
-                ..WordConfig::default()
-            },
-        },
-    };
+    );
     let segment = segmenter.build()?;
     let start = Instant::now();
     let (mut src, mut tgt, mut lines) = (Vec::new(), Vec::new(), Vec::new());

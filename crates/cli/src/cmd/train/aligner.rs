@@ -97,7 +97,7 @@ mod training {
     use bitext_neural::siamese::Pooling;
 
     use super::super::siamese::SiamesePooling;
-    use bitext_tokenize::{SequenceConfig, TokenizerSpec, WordConfig};
+    use bitext_tokenize::{SequenceConfig, WordConfig};
 
     use super::{AlignerArgs, ObjectiveArg};
     use crate::cmd::train::training::report;
@@ -110,16 +110,7 @@ mod training {
     /// What cut the model's tokens, for the IBM-1 model trained on them: the sentencepiece
     /// model, or the word tokenizer of the vocabulary.
     fn segmenter(spm: Option<&PathBuf>, word: WordConfig) -> Segmenter {
-        match spm {
-            Some(model) => Segmenter::Pieces {
-                tokenizer: TokenizerSpec::Sentencepiece {
-                    model: model.clone(),
-                    sequence: SequenceConfig::default(),
-                },
-                unescape_html: false,
-            },
-            None => Segmenter::Words { word },
-        }
+        Segmenter::sentencepiece_or_words(spm.cloned(), word)
     }
 
     pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
