@@ -89,7 +89,7 @@ pub(crate) fn ray_test() -> Result<()> {
 }
 
 /// The bindings' pytest suite (`python/bitext/tests`): the package's Python files and the
-/// extension module the workspace tests built (`libbitext_python.so`, built for
+/// extension module the workspace tests built (`deps/libbitext_python.so`, built for
 /// `crates/python/tests/stubs.rs`, as maturin names it: `_bitext.abi3.so`) are staged in the
 /// target directory's `python-bitext/bitext/`, which the tests import; `BITEXT_BIN` names the
 /// `bitext` binary their parity tests compare with. What maturin adds to a wheel (metadata,
@@ -97,7 +97,9 @@ pub(crate) fn ray_test() -> Result<()> {
 /// docs/BENCHMARKS.md, not here.
 pub(crate) fn bindings_test() -> Result<()> {
     let debug = debug_dir();
-    let module = built(debug.join("libbitext_python.so"))?;
+    // `cargo test` leaves the cdylib among the dependencies (`deps/`, its name unhashed); only
+    // `cargo build` copies it up, so a copy there may be stale.
+    let module = built(debug.join("deps/libbitext_python.so"))?;
     let bitext = built(debug.join("bitext"))?;
     let root = crate::project_root();
     let stage = debug.join("python-bitext");

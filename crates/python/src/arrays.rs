@@ -1,8 +1,8 @@
 //! numpy arrays in and out. A matrix argument is a 2-d numpy array of `float32`, read in place
 //! when it is C-contiguous (the library borrows the buffer: no copy), or of `float16`, widened
 //! into a `float32` copy by bitext-core's `HalfView`. Anything else raises `ValueError` naming
-//! the argument: another dtype (say which to convert with), a non-contiguous layout, not 2
-//! dimensions, NaN or infinity (the row and column).
+//! the argument: another dtype (say which to convert with), a non-contiguous or misaligned
+//! buffer, not 2 dimensions, NaN or infinity (the row and column).
 
 use bitext_core::{EmbeddingsView, HalfView};
 use numpy::ndarray::Array2;
@@ -28,7 +28,7 @@ impl Matrix<'_> {
         match self {
             Matrix::Borrowed(a) => {
                 let dim = a.shape()[1];
-                let data = a.as_slice().expect("checked C-contiguous in `matrix`");
+                let data = a.as_slice().expect("`layout` checked in `matrix`");
                 EmbeddingsView::new(data, dim).expect("the shape was checked in `matrix`")
             }
             Matrix::Widened(v, dim) => {
@@ -63,23 +63,13 @@ pub(crate) fn matrix<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Matri
         return Err(invalid(format!("{name}: the rows have no column")));
     }
     let dtype = array.dtype();
-    let contiguous = |ok: bool| {
-        if ok {
-            Ok(())
-        } else {
-            Err(invalid(format!(
-                "{name}: the array is not C-contiguous (a slice or a transpose?); pass \
-                 numpy.ascontiguousarray({name})"
-            )))
-        }
-    };
     let m = if let Ok(a) = obj.cast::<PyArray2<f32>>() {
-        contiguous(a.is_c_contiguous())?;
+        layout(array, name)?;
         Matrix::Borrowed(a.readonly())
     } else if let Ok(a) = obj.cast::<PyArray2<half::f16>>() {
-        contiguous(a.is_c_contiguous())?;
+        layout(array, name)?;
         let ro = a.readonly();
-        let halves = ro.as_slice().expect("checked C-contiguous");
+        let halves = ro.as_slice().expect("`layout` checked above");
         let bits: &[u16] = half::slice::HalfFloatSliceExt::reinterpret_cast(halves);
         let view = HalfView::new(bits, dim).or_raise()?;
         view.check_finite()
@@ -99,6 +89,25 @@ pub(crate) fn matrix<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Matri
         .check_finite()
         .map_err(|e| invalid(format!("{name}: {e}")))?;
     Ok(m)
+}
+
+/// The layout the library reads in place: C-contiguous (rows one after the other) and
+/// aligned for the element type (numpy's flags); `ValueError` naming `name` otherwise, so that
+/// reading the buffer as a slice cannot fail later.
+pub(crate) fn layout(array: &Bound<'_, PyUntypedArray>, name: &str) -> PyResult<()> {
+    if !array.is_c_contiguous() {
+        return Err(invalid(format!(
+            "{name}: the array is not C-contiguous (a slice or a transpose?); pass \
+             numpy.ascontiguousarray({name})"
+        )));
+    }
+    if !array.is_aligned() {
+        return Err(invalid(format!(
+            "{name}: the array's buffer is not aligned for its dtype (a view at an odd byte \
+             offset?); pass numpy.require({name}, requirements=\"CA\")"
+        )));
+    }
+    Ok(())
 }
 
 /// A 1-d `float64` array of `values`.
@@ -122,6 +131,12 @@ pub(crate) fn table<T: numpy::Element>(
 /// non-negative.
 pub(crate) fn pairs(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<(usize, usize)>> {
     if let Ok(a) = obj.cast::<PyArray2<i64>>() {
+        if !a.is_aligned() {
+            return Err(invalid(format!(
+                "{name}: the array's buffer is not aligned for int64; pass \
+                 numpy.require({name}, requirements=\"A\")"
+            )));
+        }
         let ro = a.readonly();
         let view = ro.as_array();
         if view.ncols() != 2 {
@@ -193,10 +208,6 @@ pub(crate) fn f64_array<'py, D: numpy::ndarray::Dimension>(
             array.dtype()
         )));
     };
-    if !a.is_c_contiguous() {
-        return Err(invalid(format!(
-            "{name}: the array is not C-contiguous; pass numpy.ascontiguousarray({name})"
-        )));
-    }
+    layout(array, name)?;
     Ok(a.readonly())
 }

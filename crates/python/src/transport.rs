@@ -28,9 +28,9 @@ pub(crate) fn emd<'py>(
     let cost = f64_array::<Ix2>(cost, "cost")?;
     let (rows, cols) = (cost.shape()[0], cost.shape()[1]);
     let (av, bv, cv) = (
-        a.as_slice().expect("checked C-contiguous"),
-        b.as_slice().expect("checked C-contiguous"),
-        cost.as_slice().expect("checked C-contiguous"),
+        a.as_slice().expect("`f64_array` checked the layout"),
+        b.as_slice().expect("`f64_array` checked the layout"),
+        cost.as_slice().expect("`f64_array` checked the layout"),
     );
     let t = py
         .detach(|| -> bitext_transport::Result<_> {

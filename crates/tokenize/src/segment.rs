@@ -171,6 +171,29 @@ mod tests {
     use crate::{SequenceConfig, Vocab, VocabBuilder, WordLevel};
 
     #[test]
+    fn sentencepiece_or_words_names_the_model_or_keeps_the_word_options() {
+        let word = WordConfig {
+            lowercase: false,
+            ..WordConfig::default()
+        };
+        assert_eq!(
+            Segmenter::sentencepiece_or_words(None, word),
+            Segmenter::Words { word }
+        );
+        let model = std::path::PathBuf::from("m.model");
+        assert_eq!(
+            Segmenter::sentencepiece_or_words(Some(model.clone()), word),
+            Segmenter::Pieces {
+                tokenizer: TokenizerSpec::Sentencepiece {
+                    model,
+                    sequence: SequenceConfig::default(),
+                },
+                unescape_html: false,
+            }
+        );
+    }
+
+    #[test]
     fn html_unescaped_tokenizes_the_decoded_text() {
         let words = WordTokenizer::new(WordConfig::default());
         let mut counts = crate::TokenCounter::default();

@@ -59,3 +59,7 @@ def test_bad_emd_input_raises_value_error():
         bitext.emd(-a, b, cost)
     with pytest.raises(ValueError, match="a"):
         bitext.emd(list(a), b, cost)
+    raw = np.zeros(cost.nbytes + 1, dtype=np.uint8)
+    odd = np.frombuffer(raw.data, dtype=np.float64, count=cost.size, offset=1).reshape(cost.shape)
+    with pytest.raises(ValueError, match="not aligned"):
+        bitext.emd(a, b, odd)

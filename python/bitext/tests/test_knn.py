@@ -124,6 +124,14 @@ def test_the_gil_is_released_during_a_search():
     assert ticks >= 10, f"the main thread ran {ticks} times during the search"
 
 
+def misaligned(q):
+    """A C-contiguous float32 copy of `q` whose buffer starts one byte off alignment."""
+    raw = np.zeros(q.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=np.float32, count=q.size, offset=1).reshape(q.shape)
+    assert out.flags.c_contiguous and not out.flags.aligned
+    return out
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [
@@ -137,6 +145,7 @@ def test_the_gil_is_released_during_a_search():
         (lambda q: np.where(np.arange(q.size).reshape(q.shape) == 7, np.nan, q).astype(np.float32), "NaN"),
         (lambda q: np.where(np.arange(q.size).reshape(q.shape) == 7, np.inf, q).astype(np.float32), "row 0"),
         (lambda q: q[:, :8].copy(), "dim"),
+        (lambda q: misaligned(q), "not aligned"),
     ],
 )
 def test_bad_queries_raise_value_error(bad, message):

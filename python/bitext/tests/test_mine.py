@@ -92,6 +92,10 @@ def test_bad_mining_arguments_raise_value_error():
         bitext.margin_scores(src, tgt, [(0, -1)])
     with pytest.raises(ValueError):
         bitext.margin_scores(src, tgt, [(0, 99)])
+    raw = np.zeros(8 * 2 + 1, dtype=np.uint8)
+    odd = np.frombuffer(raw.data, dtype=np.int64, count=2, offset=1).reshape(1, 2)
+    with pytest.raises(ValueError, match="not aligned"):
+        bitext.margin_scores(src, tgt, odd)
     zero = src.copy()
     zero[4] = 0
     with pytest.raises(ValueError, match="row 4"):
