@@ -99,33 +99,14 @@ pub(crate) fn knn_both<'py>(
     Ok((lists(py, nb.forward)?, lists(py, nb.backward)?))
 }
 
-/// The margin function of `name` (LASER's names and CSLS).
+/// The margin function of `name`, by bitext-similarity's own names (LASER's and CSLS).
 fn margin_function(name: &str) -> PyResult<MarginFunction> {
-    Ok(match name {
-        "absolute" => MarginFunction::Absolute,
-        "distance" => MarginFunction::Distance,
-        "ratio" => MarginFunction::Ratio,
-        "csls" => MarginFunction::Csls,
-        other => {
-            return Err(invalid(format!(
-                "margin: expected \"absolute\", \"distance\", \"ratio\" or \"csls\", got {other:?}"
-            )));
-        }
-    })
+    name.parse().map_err(|e| invalid(format!("margin: {e}")))
 }
 
+/// The retrieval of `name`, by bitext-mine's own names.
 fn retrieval(name: &str) -> PyResult<Retrieval> {
-    Ok(match name {
-        "fwd" => Retrieval::Forward,
-        "bwd" => Retrieval::Backward,
-        "intersect" => Retrieval::Intersection,
-        "max" => Retrieval::Max,
-        other => {
-            return Err(invalid(format!(
-                "retrieval: expected \"fwd\", \"bwd\", \"intersect\" or \"max\", got {other:?}"
-            )));
-        }
-    })
+    name.parse().map_err(|e| invalid(format!("retrieval: {e}")))
 }
 
 /// The kNN index of `mine` / `margin_scores`: `"exact"` (one pass both ways, at `precision`)
