@@ -153,12 +153,13 @@ fn main() -> Result<()> {
             neighbours(&plan, &dir, Side::Src)?,
             neighbours(&plan, &dir, Side::Trg)?,
         );
+        let (src, trg) = plan.layouts(&dir)?;
         println!(
             "{name} ({spec}), {} shards of {} x {} sentences: steps that ran {times:.1?} s; {} pairs; \
              best-threshold F1 {}",
             a.shards,
-            plan.src.rows,
-            plan.trg.rows,
+            src.rows,
+            trg.rows,
             pairs.len(),
             best.map_or("none".into(), |b| format!(
                 "{:.4} (P {:.4}, R {:.4}, threshold {:.4})",

@@ -52,15 +52,17 @@ impl ColumnArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct EmbeddingArgs {
     /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) src_embeddings: PathBuf,
+    /// (Not with --encoder and --shards: the plan embeds the text into its work directory.)
+    #[arg(long, value_name = "FILE", required_unless_present_all = ["encoder", "shards"])]
+    pub(crate) src_embeddings: Option<PathBuf>,
     /// Target embeddings (same format and dimension).
     #[arg(
         long = "tgt-embeddings",
         visible_alias = "trg-embeddings",
-        value_name = "FILE"
+        value_name = "FILE",
+        required_unless_present_all = ["encoder", "shards"]
     )]
-    pub(crate) trg_embeddings: PathBuf,
+    pub(crate) trg_embeddings: Option<PathBuf>,
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
     #[arg(long, value_name = "D")]
     pub(crate) dim: Option<usize>,
@@ -100,8 +102,8 @@ impl OptionalEmbeddingArgs {
     pub(crate) fn get(&self) -> Option<EmbeddingArgs> {
         match (&self.src_embeddings, &self.trg_embeddings) {
             (Some(s), Some(t)) => Some(EmbeddingArgs {
-                src_embeddings: s.clone(),
-                trg_embeddings: t.clone(),
+                src_embeddings: Some(s.clone()),
+                trg_embeddings: Some(t.clone()),
                 dim: self.dim,
                 fp16: self.fp16,
             }),
@@ -111,10 +113,19 @@ impl OptionalEmbeddingArgs {
 }
 
 impl EmbeddingArgs {
+    /// The two files (an error when either is not given).
+    pub(crate) fn paths(&self) -> Result<(&Path, &Path)> {
+        match (&self.src_embeddings, &self.trg_embeddings) {
+            (Some(s), Some(t)) => Ok((s, t)),
+            _ => bail!("give --src-embeddings and --tgt-embeddings"),
+        }
+    }
+
     /// Open (memory-map, or read and convert) both matrices, which must have one dimension.
     pub(crate) fn open(&self) -> Result<(Matrix, Matrix)> {
-        let src = Matrix::open(&self.src_embeddings, self.dim, self.fp16)?;
-        let trg = Matrix::open(&self.trg_embeddings, self.dim, self.fp16)?;
+        let (s, t) = self.paths()?;
+        let src = Matrix::open(s, self.dim, self.fp16)?;
+        let trg = Matrix::open(t, self.dim, self.fp16)?;
         let (sd, td) = (src.view().dim(), trg.view().dim());
         if sd != td {
             bail!(

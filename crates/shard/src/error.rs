@@ -17,20 +17,23 @@ pub enum Error {
     /// Margins, retrieval.
     #[error(transparent)]
     Mine(#[from] bitext_mine::Error),
+    /// Encoders (embed steps).
+    #[error(transparent)]
+    Encode(#[from] bitext_encode::Error),
     /// Margin scores.
     #[error(transparent)]
     Similarity(#[from] bitext_similarity::Error),
     /// A bad request (shard count, unsupported index, unknown step).
     #[error("{0}")]
     Invalid(String),
-    /// A step failed; the message names it.
-    #[error("step {step}: {source}")]
+    /// A step failed; the message names it and says why (the reason is in the message, not
+    /// a separate source, so that a printed error chain says it once).
+    #[error("step {step}: {reason}")]
     Step {
         /// The step's name.
         step: String,
         /// Why.
-        #[source]
-        source: Box<Error>,
+        reason: Box<Error>,
     },
     /// A work-directory file that is not what the plan says (corrupt, truncated, foreign).
     #[error("{}: {reason}", path.display())]

@@ -213,11 +213,17 @@ pub(crate) fn queries(m: &Mapped, r: Range<usize>, unit: bool) -> Result<Embeddi
 
 /// Rows `rows` (ascending) as `f32`, normalised unless the side is unit already (a training
 /// sample).
-pub(crate) fn gather(m: &Mapped, rows: &[usize], unit: bool) -> Result<Embeddings> {
-    let d = m.dim();
+pub(crate) fn gather(
+    m: &crate::layout::Opened,
+    dim: usize,
+    rows: &[usize],
+    unit: bool,
+) -> Result<Embeddings> {
+    let d = dim;
     let mut data = Vec::with_capacity(rows.len() * d);
     for &r in rows {
-        data.extend_from_slice(&m.rows_f32(r..r + 1)?);
+        let (file, local) = m.locate(r..r + 1)?;
+        data.extend_from_slice(&file.rows_f32(local)?);
     }
     let mut e = Embeddings::new(data, d)?;
     if !unit {

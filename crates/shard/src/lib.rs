@@ -22,16 +22,25 @@
 //! `retrieve` holds every candidate (`n_src·k_src + n_trg·k_trg` of them, 16 bytes each).
 
 mod arrays;
+mod embed;
 mod error;
+mod graph;
 mod input;
+mod layout;
 mod plan;
 mod preset;
 mod run;
 mod sharding;
 mod steps;
+mod text;
 
+pub use embed::{BuildEncoder, Embedded, Encoders};
 pub use error::{Error, Result};
 pub use input::{Format, Input};
-pub use plan::{MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, Sharding, Side, Step, StepKind};
+pub use layout::Layout;
+pub use plan::{
+    MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, PlannedSide, Sharding, Side, Step, StepKind,
+};
 pub use preset::{AUTO_EXACT_PAIRS, AUTO_NPROBE, auto_index};
 pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, neighbours, run_all, run_step};
+pub use text::{PlannedText, TextInput};

@@ -3,7 +3,14 @@
 //! steps, each with a content-addressed id (a hash of what it does and of the ids of what it
 //! reads), so that its output name changes whenever anything it depends on changes.
 //!
+//! A side is an embedding file, or a text file that the plan embeds itself (`Plan::make_text`):
+//! then its shards are byte ranges of the text, cut at line starts, and their row ranges are
+//! known once embedded ([`Plan::layout`]).
+//!
 //! Steps, in an order that respects their dependencies:
+//! - text sides only: `embed-src-s` / `embed-trg-s`, the sentences of one byte range encoded
+//!   (raw `f32` rows, the shard's embedding file; its record holds rows, dimension and whether
+//!   every row is unit length), the encoder's spec and files and the text's identity in its id;
 //! - faiss mode only: `train-index-src` / `train-index-trg` (the index of the spec trained on a
 //!   seeded sample of the side's rows: `train_size` of them, or all) and `add-src-s` /
 //!   `add-trg-s` (the trained index filled with one shard). There is no merged index: a shard's
@@ -29,6 +36,7 @@
 use std::path::Path;
 
 use bitext_core::io::AtomicFile;
+use bitext_encode::{EncoderSpec, Weighting};
 use bitext_mine::MineSpec;
 use serde::{Deserialize, Serialize};
 
@@ -36,11 +44,12 @@ use crate::error::{Error, Result};
 use crate::input::{Input, Mapped};
 pub use crate::sharding::Sharding;
 use crate::sharding::cut;
+use crate::text::{PlannedText, TextInput};
 
 /// The plan file's name in the work directory.
 pub const PLAN_FILE: &str = "plan.json";
 const FORMAT: &str = "bitext-mine-plan";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Most shards per side.
 pub const MAX_SHARDS: usize = 4096;
 
@@ -51,7 +60,7 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     })
 }
 
-fn hash_hex(parts: &[&str]) -> String {
+pub(crate) fn hash_hex(parts: &[&str]) -> String {
     let joined = parts.join("\u{1f}");
     format!("{:016x}", hash_bytes(joined.as_bytes()))
 }
@@ -81,6 +90,13 @@ impl Side {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum StepKind {
+    /// The sentences of one byte-range shard of a text side, encoded.
+    Embed {
+        /// The side.
+        side: Side,
+        /// Its shard.
+        shard: usize,
+    },
     /// An approximate index (faiss mode) trained on a seeded sample of `side`, saved empty.
     TrainIndex {
         /// The side.
@@ -153,6 +169,8 @@ impl Step {
     pub fn output(&self) -> String {
         if self.kind == StepKind::Merge {
             format!("mined-{}.tsv", self.id)
+        } else if matches!(self.kind, StepKind::Embed { .. }) {
+            format!("{}-{}.f32", self.name, self.id)
         } else {
             format!("{}-{}.bin", self.name, self.id)
         }
@@ -181,6 +199,16 @@ pub struct PlannedInput {
     pub unit: bool,
 }
 
+/// Where a side's rows come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "kebab-case")]
+pub enum PlannedSide {
+    /// An embedding file.
+    Embeddings(PlannedInput),
+    /// A text file the plan embeds, shard by shard.
+    Text(PlannedText),
+}
+
 /// A sharded mining run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -194,11 +222,18 @@ pub struct Plan {
     pub spec: MineSpec,
     /// Shards per side.
     pub shards: usize,
-    /// The source embeddings.
-    pub src: PlannedInput,
-    /// The target embeddings.
-    pub trg: PlannedInput,
-    /// Row ranges `[start, end)` of the source shards.
+    /// The source side.
+    pub src: PlannedSide,
+    /// The target side.
+    pub trg: PlannedSide,
+    /// The encoder of text sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder: Option<EncoderSpec>,
+    /// The encoder's spec and the identities of the files it names (in embed steps' ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder_identity: Option<String>,
+    /// Row ranges `[start, end)` of the source shards (empty for a text side: see
+    /// [`Plan::layout`]).
     pub src_shards: Vec<(usize, usize)>,
     /// Row ranges of the target shards.
     pub trg_shards: Vec<(usize, usize)>,
@@ -211,6 +246,62 @@ pub struct Plan {
     pub trg_index_shards: Vec<(usize, usize)>,
     /// The steps, dependencies first.
     pub steps: Vec<Step>,
+}
+
+/// Check what both kinds of plan require of the recipe and the shard counts.
+fn check_request(spec: &MineSpec, sharding: Sharding) -> Result<()> {
+    for n in [sharding.shards, sharding.index_shards] {
+        if !(1..=MAX_SHARDS).contains(&n) {
+            return Err(Error::Invalid(format!(
+                "the shard count must be in 1..={MAX_SHARDS}, got {n}"
+            )));
+        }
+    }
+    if sharding.index_shards != sharding.shards && !spec.index.is_faiss() {
+        return Err(Error::Invalid(
+            "index shards apply to a faiss index; the exact search pairs query shards".into(),
+        ));
+    }
+    spec.index.check()?;
+    if spec.index.metric() != bitext_knn::Metric::InnerProduct {
+        return Err(Error::Invalid(
+            "margin mining needs an inner-product index".into(),
+        ));
+    }
+    spec.miner.check()?;
+    Ok(())
+}
+
+/// The encoder's spec and the identity of every file or directory (each file in it) that the
+/// spec names, so that a retrained model or changed vectors change the embed steps' ids.
+fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) -> Result<()> {
+        match v {
+            serde_json::Value::String(s) => files(Path::new(s), out),
+            serde_json::Value::Array(a) => a.iter().try_for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().try_for_each(|x| walk(x, out)),
+            _ => Ok(()),
+        }
+    }
+    fn files(p: &Path, out: &mut Vec<String>) -> Result<()> {
+        if p.is_file() {
+            out.push(crate::text::identity(p)?);
+        } else if p.is_dir() {
+            let mut entries: Vec<_> = std::fs::read_dir(p)
+                .map_err(|e| bitext_core::Error::io(p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            for e in entries {
+                files(&e, out)?;
+            }
+        }
+        Ok(())
+    }
+    let json = serde_json::to_value(spec).expect("spec serialises");
+    let mut parts = vec![json.to_string()];
+    walk(&json, &mut parts)?;
+    Ok(parts.join("\n"))
 }
 
 fn plan_id(src: &str, trg: &str, spec: &MineSpec, shards: Sharding) -> String {
@@ -247,34 +338,14 @@ impl Plan {
     ) -> Result<Plan> {
         let sharding = sharding.into();
         let (shards, index_shards) = (sharding.shards, sharding.index_shards);
-        for n in [shards, index_shards] {
-            if !(1..=MAX_SHARDS).contains(&n) {
-                return Err(Error::Invalid(format!(
-                    "the shard count must be in 1..={MAX_SHARDS}, got {n}"
-                )));
-            }
-        }
-        if index_shards != shards && !spec.index.is_faiss() {
-            return Err(Error::Invalid(
-                "index shards apply to a faiss index; the exact search pairs query shards".into(),
-            ));
-        }
-        spec.index.check()?;
-        if spec.index.metric() != bitext_knn::Metric::InnerProduct {
-            return Err(Error::Invalid(
-                "margin mining needs an inner-product index".into(),
-            ));
-        }
-        spec.miner.check()?;
+        check_request(spec, sharding)?;
         let (src_id, trg_id) = (src.identity()?, trg.identity()?);
         let id = plan_id(&src_id, &trg_id, spec, sharding);
-        let path = work_dir.join(PLAN_FILE);
         if let Ok(old) = Plan::load(work_dir)
             && old.id == id
         {
             return Ok(old);
         }
-        let _ = path;
         let (ms, mt) = (src.open()?, trg.open()?);
         if ms.dim() != mt.dim() {
             return Err(Error::Invalid(format!(
@@ -318,8 +389,10 @@ impl Plan {
             id,
             spec: spec.clone(),
             shards,
-            src: planned(src, &ms, src_id, src_unit),
-            trg: planned(trg, &mt, trg_id, trg_unit),
+            src: PlannedSide::Embeddings(planned(src, &ms, src_id, src_unit)),
+            trg: PlannedSide::Embeddings(planned(trg, &mt, trg_id, trg_unit)),
+            encoder: None,
+            encoder_identity: None,
             src_shards,
             trg_shards,
             index_shards,
@@ -327,167 +400,90 @@ impl Plan {
             trg_index_shards: cut(mt.len(), index_shards),
             steps: Vec::new(),
         };
-        plan.steps = plan.steps_of();
+        plan.steps = crate::graph::steps_of(&plan);
         plan.save(work_dir)?;
         Ok(plan)
     }
 
-    /// The steps of this plan, with their ids.
-    fn steps_of(&self) -> Vec<Step> {
-        let spec = &self.spec;
-        let index = serde_json::to_string(&spec.index).expect("serialises");
-        let margin = serde_json::to_string(spec.miner.margin_spec()).expect("serialises");
-        let miner = serde_json::to_string(&spec.miner).expect("serialises");
-        let mut steps: Vec<Step> = Vec::new();
-        let id_of = |steps: &[Step], name: &str| {
-            steps
-                .iter()
-                .find(|s| s.name == name)
-                .map(|s| s.id.clone())
-                .expect("dependencies come first")
+    /// Plan embedding the text files `src` and `trg` with `encoder`, then mining them with
+    /// `spec`, in `shards` byte-range shards per side (cut at line starts, reading only a
+    /// window at each boundary), reusing the plan in `work_dir` when the texts, the encoder
+    /// (its spec and the files it names) and the recipe are the same. The output is that of
+    /// embedding each file whole and mining the two embedding files.
+    ///
+    /// # Errors
+    /// As [`Plan::make`] for the counts and the recipe; index shards other than the shard count;
+    /// a TF-IDF bag of words without an `idf_corpus` (its IDF is counted over the whole text,
+    /// which no step reads); a text that is standard input, compressed, empty, unreadable, or
+    /// has fewer lines than shards.
+    pub fn make_text(
+        work_dir: &Path,
+        src: &TextInput,
+        trg: &TextInput,
+        encoder: &EncoderSpec,
+        spec: &MineSpec,
+        sharding: impl Into<Sharding>,
+    ) -> Result<Plan> {
+        let sharding = sharding.into();
+        check_request(spec, sharding)?;
+        if sharding.index_shards != sharding.shards {
+            return Err(Error::Invalid(
+                "a plan that embeds text indexes each embedded shard: index shards must equal \
+                 the shard count"
+                    .into(),
+            ));
+        }
+        encoder.check()?;
+        if let EncoderSpec::Bow(b) = encoder
+            && b.weighting == Weighting::TfIdf
+            && b.idf_corpus.is_none()
+        {
+            return Err(Error::Invalid(
+                "a TF-IDF bag of words counts its IDF over the whole text, which no step of a \
+                 sharded plan reads: give the spec an idf_corpus (the text itself gives the \
+                 single-process vectors), or mine without shards"
+                    .into(),
+            ));
+        }
+        let shards = sharding.shards;
+        let (ps, pt) = (src.plan(shards, "source")?, trg.plan(shards, "target")?);
+        let encoder_id = encoder_identity(encoder)?;
+        let key = |t: &PlannedText| format!("text|{}|{}|{encoder_id}", t.identity, t.bucc);
+        let id = plan_id(&key(&ps), &key(&pt), spec, sharding);
+        if let Ok(old) = Plan::load(work_dir)
+            && old.id == id
+        {
+            return Ok(old);
+        }
+        let mut plan = Plan {
+            format: FORMAT.into(),
+            version: VERSION,
+            id,
+            spec: spec.clone(),
+            shards,
+            src: PlannedSide::Text(ps),
+            trg: PlannedSide::Text(pt),
+            encoder: Some(encoder.clone()),
+            encoder_identity: Some(encoder_id),
+            src_shards: Vec::new(),
+            trg_shards: Vec::new(),
+            index_shards: shards,
+            src_index_shards: Vec::new(),
+            trg_index_shards: Vec::new(),
+            steps: Vec::new(),
         };
-        let add = |steps: &mut Vec<Step>,
-                   name: String,
-                   kind: StepKind,
-                   deps: Vec<String>,
-                   own: String| {
-            let mut parts = vec![name.clone(), own];
-            parts.extend(deps.iter().map(|d| id_of(steps, d)));
-            let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-            let id = hash_hex(&refs);
-            steps.push(Step {
-                name,
-                kind,
-                deps,
-                id,
-            });
-        };
-        let side_key = |p: &PlannedInput, r: (usize, usize)| {
-            format!("{}|{}|{}|{}", p.identity, p.unit, r.0, r.1)
-        };
-        let k = spec.miner.margin_spec().neighborhood();
-        let faiss = spec.index.is_faiss();
-        if faiss {
-            for (side, p, shards) in [
-                (Side::Src, &self.src, &self.src_index_shards),
-                (Side::Trg, &self.trg, &self.trg_index_shards),
-            ] {
-                let own = format!("{index}|{}|{}|{}", p.identity, p.unit, p.rows);
-                let train = format!("train-index-{}", side.name());
-                add(
-                    &mut steps,
-                    train.clone(),
-                    StepKind::TrainIndex { side },
-                    vec![],
-                    own,
-                );
-                for (s, &r) in shards.iter().enumerate() {
-                    let name = format!("add-{}-{s}", side.name());
-                    let kind = StepKind::Add { side, shard: s };
-                    add(&mut steps, name, kind, vec![train.clone()], side_key(p, r));
-                }
-            }
+        plan.steps = crate::graph::steps_of(&plan);
+        plan.save(work_dir)?;
+        Ok(plan)
+    }
+
+    /// Where the rows of `side` come from.
+    #[must_use]
+    pub fn side(&self, side: Side) -> &PlannedSide {
+        match side {
+            Side::Src => &self.src,
+            Side::Trg => &self.trg,
         }
-        for (i, &rs) in self.src_shards.iter().enumerate() {
-            if faiss {
-                break;
-            }
-            for (j, &rt) in self.trg_shards.iter().enumerate() {
-                let own = format!(
-                    "{}|{}|{index}|{}|{}",
-                    side_key(&self.src, rs),
-                    side_key(&self.trg, rt),
-                    k.k_src,
-                    k.k_trg
-                );
-                let kind = StepKind::Knn { src: i, trg: j };
-                add(&mut steps, format!("knn-{i}-{j}"), kind, vec![], own);
-            }
-        }
-        for side in [Side::Src, Side::Trg] {
-            let (p, ranges) = match side {
-                Side::Src => (&self.src, &self.src_shards),
-                Side::Trg => (&self.trg, &self.trg_shards),
-            };
-            for (s, &range) in ranges.iter().enumerate() {
-                let name = format!("merge-knn-{}-{s}", side.name());
-                let own = format!("{}|{}", k.k_src, k.k_trg);
-                if faiss {
-                    let other = match side {
-                        Side::Src => "trg",
-                        Side::Trg => "src",
-                    };
-                    let deps = (0..self.index_shards)
-                        .map(|o| format!("add-{other}-{o}"))
-                        .collect();
-                    let own = format!("{own}|{}", side_key(p, range));
-                    let kind = StepKind::SearchIndexes { side, shard: s };
-                    add(&mut steps, name, kind, deps, own);
-                    continue;
-                }
-                let deps = (0..self.shards)
-                    .map(|o| match side {
-                        Side::Src => format!("knn-{s}-{o}"),
-                        Side::Trg => format!("knn-{o}-{s}"),
-                    })
-                    .collect();
-                add(
-                    &mut steps,
-                    name,
-                    StepKind::MergeKnn { side, shard: s },
-                    deps,
-                    own,
-                );
-            }
-        }
-        for side in [Side::Src, Side::Trg] {
-            let deps = (0..self.shards)
-                .map(|s| format!("merge-knn-{}-{s}", side.name()))
-                .collect();
-            add(
-                &mut steps,
-                format!("means-{}", side.name()),
-                StepKind::Means { side },
-                deps,
-                margin.clone(),
-            );
-        }
-        for side in [Side::Src, Side::Trg] {
-            for s in 0..self.shards {
-                let deps = vec![
-                    format!("merge-knn-{}-{s}", side.name()),
-                    "means-src".into(),
-                    "means-trg".into(),
-                ];
-                let name = format!("score-{}-{s}", side.name());
-                add(
-                    &mut steps,
-                    name,
-                    StepKind::Score { side, shard: s },
-                    deps,
-                    margin.clone(),
-                );
-            }
-        }
-        let deps = [Side::Src, Side::Trg]
-            .iter()
-            .flat_map(|side| (0..self.shards).map(move |s| format!("score-{}-{s}", side.name())))
-            .collect();
-        add(
-            &mut steps,
-            "retrieve".into(),
-            StepKind::Retrieve,
-            deps,
-            miner,
-        );
-        add(
-            &mut steps,
-            "merge".into(),
-            StepKind::Merge,
-            vec!["retrieve".into()],
-            String::new(),
-        );
-        steps
     }
 
     /// The step named `name`.

@@ -6,11 +6,13 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use bitext_core::io::{AtomicFile, checksum};
 use bitext_mine::ScoredPair;
 use serde::{Deserialize, Serialize};
 
+use crate::embed::{Embedded, Encoders};
 use crate::error::{Error, Result};
 use crate::plan::Side;
 use crate::plan::{Plan, Step, StepKind};
@@ -36,6 +38,9 @@ struct Record {
     output: String,
     bytes: u64,
     checksum: String,
+    /// Embed steps: what they wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    embedded: Option<Embedded>,
 }
 
 /// Options of a run.
@@ -43,6 +48,28 @@ struct Record {
 pub struct RunOptions {
     /// Fail this step on purpose, before it writes anything (to test resumption).
     pub fail_step: Option<String>,
+    /// What builds the encoder of embed steps (default: bags of words only).
+    pub encoders: Option<Arc<Encoders>>,
+}
+
+/// What the embed step `step` recorded, if it has completed (its output has the recorded
+/// size).
+///
+/// # Errors
+/// [`Error::Invalid`] when it has not completed or its record says nothing of its rows.
+pub(crate) fn embedded(dir: &Path, step: &Step) -> Result<Embedded> {
+    if !is_done(dir, step, false) {
+        return Err(Error::Invalid(format!("{} has not completed", step.name)));
+    }
+    let path = dir.join(step.record());
+    std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Record>(&t).ok())
+        .and_then(|r| r.embedded)
+        .ok_or_else(|| Error::Corrupt {
+            path,
+            reason: "an embed step's record without its rows".into(),
+        })
 }
 
 /// Whether `step` has completed: its record is there and names its output, which has the
@@ -99,7 +126,7 @@ fn write_tsv(path: &Path, pairs: &[ScoredPair]) -> Result<()> {
 pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Result<Outcome> {
     let wrap = |e: Error| Error::Step {
         step: name.to_string(),
-        source: Box::new(e),
+        reason: Box::new(e),
     };
     let step = plan.step(name).map_err(wrap)?;
     if is_done(dir, step, true) {
@@ -121,11 +148,25 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
         )));
     }
     let out = dir.join(step.output());
-    if step.kind == StepKind::Merge {
-        let pairs = read_pairs(plan, dir).map_err(wrap)?;
-        write_tsv(&out, &pairs).map_err(wrap)?;
-    } else {
-        compute(plan, dir, step, &out).map_err(wrap)?;
+    let mut embedded = None;
+    match step.kind {
+        StepKind::Merge => {
+            let pairs = read_pairs(plan, dir).map_err(wrap)?;
+            write_tsv(&out, &pairs).map_err(wrap)?;
+        }
+        StepKind::Embed { side, shard } => {
+            let default;
+            let encoders = match &opts.encoders {
+                Some(e) => e.as_ref(),
+                None => {
+                    default = Encoders::default();
+                    &default
+                }
+            };
+            let e = crate::embed::embed(plan, side, shard, &out, encoders).map_err(wrap)?;
+            embedded = Some(e);
+        }
+        _ => compute(plan, dir, step, &out).map_err(wrap)?,
     }
     let bytes = std::fs::read(&out).map_err(|e| wrap(bitext_core::Error::io(&out, e).into()))?;
     let rec = Record {
@@ -134,6 +175,7 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
         output: step.output(),
         bytes: bytes.len() as u64,
         checksum: format!("{:016x}", checksum(&bytes)),
+        embedded,
     };
     let path = dir.join(step.record());
     let mut f = AtomicFile::create(&path)?;

@@ -11,7 +11,8 @@ use bitext_similarity::{Margin, neighbourhood_means};
 use crate::arrays::{self, Array};
 use crate::error::{Error, Result};
 use crate::input::{database, gather, queries};
-use crate::plan::{Plan, PlannedInput, Side, Step, StepKind};
+use crate::layout::Layout;
+use crate::plan::{Plan, Side, Step, StepKind};
 
 /// Rows added to a faiss index at a time by an `add` step.
 const ADD_BLOCK: usize = 1 << 16;
@@ -40,28 +41,52 @@ fn lists_output(nb: &Neighbors) -> Output {
     }
 }
 
-/// Run `step` of `plan` in `dir`, writing its output to `out` (atomically).
-pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Result<()> {
-    let o = match step.kind {
-        StepKind::TrainIndex { side } => return train_index(plan, side, out),
-        StepKind::Add { side, shard } => return add(plan, dir, side, shard, out),
-        StepKind::SearchIndexes { side, shard } => search_indexes(plan, dir, side, shard)?,
-        StepKind::Knn { src, trg } => knn(plan, src, trg)?,
-        StepKind::MergeKnn { side, shard } => merge_knn(plan, dir, side, shard)?,
-        StepKind::Means { side } => means(plan, dir, side)?,
-        StepKind::Score { side, shard } => score(plan, dir, side, shard)?,
-        StepKind::Retrieve => retrieve(plan, dir)?,
-        StepKind::Merge => return Err(Error::Invalid("merge writes text; see run".into())),
-    };
-    arrays::write(out, o.kind, o.shape, &o.arrays)
+/// A plan, its work directory and both sides' rows: what every mining step reads.
+pub(crate) struct Ctx<'a> {
+    plan: &'a Plan,
+    dir: &'a Path,
+    src: Layout,
+    trg: Layout,
 }
 
-/// The planned input, rows and shard ranges of `side`.
-fn side_of(plan: &Plan, side: Side) -> (&PlannedInput, &[(usize, usize)]) {
-    match side {
-        Side::Src => (&plan.src, &plan.src_shards),
-        Side::Trg => (&plan.trg, &plan.trg_shards),
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(plan: &'a Plan, dir: &'a Path) -> Result<Self> {
+        let (src, trg) = plan.layouts(dir)?;
+        Ok(Ctx {
+            plan,
+            dir,
+            src,
+            trg,
+        })
     }
+
+    fn side(&self, side: Side) -> &Layout {
+        match side {
+            Side::Src => &self.src,
+            Side::Trg => &self.trg,
+        }
+    }
+}
+
+/// Run `step` of `plan` in `dir`, writing its output to `out` (atomically).
+pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Result<()> {
+    let c = &Ctx::new(plan, dir)?;
+    let o = match step.kind {
+        StepKind::TrainIndex { side } => return train_index(c, side, out),
+        StepKind::Add { side, shard } => return add(c, side, shard, out),
+        StepKind::SearchIndexes { side, shard } => search_indexes(c, side, shard)?,
+        StepKind::Knn { src, trg } => knn(c, src, trg)?,
+        StepKind::MergeKnn { side, shard } => merge_knn(c, side, shard)?,
+        StepKind::Means { side } => means(c, side)?,
+        StepKind::Score { side, shard } => score(c, side, shard)?,
+        StepKind::Retrieve => retrieve(c)?,
+        StepKind::Merge | StepKind::Embed { .. } => {
+            return Err(Error::Invalid(
+                "merge and embed steps are run by run_step".into(),
+            ));
+        }
+    };
+    arrays::write(out, o.kind, o.shape, &o.arrays)
 }
 
 /// Save a faiss index to `out` through a temporary name and a rename.
@@ -74,12 +99,12 @@ fn save_index(index: &dyn KnnIndex, out: &Path) -> Result<()> {
 
 /// The spec's index trained on a seeded sample of `side` (`train_size` rows, or all; the rows
 /// normalised as the search sees them), saved empty.
-fn train_index(plan: &Plan, side: Side, out: &Path) -> Result<()> {
-    let (p, _) = side_of(plan, side);
-    let m = p.input.open()?;
-    let mut index = plan.spec.index.build(p.dim)?;
+fn train_index(c: &Ctx<'_>, side: Side, out: &Path) -> Result<()> {
+    let p = c.side(side);
+    let m = p.open()?;
+    let mut index = c.plan.spec.index.build(p.dim)?;
     if index.needs_training() {
-        let (size, seed) = match &plan.spec.index {
+        let (size, seed) = match &c.plan.spec.index {
             IndexSpec::Faiss {
                 train_size, seed, ..
             } => (*train_size, *seed),
@@ -93,25 +118,22 @@ fn train_index(plan: &Plan, side: Side, out: &Path) -> Result<()> {
             }
             None => (0..p.rows).collect(),
         };
-        index.train(gather(&m, &rows, p.unit)?.view())?;
+        index.train(gather(&m, p.dim, &rows, p.unit)?.view())?;
     }
     save_index(&*index, out)
 }
 
 /// The trained index of `side` filled with shard `s` (ids local to the shard).
-fn add(plan: &Plan, dir: &Path, side: Side, s: usize, out: &Path) -> Result<()> {
-    let (p, _) = side_of(plan, side);
-    let shards = match side {
-        Side::Src => &plan.src_index_shards,
-        Side::Trg => &plan.trg_index_shards,
-    };
-    let trained = output_of(plan, dir, &format!("train-index-{}", side.name()))?;
-    let mut index = plan.spec.index.load(&trained)?;
-    let (r, m) = (shards[s], p.input.open()?);
+fn add(c: &Ctx<'_>, side: Side, s: usize, out: &Path) -> Result<()> {
+    let p = c.side(side);
+    let trained = output_of(c.plan, c.dir, &format!("train-index-{}", side.name()))?;
+    let mut index = c.plan.spec.index.load(&trained)?;
+    let (r, m) = (p.index_shards[s], p.open()?);
     // A block at a time (faiss numbers added vectors on), so that the step holds one block of
     // f32 rows besides the index, however large the shard.
     for a in (r.0..r.1).step_by(ADD_BLOCK) {
-        let rows = queries(&m, a..(a + ADD_BLOCK).min(r.1), p.unit)?;
+        let (file, local) = m.locate(a..(a + ADD_BLOCK).min(r.1))?;
+        let rows = queries(file, local, p.unit)?;
         index.add(rows.view())?;
     }
     save_index(&*index, out)
@@ -142,19 +164,21 @@ fn partial_output(
 
 /// Both-ways exact search of source shard `i` against target shard `j`: partial lists with
 /// global ids (`min(k, shard size)` per sentence).
-fn knn(plan: &Plan, i: usize, j: usize) -> Result<Output> {
-    let (rs, rt) = (plan.src_shards[i], plan.trg_shards[j]);
-    let (ms, mt) = (plan.src.input.open()?, plan.trg.input.open()?);
-    let params = plan
+fn knn(c: &Ctx<'_>, i: usize, j: usize) -> Result<Output> {
+    let (rs, rt) = (c.src.shards[i], c.trg.shards[j]);
+    let (os, ot) = (c.src.open()?, c.trg.open()?);
+    let ((ms, ls), (mt, lt)) = (os.locate(rs.0..rs.1)?, ot.locate(rt.0..rt.1)?);
+    let params = c
+        .plan
         .spec
         .index
         .exact_search()
         .ok_or_else(|| Error::Invalid("the plan's index is not exact".into()))?
         .params;
-    let q = queries(&ms, rs.0..rs.1, plan.src.unit)?;
+    let q = queries(ms, ls, c.src.unit)?;
     let mut owned = None;
-    let index = database(&mt, rt.0..rt.1, plan.trg.unit, params, &mut owned)?;
-    let n = plan.spec.miner.margin_spec().neighborhood();
+    let index = database(mt, lt, c.trg.unit, params, &mut owned)?;
+    let n = c.plan.spec.miner.margin_spec().neighborhood();
     let (kf, kb) = (n.k_src.min(rt.1 - rt.0), n.k_trg.min(rs.1 - rs.0));
     let (f, b) = index.search_both_certified(q.view(), kf, kb, &mut |_| {})?;
     Ok(partial_output(&f.neighbors, &b.neighbors, rs, rt, kf, kb))
@@ -162,11 +186,12 @@ fn knn(plan: &Plan, i: usize, j: usize) -> Result<Output> {
 
 /// The partial lists of shard `s` of `side` from every shard of the other side, merged into the
 /// exact global top-k.
-fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+fn merge_knn(c: &Ctx<'_>, side: Side, s: usize) -> Result<Output> {
+    let (plan, dir) = (c.plan, c.dir);
     let n = plan.spec.miner.margin_spec().neighborhood();
     let (k, rows, other) = match side {
-        Side::Src => (n.k_src, plan.src_shards[s], plan.trg.rows),
-        Side::Trg => (n.k_trg, plan.trg_shards[s], plan.src.rows),
+        Side::Src => (n.k_src, c.src.shards[s], c.trg.rows),
+        Side::Trg => (n.k_trg, c.trg.shards[s], c.src.rows),
     };
     let mut parts = Vec::with_capacity(plan.shards);
     for o in 0..plan.shards {
@@ -197,19 +222,19 @@ fn merge_knn(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
 
 /// Faiss mode: shard `s` of `side` searched in every shard index of the other side in turn (one
 /// in memory at a time), the lists merged as they come into the `k` best (global ids).
-fn search_indexes(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+fn search_indexes(c: &Ctx<'_>, side: Side, s: usize) -> Result<Output> {
+    let (plan, dir) = (c.plan, c.dir);
     let n = plan.spec.miner.margin_spec().neighborhood();
-    let (p, ranges) = side_of(plan, side);
+    let p = c.side(side);
     let (other, k) = match side {
         Side::Src => (Side::Trg, n.k_src),
         Side::Trg => (Side::Src, n.k_trg),
     };
-    let other_ranges = match other {
-        Side::Src => &plan.src_index_shards,
-        Side::Trg => &plan.trg_index_shards,
-    };
-    let r = ranges[s];
-    let q = queries(&p.input.open()?, r.0..r.1, p.unit)?;
+    let other_ranges = &c.side(other).index_shards;
+    let r = p.shards[s];
+    let opened = p.open()?;
+    let (file, local) = opened.locate(r.0..r.1)?;
+    let q = queries(file, local, p.unit)?;
     let mut best: Option<Neighbors> = None;
     for (o, &ro) in other_ranges.iter().enumerate() {
         let path = output_of(plan, dir, &format!("add-{}-{o}", other.name()))?;
@@ -231,12 +256,12 @@ fn search_indexes(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Outpu
 }
 
 /// The merged lists of shard `s` of `side`.
-fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Neighbors> {
-    let path = output_of(plan, dir, &format!("merge-knn-{}-{s}", side.name()))?;
+fn read_lists(c: &Ctx<'_>, side: Side, s: usize) -> Result<Neighbors> {
+    let path = output_of(c.plan, c.dir, &format!("merge-knn-{}-{s}", side.name()))?;
     let r = arrays::read(&path, "lists", &[8, 4])?;
     let other = match side {
-        Side::Src => plan.trg.rows,
-        Side::Trg => plan.src.rows,
+        Side::Src => c.trg.rows,
+        Side::Trg => c.src.rows,
     };
     Neighbors::new(r.header.shape[1], r.usizes(0, &path, other)?, r.f32s(1)).map_err(|e| {
         Error::Corrupt {
@@ -249,9 +274,10 @@ fn read_lists(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Neighbors
 /// The merged lists of every sentence of `side` of a plan whose `merge-knn` steps are done
 /// (the global neighbour lists, as single-process search returns them in exact mode).
 pub(crate) fn side_neighbors(plan: &Plan, dir: &Path, side: Side) -> Result<Neighbors> {
+    let c = &Ctx::new(plan, dir)?;
     let (mut ids, mut scores, mut k) = (Vec::new(), Vec::new(), 0);
     for s in 0..plan.shards {
-        let l = read_lists(plan, dir, side, s)?;
+        let l = read_lists(c, side, s)?;
         k = l.k();
         ids.extend_from_slice(l.all_ids());
         scores.extend_from_slice(l.all_scores());
@@ -260,7 +286,8 @@ pub(crate) fn side_neighbors(plan: &Plan, dir: &Path, side: Side) -> Result<Neig
 }
 
 /// The kNN means of every sentence of `side`, shard after shard.
-fn means(plan: &Plan, dir: &Path, side: Side) -> Result<Output> {
+fn means(c: &Ctx<'_>, side: Side) -> Result<Output> {
+    let plan = c.plan;
     let n = plan.spec.miner.margin_spec().neighborhood();
     let (k, what) = match side {
         Side::Src => (n.k_src, "forward"),
@@ -268,11 +295,7 @@ fn means(plan: &Plan, dir: &Path, side: Side) -> Result<Output> {
     };
     let mut all = Vec::new();
     for s in 0..plan.shards {
-        all.extend(neighbourhood_means(
-            &read_lists(plan, dir, side, s)?,
-            k,
-            what,
-        )?);
+        all.extend(neighbourhood_means(&read_lists(c, side, s)?, k, what)?);
     }
     Ok(Output {
         kind: "means",
@@ -281,8 +304,9 @@ fn means(plan: &Plan, dir: &Path, side: Side) -> Result<Output> {
     })
 }
 
-fn read_means(plan: &Plan, dir: &Path, side: Side, rows: usize) -> Result<Vec<f64>> {
-    let path = output_of(plan, dir, &format!("means-{}", side.name()))?;
+fn read_means(c: &Ctx<'_>, side: Side) -> Result<Vec<f64>> {
+    let rows = c.side(side).rows;
+    let path = output_of(c.plan, c.dir, &format!("means-{}", side.name()))?;
     let m = arrays::read(&path, "means", &[8])?.f64s(0);
     if m.len() != rows {
         return Err(Error::Corrupt {
@@ -295,17 +319,14 @@ fn read_means(plan: &Plan, dir: &Path, side: Side, rows: usize) -> Result<Vec<f6
 
 /// Margin scores of the candidates of shard `s` of `side` (as the single-process miner scores
 /// them: `Margin::score` of the global ids and the search's similarity).
-fn score(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
+fn score(c: &Ctx<'_>, side: Side, s: usize) -> Result<Output> {
     let margin = Margin::from_means(
-        plan.spec.miner.margin_spec(),
-        read_means(plan, dir, Side::Src, plan.src.rows)?,
-        read_means(plan, dir, Side::Trg, plan.trg.rows)?,
+        c.plan.spec.miner.margin_spec(),
+        read_means(c, Side::Src)?,
+        read_means(c, Side::Trg)?,
     )?;
-    let l = read_lists(plan, dir, side, s)?;
-    let first = match side {
-        Side::Src => plan.src_shards[s].0,
-        Side::Trg => plan.trg_shards[s].0,
-    };
+    let l = read_lists(c, side, s)?;
+    let first = c.side(side).shards[s].0;
     let (ids, k) = (l.all_ids(), l.k());
     let mut scores = Vec::with_capacity(ids.len());
     for (p, (&id, &sim)) in ids.iter().zip(l.all_scores()).enumerate() {
@@ -327,15 +348,15 @@ fn score(plan: &Plan, dir: &Path, side: Side, s: usize) -> Result<Output> {
 }
 
 /// All scored candidates of `side`, in row order.
-fn read_scored(plan: &Plan, dir: &Path, side: Side) -> Result<ScoredCandidates> {
-    let n = plan.spec.miner.margin_spec().neighborhood();
+fn read_scored(c: &Ctx<'_>, side: Side) -> Result<ScoredCandidates> {
+    let n = c.plan.spec.miner.margin_spec().neighborhood();
     let (k, other) = match side {
-        Side::Src => (n.k_src, plan.trg.rows),
-        Side::Trg => (n.k_trg, plan.src.rows),
+        Side::Src => (n.k_src, c.trg.rows),
+        Side::Trg => (n.k_trg, c.src.rows),
     };
     let (mut ids, mut scores) = (Vec::new(), Vec::new());
-    for s in 0..plan.shards {
-        let path = output_of(plan, dir, &format!("score-{}-{s}", side.name()))?;
+    for s in 0..c.plan.shards {
+        let path = output_of(c.plan, c.dir, &format!("score-{}-{s}", side.name()))?;
         let r = arrays::read(&path, "scored", &[8, 8])?;
         ids.extend(r.usizes(0, &path, other)?);
         scores.extend(r.f64s(1));
@@ -345,10 +366,10 @@ fn read_scored(plan: &Plan, dir: &Path, side: Side) -> Result<ScoredCandidates> 
 
 /// Retrieval, threshold, one-to-one and top-N over every shard's candidates: the miner's own
 /// `select`, so the pairs are the single-process run's.
-fn retrieve(plan: &Plan, dir: &Path) -> Result<Output> {
-    let fwd = read_scored(plan, dir, Side::Src)?;
-    let bwd = read_scored(plan, dir, Side::Trg)?;
-    let pairs = plan.spec.miner.select(&fwd, &bwd)?;
+fn retrieve(c: &Ctx<'_>) -> Result<Output> {
+    let fwd = read_scored(c, Side::Src)?;
+    let bwd = read_scored(c, Side::Trg)?;
+    let pairs = c.plan.spec.miner.select(&fwd, &bwd)?;
     Ok(Output {
         kind: "pairs",
         shape: vec![pairs.len()],
@@ -362,11 +383,12 @@ fn retrieve(plan: &Plan, dir: &Path) -> Result<Output> {
 
 /// The pairs of the `retrieve` step, deduplicated (the first of each (source, target)).
 pub(crate) fn read_pairs(plan: &Plan, dir: &Path) -> Result<Vec<ScoredPair>> {
+    let c = Ctx::new(plan, dir)?;
     let path = output_of(plan, dir, "retrieve")?;
     let r = arrays::read(&path, "pairs", &[8, 8, 8])?;
     let scores = r.f64s(0);
-    let src = r.usizes(1, &path, plan.src.rows)?;
-    let tgt = r.usizes(2, &path, plan.trg.rows)?;
+    let src = r.usizes(1, &path, c.src.rows)?;
+    let tgt = r.usizes(2, &path, c.trg.rows)?;
     let mut seen = std::collections::HashSet::new();
     Ok(scores
         .into_iter()

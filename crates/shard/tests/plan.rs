@@ -53,7 +53,7 @@ fn plans_are_reused_until_an_input_changes() {
     let p3 = Plan::make(&w, &input(&x), &input(&y), &spec(), 3).unwrap();
     assert_ne!(p3.id, p1.id);
     assert!(p3.steps.iter().zip(&p1.steps).all(|(a, b)| a.id != b.id));
-    assert_eq!(p3.trg.rows, 41);
+    assert_eq!(p3.layout(&w, bitext_shard::Side::Trg).unwrap().rows, 41);
 }
 
 #[test]

@@ -8,6 +8,9 @@ Usage::
 
 runs ``bitext mine`` with those arguments as a plan, its steps on the cluster, then the output.
 ``--plan-only`` and ``-o`` are handled here; every other argument goes to ``bitext mine``.
+With ``--src-text A --tgt-text B --encoder SPEC`` the plan embeds the text too: its ``embed``
+steps can ask for other resources than the search steps (``--embed-resources '{"num_gpus": 1}'``
+puts them on GPU nodes).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import json
 import os
 import subprocess
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import ray
 
@@ -55,19 +58,39 @@ def run_plan(
     bitext: str = "bitext",
     retries: int = 3,
     address: Optional[str] = None,
+    embed_resources: Optional[dict] = None,
+    progress: Optional[Callable[[int, int, str], None]] = None,
 ) -> List[str]:
     """Run every step of the plan in ``work_dir`` as a Ray task (dependencies first; each task
     retried up to ``retries`` times). Connects to ``address`` (``None``: ``RAY_ADDRESS`` or a
-    local instance) unless Ray is initialised already. Returns each task's report line."""
+    local instance) unless Ray is initialised already. ``embed_resources`` are Ray task options
+    of the embed steps (``{"num_gpus": 1}``, ``{"resources": {"encoder": 1}}``); ``progress``
+    gets the count done, the count in all and each finished task's report line. Returns the
+    report lines in plan order."""
     plan = load_plan(work_dir)
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
-    step = _step.options(max_retries=retries, retry_exceptions=True)
+    retry = {"max_retries": retries, "retry_exceptions": True}
+    step = _step.options(**retry)
+    embed = _step.options(**retry, **(embed_resources or {}))
     refs: Dict[str, "ray.ObjectRef"] = {}
     for s in plan["steps"]:
         deps = [refs[d] for d in s["deps"]]
-        refs[s["name"]] = step.remote(bitext, work_dir, s["name"], *deps)
+        task = embed if s.get("kind") == "embed" else step
+        refs[s["name"]] = task.remote(bitext, work_dir, s["name"], *deps)
+    pending = list(refs.values())
+    total = len(pending)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        line = ray.get(done[0])
+        if progress is not None:
+            progress(total - len(pending), total, line)
     return ray.get([refs[s["name"]] for s in plan["steps"]])
+
+
+def _print_progress(done: int, total: int, line: str) -> None:
+    name, node = line.split("\t")[:2]
+    print(f"[{done}/{total}] {name} ({node})", file=sys.stderr, flush=True)
 
 
 def mine(
@@ -77,14 +100,24 @@ def mine(
     output: Optional[str] = None,
     retries: int = 3,
     address: Optional[str] = None,
+    embed_resources: Optional[dict] = None,
+    progress: Optional[Callable[[int, int, str], None]] = None,
 ) -> List[str]:
     """``bitext mine <mine_args> --plan-only``, the steps on Ray, then ``bitext mine <mine_args>``
-    (every step done: it only writes the output, to ``output`` or standard output)."""
+    (every step done: it only writes the output, to ``output`` or standard output). The other
+    arguments are :func:`run_plan`'s."""
     base = [bitext, "mine", *mine_args]
     if "--work-dir" not in mine_args:
         base += ["--work-dir", work_dir]
     subprocess.run([*base, "--plan-only"], check=True)
-    reports = run_plan(work_dir, bitext=bitext, retries=retries, address=address)
+    reports = run_plan(
+        work_dir,
+        bitext=bitext,
+        retries=retries,
+        address=address,
+        embed_resources=embed_resources,
+        progress=progress,
+    )
     final = base + (["-o", output] if output else [])
     subprocess.run(final, check=True)
     return reports
@@ -97,11 +130,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--retries", type=int, default=3, help="retries of a failed step")
     p.add_argument("--work-dir", required=True, help="shared work directory")
     p.add_argument("-o", "--output", help="output file (default: standard output)")
+    p.add_argument(
+        "--embed-resources",
+        type=json.loads,
+        help='Ray task options of the embed steps, as JSON (e.g. \'{"num_gpus": 1}\')',
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("mine_args", nargs=argparse.REMAINDER, help="-- then bitext mine arguments")
     a = p.parse_args(argv)
     args = a.mine_args[1:] if a.mine_args[:1] == ["--"] else a.mine_args
-    for line in mine(args, a.work_dir, a.bitext, a.output, a.retries, a.address):
-        print(line, file=sys.stderr)
+    mine(
+        args,
+        a.work_dir,
+        a.bitext,
+        a.output,
+        a.retries,
+        a.address,
+        embed_resources=a.embed_resources,
+        progress=None if a.quiet else _print_progress,
+    )
     return 0
 
 

@@ -1,5 +1,7 @@
-"""The Ray driver on a local cluster: a head and two worker nodes on 127.0.0.1 (one CPU each)
-run a 3-shard mining plan; the output must equal single-process ``bitext mine`` byte for byte.
+"""The Ray driver on a local cluster: a head and two worker nodes on 127.0.0.1 (one CPU each,
+one of them with an ``encoder`` resource) run a 3-shard mining plan of two embedding files, and
+a 3-shard plan from text to pairs whose embed steps must all run on the ``encoder`` node; each
+output must equal single-process ``bitext mine`` byte for byte.
 
     python tests/test_local_cluster.py --bitext target/debug/bitext
 
@@ -10,6 +12,7 @@ only when ``ray`` cannot be imported).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import socket
@@ -40,6 +43,36 @@ def write_planted(dir_: str, n: int, m: int, planted: int, seed: int):
                 f.write(struct.pack(f"<{D}f", *r))
         paths.append(p)
     return paths
+
+
+def write_text(dir_: str, n: int, m: int, planted: int, seed: int):
+    """Comparable toy corpora and their word vectors: ``n`` source sentences of words
+    ``a0 … a29``, ``m`` target sentences of words ``b0 … b29`` of which the first ``planted``
+    translate sources (words reversed and renamed); ``a{i}`` and ``b{i}`` are noisy copies of
+    one random vector. Returns the two texts and the encoder spec."""
+    rng = random.Random(seed)
+    words = lambda: [rng.randrange(30) for _ in range(2 + rng.randrange(6))]  # noqa: E731
+    src = [words() for _ in range(n)]
+    tgt = [list(reversed(src[j])) for j in range(planted)] + [words() for _ in range(m - planted)]
+    paths = []
+    for name, prefix, rows in (("src.txt", "a", src), ("tgt.txt", "b", tgt)):
+        p = os.path.join(dir_, name)
+        with open(p, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(" ".join(f"{prefix}{i}" for i in r) + "\n")
+        paths.append(p)
+    base = [[rng.gauss(0, 1) for _ in range(D)] for _ in range(30)]
+    vecs = []
+    for prefix in ("a", "b"):
+        p = os.path.join(dir_, f"{prefix}.vec")
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(f"30 {D}\n")
+            for i, v in enumerate(base):
+                noisy = " ".join(f"{x + 0.1 * rng.gauss(0, 1):.6f}" for x in v)
+                f.write(f"{prefix}{i} {noisy}\n")
+        vecs.append(p)
+    spec = json.dumps({"type": "bow", "vectors": vecs[0], "target_vectors": vecs[1], "lowercase": False})
+    return paths[0], paths[1], spec
 
 
 def free_port() -> int:
@@ -76,9 +109,9 @@ def main() -> int:
              f"--temp-dir={tmp}/r", *common],
             check=True, env=env, capture_output=True,
         )
-        for _ in range(2):
+        for extra in ([], ["--resources", json.dumps({"encoder": 1})]):
             subprocess.run(
-                [ray, "start", f"--address=127.0.0.1:{port}", *common],
+                [ray, "start", f"--address=127.0.0.1:{port}", *common, *extra],
                 check=True, env=env, capture_output=True,
             )
         import ray as rayapi
@@ -105,7 +138,7 @@ def main() -> int:
             print("FAIL: too few pairs mined to compare", file=sys.stderr)
             return 1
         print(f"ok: {len(single.splitlines())} pairs, byte-identical to single-process mining", file=sys.stderr)
-        return 0
+        return text_plan(bitext, tmp, rayapi)
     finally:
         try:
             import ray as rayapi
@@ -114,6 +147,46 @@ def main() -> int:
         except Exception:  # noqa: BLE001 - best effort
             pass
         subprocess.run([ray, "stop", "--force"], env=env, capture_output=True)
+
+
+def text_plan(bitext: str, tmp: str, rayapi) -> int:
+    """Text to pairs: embed steps on the ``encoder`` node, the output single-process's."""
+    from bitext_ray import mine
+
+    s, t, spec = write_text(tmp, 300, 240, 120, 11)
+    text = ["-q", "-k", "4", "--src-text", s, "--tgt-text", t, "--encoder", spec]
+    x, y = os.path.join(tmp, "xs.npy"), os.path.join(tmp, "ys.npy")
+    single = subprocess.run(
+        [bitext, "mine", *text, "--src-embeddings", x, "--tgt-embeddings", y],
+        check=True, capture_output=True,
+    ).stdout
+    encoder_node = [n["NodeID"] for n in rayapi.nodes() if n["Alive"] and "encoder" in n["Resources"]]
+    out = os.path.join(tmp, "mined-text.tsv")
+    lines = []
+    reports = mine(
+        [*text, "--shards", "3"],
+        os.path.join(tmp, "work-text"),
+        bitext=bitext,
+        output=out,
+        embed_resources={"resources": {"encoder": 1}},
+        progress=lambda done, total, line: lines.append((done, total)),
+    )
+    with open(out, "rb") as f:
+        got = f.read()
+    embed_nodes = {r.split("\t")[1] for r in reports if r.startswith("embed-")}
+    embeds = sum(r.startswith("embed-") for r in reports)
+    if embeds != 6 or embed_nodes != {f"node {encoder_node[0]}"}:
+        print(f"FAIL: {embeds} embed steps on {embed_nodes}, not on {encoder_node}", file=sys.stderr)
+        return 1
+    if lines[-1] != (len(reports), len(reports)):
+        print(f"FAIL: progress ended at {lines[-1]} of {len(reports)} steps", file=sys.stderr)
+        return 1
+    if got != single or len(single.splitlines()) < 50:
+        print("FAIL: the text plan's output differs from single-process bitext mine (or is short)", file=sys.stderr)
+        return 1
+    print(f"ok: text to {len(single.splitlines())} pairs in {len(reports)} steps, the 6 embed steps on the "
+          "encoder node; byte-identical to single-process mining", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

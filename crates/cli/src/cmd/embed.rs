@@ -206,20 +206,8 @@ fn each_sentence(
     mut f: impl FnMut(&str) -> Result<()>,
 ) -> Result<()> {
     let bucc = format.is_bucc(text)?;
-    bitext_core::io::LineReader::open(text)?.each_line("sentences", |r, line| {
-        let sentence = if bucc {
-            let fields = r.fields(line, 2, "id<TAB>sentence")?;
-            if fields[0].trim().is_empty() || fields[1].trim().is_empty() {
-                return Err(r.error("empty id or sentence").into());
-            }
-            fields[1]
-        } else if line.trim().is_empty() {
-            return Err(r.error("empty line").into());
-        } else {
-            line
-        };
-        f(sentence)
-    })
+    bitext_core::io::LineReader::open(text)?
+        .each_line("sentences", |r, line| f(r.sentence(line, bucc)?))
 }
 
 /// Encode the sentences of `text` into `out` chunk by chunk ([`STREAM_CHUNK`]), so that a

@@ -14,7 +14,10 @@ use clap::{Args, ValueEnum};
 use crate::index::SearchArgs;
 use bitext_eval::calibration::Calibration;
 
-use bitext_shard::{Format, Input, Outcome, Plan, RunOptions, Sharding, mined_pairs, run_all};
+use bitext_shard::{
+    Encoders, Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput,
+    mined_pairs, run_all,
+};
 
 use crate::input::{
     CalibrationArgs, EmbeddingArgs, Labels, Sentences, TextFormat, progress_bar, sentences_for,
@@ -179,21 +182,23 @@ fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
 
 pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let e = &a.embeddings;
-    let made = a.encoder.is_some();
+    // With --shards, the plan embeds the text itself (embed steps in --work-dir).
+    let made = a.encoder.is_some() && a.shards.is_none();
     super::check_outputs([
         a.output.as_deref(),
-        made.then_some(e.src_embeddings.as_path()),
-        made.then_some(e.trg_embeddings.as_path()),
+        e.src_embeddings.as_deref().filter(|_| made),
+        e.trg_embeddings.as_deref().filter(|_| made),
     ])?;
     let spec = mine_spec(a)?;
-    if let (Some(encoder), Some(st), Some(tt)) = (&a.encoder, &a.src_text, &a.trg_text) {
-        let e = &a.embeddings;
-        if e.fp16 {
-            bail!("--encoder writes f32 embeddings: drop --fp16");
-        }
+    if a.encoder.is_some() && e.fp16 {
+        bail!("--encoder writes f32 embeddings: drop --fp16");
+    }
+    if let (Some(encoder), Some(st), Some(tt), true) = (&a.encoder, &a.src_text, &a.trg_text, made)
+    {
+        let (sp, tp) = e.paths()?;
         for (text, side, out) in [
-            (st, bitext_encode::Side::Source, &e.src_embeddings),
-            (tt, bitext_encode::Side::Target, &e.trg_embeddings),
+            (st, bitext_encode::Side::Source, sp),
+            (tt, bitext_encode::Side::Target, tp),
         ] {
             crate::cmd::embed::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
         }
@@ -221,7 +226,10 @@ fn execution<'a>(a: &'a MineArgs, spec: &MineSpec) -> Execution<'a> {
         return Execution::Sharded { shards, dir };
     }
     let e = &a.embeddings;
-    let half_target = e.fp16 && Format::of(&e.trg_embeddings, true) == Format::RawF16;
+    let half_target = e.fp16
+        && e.trg_embeddings
+            .as_deref()
+            .is_some_and(|t| Format::of(t, true) == Format::RawF16);
     let plain_mining = a.mode == Mode::Mine && !a.skip_zero_rows && a.unify.is_none();
     if half_target && plain_mining && spec.index.exact_search().is_some() {
         Execution::HalfTarget
@@ -331,13 +339,13 @@ fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
 fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     use bitext_core::io::raw::{RawDtype, read_raw};
     let e = &a.embeddings;
+    let (sp, tp) = e.paths()?;
     let Some(dim) = e.dim else {
         bail!(
             "{}: raw embedding files have no header; give --dim",
-            e.src_embeddings.display()
+            sp.display()
         );
     };
-    let (sp, tp) = (&e.src_embeddings, &e.trg_embeddings);
     let src = read_raw(sp, dim, RawDtype::F16)?;
     let trg = bitext_core::MappedHalf::open(tp, dim)?;
     let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
@@ -379,18 +387,89 @@ fn write_mined(
 }
 
 /// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
-/// output as the single-process run writes it.
+/// output as the single-process run writes it. With `--encoder`, the plan embeds the text
+/// itself (embed steps over byte ranges of each file).
 fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Result<()> {
     if a.mode != Mode::Mine || a.skip_zero_rows || a.unify.is_some() {
         bail!("--shards mines (--mode mine) without --skip-zero-rows or --unify");
     }
+    let sharding = Sharding {
+        shards,
+        index_shards: a.index_shards.unwrap_or(shards),
+    };
+    let plan = match (&a.encoder, &a.src_text, &a.trg_text) {
+        (Some(encoder), Some(st), Some(tt)) => plan_text(a, spec, encoder, (st, tt), sharding),
+        _ => plan_embeddings(a, spec, sharding),
+    }
+    .with_context(|| format!("planning in {}", dir.display()))?;
+    if a.plan_only {
+        eprintln!(
+            "plan {} ({} steps, {shards} shards per side) in {}",
+            plan.id,
+            plan.steps.len(),
+            dir.join(bitext_shard::PLAN_FILE).display()
+        );
+        return Ok(());
+    }
+    // A bad calibration file fails before any step runs.
+    let calibration = a.calibration.load()?;
+    let bar = progress_bar(plan.steps.len(), "mining steps", a.quiet);
+    let (mut ran, mut skipped) = (0, 0);
+    run_all(&plan, dir, &run_options(), &mut |_, outcome, done, _| {
+        match outcome {
+            Outcome::Ran => ran += 1,
+            Outcome::Skipped => skipped += 1,
+        }
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("mining in {} (rerun to resume)", dir.display()))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "steps: {ran} ran, {skipped} already done ({})",
+        dir.display()
+    );
+    let (src, trg) = plan.layouts(dir)?;
+    let name = |side: Side| match plan.side(side) {
+        PlannedSide::Embeddings(p) => p.input.path.clone(),
+        PlannedSide::Text(t) => t.path.clone(),
+    };
+    let src_text = sentences_for_rows(
+        a.src_text.as_deref(),
+        a.text_format,
+        src.rows,
+        &name(Side::Src),
+    )?;
+    let trg_text = sentences_for_rows(
+        a.trg_text.as_deref(),
+        a.text_format,
+        trg.rows,
+        &name(Side::Trg),
+    )?;
+    let pairs = mined_pairs(&plan, dir)?;
+    write_mined(a, pairs, (src_text, trg_text), calibration)
+}
+
+/// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and an
+/// encoder builder that knows every spec this binary can build (neural and ONNX included).
+pub(crate) fn run_options() -> RunOptions {
+    RunOptions {
+        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
+        encoders: Some(std::sync::Arc::new(Encoders::new(Box::new(|spec| {
+            crate::cmd::embed::sentence_encoder(spec).map_err(|e| format!("{e:#}"))
+        })))),
+    }
+}
+
+/// The plan of mining two embedding files (`--index auto` chosen from their sizes).
+fn plan_embeddings(a: &MineArgs, spec: &MineSpec, sharding: Sharding) -> Result<Plan> {
     let e = &a.embeddings;
-    let input = |p: &PathBuf| Input {
-        path: p.clone(),
+    let input = |p: &Path| Input {
+        path: p.to_path_buf(),
         format: Format::of(p, e.fp16),
         dim: e.dim,
     };
-    let (src, trg) = (input(&e.src_embeddings), input(&e.trg_embeddings));
+    let (sp, tp) = e.paths()?;
+    let (src, trg) = (input(sp), input(tp));
     let mut spec = spec.clone();
     if a.search.index == "auto" {
         let ((ns, d), (nt, _)) = (src.shape()?, trg.shape()?);
@@ -410,55 +489,48 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
         }
         eprintln!("--index auto: {}", spec.index);
     }
-    let sharding = Sharding {
-        shards,
-        index_shards: a.index_shards.unwrap_or(shards),
-    };
-    let plan = Plan::make(dir, &src, &trg, &spec, sharding)
-        .with_context(|| format!("planning in {}", dir.display()))?;
-    if a.plan_only {
-        eprintln!(
-            "plan {} ({} steps, {shards} shards per side) in {}",
-            plan.id,
-            plan.steps.len(),
-            dir.join(bitext_shard::PLAN_FILE).display()
+    let dir = a
+        .work_dir
+        .as_deref()
+        .expect("sharded runs have a work directory");
+    Ok(Plan::make(dir, &src, &trg, &spec, sharding)?)
+}
+
+/// The plan of embedding two text files with `encoder` and mining them.
+fn plan_text(
+    a: &MineArgs,
+    spec: &MineSpec,
+    encoder: &bitext_encode::EncoderSpec,
+    (st, tt): (&Path, &Path),
+    sharding: Sharding,
+) -> Result<Plan> {
+    if a.search.index == "auto" {
+        bail!(
+            "--index auto chooses from the embeddings' sizes, which a plan that embeds text \
+             knows only once embedded: name the index (--index exact, or a faiss spec)"
         );
-        return Ok(());
     }
-    let src_text = sentences_for_rows(
-        a.src_text.as_deref(),
-        a.text_format,
-        plan.src.rows,
-        &src.path,
-    )?;
-    let trg_text = sentences_for_rows(
-        a.trg_text.as_deref(),
-        a.text_format,
-        plan.trg.rows,
-        &trg.path,
-    )?;
-    // A bad calibration file fails before any step runs.
-    let calibration = a.calibration.load()?;
-    let opts = RunOptions {
-        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
+    let bucc = match a.text_format {
+        TextFormat::Auto => None,
+        TextFormat::Bucc => Some(true),
+        TextFormat::Plain => Some(false),
     };
-    let bar = progress_bar(plan.steps.len(), "mining steps", a.quiet);
-    let (mut ran, mut skipped) = (0, 0);
-    run_all(&plan, dir, &opts, &mut |_, outcome, done, _| {
-        match outcome {
-            Outcome::Ran => ran += 1,
-            Outcome::Skipped => skipped += 1,
-        }
-        bar.set_position(done as u64);
-    })
-    .with_context(|| format!("mining in {} (rerun to resume)", dir.display()))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "steps: {ran} ran, {skipped} already done ({})",
-        dir.display()
-    );
-    let pairs = mined_pairs(&plan, dir)?;
-    write_mined(a, pairs, (src_text, trg_text), calibration)
+    let text = |p: &Path| TextInput {
+        path: p.to_path_buf(),
+        bucc,
+    };
+    let dir = a
+        .work_dir
+        .as_deref()
+        .expect("sharded runs have a work directory");
+    Ok(Plan::make_text(
+        dir,
+        &text(st),
+        &text(tt),
+        encoder,
+        spec,
+        sharding,
+    )?)
 }
 
 fn margin_spec(a: &MineArgs) -> MarginSpec {

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use bitext_shard::{Outcome, Plan, RunOptions, run_step};
+use bitext_shard::{Outcome, Plan, run_step};
 
 /// Arguments of `bitext mine-step`.
 #[derive(Debug, clap::Args)]
@@ -17,8 +17,8 @@ pub(crate) struct MineStepArgs {
     /// Print the plan's steps (name and dependencies, one JSON object per line) and stop.
     #[arg(long)]
     list: bool,
-    /// Steps to run, in order (names from the plan: knn-0-1, merge-knn-src-0, means-src,
-    /// score-trg-2, retrieve, merge, …).
+    /// Steps to run, in order (names from the plan: embed-src-0, knn-0-1, merge-knn-src-0,
+    /// means-src, score-trg-2, retrieve, merge, …).
     #[arg(value_name = "STEP", required_unless_present = "list")]
     steps: Vec<String>,
 }
@@ -34,9 +34,7 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let opts = RunOptions {
-        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
-    };
+    let opts = crate::cmd::mine::run_options();
     for name in &a.steps {
         let o = run_step(&plan, &a.work_dir, name, &opts)
             .with_context(|| format!("in {}", a.work_dir.display()))?;

@@ -233,6 +233,8 @@ pub struct LineReader<R> {
     reader: R,
     text: String,
     line: usize,
+    /// The reader starts inside the file (a byte-range shard): no byte-order mark to drop.
+    mid_file: bool,
 }
 
 impl LineReader<Input> {
@@ -255,7 +257,17 @@ impl<R: BufRead> LineReader<R> {
             reader,
             text: String::new(),
             line: 0,
+            mid_file: false,
         }
+    }
+
+    /// A reader that starts inside the file, at a line boundary (a shard of its bytes): a
+    /// byte-order mark on its first line is part of the text, as it is for a reader of the
+    /// whole file, and [`LineReader::line_number`] counts from the shard's start.
+    #[must_use]
+    pub fn mid_file(mut self) -> Self {
+        self.mid_file = true;
+        self
     }
 
     /// The file's name, as used in errors.
@@ -297,7 +309,7 @@ impl<R: BufRead> LineReader<R> {
             return Ok(false);
         }
         self.line += 1;
-        if self.line == 1 && buf.starts_with(BOM) {
+        if self.line == 1 && !self.mid_file && buf.starts_with(BOM) {
             buf.drain(..BOM.len());
         }
         if buf.last() == Some(&b'\n') {
@@ -337,6 +349,26 @@ impl<R: BufRead> LineReader<R> {
             return Err(Error::parse(&self.path, Location::File, reason).into());
         }
         Ok(())
+    }
+
+    /// The sentence of `line` in a sentence file: for BUCC (`bucc`), the second of exactly two
+    /// tab-separated fields, both non-empty; otherwise the line, which must not be blank. The
+    /// one check of `bitext embed`'s streaming reader and of a sharded plan's embed steps.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the line.
+    pub fn sentence<'a>(&self, line: &'a str, bucc: bool) -> Result<&'a str> {
+        if bucc {
+            let fields = self.fields(line, 2, "id<TAB>sentence")?;
+            if fields[0].trim().is_empty() || fields[1].trim().is_empty() {
+                return Err(self.error("empty id or sentence"));
+            }
+            Ok(fields[1])
+        } else if line.trim().is_empty() {
+            Err(self.error("empty line"))
+        } else {
+            Ok(line)
+        }
     }
 
     /// Split `line` on tabs, requiring exactly `n` fields (`what` describes them, e.g.

@@ -1,0 +1,259 @@
+//! `bitext mine --src-text A --tgt-text B --encoder SPEC --shards N --work-dir DIR`: text to
+//! pairs as one plan whose embed steps cut each text into byte ranges. Byte-identical to the
+//! single-process `mine --encoder` (which embeds each file whole) for 1, 3 and 7 shards, plain
+//! and BUCC text; resumable after a failed embed step; a changed threshold reruns only the
+//! selection; a changed text reruns its side's embed steps and what depends on them, never
+//! reusing rows of the old text; a corrupt embed output is redone; `mine-step` runs embed steps.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
+
+mod common;
+use common::{bitext, run, write};
+
+/// Comparable corpora: 90 sources, and 70 targets of which the first 45 translate sources
+/// (shuffled by a stride); word vectors of both languages in one `.vec` file.
+fn corpora(dir: &Path, bucc: bool) -> (PathBuf, PathBuf, String) {
+    let (src, tgt) = parallel_text(90, 3);
+    let (_, other) = parallel_text(25, 4);
+    let mut targets: Vec<&String> = (0..45).map(|i| &tgt[(i * 7) % 45]).collect();
+    targets.extend(other.iter());
+    let lines = |v: Vec<&String>, p: &str| -> String {
+        v.iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if bucc {
+                    format!("{p}-{i:06}\t{s}\n")
+                } else {
+                    format!("{s}\n")
+                }
+            })
+            .collect()
+    };
+    let s = write(dir, "src.txt", lines(src.iter().collect(), "de"));
+    let t = write(dir, "tgt.txt", lines(targets, "en"));
+    let (a, b) = lexicon(VOCAB, 16, 5);
+    let (va, vb) = (dir.join("a.vec"), dir.join("b.vec"));
+    bitext_core::io::vec::write_vec(&va, &a).unwrap();
+    bitext_core::io::vec::write_vec(&vb, &b).unwrap();
+    let spec = serde_json::json!({
+        "type": "bow", "vectors": va, "target_vectors": vb, "lowercase": false
+    });
+    (s, t, spec.to_string())
+}
+
+fn mine_cmd(s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> Command {
+    let mut c: Command = bitext();
+    c.args(["mine", "-q", "-k", "3", "--src-text"])
+        .arg(s)
+        .arg("--tgt-text")
+        .arg(t)
+        .args(["--encoder", encoder])
+        .args(extra);
+    c
+}
+
+fn mine(s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> (String, String) {
+    let (ok, out, err) = run(&mut mine_cmd(s, t, encoder, extra));
+    assert!(ok, "{extra:?}: {err}");
+    (out, err)
+}
+
+/// The single-process run: each text embedded whole into `dir`, then mined.
+fn single(dir: &Path, s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> String {
+    let (x, y) = (dir.join("x.npy"), dir.join("y.npy"));
+    let mut args = vec![
+        "--src-embeddings",
+        x.to_str().unwrap(),
+        "--tgt-embeddings",
+        y.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    mine(s, t, encoder, &args).0
+}
+
+fn sharded(s: &Path, t: &Path, enc: &str, work: &Path, n: usize, extra: &[&str]) -> String {
+    let n = n.to_string();
+    let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    mine(s, t, enc, &args).0
+}
+
+/// The steps the log says `what` (`ran `, `skipped `) from its line `from` on.
+fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
+    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
+    log.lines()
+        .skip(from)
+        .filter_map(|l| l.strip_prefix(what))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+fn log_len(work: &Path) -> usize {
+    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
+}
+
+fn output_of(work: &Path, step: &str) -> PathBuf {
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
+    let s = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == step)
+        .unwrap();
+    let id = s["id"].as_str().unwrap();
+    work.join(format!("{step}-{id}.f32"))
+}
+
+#[test]
+fn sharded_text_to_pairs_writes_the_single_process_bytes() {
+    for bucc in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let (s, t, enc) = corpora(d.path(), bucc);
+        let want = single(d.path(), &s, &t, &enc, &[]);
+        assert!(want.lines().count() >= 40, "{want}");
+        if bucc {
+            assert!(want.starts_with(|c: char| c.is_ascii_digit()) && want.contains("\tde-0"));
+        }
+        for n in [1, 3, 7] {
+            let work = d.path().join(format!("w{n}"));
+            assert_eq!(
+                sharded(&s, &t, &enc, &work, n, &[]),
+                want,
+                "{n} shards, bucc {bucc}"
+            );
+            let embeds = logged(&work, 0, "ran ")
+                .into_iter()
+                .filter(|s| s.starts_with("embed-"))
+                .count();
+            assert_eq!(embeds, 2 * n);
+        }
+    }
+}
+
+#[test]
+fn a_failed_embed_step_resumes_and_a_changed_threshold_reruns_the_selection_only() {
+    let d = tempfile::tempdir().unwrap();
+    let (s, t, enc) = corpora(d.path(), false);
+    let want = single(d.path(), &s, &t, &enc, &[]);
+    let work = d.path().join("work");
+    let w = work.to_str().unwrap();
+    let mut c = mine_cmd(&s, &t, &enc, &["--shards", "3", "--work-dir", w]);
+    c.env("BITEXT_FAIL_STEP", "embed-trg-1");
+    let (ok, _, err) = run(&mut c);
+    assert!(
+        !ok && err.contains("embed-trg-1") && err.contains("on purpose"),
+        "{err}"
+    );
+    let first = logged(&work, 0, "ran ");
+    let embedded: BTreeSet<String> = ["embed-src-0", "embed-src-1", "embed-src-2", "embed-trg-0"]
+        .map(String::from)
+        .into();
+    assert_eq!(first, embedded);
+    let at = log_len(&work);
+    assert_eq!(sharded(&s, &t, &enc, &work, 3, &[]), want);
+    assert_eq!(logged(&work, at, "skipped "), embedded);
+    assert!(logged(&work, at, "ran ").is_disjoint(&embedded));
+    // A new threshold: only retrieval and the final merge run again.
+    let want_t = single(d.path(), &s, &t, &enc, &["--threshold", "1.02"]);
+    let at = log_len(&work);
+    assert_eq!(
+        sharded(&s, &t, &enc, &work, 3, &["--threshold", "1.02"]),
+        want_t
+    );
+    let ran = logged(&work, at, "ran ");
+    assert_eq!(ran, ["merge", "retrieve"].map(String::from).into());
+}
+
+#[test]
+fn a_changed_text_or_a_corrupt_embedding_is_recomputed_never_mixed_in() {
+    let d = tempfile::tempdir().unwrap();
+    let (s, t, enc) = corpora(d.path(), false);
+    let work = d.path().join("work");
+    sharded(&s, &t, &enc, &work, 3, &[]);
+    // A corrupt embed output (same size, one value changed): its step is redone; what was
+    // computed from the good rows is still right and is kept.
+    let out = output_of(&work, "embed-src-1");
+    let mut bytes = std::fs::read(&out).unwrap();
+    bytes[5] ^= 0x40;
+    std::fs::write(&out, &bytes).unwrap();
+    let at = log_len(&work);
+    let want = single(d.path(), &s, &t, &enc, &[]);
+    assert_eq!(sharded(&s, &t, &enc, &work, 3, &[]), want);
+    assert_eq!(
+        logged(&work, at, "ran "),
+        ["embed-src-1"].map(String::from).into()
+    );
+    // A changed target text: a new plan; the source's embed steps are reused, every step that
+    // reads the target's rows runs again, and the output is that of the new text.
+    let text = std::fs::read_to_string(&t).unwrap();
+    std::fs::write(&t, format!("{}b3 b4 b5\n", text.replace("b1 ", "b2 "))).unwrap();
+    let want = single(d.path(), &s, &t, &enc, &[]);
+    let at = log_len(&work);
+    assert_eq!(sharded(&s, &t, &enc, &work, 3, &[]), want);
+    let skipped = logged(&work, at, "skipped ");
+    assert_eq!(
+        skipped,
+        ["embed-src-0", "embed-src-1", "embed-src-2"]
+            .map(String::from)
+            .into()
+    );
+    let ran = logged(&work, at, "ran ");
+    assert!(ran.contains("embed-trg-0") && ran.contains("knn-0-0") && ran.contains("merge"));
+}
+
+#[test]
+fn mine_step_runs_embed_steps_and_text_plans_refuse_what_they_cannot_do() {
+    let d = tempfile::tempdir().unwrap();
+    let (s, t, enc) = corpora(d.path(), false);
+    let want = single(d.path(), &s, &t, &enc, &[]);
+    let work = d.path().join("work");
+    let w = work.to_str().unwrap();
+    mine(
+        &s,
+        &t,
+        &enc,
+        &["--shards", "2", "--work-dir", w, "--plan-only"],
+    );
+    let (ok, out, err) = run(bitext().args(["mine-step", "--work-dir", w, "--list"]));
+    assert!(ok, "{err}");
+    let names: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["name"].to_string())
+        .map(|n| n.trim_matches('"').to_string())
+        .collect();
+    assert_eq!(
+        &names[..4],
+        ["embed-src-0", "embed-src-1", "embed-trg-0", "embed-trg-1"]
+    );
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "knn-0-0"]));
+    assert!(
+        !ok && err.contains("embed-src-0 has not completed"),
+        "{err}"
+    );
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w]).args(&names));
+    assert!(ok, "{err}");
+    assert_eq!(sharded(&s, &t, &enc, &work, 2, &[]), want);
+    // A TF-IDF bag needs its IDF from a corpus file; more shards than lines; --index auto.
+    let tfidf = enc.replace("\"type\"", "\"weighting\":\"tf_idf\",\"type\"");
+    let w2 = d.path().join("w2");
+    let (ok, _, err) = run(mine_cmd(&s, &t, &tfidf, &["--shards", "2", "--work-dir"]).arg(&w2));
+    assert!(!ok && err.contains("idf_corpus"), "{err}");
+    let (ok, _, err) = run(mine_cmd(&s, &t, &enc, &["--shards", "80", "--work-dir"]).arg(&w2));
+    assert!(
+        !ok && err.contains("80 shards but the file has 70 lines"),
+        "{err}"
+    );
+    let mut c = mine_cmd(
+        &s,
+        &t,
+        &enc,
+        &["--shards", "2", "--index", "auto", "--work-dir"],
+    );
+    let (ok, _, err) = run(c.arg(&w2));
+    assert!(!ok && err.contains("--index auto"), "{err}");
+}
