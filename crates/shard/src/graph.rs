@@ -5,9 +5,15 @@
 use crate::plan::{Plan, PlannedSide, Side, Step, StepKind, hash_hex};
 
 /// Steps in the making: each added after its dependencies.
-struct Graph(Vec<Step>);
+#[derive(Default)]
+pub(crate) struct Graph(Vec<Step>);
 
 impl Graph {
+    /// The steps, dependencies first.
+    pub(crate) fn into_steps(self) -> Vec<Step> {
+        self.0
+    }
+
     fn id_of(&self, name: &str) -> &str {
         self.0
             .iter()
@@ -16,7 +22,8 @@ impl Graph {
             .expect("dependencies come first")
     }
 
-    fn add(&mut self, name: String, kind: StepKind, deps: Vec<String>, own: String) {
+    /// Add a step after its dependencies `deps`; `own` says what it does.
+    pub(crate) fn add(&mut self, name: String, kind: StepKind, deps: Vec<String>, own: String) {
         let mut parts = vec![name.clone(), own];
         parts.extend(deps.iter().map(|d| self.id_of(d).to_string()));
         let refs: Vec<&str> = parts.iter().map(String::as_str).collect();

@@ -24,6 +24,7 @@
 mod arrays;
 mod embed;
 mod error;
+mod filter;
 mod graph;
 mod input;
 mod layout;
@@ -36,6 +37,9 @@ mod text;
 
 pub use embed::{BuildEncoder, Embedded, Encoders};
 pub use error::{Error, Result};
+pub use filter::{
+    BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer, run_filter_all, run_filter_step,
+};
 pub use input::{Format, Input};
 pub use layout::Layout;
 pub use plan::{

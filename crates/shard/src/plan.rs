@@ -147,6 +147,16 @@ pub enum StepKind {
     Retrieve,
     /// The final TSV.
     Merge,
+    /// Filter plans: the lines of one byte-range shard of the TSV scored, with their word
+    /// counts.
+    ScoreLines {
+        /// Its shard.
+        shard: usize,
+    },
+    /// Filter plans: the budget and threshold over every line's score.
+    Select,
+    /// Filter plans: the kept lines, verbatim with their score.
+    WriteKept,
 }
 
 /// One step of the plan.
@@ -169,6 +179,8 @@ impl Step {
     pub fn output(&self) -> String {
         if self.kind == StepKind::Merge {
             format!("mined-{}.tsv", self.id)
+        } else if self.kind == StepKind::WriteKept {
+            format!("filtered-{}.tsv", self.id)
         } else if matches!(self.kind, StepKind::Embed { .. }) {
             format!("{}-{}.f32", self.name, self.id)
         } else {
@@ -274,7 +286,14 @@ fn check_request(spec: &MineSpec, sharding: Sharding) -> Result<()> {
 
 /// The encoder's spec and the identity of every file or directory (each file in it) that the
 /// spec names, so that a retrained model or changed vectors change the embed steps' ids.
-fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
+pub(crate) fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
+    let json = serde_json::to_value(spec).expect("spec serialises");
+    Ok(format!("{json}\n{}", named_files(&json)?))
+}
+
+/// The identity (path, size, modification time) of every file named by a string of `json` (a
+/// spec), and of every file in a directory so named, one per line.
+pub(crate) fn named_files(json: &serde_json::Value) -> Result<String> {
     fn walk(v: &serde_json::Value, out: &mut Vec<String>) -> Result<()> {
         match v {
             serde_json::Value::String(s) => files(Path::new(s), out),
@@ -298,10 +317,19 @@ fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
         }
         Ok(())
     }
-    let json = serde_json::to_value(spec).expect("spec serialises");
-    let mut parts = vec![json.to_string()];
-    walk(&json, &mut parts)?;
+    let mut parts = Vec::new();
+    walk(json, &mut parts)?;
     Ok(parts.join("\n"))
+}
+
+/// Write `json` as `plan.json` in `work_dir` (created if missing), atomically.
+pub(crate) fn write_plan_file(work_dir: &Path, json: &str) -> Result<()> {
+    std::fs::create_dir_all(work_dir).map_err(|e| bitext_core::Error::io(work_dir, e))?;
+    let mut out = AtomicFile::create(work_dir.join(PLAN_FILE))?;
+    std::io::Write::write_all(&mut out, json.as_bytes()).map_err(|e| out.err(e))?;
+    std::io::Write::write_all(&mut out, b"\n").map_err(|e| out.err(e))?;
+    out.commit()?;
+    Ok(())
 }
 
 fn plan_id(src: &str, trg: &str, spec: &MineSpec, shards: Sharding) -> String {
@@ -505,14 +533,8 @@ impl Plan {
     /// # Errors
     /// I/O errors naming the path.
     pub fn save(&self, work_dir: &Path) -> Result<()> {
-        std::fs::create_dir_all(work_dir).map_err(|e| bitext_core::Error::io(work_dir, e))?;
-        let path = work_dir.join(PLAN_FILE);
         let json = serde_json::to_string_pretty(self).expect("plan serialises");
-        let mut out = AtomicFile::create(&path)?;
-        std::io::Write::write_all(&mut out, json.as_bytes()).map_err(|e| out.err(e))?;
-        std::io::Write::write_all(&mut out, b"\n").map_err(|e| out.err(e))?;
-        out.commit()?;
-        Ok(())
+        write_plan_file(work_dir, &json)
     }
 
     /// Read `plan.json` from `work_dir`.

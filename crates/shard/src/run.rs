@@ -44,12 +44,28 @@ struct Record {
 }
 
 /// Options of a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Fail this step on purpose, before it writes anything (to test resumption).
     pub fail_step: Option<String>,
     /// What builds the encoder of embed steps (default: bags of words only).
     pub encoders: Option<Arc<Encoders>>,
+    /// What builds the scorers of a filter plan's sentence scorers (default: the scorers
+    /// `bitext-mine` builds; a neural model needs a builder from a crate that links it).
+    pub line_scorers: Option<Arc<crate::filter::BuildLineScorer>>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("fail_step", &self.fail_step)
+            .field("encoders", &self.encoders)
+            .field(
+                "line_scorers",
+                &self.line_scorers.as_ref().map(|_| "a builder"),
+            )
+            .finish()
+    }
 }
 
 /// What the embed step `step` recorded, if it has completed (its output has the recorded
@@ -76,7 +92,7 @@ pub(crate) fn embedded(dir: &Path, step: &Step) -> Result<Embedded> {
 /// recorded size and (with `deep`, which reads the whole file) checksum. A step checks its own
 /// output deeply before skipping itself, and its dependencies' by size (they read them anyway,
 /// and each was checked deeply when it ran or was skipped).
-fn is_done(dir: &Path, step: &Step, deep: bool) -> bool {
+pub(crate) fn is_done(dir: &Path, step: &Step, deep: bool) -> bool {
     let Ok(text) = std::fs::read_to_string(dir.join(step.record())) else {
         return false;
     };
@@ -124,35 +140,17 @@ fn write_tsv(path: &Path, pairs: &[ScoredPair]) -> Result<()> {
 /// [`Error::Step`] naming the step: unknown step, a dependency whose output is missing or
 /// corrupt, the step's own errors, or the failure asked for by `opts`.
 pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Result<Outcome> {
-    let wrap = |e: Error| Error::Step {
-        step: name.to_string(),
-        reason: Box::new(e),
-    };
-    let step = plan.step(name).map_err(wrap)?;
-    if is_done(dir, step, true) {
-        log(dir, &format!("skipped {name} {}", step.id))?;
-        return Ok(Outcome::Skipped);
-    }
-    for d in &step.deps {
-        let dep = plan.step(d).map_err(wrap)?;
-        if !is_done(dir, dep, false) {
-            return Err(wrap(Error::Invalid(format!(
-                "its dependency {d} has not completed"
-            ))));
-        }
-    }
-    if opts.fail_step.as_deref() == Some(name) {
-        log(dir, &format!("failed {name} {} (on purpose)", step.id))?;
-        return Err(wrap(Error::Invalid(
-            "failed on purpose (--fail-step)".into(),
-        )));
-    }
-    let out = dir.join(step.output());
-    let mut embedded = None;
-    match step.kind {
+    let step = plan.step(name).map_err(|e| wrap(name, e))?;
+    let deps = step
+        .deps
+        .iter()
+        .map(|d| plan.step(d))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| wrap(name, e))?;
+    run_generic(dir, step, &deps, opts, |out| match step.kind {
         StepKind::Merge => {
-            let pairs = read_pairs(plan, dir).map_err(wrap)?;
-            write_tsv(&out, &pairs).map_err(wrap)?;
+            write_tsv(out, &read_pairs(plan, dir)?)?;
+            Ok(None)
         }
         StepKind::Embed { side, shard } => {
             let default;
@@ -163,12 +161,50 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
                     &default
                 }
             };
-            let e = crate::embed::embed(plan, side, shard, &out, encoders).map_err(wrap)?;
-            embedded = Some(e);
+            Ok(Some(crate::embed::embed(plan, side, shard, out, encoders)?))
         }
-        _ => compute(plan, dir, step, &out).map_err(wrap)?,
+        _ => compute(plan, dir, step, out).map(|()| None),
+    })
+}
+
+/// `e` as the error of the step `name`.
+fn wrap(name: &str, e: Error) -> Error {
+    Error::Step {
+        step: name.to_string(),
+        reason: Box::new(e),
     }
-    let bytes = std::fs::read(&out).map_err(|e| wrap(bitext_core::Error::io(&out, e).into()))?;
+}
+
+/// Run `step` (whose dependencies are `deps`) in `dir` unless it is done: `compute` writes its
+/// output (atomically) and says what an embed step embedded; then the completion record. The
+/// one runner of every kind of plan.
+pub(crate) fn run_generic(
+    dir: &Path,
+    step: &Step,
+    deps: &[&Step],
+    opts: &RunOptions,
+    compute: impl FnOnce(&Path) -> Result<Option<Embedded>>,
+) -> Result<Outcome> {
+    let name = step.name.as_str();
+    if is_done(dir, step, true) {
+        log(dir, &format!("skipped {name} {}", step.id))?;
+        return Ok(Outcome::Skipped);
+    }
+    for dep in deps {
+        if !is_done(dir, dep, false) {
+            let why = format!("its dependency {} has not completed", dep.name);
+            return Err(wrap(name, Error::Invalid(why)));
+        }
+    }
+    if opts.fail_step.as_deref() == Some(name) {
+        log(dir, &format!("failed {name} {} (on purpose)", step.id))?;
+        let why = Error::Invalid("failed on purpose (--fail-step)".into());
+        return Err(wrap(name, why));
+    }
+    let out = dir.join(step.output());
+    let embedded = compute(&out).map_err(|e| wrap(name, e))?;
+    let bytes =
+        std::fs::read(&out).map_err(|e| wrap(name, bitext_core::Error::io(&out, e).into()))?;
     let rec = Record {
         step: name.into(),
         id: step.id.clone(),

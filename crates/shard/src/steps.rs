@@ -85,6 +85,11 @@ pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Resul
                 "merge and embed steps are run by run_step".into(),
             ));
         }
+        StepKind::ScoreLines { .. } | StepKind::Select | StepKind::WriteKept => {
+            return Err(Error::Invalid(
+                "a filter plan's step in a mining plan".into(),
+            ));
+        }
     };
     arrays::write(out, o.kind, o.shape, &o.arrays)
 }

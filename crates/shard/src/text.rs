@@ -176,6 +176,23 @@ impl PlannedText {
         s: usize,
         mut f: impl FnMut(&str) -> Result<()>,
     ) -> Result<()> {
+        let mut r = self.shard_reader(s)?;
+        while r.advance()? {
+            let sentence = r.sentence(r.line(), self.bucc)?;
+            f(sentence)?;
+        }
+        Ok(())
+    }
+
+    /// The lines of shard `s` (named in errors by the file, the shard and its first byte, line
+    /// numbers counted from there).
+    ///
+    /// # Errors
+    /// The file changed since it was planned, or cannot be opened.
+    pub(crate) fn shard_reader(
+        &self,
+        s: usize,
+    ) -> Result<LineReader<BufReader<std::io::Take<std::fs::File>>>> {
         let path = &self.path;
         if identity(path)? != self.identity {
             return Err(Error::Invalid(format!(
@@ -190,15 +207,8 @@ impl PlannedText {
         file.seek(SeekFrom::Start(start)).map_err(io)?;
         let reader = BufReader::with_capacity(1 << 16, file.take(end - start));
         let name = format!("{} (shard {s}, from byte {start})", path.display());
-        let mut r = LineReader::new(name, reader);
-        if start > 0 {
-            r = r.mid_file();
-        }
-        while r.advance()? {
-            let sentence = r.sentence(r.line(), self.bucc)?;
-            f(sentence)?;
-        }
-        Ok(())
+        let r = LineReader::new(name, reader);
+        Ok(if start > 0 { r.mid_file() } else { r })
     }
 }
 

@@ -25,12 +25,16 @@ from typing import Callable, Dict, List, Optional, Sequence
 import ray
 
 
+PLAN_FORMATS = ("bitext-mine-plan", "bitext-filter-plan")
+
+
 def load_plan(work_dir: str) -> dict:
-    """The plan ``bitext mine --shards N --work-dir DIR --plan-only`` wrote."""
+    """The plan ``bitext mine`` or ``bitext filter`` with ``--shards N --work-dir DIR
+    --plan-only`` wrote."""
     with open(os.path.join(work_dir, "plan.json"), encoding="utf-8") as f:
         plan = json.load(f)
-    if plan.get("format") != "bitext-mine-plan":
-        raise ValueError(f"{work_dir}/plan.json is not a bitext mining plan")
+    if plan.get("format") not in PLAN_FORMATS:
+        raise ValueError(f"{work_dir}/plan.json is not a bitext mining or filter plan")
     return plan
 
 
@@ -76,7 +80,7 @@ def run_plan(
     refs: Dict[str, "ray.ObjectRef"] = {}
     for s in plan["steps"]:
         deps = [refs[d] for d in s["deps"]]
-        task = embed if s.get("kind") == "embed" else step
+        task = embed if s.get("kind") in ("embed", "score-lines") else step
         refs[s["name"]] = task.remote(bitext, work_dir, s["name"], *deps)
     pending = list(refs.values())
     total = len(pending)
@@ -93,6 +97,23 @@ def _print_progress(done: int, total: int, line: str) -> None:
     print(f"[{done}/{total}] {name} ({node})", file=sys.stderr, flush=True)
 
 
+def filter_tsv(
+    filter_args: Sequence[str],
+    work_dir: str,
+    bitext: str = "bitext",
+    retries: int = 3,
+    address: Optional[str] = None,
+    embed_resources: Optional[dict] = None,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> List[str]:
+    """``bitext filter <filter_args> --plan-only``, the steps on Ray, then ``bitext filter
+    <filter_args>`` (every step done: it copies the filtered TSV to the ``-o`` its arguments
+    name). ``embed_resources`` apply to the scoring steps (which run the encoder, if any)."""
+    return _plan_and_run(
+        "filter", filter_args, work_dir, bitext, None, retries, address, embed_resources, progress
+    )
+
+
 def mine(
     mine_args: Sequence[str],
     work_dir: str,
@@ -106,8 +127,26 @@ def mine(
     """``bitext mine <mine_args> --plan-only``, the steps on Ray, then ``bitext mine <mine_args>``
     (every step done: it only writes the output, to ``output`` or standard output). The other
     arguments are :func:`run_plan`'s."""
-    base = [bitext, "mine", *mine_args]
-    if "--work-dir" not in mine_args:
+    return _plan_and_run(
+        "mine", mine_args, work_dir, bitext, output, retries, address, embed_resources, progress
+    )
+
+
+def _plan_and_run(
+    command: str,
+    args: Sequence[str],
+    work_dir: str,
+    bitext: str,
+    output: Optional[str],
+    retries: int,
+    address: Optional[str],
+    embed_resources: Optional[dict],
+    progress: Optional[Callable[[int, int, str], None]],
+) -> List[str]:
+    """``bitext <command> <args> --plan-only``, the plan's steps on Ray, then the command again
+    (it finds every step done and writes the output)."""
+    base = [bitext, command, *args]
+    if "--work-dir" not in args:
         base += ["--work-dir", work_dir]
     subprocess.run([*base, "--plan-only"], check=True)
     reports = run_plan(
@@ -136,19 +175,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help='Ray task options of the embed steps, as JSON (e.g. \'{"num_gpus": 1}\')',
     )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--command",
+        choices=("mine", "filter"),
+        default="mine",
+        help="the bitext command whose plan to run (default: mine)",
+    )
     p.add_argument("mine_args", nargs=argparse.REMAINDER, help="-- then bitext mine arguments")
     a = p.parse_args(argv)
     args = a.mine_args[1:] if a.mine_args[:1] == ["--"] else a.mine_args
-    mine(
-        args,
-        a.work_dir,
-        a.bitext,
-        a.output,
-        a.retries,
-        a.address,
-        embed_resources=a.embed_resources,
-        progress=None if a.quiet else _print_progress,
-    )
+    progress = None if a.quiet else _print_progress
+    if a.command == "filter":
+        if a.output:
+            args = [*args, "-o", a.output]
+        filter_tsv(args, a.work_dir, a.bitext, a.retries, a.address, a.embed_resources, progress)
+        return 0
+    mine(args, a.work_dir, a.bitext, a.output, a.retries, a.address, a.embed_resources, progress)
     return 0
 
 

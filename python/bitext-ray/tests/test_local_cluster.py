@@ -1,7 +1,8 @@
 """The Ray driver on a local cluster: a head and two worker nodes on 127.0.0.1 (one CPU each,
-one of them with an ``encoder`` resource) run a 3-shard mining plan of two embedding files, and
-a 3-shard plan from text to pairs whose embed steps must all run on the ``encoder`` node; each
-output must equal single-process ``bitext mine`` byte for byte.
+one of them with an ``encoder`` resource) run a 3-shard mining plan of two embedding files, a
+3-shard plan from text to pairs whose embed steps must all run on the ``encoder`` node, and a
+3-shard filter plan (cosine of a bag of words, a word budget); each output must equal the
+single-process command's byte for byte.
 
     python tests/test_local_cluster.py --bitext target/debug/bitext
 
@@ -186,6 +187,29 @@ def text_plan(bitext: str, tmp: str, rayapi) -> int:
         return 1
     print(f"ok: text to {len(single.splitlines())} pairs in {len(reports)} steps, the 6 embed steps on the "
           "encoder node; byte-identical to single-process mining", file=sys.stderr)
+    return filter_plan(bitext, tmp, spec, s, t)
+
+
+def filter_plan(bitext: str, tmp: str, spec: str, s: str, t: str) -> int:
+    """A TSV of the first 240 source and target lines side by side, filtered in 3 shards."""
+    from bitext_ray import filter_tsv
+
+    tsv = os.path.join(tmp, "pairs.tsv")
+    with open(s, encoding="utf-8") as fs, open(t, encoding="utf-8") as ft, open(tsv, "w", encoding="utf-8") as f:
+        for a, b in zip(fs, ft):
+            f.write(f"{a.strip()}\t{b.strip()}\n")
+    args = ["-q", "--input", tsv, "--scorer", "cosine", "--encoder", spec, "--budget-words", "600"]
+    want, got = os.path.join(tmp, "filtered-single.tsv"), os.path.join(tmp, "filtered-ray.tsv")
+    subprocess.run([bitext, "filter", *args, "-o", want], check=True, capture_output=True)
+    reports = filter_tsv([*args, "-o", got, "--shards", "3"], os.path.join(tmp, "work-filter"), bitext=bitext)
+    with open(want, "rb") as a, open(got, "rb") as b:
+        single, ray_out = a.read(), b.read()
+    if len(reports) != 5 or single != ray_out or not 20 < len(single.splitlines()) < 240:
+        print(f"FAIL: the filter plan ({len(reports)} steps) differs from single-process bitext filter",
+              file=sys.stderr)
+        return 1
+    print(f"ok: filter plan of {len(reports)} steps kept {len(single.splitlines())} lines, byte-identical",
+          file=sys.stderr)
     return 0
 
 

@@ -125,6 +125,20 @@ pub(crate) struct FilterArgs {
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Filter in N byte-range shards of --input, as resumable steps in --work-dir (a scorer
+    /// that scores a line from that line alone: not the margins): the output is the same as
+    /// without shards; a rerun skips the steps done, and a new budget or threshold reruns only
+    /// the selection.
+    #[arg(long, value_name = "N", requires = "work_dir")]
+    shards: Option<usize>,
+    /// Work directory of --shards: the plan (plan.json), each step's output and completion
+    /// record, and steps.log.
+    #[arg(long, value_name = "DIR", requires = "shards")]
+    work_dir: Option<PathBuf>,
+    /// With --shards: write the plan and stop (`bitext mine-step` runs its steps; the same
+    /// command without --plan-only then writes the output).
+    #[arg(long, requires = "shards")]
+    plan_only: bool,
 }
 
 impl FilterArgs {
@@ -169,6 +183,17 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(value) = min {
         let value = a.min_score.map_or(value, |m| m.max(value));
         filter = filter.threshold(Threshold::AtLeast { value });
+    }
+    if let (Some(shards), Some(dir)) = (a.shards, &a.work_dir) {
+        if a.embeddings.get().is_some() {
+            bail!(
+                "--shards embeds each shard with --encoder: leave out --src-embeddings and --tgt-embeddings"
+            );
+        }
+        if cal.is_some() || min.is_some() {
+            bail!("--shards filters without --calibration (not built yet): filter, then calibrate");
+        }
+        return run_sharded(a, &filter_recipe(a, cols, index)?, shards, dir);
     }
     let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
     let extra: Option<&dyn Fn(f64) -> f64> = cal.as_ref().map(|_| &prob as &dyn Fn(f64) -> f64);
@@ -258,6 +283,82 @@ fn filter_sentences(
     let scorer = build(&src, &tgt).with_context(|| format!("scoring {}", a.input.display()))?;
     let report = filter.run_with(&a.input, &a.output, scorer.as_ref(), extra)?;
     print_report(&report);
+    Ok(())
+}
+
+/// The recipe of a sharded filter: the flags' scorer, encoder, columns, budget, threshold and
+/// decimals (what [`tsv_filter`] makes for the single-process filter).
+fn filter_recipe(
+    a: &FilterArgs,
+    (src_col, tgt_col): (usize, usize),
+    index: IndexSpec,
+) -> Result<bitext_shard::FilterRecipe> {
+    let budget = match (a.budget_lines, a.budget_words) {
+        (Some(lines), _) => Some(Budget::Lines { lines }),
+        (None, Some(words)) => Some(Budget::Words {
+            words,
+            side: match a.word_side {
+                SideArg::Source => WordSide::Source,
+                SideArg::Target => WordSide::Target,
+                SideArg::Both => WordSide::Both,
+            },
+        }),
+        (None, None) => None,
+    };
+    Ok(bitext_shard::FilterRecipe {
+        scorer: a.scorer_spec(index)?,
+        encoder: a.encoder.clone(),
+        src_col,
+        tgt_col,
+        budget,
+        threshold: a.min_score.map(|value| Threshold::AtLeast { value }),
+        decimals: a.decimals,
+    })
+}
+
+/// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, copy the
+/// filtered TSV to --output and report as the single-process filter does.
+fn run_sharded(
+    a: &FilterArgs,
+    recipe: &bitext_shard::FilterRecipe,
+    shards: usize,
+    dir: &std::path::Path,
+) -> Result<()> {
+    use bitext_shard::{FilterPlan, Outcome, run_filter_all};
+    let plan = FilterPlan::make(dir, &a.input, recipe, shards)
+        .with_context(|| format!("planning in {}", dir.display()))?;
+    if a.plan_only {
+        eprintln!(
+            "plan {} ({} steps, {shards} shards) in {}",
+            plan.id,
+            plan.steps.len(),
+            dir.join(bitext_shard::PLAN_FILE).display()
+        );
+        return Ok(());
+    }
+    let bar = crate::input::progress_bar(plan.steps.len(), "filter steps", a.quiet);
+    let (mut ran, mut skipped) = (0, 0);
+    let opts = crate::cmd::mine::run_options();
+    run_filter_all(&plan, dir, &opts, &mut |_, outcome, done, _| {
+        match outcome {
+            Outcome::Ran => ran += 1,
+            Outcome::Skipped => skipped += 1,
+        }
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("filtering in {} (rerun to resume)", dir.display()))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "steps: {ran} ran, {skipped} already done ({})",
+        dir.display()
+    );
+    let filtered = plan.output(dir)?;
+    let mut out = bitext_core::io::AtomicFile::create(&a.output)?;
+    let mut src =
+        std::fs::File::open(&filtered).map_err(|e| bitext_core::Error::io(&filtered, e))?;
+    std::io::copy(&mut src, &mut out).map_err(|e| out.err(e))?;
+    out.commit()?;
+    print_report(&plan.report(dir)?);
     Ok(())
 }
 

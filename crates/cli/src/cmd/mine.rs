@@ -449,14 +449,23 @@ fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Resu
     write_mined(a, pairs, (src_text, trg_text), calibration)
 }
 
-/// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and an
-/// encoder builder that knows every spec this binary can build (neural and ONNX included).
+/// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and
+/// builders of every encoder and sentence scorer this binary can build (neural and ONNX
+/// included).
 pub(crate) fn run_options() -> RunOptions {
     RunOptions {
         fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
         encoders: Some(std::sync::Arc::new(Encoders::new(Box::new(|spec| {
             crate::cmd::embed::sentence_encoder(spec).map_err(|e| format!("{e:#}"))
         })))),
+        line_scorers: Some(std::sync::Arc::new(|spec| {
+            let no_reference = || bail!("a sharded filter's scorer has no reference corpus");
+            let build = crate::cmd::score::sentence_scorers(spec, no_reference)
+                .map_err(|e| format!("{e:#}"))?;
+            let scorer: Box<bitext_shard::ShardScorer> =
+                Box::new(move |src, tgt| build(src, tgt).map_err(|e| format!("{e:#}")));
+            Ok(scorer)
+        })),
     }
 }
 

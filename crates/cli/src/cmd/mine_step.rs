@@ -1,7 +1,8 @@
-//! `bitext mine-step`: run steps of a sharded mining plan (`bitext mine --shards N --work-dir DIR
-//! --plan-only` writes it), one process per call, for an engine that schedules the steps itself
-//! (the Ray driver in `python/bitext-ray`). A step already done is skipped; a step whose
-//! dependencies are not done is an error naming them.
+//! `bitext mine-step`: run steps of a sharded plan (`bitext mine --shards N --work-dir DIR
+//! --plan-only` or `bitext filter --shards N --work-dir DIR --plan-only` writes it), one process
+//! per call, for an engine that schedules the steps itself (the Ray driver in
+//! `python/bitext-ray`). A step already done is skipped; a step whose dependencies are not done
+//! is an error naming them.
 
 use std::path::PathBuf;
 
@@ -24,9 +25,19 @@ pub(crate) struct MineStepArgs {
 }
 
 pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
-    let plan = Plan::load(&a.work_dir)?;
+    let filter = bitext_shard::FilterPlan::is_filter_plan(&a.work_dir);
+    let (mine, filter) = if filter {
+        (None, Some(bitext_shard::FilterPlan::load(&a.work_dir)?))
+    } else {
+        (Some(Plan::load(&a.work_dir)?), None)
+    };
+    let steps = match (&mine, &filter) {
+        (Some(p), _) => &p.steps,
+        (_, Some(p)) => &p.steps,
+        _ => unreachable!("one plan was loaded"),
+    };
     if a.list {
-        for s in &plan.steps {
+        for s in steps {
             println!(
                 "{}",
                 serde_json::json!({"name": s.name, "deps": s.deps, "id": s.id})
@@ -36,8 +47,12 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
     }
     let opts = crate::cmd::mine::run_options();
     for name in &a.steps {
-        let o = run_step(&plan, &a.work_dir, name, &opts)
-            .with_context(|| format!("in {}", a.work_dir.display()))?;
+        let o = match (&mine, &filter) {
+            (Some(p), _) => run_step(p, &a.work_dir, name, &opts),
+            (_, Some(p)) => bitext_shard::run_filter_step(p, &a.work_dir, name, &opts),
+            _ => unreachable!("one plan was loaded"),
+        }
+        .with_context(|| format!("in {}", a.work_dir.display()))?;
         eprintln!(
             "{name}: {}",
             match o {

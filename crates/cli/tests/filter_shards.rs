@@ -1,0 +1,217 @@
+//! `bitext filter --shards N --work-dir DIR`: a large TSV filtered as resumable steps over
+//! byte-range shards. Byte-identical to the single-process filter for 1, 3 and 7 shards, with
+//! line and word budgets, thresholds and decimals, for scorers of sentences and a scorer of
+//! embeddings with an encoder; a failed step resumes with the missing steps only; a changed
+//! budget or threshold reruns only the selection and the writing; `mine-step` runs the steps;
+//! scorers that need the whole corpus are refused.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
+
+mod common;
+use common::{bitext, run, write};
+
+/// 120 lines `id<TAB>source<TAB>target`: translations, and every fourth line a mismatched pair;
+/// word vectors of both languages; the encoder spec of their bag of words.
+fn corpus(dir: &Path) -> (PathBuf, String) {
+    let (src, tgt) = parallel_text(120, 8);
+    let lines: String = (0..120)
+        .map(|i| {
+            let t = if i % 4 == 3 {
+                &tgt[(i * 5 + 1) % 120]
+            } else {
+                &tgt[i]
+            };
+            format!("l{i}\t{}\t{t}\n", src[i])
+        })
+        .collect();
+    let tsv = write(dir, "corpus.tsv", lines);
+    let (a, b) = lexicon(VOCAB, 16, 9);
+    let (va, vb) = (dir.join("a.vec"), dir.join("b.vec"));
+    bitext_core::io::vec::write_vec(&va, &a).unwrap();
+    bitext_core::io::vec::write_vec(&vb, &b).unwrap();
+    let spec = serde_json::json!({
+        "type": "bow", "vectors": va, "target_vectors": vb, "lowercase": false
+    });
+    (tsv, spec.to_string())
+}
+
+fn filter_cmd(tsv: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut c: Command = bitext();
+    c.args([
+        "filter",
+        "-q",
+        "--src-col",
+        "2",
+        "--tgt-col",
+        "3",
+        "--input",
+    ])
+    .arg(tsv)
+    .arg("-o")
+    .arg(out)
+    .args(extra);
+    c
+}
+
+/// The filter's output file and its report line.
+fn filter(tsv: &Path, out: &Path, extra: &[&str]) -> (String, String) {
+    let (ok, _, err) = run(&mut filter_cmd(tsv, out, extra));
+    assert!(ok, "{extra:?}: {err}");
+    let report = err.lines().last().unwrap_or_default().to_string();
+    (std::fs::read_to_string(out).unwrap(), report)
+}
+
+fn sharded(tsv: &Path, work: &Path, n: usize, extra: &[&str]) -> (String, String) {
+    let n = n.to_string();
+    let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    filter(tsv, &work.with_extension("tsv"), &args)
+}
+
+/// The steps the log says `what` (`ran `, `skipped `) from its line `from` on.
+fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
+    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
+    log.lines()
+        .skip(from)
+        .filter_map(|l| l.strip_prefix(what))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+fn log_len(work: &Path) -> usize {
+    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
+}
+
+#[test]
+fn sharded_filtering_writes_the_single_process_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let (tsv, enc) = corpus(d.path());
+    let cosine = ["--scorer", "cosine", "--encoder", &enc];
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--scorer", "levenshtein", "--budget-words", "300"],
+        vec![
+            "--scorer",
+            "length-ratio",
+            "--length-unit",
+            "tokens",
+            "--budget-lines",
+            "50",
+        ],
+        vec![
+            "--scorer",
+            "levenshtein",
+            "--threshold",
+            "0.3",
+            "--decimals",
+            "3",
+        ],
+        [
+            &cosine[..],
+            &["--budget-words", "200", "--word-side", "both"],
+        ]
+        .concat(),
+        [&cosine[..], &["--threshold", "0.5"]].concat(),
+    ];
+    for (c, args) in cases.iter().enumerate() {
+        let (want, report) = filter(&tsv, &d.path().join("single.tsv"), args);
+        let kept = want.lines().count();
+        assert!(kept > 10 && kept < 120, "{args:?}: {kept} lines kept");
+        for n in [1, 3, 7] {
+            let work = d.path().join(format!("w{c}-{n}"));
+            let (got, got_report) = sharded(&tsv, &work, n, args);
+            assert_eq!(got, want, "{args:?}, {n} shards");
+            assert_eq!(got_report, report, "{args:?}, {n} shards");
+        }
+    }
+}
+
+#[test]
+fn a_failed_step_resumes_and_a_new_budget_reruns_the_selection_only() {
+    let d = tempfile::tempdir().unwrap();
+    let (tsv, enc) = corpus(d.path());
+    let args = [
+        "--scorer",
+        "cosine",
+        "--encoder",
+        &enc,
+        "--budget-lines",
+        "40",
+    ];
+    let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
+    let work = d.path().join("work");
+    let mut c = filter_cmd(&tsv, &d.path().join("out.tsv"), &args);
+    c.args(["--shards", "3", "--work-dir"]).arg(&work);
+    c.env("BITEXT_FAIL_STEP", "score-lines-2");
+    let (ok, _, err) = run(&mut c);
+    assert!(
+        !ok && err.contains("score-lines-2") && err.contains("on purpose"),
+        "{err}"
+    );
+    let first = logged(&work, 0, "ran ");
+    assert_eq!(
+        first,
+        ["score-lines-0", "score-lines-1"].map(String::from).into()
+    );
+    let at = log_len(&work);
+    assert_eq!(sharded(&tsv, &work, 3, &args).0, want);
+    assert_eq!(logged(&work, at, "skipped "), first);
+    // A new budget: the scores are reused.
+    let args = [
+        "--scorer",
+        "cosine",
+        "--encoder",
+        &enc,
+        "--budget-lines",
+        "25",
+    ];
+    let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
+    let at = log_len(&work);
+    assert_eq!(sharded(&tsv, &work, 3, &args).0, want);
+    assert_eq!(
+        logged(&work, at, "ran "),
+        ["select", "write"].map(String::from).into()
+    );
+}
+
+#[test]
+fn mine_step_runs_filter_steps_and_whole_corpus_scorers_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let (tsv, _) = corpus(d.path());
+    let args = ["--scorer", "levenshtein", "--budget-lines", "30"];
+    let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
+    let work = d.path().join("work");
+    let w = work.to_str().unwrap();
+    let out = d.path().join("out.tsv");
+    let mut plan = filter_cmd(&tsv, &out, &args);
+    let (ok, _, err) = run(plan.args(["--shards", "2", "--work-dir", w, "--plan-only"]));
+    assert!(ok, "{err}");
+    let steps = ["score-lines-0", "score-lines-1", "select", "write"];
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "select"]));
+    assert!(
+        !ok && err.contains("score-lines-0 has not completed"),
+        "{err}"
+    );
+    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w]).args(steps));
+    assert!(ok, "{err}");
+    assert_eq!(sharded(&tsv, &work, 2, &args).0, want);
+    let refused = [
+        (vec!["--scorer", "ratio"], "margins"),
+        (vec!["--scorer", "cosine"], "needs an encoder"),
+        (
+            vec!["--scorer", "levenshtein", "--shards", "200"],
+            "200 shards but the file",
+        ),
+    ];
+    for (extra, why) in refused {
+        let mut c = filter_cmd(&tsv, &out, &extra);
+        if !extra.contains(&"--shards") {
+            c.args(["--shards", "2"]);
+        }
+        let (ok, _, err) = run(c.arg("--work-dir").arg(d.path().join("w2")));
+        assert!(!ok && err.contains(why), "{extra:?}: {err}");
+    }
+}
