@@ -14,16 +14,17 @@ use clap::{Args, ValueEnum};
 use crate::index::SearchArgs;
 use bitext_eval::calibration::Calibration;
 
-use bitext_shard::{
-    Encoders, Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput,
-    mined_pairs, run_all,
-};
+use bitext_shard::Format;
 
 use crate::input::{
     CalibrationArgs, EmbeddingArgs, Labels, Sentences, TextFormat, progress_bar, sentences_for,
     sentences_for_rows,
 };
 use crate::rows::{RowOptions, Rows, Unify};
+
+mod sharded;
+pub(crate) use sharded::run_options;
+use sharded::run_sharded;
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,7 +81,8 @@ pub(crate) struct MineArgs {
     /// Raw text to pairs in one command: embed --src-text and --tgt-text with this encoder
     /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`) into
     /// --src-embeddings and --tgt-embeddings (`.npy`, or raw with --dim), then mine them. Files
-    /// made earlier by the same encoder from the same text are reused.
+    /// made earlier by the same encoder from the same text are reused. With --shards, the plan
+    /// embeds the text itself, a byte range per step, into --work-dir.
     #[arg(long, value_name = "SPEC", requires_all = ["src_text", "trg_text"])]
     encoder: Option<bitext_encode::EncoderSpec>,
     /// Margin function.
@@ -384,162 +386,6 @@ fn write_mined(
         calibration: cal.as_ref(),
     }
     .write(a.output.as_ref(), &pairs)
-}
-
-/// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
-/// output as the single-process run writes it. With `--encoder`, the plan embeds the text
-/// itself (embed steps over byte ranges of each file).
-fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Result<()> {
-    if a.mode != Mode::Mine || a.skip_zero_rows || a.unify.is_some() {
-        bail!("--shards mines (--mode mine) without --skip-zero-rows or --unify");
-    }
-    let sharding = Sharding {
-        shards,
-        index_shards: a.index_shards.unwrap_or(shards),
-    };
-    let plan = match (&a.encoder, &a.src_text, &a.trg_text) {
-        (Some(encoder), Some(st), Some(tt)) => plan_text(a, spec, encoder, (st, tt), sharding),
-        _ => plan_embeddings(a, spec, sharding),
-    }
-    .with_context(|| format!("planning in {}", dir.display()))?;
-    if a.plan_only {
-        eprintln!(
-            "plan {} ({} steps, {shards} shards per side) in {}",
-            plan.id,
-            plan.steps.len(),
-            dir.join(bitext_shard::PLAN_FILE).display()
-        );
-        return Ok(());
-    }
-    // A bad calibration file fails before any step runs.
-    let calibration = a.calibration.load()?;
-    let bar = progress_bar(plan.steps.len(), "mining steps", a.quiet);
-    let (mut ran, mut skipped) = (0, 0);
-    run_all(&plan, dir, &run_options(), &mut |_, outcome, done, _| {
-        match outcome {
-            Outcome::Ran => ran += 1,
-            Outcome::Skipped => skipped += 1,
-        }
-        bar.set_position(done as u64);
-    })
-    .with_context(|| format!("mining in {} (rerun to resume)", dir.display()))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "steps: {ran} ran, {skipped} already done ({})",
-        dir.display()
-    );
-    let (src, trg) = plan.layouts(dir)?;
-    let name = |side: Side| match plan.side(side) {
-        PlannedSide::Embeddings(p) => p.input.path.clone(),
-        PlannedSide::Text(t) => t.path.clone(),
-    };
-    let src_text = sentences_for_rows(
-        a.src_text.as_deref(),
-        a.text_format,
-        src.rows,
-        &name(Side::Src),
-    )?;
-    let trg_text = sentences_for_rows(
-        a.trg_text.as_deref(),
-        a.text_format,
-        trg.rows,
-        &name(Side::Trg),
-    )?;
-    let pairs = mined_pairs(&plan, dir)?;
-    write_mined(a, pairs, (src_text, trg_text), calibration)
-}
-
-/// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and
-/// builders of every encoder and sentence scorer this binary can build (neural and ONNX
-/// included).
-pub(crate) fn run_options() -> RunOptions {
-    RunOptions {
-        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
-        encoders: Some(std::sync::Arc::new(Encoders::new(Box::new(|spec| {
-            crate::cmd::embed::sentence_encoder(spec).map_err(|e| format!("{e:#}"))
-        })))),
-        line_scorers: Some(std::sync::Arc::new(|spec| {
-            let no_reference = || bail!("a sharded filter's scorer has no reference corpus");
-            let build = crate::cmd::score::sentence_scorers(spec, no_reference)
-                .map_err(|e| format!("{e:#}"))?;
-            let scorer: Box<bitext_shard::ShardScorer> =
-                Box::new(move |src, tgt| build(src, tgt).map_err(|e| format!("{e:#}")));
-            Ok(scorer)
-        })),
-    }
-}
-
-/// The plan of mining two embedding files (`--index auto` chosen from their sizes).
-fn plan_embeddings(a: &MineArgs, spec: &MineSpec, sharding: Sharding) -> Result<Plan> {
-    let e = &a.embeddings;
-    let input = |p: &Path| Input {
-        path: p.to_path_buf(),
-        format: Format::of(p, e.fp16),
-        dim: e.dim,
-    };
-    let (sp, tp) = e.paths()?;
-    let (src, trg) = (input(sp), input(tp));
-    let mut spec = spec.clone();
-    if a.search.index == "auto" {
-        let ((ns, d), (nt, _)) = (src.shape()?, trg.shape()?);
-        spec.index = bitext_shard::auto_index(ns, nt, d);
-        if spec.index.is_faiss() && a.search.precision_is_explicit() {
-            bail!(
-                "--index auto chose {} for {ns} × {nt} sentences: --precision applies to the \
-                 exact index only",
-                spec.index
-            );
-        }
-        if !spec.index.is_faiss() {
-            spec.index = spec
-                .index
-                .with_threads(a.search.threads)
-                .with_precision(a.search.precision);
-        }
-        eprintln!("--index auto: {}", spec.index);
-    }
-    let dir = a
-        .work_dir
-        .as_deref()
-        .expect("sharded runs have a work directory");
-    Ok(Plan::make(dir, &src, &trg, &spec, sharding)?)
-}
-
-/// The plan of embedding two text files with `encoder` and mining them.
-fn plan_text(
-    a: &MineArgs,
-    spec: &MineSpec,
-    encoder: &bitext_encode::EncoderSpec,
-    (st, tt): (&Path, &Path),
-    sharding: Sharding,
-) -> Result<Plan> {
-    if a.search.index == "auto" {
-        bail!(
-            "--index auto chooses from the embeddings' sizes, which a plan that embeds text \
-             knows only once embedded: name the index (--index exact, or a faiss spec)"
-        );
-    }
-    let bucc = match a.text_format {
-        TextFormat::Auto => None,
-        TextFormat::Bucc => Some(true),
-        TextFormat::Plain => Some(false),
-    };
-    let text = |p: &Path| TextInput {
-        path: p.to_path_buf(),
-        bucc,
-    };
-    let dir = a
-        .work_dir
-        .as_deref()
-        .expect("sharded runs have a work directory");
-    Ok(Plan::make_text(
-        dir,
-        &text(st),
-        &text(tt),
-        encoder,
-        spec,
-        sharding,
-    )?)
 }
 
 fn margin_spec(a: &MineArgs) -> MarginSpec {

@@ -24,20 +24,45 @@ pub(crate) struct MineStepArgs {
     steps: Vec<String>,
 }
 
+/// The plan in a work directory: mining or filtering.
+enum AnyPlan {
+    Mine(Plan),
+    Filter(bitext_shard::FilterPlan),
+}
+
+impl AnyPlan {
+    fn load(dir: &std::path::Path) -> Result<Self> {
+        Ok(if bitext_shard::FilterPlan::is_filter_plan(dir) {
+            AnyPlan::Filter(bitext_shard::FilterPlan::load(dir)?)
+        } else {
+            AnyPlan::Mine(Plan::load(dir)?)
+        })
+    }
+
+    fn steps(&self) -> &[bitext_shard::Step] {
+        match self {
+            AnyPlan::Mine(p) => &p.steps,
+            AnyPlan::Filter(p) => &p.steps,
+        }
+    }
+
+    fn run(
+        &self,
+        dir: &std::path::Path,
+        name: &str,
+        opts: &bitext_shard::RunOptions,
+    ) -> bitext_shard::Result<Outcome> {
+        match self {
+            AnyPlan::Mine(p) => run_step(p, dir, name, opts),
+            AnyPlan::Filter(p) => bitext_shard::run_filter_step(p, dir, name, opts),
+        }
+    }
+}
+
 pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
-    let filter = bitext_shard::FilterPlan::is_filter_plan(&a.work_dir);
-    let (mine, filter) = if filter {
-        (None, Some(bitext_shard::FilterPlan::load(&a.work_dir)?))
-    } else {
-        (Some(Plan::load(&a.work_dir)?), None)
-    };
-    let steps = match (&mine, &filter) {
-        (Some(p), _) => &p.steps,
-        (_, Some(p)) => &p.steps,
-        _ => unreachable!("one plan was loaded"),
-    };
+    let plan = AnyPlan::load(&a.work_dir)?;
     if a.list {
-        for s in steps {
+        for s in plan.steps() {
             println!(
                 "{}",
                 serde_json::json!({"name": s.name, "deps": s.deps, "id": s.id})
@@ -47,12 +72,9 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
     }
     let opts = crate::cmd::mine::run_options();
     for name in &a.steps {
-        let o = match (&mine, &filter) {
-            (Some(p), _) => run_step(p, &a.work_dir, name, &opts),
-            (_, Some(p)) => bitext_shard::run_filter_step(p, &a.work_dir, name, &opts),
-            _ => unreachable!("one plan was loaded"),
-        }
-        .with_context(|| format!("in {}", a.work_dir.display()))?;
+        let o = plan
+            .run(&a.work_dir, name, &opts)
+            .with_context(|| format!("in {}", a.work_dir.display()))?;
         eprintln!(
             "{name}: {}",
             match o {
