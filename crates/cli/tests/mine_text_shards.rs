@@ -257,3 +257,68 @@ fn mine_step_runs_embed_steps_and_text_plans_refuse_what_they_cannot_do() {
     let (ok, _, err) = run(c.arg(&w2));
     assert!(!ok && err.contains("--index auto"), "{err}");
 }
+
+#[test]
+fn unify_deduplicates_before_embedding_with_the_single_process_output() {
+    let d = tempfile::tempdir().unwrap();
+    let (s, t, enc) = corpora(d.path(), false);
+    // Repeat some lines of each side further down (and one twice).
+    let repeat = |p: &Path, lines: &[usize]| {
+        let text = std::fs::read_to_string(p).unwrap();
+        let all: Vec<&str> = text.lines().collect();
+        let extra: String = lines.iter().map(|&i| format!("{}\n", all[i])).collect();
+        std::fs::write(p, format!("{text}{extra}")).unwrap();
+    };
+    repeat(&s, &[3, 10, 3, 44]);
+    repeat(&t, &[0, 7]);
+    let (x, y) = (d.path().join("x.npy"), d.path().join("y.npy"));
+    let (x, y) = (x.to_str().unwrap(), y.to_str().unwrap());
+    let single = [
+        "--src-embeddings",
+        x,
+        "--tgt-embeddings",
+        y,
+        "--unify",
+        "first",
+    ];
+    let (want, err) = mine(&s, &t, &enc, &single);
+    assert!(want.lines().count() >= 40);
+    let notices = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter(|l| l.starts_with("--unify:"))
+            .map(String::from)
+            .collect()
+    };
+    let want_notices = notices(&err);
+    assert_eq!(want_notices.len(), 2, "{err}");
+    assert!(want_notices[0].contains(" of 94 sentences"), "{err}");
+    for n in [1, 3] {
+        let work = d.path().join(format!("w{n}"));
+        let n_s = n.to_string();
+        let args = [
+            "--shards",
+            &n_s,
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--unify",
+            "first",
+        ];
+        let (got, err) = mine(&s, &t, &enc, &args);
+        assert_eq!(got, want, "{n} shards");
+        assert_eq!(notices(&err), want_notices);
+        let ran = logged(&work, 0, "ran ");
+        assert!(
+            ran.contains("dedup-src") && ran.contains("dedup-trg"),
+            "{ran:?}"
+        );
+    }
+    let w = d.path().join("w9");
+    let (ok, _, err) = run(mine_cmd(
+        &s,
+        &t,
+        &enc,
+        &["--shards", "2", "--unify", "all", "--work-dir"],
+    )
+    .arg(&w));
+    assert!(!ok && err.contains("--unify first"), "{err}");
+}

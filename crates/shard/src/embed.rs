@@ -83,11 +83,12 @@ impl Encoders {
     }
 }
 
-/// Encode shard `s` of the text side `side` into `out` (atomically).
+/// Encode shard `s` of the text side `side` into `out` (atomically): every line, or with
+/// `unify` the lines the side's dedup step in `dir` kept.
 pub(crate) fn embed(
     plan: &Plan,
-    side: Side,
-    s: usize,
+    dir: &Path,
+    (side, s): (Side, usize),
     out: &Path,
     encoders: &Encoders,
 ) -> Result<Embedded> {
@@ -124,7 +125,19 @@ pub(crate) fn embed(
         chunk.clear();
         Ok(())
     };
+    let kept = if plan.unify {
+        Some(crate::dedup::read(plan, dir, side)?.kept.swap_remove(s))
+    } else {
+        None
+    };
+    let (mut line, mut next) = (0usize, 0usize);
     text.each_sentence(s, |x| {
+        let keep = kept.as_ref().is_none_or(|k| k.get(next) == Some(&line));
+        line += 1;
+        if !keep {
+            return Ok(());
+        }
+        next += 1;
         chunk.push(x.to_string());
         if chunk.len() == CHUNK {
             flush(&mut chunk, &mut w)?;

@@ -83,11 +83,21 @@ pub(crate) fn steps_of(plan: &Plan) -> Vec<Step> {
     let mut g = Graph(Vec::new());
     for side in [Side::Src, Side::Trg] {
         if let PlannedSide::Text(t) = plan.side(side) {
+            let dedup = format!("dedup-{}", side.name());
+            if plan.unify {
+                let own = format!("{}|{}", t.identity, t.bucc);
+                g.add(dedup.clone(), StepKind::Dedup { side }, vec![], own);
+            }
             let encoder = plan.encoder_identity.as_deref().unwrap_or_default();
             for (s, &(a, b)) in t.bytes.iter().enumerate() {
                 let own = format!("{encoder}|{}|{}|{a}|{b}", t.identity, t.bucc);
                 let kind = StepKind::Embed { side, shard: s };
-                g.add(format!("embed-{}-{s}", side.name()), kind, vec![], own);
+                let deps = if plan.unify {
+                    vec![dedup.clone()]
+                } else {
+                    vec![]
+                };
+                g.add(format!("embed-{}-{s}", side.name()), kind, deps, own);
             }
         }
     }

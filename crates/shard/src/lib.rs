@@ -22,6 +22,7 @@
 //! `retrieve` holds every candidate (`n_src·k_src + n_trg·k_trg` of them, 16 bytes each).
 
 mod arrays;
+mod dedup;
 mod embed;
 mod error;
 mod filter;

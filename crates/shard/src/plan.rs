@@ -90,6 +90,12 @@ impl Side {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum StepKind {
+    /// Text plans with `unify`: the first occurrence of each sentence of `side` (see
+    /// [`crate::Plan::original_lines`]).
+    Dedup {
+        /// The side.
+        side: Side,
+    },
     /// The sentences of one byte-range shard of a text side, encoded.
     Embed {
         /// The side.
@@ -244,6 +250,10 @@ pub struct Plan {
     /// The encoder's spec and the identities of the files it names (in embed steps' ids).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoder_identity: Option<String>,
+    /// Text plans: each distinct sentence embedded and mined once (LASER's `--unify`), each
+    /// pair reported at the first occurrence of its sentences.
+    #[serde(default)]
+    pub unify: bool,
     /// Row ranges `[start, end)` of the source shards (empty for a text side: see
     /// [`Plan::layout`]).
     pub src_shards: Vec<(usize, usize)>,
@@ -421,6 +431,7 @@ impl Plan {
             trg: PlannedSide::Embeddings(planned(trg, &mt, trg_id, trg_unit)),
             encoder: None,
             encoder_identity: None,
+            unify: false,
             src_shards,
             trg_shards,
             index_shards,
@@ -437,7 +448,8 @@ impl Plan {
     /// `spec`, in `shards` byte-range shards per side (cut at line starts, reading only a
     /// window at each boundary), reusing the plan in `work_dir` when the texts, the encoder
     /// (its spec and the files it names) and the recipe are the same. The output is that of
-    /// embedding each file whole and mining the two embedding files.
+    /// embedding each file whole and mining the two embedding files; with `unify`, of mining
+    /// each distinct sentence once (`dedup` steps before the embed steps).
     ///
     /// # Errors
     /// As [`Plan::make`] for the counts and the recipe; index shards other than the shard count;
@@ -451,6 +463,7 @@ impl Plan {
         encoder: &EncoderSpec,
         spec: &MineSpec,
         sharding: impl Into<Sharding>,
+        unify: bool,
     ) -> Result<Plan> {
         let sharding = sharding.into();
         check_request(spec, sharding)?;
@@ -476,7 +489,7 @@ impl Plan {
         let shards = sharding.shards;
         let (ps, pt) = (src.plan(shards, "source")?, trg.plan(shards, "target")?);
         let encoder_id = encoder_identity(encoder)?;
-        let key = |t: &PlannedText| format!("text|{}|{}|{encoder_id}", t.identity, t.bucc);
+        let key = |t: &PlannedText| format!("text|{}|{}|{encoder_id}|{unify}", t.identity, t.bucc);
         let id = plan_id(&key(&ps), &key(&pt), spec, sharding);
         if let Ok(old) = Plan::load(work_dir)
             && old.id == id
@@ -493,6 +506,7 @@ impl Plan {
             trg: PlannedSide::Text(pt),
             encoder: Some(encoder.clone()),
             encoder_identity: Some(encoder_id),
+            unify,
             src_shards: Vec::new(),
             trg_shards: Vec::new(),
             index_shards: shards,

@@ -161,8 +161,15 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
                     &default
                 }
             };
-            Ok(Some(crate::embed::embed(plan, side, shard, out, encoders)?))
+            Ok(Some(crate::embed::embed(
+                plan,
+                dir,
+                (side, shard),
+                out,
+                encoders,
+            )?))
         }
+        StepKind::Dedup { side } => crate::dedup::dedup(plan, side, out).map(|()| None),
         _ => compute(plan, dir, step, out).map(|()| None),
     })
 }

@@ -80,9 +80,9 @@ pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Resul
         StepKind::Means { side } => means(c, side)?,
         StepKind::Score { side, shard } => score(c, side, shard)?,
         StepKind::Retrieve => retrieve(c)?,
-        StepKind::Merge | StepKind::Embed { .. } => {
+        StepKind::Merge | StepKind::Embed { .. } | StepKind::Dedup { .. } => {
             return Err(Error::Invalid(
-                "merge and embed steps are run by run_step".into(),
+                "merge, embed and dedup steps are run by run_step".into(),
             ));
         }
         StepKind::ScoreLines { .. } | StepKind::Select | StepKind::WriteKept => {

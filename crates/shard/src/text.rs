@@ -27,7 +27,7 @@ pub struct PlannedText {
     pub path: PathBuf,
     /// Whether lines are BUCC `id<TAB>sentence` (resolved when planned).
     pub bucc: bool,
-    /// Canonical path, size and modification time (see [`identity`]).
+    /// Canonical path, size and modification time.
     pub identity: String,
     /// Byte ranges `[start, end)` of the shards, each starting at a line start.
     pub bytes: Vec<(u64, u64)>,

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use bitext_mine::MineSpec;
+use bitext_mine::{MineSpec, ScoredPair};
 use bitext_shard::{
     Encoders, Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput,
     mined_pairs, run_all,
@@ -13,13 +13,23 @@ use bitext_shard::{
 
 use super::{MineArgs, Mode, write_mined};
 use crate::input::{TextFormat, progress_bar, sentences_for_rows};
+use crate::rows::Unify;
 
 /// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
 /// output as the single-process run writes it. With `--encoder`, the plan embeds the text
 /// itself (embed steps over byte ranges of each file).
 pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Path) -> Result<()> {
-    if a.mode != Mode::Mine || a.skip_zero_rows || a.unify.is_some() {
-        bail!("--shards mines (--mode mine) without --skip-zero-rows or --unify");
+    if a.mode != Mode::Mine || a.skip_zero_rows {
+        bail!("--shards mines (--mode mine) without --skip-zero-rows");
+    }
+    match (a.unify, &a.encoder) {
+        (Some(Unify::All), _) => {
+            bail!("--shards unifies as --unify first (each pair at its sentences' first lines)")
+        }
+        (Some(Unify::First), None) => {
+            bail!("--unify with --shards deduplicates text before embedding: give --encoder")
+        }
+        _ => {}
     }
     let sharding = Sharding {
         shards,
@@ -56,24 +66,42 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
         "steps: {ran} ran, {skipped} already done ({})",
         dir.display()
     );
-    let (src, trg) = plan.layouts(dir)?;
     let name = |side: Side| match plan.side(side) {
         PlannedSide::Embeddings(p) => p.input.path.clone(),
         PlannedSide::Text(t) => t.path.clone(),
     };
+    // The input's rows (lines), and with --unify the line of each mined row.
+    let rows = |side: Side| -> Result<(usize, Option<Vec<usize>>)> {
+        Ok(match plan.original_lines(dir, side)? {
+            Some((lines, of_row)) => {
+                eprintln!(
+                    "--unify: {} of {lines} sentences of {} repeat an earlier one",
+                    lines - of_row.len(),
+                    name(side).display()
+                );
+                (lines, Some(of_row))
+            }
+            None => (plan.layout(dir, side)?.rows, None),
+        })
+    };
+    let ((src_rows, src_of), (trg_rows, trg_of)) = (rows(Side::Src)?, rows(Side::Trg)?);
     let src_text = sentences_for_rows(
         a.src_text.as_deref(),
         a.text_format,
-        src.rows,
+        src_rows,
         &name(Side::Src),
     )?;
     let trg_text = sentences_for_rows(
         a.trg_text.as_deref(),
         a.text_format,
-        trg.rows,
+        trg_rows,
         &name(Side::Trg),
     )?;
-    let pairs = mined_pairs(&plan, dir)?;
+    let line = |of: &Option<Vec<usize>>, r: usize| of.as_ref().map_or(r, |o| o[r]);
+    let pairs = mined_pairs(&plan, dir)?
+        .into_iter()
+        .map(|p| ScoredPair::new(p.score, line(&src_of, p.src), line(&trg_of, p.tgt)))
+        .collect();
     write_mined(a, pairs, (src_text, trg_text), calibration)
 }
 
@@ -167,5 +195,6 @@ fn plan_text(
         encoder,
         spec,
         sharding,
+        a.unify.is_some(),
     )?)
 }
