@@ -47,6 +47,24 @@ impl ColumnArgs {
     }
 }
 
+/// `--shards`, `--work-dir`, `--plan-only`: a sharded, resumable run of `filter` or `score`
+/// (`bitext_shard::FilterPlan`).
+#[derive(Debug, clap::Args)]
+pub(crate) struct ShardArgs {
+    /// Work in N byte-range shards of --input, as resumable steps in --work-dir: the output is
+    /// the same as without shards, and a rerun skips the steps done.
+    #[arg(long, value_name = "N", requires = "work_dir")]
+    pub(crate) shards: Option<usize>,
+    /// Work directory of --shards: the plan (plan.json), each step's output and completion
+    /// record, and steps.log.
+    #[arg(long, value_name = "DIR", requires = "shards")]
+    pub(crate) work_dir: Option<PathBuf>,
+    /// With --shards: write the plan and stop (`bitext mine-step` runs its steps; the same
+    /// command without --plan-only then writes the output).
+    #[arg(long, requires = "shards")]
+    pub(crate) plan_only: bool,
+}
+
 /// `--src-embeddings`, `--tgt-embeddings` (alias `--trg-embeddings`, LASER's spelling),
 /// `--dim`, `--fp16`: the two matrices of `mine`.
 #[derive(Debug, clap::Args)]

@@ -215,3 +215,38 @@ fn mine_step_runs_filter_steps_and_whole_corpus_scorers_are_refused() {
         assert!(!ok && err.contains(why), "{extra:?}: {err}");
     }
 }
+
+#[test]
+fn sharded_scoring_writes_the_single_process_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let (tsv, enc) = corpus(d.path());
+    let cases: [&[&str]; 3] = [
+        &["--scorer", "levenshtein"],
+        &["--scorer", "length-ratio", "--decimals", "4"],
+        &["--encoder", &enc],
+    ];
+    for args in cases {
+        let score = |extra: &[&str], out: &Path| {
+            let mut c = bitext();
+            c.args(["score", "--src-col", "2", "--tgt-col", "3", "--input"])
+                .arg(&tsv)
+                .arg("-o")
+                .arg(out)
+                .args(args)
+                .args(extra);
+            let (ok, _, err) = run(&mut c);
+            assert!(ok, "{args:?} {extra:?}: {err}");
+            std::fs::read_to_string(out).unwrap()
+        };
+        let want = score(&[], &d.path().join("single.tsv"));
+        assert_eq!(want.lines().count(), 120);
+        for n in ["1", "3"] {
+            let work = d.path().join(format!("score-{n}"));
+            let got = score(
+                &["--shards", n, "--work-dir", work.to_str().unwrap()],
+                &d.path().join("s.tsv"),
+            );
+            assert_eq!(got, want, "{args:?}, {n} shards");
+        }
+    }
+}

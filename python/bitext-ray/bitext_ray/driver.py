@@ -177,7 +177,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(
         "--command",
-        choices=("mine", "filter"),
+        choices=("mine", "filter", "score"),
         default="mine",
         help="the bitext command whose plan to run (default: mine)",
     )
@@ -185,10 +185,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = p.parse_args(argv)
     args = a.mine_args[1:] if a.mine_args[:1] == ["--"] else a.mine_args
     progress = None if a.quiet else _print_progress
-    if a.command == "filter":
+    if a.command in ("filter", "score"):
         if a.output:
             args = [*args, "-o", a.output]
-        filter_tsv(args, a.work_dir, a.bitext, a.retries, a.address, a.embed_resources, progress)
+        _plan_and_run(
+            a.command, args, a.work_dir, a.bitext, None, a.retries, a.address, a.embed_resources, progress
+        )
         return 0
     mine(args, a.work_dir, a.bitext, a.output, a.retries, a.address, a.embed_resources, progress)
     return 0

@@ -125,20 +125,10 @@ pub(crate) struct FilterArgs {
     /// No progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
-    /// Filter in N byte-range shards of --input, as resumable steps in --work-dir (a scorer
-    /// that scores a line from that line alone: not the margins): the output is the same as
-    /// without shards; a rerun skips the steps done, and a new budget or threshold reruns only
-    /// the selection.
-    #[arg(long, value_name = "N", requires = "work_dir")]
-    shards: Option<usize>,
-    /// Work directory of --shards: the plan (plan.json), each step's output and completion
-    /// record, and steps.log.
-    #[arg(long, value_name = "DIR", requires = "shards")]
-    work_dir: Option<PathBuf>,
-    /// With --shards: write the plan and stop (`bitext mine-step` runs its steps; the same
-    /// command without --plan-only then writes the output).
-    #[arg(long, requires = "shards")]
-    plan_only: bool,
+    /// Sharded, resumable filtering (a scorer that scores a line from that line alone: not
+    /// the margins); a new budget or threshold reruns only the selection.
+    #[command(flatten)]
+    sharded: crate::input::ShardArgs,
 }
 
 impl FilterArgs {
@@ -184,7 +174,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         let value = a.min_score.map_or(value, |m| m.max(value));
         filter = filter.threshold(Threshold::AtLeast { value });
     }
-    if let (Some(shards), Some(dir)) = (a.shards, &a.work_dir) {
+    if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
         if a.embeddings.get().is_some() {
             bail!(
                 "--shards embeds each shard with --encoder: leave out --src-embeddings and --tgt-embeddings"
@@ -193,7 +183,13 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         if cal.is_some() || min.is_some() {
             bail!("--shards filters without --calibration (not built yet): filter, then calibrate");
         }
-        return run_sharded(a, &filter_recipe(a, cols, index)?, shards, dir);
+        let recipe = filter_recipe(a, cols, index)?;
+        let files = (a.input.as_path(), a.output.as_path());
+        let done = run_sharded(files, &recipe, (shards, dir, a.sharded.plan_only), a.quiet)?;
+        if let Some(report) = done {
+            print_report(&report);
+        }
+        return Ok(());
     }
     let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
     let extra: Option<&dyn Fn(f64) -> f64> = cal.as_ref().map(|_| &prob as &dyn Fn(f64) -> f64);
@@ -316,27 +312,28 @@ fn filter_recipe(
     })
 }
 
-/// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, copy the
-/// filtered TSV to --output and report as the single-process filter does.
-fn run_sharded(
-    a: &FilterArgs,
+/// `--shards N --work-dir DIR` of `filter` and `score`: plan (or reuse the plan), run the steps
+/// not done, copy the filtered TSV to `output`; the report of what was kept (`None` with
+/// `--plan-only`, which stops after planning).
+pub(crate) fn run_sharded(
+    (input, output): (&std::path::Path, &std::path::Path),
     recipe: &bitext_shard::FilterRecipe,
-    shards: usize,
-    dir: &std::path::Path,
-) -> Result<()> {
+    (shards, dir, plan_only): (usize, &std::path::Path, bool),
+    quiet: bool,
+) -> Result<Option<bitext_mine::filter::FilterReport>> {
     use bitext_shard::{FilterPlan, Outcome, run_filter_all};
-    let plan = FilterPlan::make(dir, &a.input, recipe, shards)
+    let plan = FilterPlan::make(dir, input, recipe, shards)
         .with_context(|| format!("planning in {}", dir.display()))?;
-    if a.plan_only {
+    if plan_only {
         eprintln!(
             "plan {} ({} steps, {shards} shards) in {}",
             plan.id,
             plan.steps.len(),
             dir.join(bitext_shard::PLAN_FILE).display()
         );
-        return Ok(());
+        return Ok(None);
     }
-    let bar = crate::input::progress_bar(plan.steps.len(), "filter steps", a.quiet);
+    let bar = crate::input::progress_bar(plan.steps.len(), "sharded steps", quiet);
     let (mut ran, mut skipped) = (0, 0);
     let opts = crate::cmd::mine::run_options();
     run_filter_all(&plan, dir, &opts, &mut |_, outcome, done, _| {
@@ -346,20 +343,19 @@ fn run_sharded(
         }
         bar.set_position(done as u64);
     })
-    .with_context(|| format!("filtering in {} (rerun to resume)", dir.display()))?;
+    .with_context(|| format!("in {} (rerun to resume)", dir.display()))?;
     bar.finish_and_clear();
     eprintln!(
         "steps: {ran} ran, {skipped} already done ({})",
         dir.display()
     );
     let filtered = plan.output(dir)?;
-    let mut out = bitext_core::io::AtomicFile::create(&a.output)?;
+    let mut out = bitext_core::io::AtomicFile::create(output)?;
     let mut src =
         std::fs::File::open(&filtered).map_err(|e| bitext_core::Error::io(&filtered, e))?;
     std::io::copy(&mut src, &mut out).map_err(|e| out.err(e))?;
     out.commit()?;
-    print_report(&plan.report(dir)?);
-    Ok(())
+    Ok(Some(plan.report(dir)?))
 }
 
 fn print_report(report: &bitext_mine::filter::FilterReport) {

@@ -89,6 +89,10 @@ pub(crate) struct ScoreArgs {
     /// token, separated by spaces (e.g. `0 0 1 1`).
     #[arg(long)]
     words: bool,
+    /// Sharded, resumable scoring (the same lines as the filter of the same scorer without a
+    /// budget; not with --words, --aligner-score or --calibration).
+    #[command(flatten)]
+    sharded: crate::input::ShardArgs,
 }
 
 /// The sentence score of an aligner.
@@ -440,6 +444,29 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
     let (cal, min) = a.calibration.load()?;
+    if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
+        if a.words || a.aligner_score.is_some() || cal.is_some() || min.is_some() {
+            bail!("--shards scores without --words, --aligner-score or --calibration");
+        }
+        let recipe = bitext_shard::FilterRecipe {
+            scorer: match &a.encoder {
+                Some(_) => ScorerSpec::Cosine,
+                None => scorer_spec(a)?,
+            },
+            encoder: a.encoder.clone(),
+            src_col,
+            tgt_col,
+            budget: None,
+            threshold: None,
+            decimals: a.io.decimals,
+        };
+        let files = (a.io.input.as_path(), a.io.output.as_path());
+        let plan = (shards, dir.as_path(), a.sharded.plan_only);
+        if let Some(r) = crate::cmd::filter::run_sharded(files, &recipe, plan, true)? {
+            eprintln!("scored {} pairs", r.lines);
+        }
+        return Ok(());
+    }
     let (build, words) = if let Some(encoder) = &a.encoder {
         (
             encoder_scorers(crate::cmd::embed::sentence_encoder(encoder)?),
