@@ -5,14 +5,13 @@
 //! budget or threshold reruns only the selection and the writing; `mine-step` runs the steps;
 //! scorers that need the whole corpus are refused.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
 
 mod common;
-use common::{bitext, run, write};
+use common::{bitext, log_len, logged, run, write};
 
 /// 120 lines `id<TAB>source<TAB>target`: translations, and every fourth line a mismatched pair;
 /// word vectors of both languages; the encoder spec of their bag of words.
@@ -70,20 +69,6 @@ fn sharded(tsv: &Path, work: &Path, n: usize, extra: &[&str]) -> (String, String
     let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
     args.extend_from_slice(extra);
     filter(tsv, &work.with_extension("tsv"), &args)
-}
-
-/// The steps the log says `what` (`ran `, `skipped `) from its line `from` on.
-fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
-    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
-    log.lines()
-        .skip(from)
-        .filter_map(|l| l.strip_prefix(what))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
-}
-
-fn log_len(work: &Path) -> usize {
-    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
 }
 
 #[test]

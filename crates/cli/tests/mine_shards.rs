@@ -12,7 +12,7 @@ use bitext_core::io::raw::{RawDtype, write_raw};
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{bitext, run};
+use common::{bitext, log_len, logged, run};
 
 const D: usize = 20;
 
@@ -60,20 +60,6 @@ fn sharded(x: &Path, y: &Path, work: &Path, n: usize, extra: &[&str]) -> (String
     let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
     args.extend_from_slice(extra);
     mine(x, y, &args)
-}
-
-/// The steps the log says ran (or were skipped) after its line `from`.
-fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
-    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
-    log.lines()
-        .skip(from)
-        .filter_map(|l| l.strip_prefix(what))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
-}
-
-fn log_len(work: &Path) -> usize {
-    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
 }
 
 #[test]

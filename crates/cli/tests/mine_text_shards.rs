@@ -12,7 +12,7 @@ use std::process::Command;
 use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
 
 mod common;
-use common::{bitext, run, write};
+use common::{bitext, log_len, logged, run, write};
 
 /// Comparable corpora: 90 sources, and 70 targets of which the first 45 translate sources
 /// (shuffled by a stride); word vectors of both languages in one `.vec` file.
@@ -80,20 +80,6 @@ fn sharded(s: &Path, t: &Path, enc: &str, work: &Path, n: usize, extra: &[&str])
     let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
     args.extend_from_slice(extra);
     mine(s, t, enc, &args).0
-}
-
-/// The steps the log says `what` (`ran `, `skipped `) from its line `from` on.
-fn logged(work: &Path, from: usize, what: &str) -> BTreeSet<String> {
-    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
-    log.lines()
-        .skip(from)
-        .filter_map(|l| l.strip_prefix(what))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
-}
-
-fn log_len(work: &Path) -> usize {
-    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
 }
 
 fn output_of(work: &Path, step: &str) -> PathBuf {

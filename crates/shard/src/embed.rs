@@ -90,7 +90,7 @@ pub(crate) fn embed(
     dir: &Path,
     (side, s): (Side, usize),
     out: &Path,
-    encoders: &Encoders,
+    opts: &crate::run::RunOptions,
 ) -> Result<Embedded> {
     let PlannedSide::Text(text) = plan.side(side) else {
         return Err(Error::Invalid(format!(
@@ -102,7 +102,7 @@ pub(crate) fn embed(
         .encoder
         .as_ref()
         .ok_or_else(|| Error::Invalid("the plan names no encoder".into()))?;
-    let encoder = encoders.get(spec)?;
+    let encoder = opts.encoder(spec)?;
     let which = match side {
         Side::Src => bitext_encode::Side::Source,
         Side::Trg => bitext_encode::Side::Target,

@@ -363,15 +363,7 @@ fn score_lines(plan: &FilterPlan, s: usize, out: &Path, opts: &RunOptions) -> Re
 fn score_shard(plan: &FilterPlan, sr: &[&str], tr: &[&str], opts: &RunOptions) -> Result<Vec<f64>> {
     let r = &plan.recipe;
     if let Some(spec) = &r.encoder {
-        let default;
-        let encoders = match &opts.encoders {
-            Some(e) => e.as_ref(),
-            None => {
-                default = crate::embed::Encoders::default();
-                &default
-            }
-        };
-        let enc = encoders.get(spec)?;
+        let enc = opts.encoder(spec)?;
         let x = enc.encode(bitext_encode::Side::Source, sr)?;
         let y = enc.encode(bitext_encode::Side::Target, tr)?;
         let scorer = &r.scorer;

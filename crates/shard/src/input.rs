@@ -94,20 +94,8 @@ impl Input {
     /// # Errors
     /// The file cannot be read.
     pub(crate) fn identity(&self) -> Result<String> {
-        let io = |e| bitext_core::Error::io(&self.path, e);
-        let canon = std::fs::canonicalize(&self.path).map_err(io)?;
-        let meta = std::fs::metadata(&canon).map_err(io)?;
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        Ok(format!(
-            "{}|{:?}|{}|{mtime}",
-            canon.display(),
-            self.format,
-            meta.len()
-        ))
+        let file = crate::text::identity(&self.path)?;
+        Ok(format!("{file}|{:?}", self.format))
     }
 }
 

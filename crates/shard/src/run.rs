@@ -68,6 +68,20 @@ impl std::fmt::Debug for RunOptions {
     }
 }
 
+impl RunOptions {
+    /// The encoder of `spec`, from [`RunOptions::encoders`] or, without one, a bag of words
+    /// built here.
+    pub(crate) fn encoder(
+        &self,
+        spec: &bitext_encode::EncoderSpec,
+    ) -> Result<Arc<dyn bitext_encode::SentenceEncoder>> {
+        match &self.encoders {
+            Some(e) => e.get(spec),
+            None => Encoders::default().get(spec),
+        }
+    }
+}
+
 /// What the embed step `step` recorded, if it has completed (its output has the recorded
 /// size).
 ///
@@ -152,23 +166,13 @@ pub fn run_step(plan: &Plan, dir: &Path, name: &str, opts: &RunOptions) -> Resul
             write_tsv(out, &read_pairs(plan, dir)?)?;
             Ok(None)
         }
-        StepKind::Embed { side, shard } => {
-            let default;
-            let encoders = match &opts.encoders {
-                Some(e) => e.as_ref(),
-                None => {
-                    default = Encoders::default();
-                    &default
-                }
-            };
-            Ok(Some(crate::embed::embed(
-                plan,
-                dir,
-                (side, shard),
-                out,
-                encoders,
-            )?))
-        }
+        StepKind::Embed { side, shard } => Ok(Some(crate::embed::embed(
+            plan,
+            dir,
+            (side, shard),
+            out,
+            opts,
+        )?)),
         StepKind::Dedup { side } => crate::dedup::dedup(plan, side, out).map(|()| None),
         _ => compute(plan, dir, step, out).map(|()| None),
     })

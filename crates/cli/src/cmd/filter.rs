@@ -321,7 +321,7 @@ pub(crate) fn run_sharded(
     (shards, dir, plan_only): (usize, &std::path::Path, bool),
     quiet: bool,
 ) -> Result<Option<bitext_mine::filter::FilterReport>> {
-    use bitext_shard::{FilterPlan, Outcome, run_filter_all};
+    use bitext_shard::{FilterPlan, run_filter_all};
     let plan = FilterPlan::make(dir, input, recipe, shards)
         .with_context(|| format!("planning in {}", dir.display()))?;
     if plan_only {
@@ -333,22 +333,10 @@ pub(crate) fn run_sharded(
         );
         return Ok(None);
     }
-    let bar = crate::input::progress_bar(plan.steps.len(), "sharded steps", quiet);
-    let (mut ran, mut skipped) = (0, 0);
     let opts = crate::cmd::mine::run_options();
-    run_filter_all(&plan, dir, &opts, &mut |_, outcome, done, _| {
-        match outcome {
-            Outcome::Ran => ran += 1,
-            Outcome::Skipped => skipped += 1,
-        }
-        bar.set_position(done as u64);
-    })
-    .with_context(|| format!("in {} (rerun to resume)", dir.display()))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "steps: {ran} ran, {skipped} already done ({})",
-        dir.display()
-    );
+    crate::cmd::mine::run_steps(plan.steps.len(), dir, quiet, &mut |progress| {
+        run_filter_all(&plan, dir, &opts, progress)
+    })?;
     let filtered = plan.output(dir)?;
     let mut out = bitext_core::io::AtomicFile::create(output)?;
     let mut src =

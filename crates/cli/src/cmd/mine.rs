@@ -23,8 +23,8 @@ use crate::input::{
 use crate::rows::{RowOptions, Rows, Unify};
 
 mod sharded;
-pub(crate) use sharded::run_options;
 use sharded::run_sharded;
+pub(crate) use sharded::{run_options, run_steps};
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

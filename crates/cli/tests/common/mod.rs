@@ -104,3 +104,19 @@ pub fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
     };
     (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
 }
+
+/// The steps a sharded run's `steps.log` in `work` says `what` (`ran `, `skipped `), from its
+/// line `from` on.
+pub fn logged(work: &Path, from: usize, what: &str) -> std::collections::BTreeSet<String> {
+    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
+    log.lines()
+        .skip(from)
+        .filter_map(|l| l.strip_prefix(what))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+/// The lines of `work`'s `steps.log` so far.
+pub fn log_len(work: &Path) -> usize {
+    std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
+}

@@ -51,21 +51,10 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
     }
     // A bad calibration file fails before any step runs.
     let calibration = a.calibration.load()?;
-    let bar = progress_bar(plan.steps.len(), "mining steps", a.quiet);
-    let (mut ran, mut skipped) = (0, 0);
-    run_all(&plan, dir, &run_options(), &mut |_, outcome, done, _| {
-        match outcome {
-            Outcome::Ran => ran += 1,
-            Outcome::Skipped => skipped += 1,
-        }
-        bar.set_position(done as u64);
-    })
-    .with_context(|| format!("mining in {} (rerun to resume)", dir.display()))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "steps: {ran} ran, {skipped} already done ({})",
-        dir.display()
-    );
+    let opts = run_options();
+    run_steps(plan.steps.len(), dir, a.quiet, &mut |progress| {
+        run_all(&plan, dir, &opts, progress).map(|_| ())
+    })?;
     let name = |side: Side| match plan.side(side) {
         PlannedSide::Embeddings(p) => p.input.path.clone(),
         PlannedSide::Text(t) => t.path.clone(),
@@ -103,6 +92,35 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
         .map(|p| ScoredPair::new(p.score, line(&src_of, p.src), line(&trg_of, p.tgt)))
         .collect();
     write_mined(a, pairs, (src_text, trg_text), calibration)
+}
+
+/// A step's name, outcome, and the count done and in all (what the runners report).
+type Progress<'a> = &'a mut dyn FnMut(&str, Outcome, usize, usize);
+
+/// Run a plan's `total` steps in `dir` through `run` with a progress bar, then say how many ran
+/// and how many were done already (every sharded command's loop).
+pub(crate) fn run_steps(
+    total: usize,
+    dir: &Path,
+    quiet: bool,
+    run: &mut dyn FnMut(Progress<'_>) -> bitext_shard::Result<()>,
+) -> Result<()> {
+    let bar = progress_bar(total, "steps", quiet);
+    let (mut ran, mut skipped) = (0, 0);
+    run(&mut |_, outcome, done, _| {
+        match outcome {
+            Outcome::Ran => ran += 1,
+            Outcome::Skipped => skipped += 1,
+        }
+        bar.set_position(done as u64);
+    })
+    .with_context(|| format!("in {} (rerun to resume)", dir.display()))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "steps: {ran} ran, {skipped} already done ({})",
+        dir.display()
+    );
+    Ok(())
 }
 
 /// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and
