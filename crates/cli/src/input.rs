@@ -86,7 +86,8 @@ pub(crate) struct EmbeddingArgs {
     pub(crate) dim: Option<usize>,
     /// Raw files hold float16 values (LASER --fp16). `bitext mine` (mode mine, exact index)
     /// maps the target file and searches it in place, widening rows only where read; other
-    /// uses read and widen the files.
+    /// uses read and widen the files. With --encoder and --shards, the embed steps store
+    /// float16 rows.
     #[arg(long)]
     pub(crate) fp16: bool,
 }

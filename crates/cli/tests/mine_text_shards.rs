@@ -92,7 +92,7 @@ fn output_of(work: &Path, step: &str) -> PathBuf {
         .find(|s| s["name"] == step)
         .unwrap();
     let id = s["id"].as_str().unwrap();
-    work.join(format!("{step}-{id}.f32"))
+    work.join(format!("{step}-{id}.emb"))
 }
 
 #[test]
@@ -307,4 +307,68 @@ fn unify_deduplicates_before_embedding_with_the_single_process_output() {
     )
     .arg(&w));
     assert!(!ok && err.contains("--unify first"), "{err}");
+}
+
+#[test]
+fn fp16_shards_mine_as_single_process_fp16_files() {
+    let d = tempfile::tempdir().unwrap();
+    let (s, t, enc) = corpora(d.path(), true);
+    // Single process: each text embedded whole into binary16, then mined with --fp16.
+    let (x, y) = (d.path().join("x.f16"), d.path().join("y.f16"));
+    for (text, side, out) in [(&s, "source", &x), (&t, "target", &y)] {
+        let mut c = bitext();
+        c.args([
+            "embed",
+            "-q",
+            "--fp16",
+            "--encoder",
+            &enc,
+            "--side",
+            side,
+            "--input",
+        ])
+        .arg(text)
+        .arg("-o")
+        .arg(out);
+        let (ok, _, err) = run(&mut c);
+        assert!(ok, "{err}");
+    }
+    let mut c = bitext();
+    c.args([
+        "mine",
+        "-q",
+        "-k",
+        "3",
+        "--fp16",
+        "--dim",
+        "16",
+        "--src-embeddings",
+    ])
+    .arg(&x)
+    .arg("--tgt-embeddings")
+    .arg(&y)
+    .arg("--src-text")
+    .arg(&s)
+    .arg("--tgt-text")
+    .arg(&t);
+    let (ok, want, err) = run(&mut c);
+    assert!(ok, "{err}");
+    assert!(want.lines().count() >= 40);
+    for n in [1, 3] {
+        let work = d.path().join(format!("w{n}"));
+        let got = sharded(&s, &t, &enc, &work, n, &["--fp16"]);
+        assert_eq!(got, want, "{n} shards");
+        let size = std::fs::metadata(output_of(&work, "embed-src-0"))
+            .unwrap()
+            .len();
+        let rows = std::fs::read_to_string(&s)
+            .unwrap()
+            .lines()
+            .count()
+            .div_ceil(n);
+        assert!(
+            size <= (rows * 16 * 2) as u64,
+            "binary16 rows: {size} bytes"
+        );
+    }
 }

@@ -108,7 +108,12 @@ pub(crate) fn embed(
         Side::Trg => bitext_encode::Side::Target,
     };
     let dim = encoder.dim();
-    let mut w = EmbeddingsWriter::raw(out, dim, RawDtype::F32)?;
+    let dtype = if plan.fp16 {
+        RawDtype::F16
+    } else {
+        RawDtype::F32
+    };
+    let mut w = EmbeddingsWriter::raw(out, dim, dtype)?;
     let (start, _) = text.bytes[s];
     let what = format!("{} (shard {s}, from byte {start})", text.path.display());
     let mut unit = true;
@@ -119,7 +124,21 @@ pub(crate) fn embed(
         let e = encoder
             .encode(which, &refs)
             .map_err(|e| Error::Invalid(format!("embedding {what}: {}", e.shifted(done))))?;
-        unit &= bitext_mine::check_unit(e.view(), &format!("{what}:"), done)
+        // Checked as the mining steps will read them: binary16 rows widened.
+        let read_back = if plan.fp16 {
+            let v = e
+                .as_slice()
+                .iter()
+                .map(|&x| half::f16::from_f32(x).to_f32())
+                .collect();
+            Some(bitext_core::Embeddings::new(v, e.dim())?)
+        } else {
+            None
+        };
+        let rows = read_back
+            .as_ref()
+            .map_or_else(|| e.view(), bitext_core::Embeddings::view);
+        unit &= bitext_mine::check_unit(rows, &format!("{what}:"), done)
             .map_err(|e| Error::Invalid(format!("{e} (rows count from the shard's first line)")))?;
         w.push(e.view())?;
         chunk.clear();

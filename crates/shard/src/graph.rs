@@ -90,7 +90,7 @@ pub(crate) fn steps_of(plan: &Plan) -> Vec<Step> {
             }
             let encoder = plan.encoder_identity.as_deref().unwrap_or_default();
             for (s, &(a, b)) in t.bytes.iter().enumerate() {
-                let own = format!("{encoder}|{}|{}|{a}|{b}", t.identity, t.bucc);
+                let own = format!("{encoder}|{}|{}|{a}|{b}|{}", t.identity, t.bucc, plan.fp16);
                 let kind = StepKind::Embed { side, shard: s };
                 let deps = if plan.unify {
                     vec![dedup.clone()]

@@ -123,7 +123,11 @@ impl Plan {
                 rows,
                 Input {
                     path: dir.join(step.output()),
-                    format: Format::RawF32,
+                    format: if self.fp16 {
+                        Format::RawF16
+                    } else {
+                        Format::RawF32
+                    },
                     dim: Some(e.dim),
                 },
             ));

@@ -45,6 +45,7 @@ pub use input::{Format, Input};
 pub use layout::Layout;
 pub use plan::{
     MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, PlannedSide, Sharding, Side, Step, StepKind,
+    TextOptions,
 };
 pub use preset::{AUTO_EXACT_PAIRS, AUTO_NPROBE, auto_index};
 pub use run::{LOG_FILE, Outcome, RunOptions, mined_pairs, neighbours, run_all, run_step};

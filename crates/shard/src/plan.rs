@@ -188,7 +188,7 @@ impl Step {
         } else if self.kind == StepKind::WriteKept {
             format!("filtered-{}.tsv", self.id)
         } else if matches!(self.kind, StepKind::Embed { .. }) {
-            format!("{}-{}.f32", self.name, self.id)
+            format!("{}-{}.emb", self.name, self.id)
         } else {
             format!("{}-{}.bin", self.name, self.id)
         }
@@ -227,6 +227,16 @@ pub enum PlannedSide {
     Text(PlannedText),
 }
 
+/// Options of a plan from text ([`Plan::make_text`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextOptions {
+    /// Embed and mine each distinct sentence once (LASER's `--unify`, each pair at its
+    /// sentences' first lines).
+    pub unify: bool,
+    /// Store the embedded rows as binary16.
+    pub fp16: bool,
+}
+
 /// A sharded mining run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -254,6 +264,10 @@ pub struct Plan {
     /// pair reported at the first occurrence of its sentences.
     #[serde(default)]
     pub unify: bool,
+    /// Text plans: embed steps store binary16 rows (LASER's `--fp16`: half the disk and the
+    /// mapped memory), which the mining steps read as `bitext mine --fp16` reads such files.
+    #[serde(default)]
+    pub fp16: bool,
     /// Row ranges `[start, end)` of the source shards (empty for a text side: see
     /// [`Plan::layout`]).
     pub src_shards: Vec<(usize, usize)>,
@@ -432,6 +446,7 @@ impl Plan {
             encoder: None,
             encoder_identity: None,
             unify: false,
+            fp16: false,
             src_shards,
             trg_shards,
             index_shards,
@@ -448,8 +463,9 @@ impl Plan {
     /// `spec`, in `shards` byte-range shards per side (cut at line starts, reading only a
     /// window at each boundary), reusing the plan in `work_dir` when the texts, the encoder
     /// (its spec and the files it names) and the recipe are the same. The output is that of
-    /// embedding each file whole and mining the two embedding files; with `unify`, of mining
-    /// each distinct sentence once (`dedup` steps before the embed steps).
+    /// embedding each file whole and mining the two embedding files; with `options.unify`, of
+    /// mining each distinct sentence once (`dedup` steps before the embed steps); with
+    /// `options.fp16`, of embedding into binary16 files and mining them.
     ///
     /// # Errors
     /// As [`Plan::make`] for the counts and the recipe; index shards other than the shard count;
@@ -463,8 +479,9 @@ impl Plan {
         encoder: &EncoderSpec,
         spec: &MineSpec,
         sharding: impl Into<Sharding>,
-        unify: bool,
+        options: TextOptions,
     ) -> Result<Plan> {
+        let TextOptions { unify, fp16 } = options;
         let sharding = sharding.into();
         check_request(spec, sharding)?;
         if sharding.index_shards != sharding.shards {
@@ -489,7 +506,8 @@ impl Plan {
         let shards = sharding.shards;
         let (ps, pt) = (src.plan(shards, "source")?, trg.plan(shards, "target")?);
         let encoder_id = encoder_identity(encoder)?;
-        let key = |t: &PlannedText| format!("text|{}|{}|{encoder_id}|{unify}", t.identity, t.bucc);
+        let key =
+            |t: &PlannedText| format!("text|{}|{}|{encoder_id}|{unify}|{fp16}", t.identity, t.bucc);
         let id = plan_id(&key(&ps), &key(&pt), spec, sharding);
         if let Ok(old) = Plan::load(work_dir)
             && old.id == id
@@ -507,6 +525,7 @@ impl Plan {
             encoder: Some(encoder.clone()),
             encoder_identity: Some(encoder_id),
             unify,
+            fp16,
             src_shards: Vec::new(),
             trg_shards: Vec::new(),
             index_shards: shards,

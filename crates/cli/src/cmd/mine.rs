@@ -192,8 +192,8 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
         e.trg_embeddings.as_deref().filter(|_| made),
     ])?;
     let spec = mine_spec(a)?;
-    if a.encoder.is_some() && e.fp16 {
-        bail!("--encoder writes f32 embeddings: drop --fp16");
+    if made && e.fp16 {
+        bail!("--encoder writes f32 embeddings (binary16 with --shards): drop --fp16");
     }
     if let (Some(encoder), Some(st), Some(tt), true) = (&a.encoder, &a.src_text, &a.trg_text, made)
     {

@@ -213,6 +213,9 @@ fn plan_text(
         encoder,
         spec,
         sharding,
-        a.unify.is_some(),
+        bitext_shard::TextOptions {
+            unify: a.unify.is_some(),
+            fp16: a.embeddings.fp16,
+        },
     )?)
 }
