@@ -123,9 +123,9 @@ impl FilterPlan {
         .plan(shards, "input")?;
         let mut scorer_id = serde_json::to_string(&r.scorer).expect("serialises");
         if let Some(e) = &r.encoder {
-            scorer_id = format!("{scorer_id}|{}", crate::plan::encoder_identity(e)?);
+            scorer_id = format!("{scorer_id}|{}", crate::text::encoder_identity(e)?);
         }
-        let files = crate::plan::named_files(&serde_json::to_value(&r.scorer).expect("json"))?;
+        let files = crate::text::named_files(&serde_json::to_value(&r.scorer).expect("json"))?;
         let recipe_json = serde_json::to_string(r).expect("serialises");
         let id = hash_hex(&[
             FORMAT,

@@ -308,44 +308,6 @@ fn check_request(spec: &MineSpec, sharding: Sharding) -> Result<()> {
     Ok(())
 }
 
-/// The encoder's spec and the identity of every file or directory (each file in it) that the
-/// spec names, so that a retrained model or changed vectors change the embed steps' ids.
-pub(crate) fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
-    let json = serde_json::to_value(spec).expect("spec serialises");
-    Ok(format!("{json}\n{}", named_files(&json)?))
-}
-
-/// The identity (path, size, modification time) of every file named by a string of `json` (a
-/// spec), and of every file in a directory so named, one per line.
-pub(crate) fn named_files(json: &serde_json::Value) -> Result<String> {
-    fn walk(v: &serde_json::Value, out: &mut Vec<String>) -> Result<()> {
-        match v {
-            serde_json::Value::String(s) => files(Path::new(s), out),
-            serde_json::Value::Array(a) => a.iter().try_for_each(|x| walk(x, out)),
-            serde_json::Value::Object(o) => o.values().try_for_each(|x| walk(x, out)),
-            _ => Ok(()),
-        }
-    }
-    fn files(p: &Path, out: &mut Vec<String>) -> Result<()> {
-        if p.is_file() {
-            out.push(crate::text::identity(p)?);
-        } else if p.is_dir() {
-            let mut entries: Vec<_> = std::fs::read_dir(p)
-                .map_err(|e| bitext_core::Error::io(p, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect();
-            entries.sort();
-            for e in entries {
-                files(&e, out)?;
-            }
-        }
-        Ok(())
-    }
-    let mut parts = Vec::new();
-    walk(json, &mut parts)?;
-    Ok(parts.join("\n"))
-}
-
 /// Write `json` as `plan.json` in `work_dir` (created if missing), atomically.
 pub(crate) fn write_plan_file(work_dir: &Path, json: &str) -> Result<()> {
     std::fs::create_dir_all(work_dir).map_err(|e| bitext_core::Error::io(work_dir, e))?;
@@ -505,7 +467,7 @@ impl Plan {
         }
         let shards = sharding.shards;
         let (ps, pt) = (src.plan(shards, "source")?, trg.plan(shards, "target")?);
-        let encoder_id = encoder_identity(encoder)?;
+        let encoder_id = crate::text::encoder_identity(encoder)?;
         let key =
             |t: &PlannedText| format!("text|{}|{}|{encoder_id}|{unify}|{fp16}", t.identity, t.bucc);
         let id = plan_id(&key(&ps), &key(&pt), spec, sharding);

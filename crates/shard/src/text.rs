@@ -1,6 +1,8 @@
 //! Text inputs of a plan that embeds before it mines: each side's sentence file cut into
 //! byte-range shards at line boundaries (reading only a little at each boundary, never the
-//! whole file), and the sentences of one shard read as `bitext embed` reads a whole file.
+//! whole file), and the sentences of one shard read as `bitext embed` reads a whole file; and
+//! the cheap identities (path, size, modification time) of inputs and of the files a spec
+//! names, which step ids hold.
 
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -8,6 +10,8 @@ use std::path::{Path, PathBuf};
 use bitext_core::io::LineReader;
 use bitext_core::io::stream::{Compression, is_stdio};
 use serde::{Deserialize, Serialize};
+
+use bitext_encode::EncoderSpec;
 
 use crate::error::{Error, Result};
 
@@ -49,6 +53,44 @@ pub(crate) fn identity(path: &Path) -> Result<String> {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
     Ok(format!("{}|{}|{mtime}", canon.display(), meta.len()))
+}
+
+/// The encoder's spec and the identity of every file or directory (each file in it) that the
+/// spec names, so that a retrained model or changed vectors change the embed steps' ids.
+pub(crate) fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
+    let json = serde_json::to_value(spec).expect("spec serialises");
+    Ok(format!("{json}\n{}", named_files(&json)?))
+}
+
+/// The identity (path, size, modification time) of every file named by a string of `json` (a
+/// spec), and of every file in a directory so named, one per line.
+pub(crate) fn named_files(json: &serde_json::Value) -> Result<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) -> Result<()> {
+        match v {
+            serde_json::Value::String(s) => files(Path::new(s), out),
+            serde_json::Value::Array(a) => a.iter().try_for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o.values().try_for_each(|x| walk(x, out)),
+            _ => Ok(()),
+        }
+    }
+    fn files(p: &Path, out: &mut Vec<String>) -> Result<()> {
+        if p.is_file() {
+            out.push(crate::text::identity(p)?);
+        } else if p.is_dir() {
+            let mut entries: Vec<_> = std::fs::read_dir(p)
+                .map_err(|e| bitext_core::Error::io(p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            for e in entries {
+                files(&e, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut parts = Vec::new();
+    walk(json, &mut parts)?;
+    Ok(parts.join("\n"))
 }
 
 /// Bytes read at a time while looking for the line start after a boundary.
