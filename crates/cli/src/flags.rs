@@ -91,6 +91,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   teacher (train, distil)    --teacher SPEC (any --encoder spec), --teacher-weight W, --distill-only
   progress bars off          -q, --quiet
   threads                    --threads N (0: all cores)
+  sharded, resumable run     --shards N --work-dir DIR [--plan-only] (mine, filter, score; steps: mine-step)
   flags from a file          --recipe FILE (JSON: {\"section\": {\"flag\": value}}; the command line wins)
 
 Files: `-` is standard input or output for text and TSV; .gz, .xz and .zst are read and

@@ -48,8 +48,8 @@ enum Command {
     AlignDocs(Box<cmd::align_docs::AlignDocsArgs>),
     /// Mine translation pairs from two embedding matrices (LASER `mine_bitexts.py` options).
     Mine(Box<cmd::mine::MineArgs>),
-    /// Run steps of a sharded mining plan (`bitext mine --shards N --work-dir DIR --plan-only`
-    /// writes it): what an engine such as Ray calls.
+    /// Run steps of a sharded plan (`bitext mine`, `filter` or `score` with `--shards N
+    /// --work-dir DIR --plan-only` writes it): what an engine such as Ray calls.
     MineStep(cmd::mine_step::MineStepArgs),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
     Filter(Box<cmd::filter::FilterArgs>),
