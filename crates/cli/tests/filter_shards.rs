@@ -235,3 +235,62 @@ fn sharded_scoring_writes_the_single_process_bytes() {
         }
     }
 }
+
+#[test]
+fn calibrated_sharded_runs_write_the_single_process_probabilities() {
+    use bitext_eval::calibration::{Calibration, FitOptions, LabelledScores};
+    let d = tempfile::tempdir().unwrap();
+    let (tsv, _) = corpus(d.path());
+    // Scores in [0, 1]; a pair counts as parallel above 0.5.
+    let sample: Vec<(f64, bool)> = (0..200).map(|i| (i as f64 / 199.0, i >= 100)).collect();
+    let cal = Calibration::fit(
+        &LabelledScores::new(sample).unwrap(),
+        &FitOptions::default(),
+    );
+    let cal_path = d.path().join("cal.json");
+    cal.unwrap().save(&cal_path).unwrap();
+    let c = cal_path.to_str().unwrap();
+    let args = [
+        "--scorer",
+        "levenshtein",
+        "--calibration",
+        c,
+        "--min-precision",
+        "0.9",
+    ];
+    let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
+    let kept = want.lines().count();
+    assert!(
+        kept > 5 && want.lines().all(|l| l.split('\t').count() == 5),
+        "{want}"
+    );
+    let (got, _) = sharded(&tsv, &d.path().join("fw"), 3, &args);
+    assert_eq!(got, want);
+    let score = |extra: &[&str], out: &Path| {
+        let mut cmd = bitext();
+        cmd.args([
+            "score",
+            "--src-col",
+            "2",
+            "--tgt-col",
+            "3",
+            "--scorer",
+            "levenshtein",
+        ])
+        .args(["--calibration", c, "--input"])
+        .arg(&tsv)
+        .arg("-o")
+        .arg(out)
+        .args(extra);
+        let (ok, _, err) = run(&mut cmd);
+        assert!(ok, "{err}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let want = score(&[], &d.path().join("s1.tsv"));
+    let work = d.path().join("sw");
+    let got = score(
+        &["--shards", "2", "--work-dir", work.to_str().unwrap()],
+        &d.path().join("s2.tsv"),
+    );
+    assert_eq!(got, want);
+}

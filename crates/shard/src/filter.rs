@@ -46,6 +46,10 @@ pub struct FilterRecipe {
     pub threshold: Option<Threshold>,
     /// Decimals of the score column (default: the shortest exact form).
     pub decimals: Option<usize>,
+    /// A calibration file (`bitext calibrate`): the probability it gives each kept line's score
+    /// is written after the score (read through [`crate::RunOptions::calibrations`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<PathBuf>,
 }
 
 /// A sharded filtering run.
@@ -69,6 +73,11 @@ pub struct FilterPlan {
 /// crate cannot build): from the spec, a function from a shard's two columns to its scorer.
 pub type BuildLineScorer =
     dyn Fn(&ScorerSpec) -> std::result::Result<Box<ShardScorer>, String> + Send + Sync;
+
+/// Loads a calibration file into its probability function (bitext-eval's calibration, which
+/// this crate does not depend on; the CLI gives the builder).
+pub type BuildCalibration =
+    dyn Fn(&Path) -> std::result::Result<Box<dyn Fn(f64) -> f64>, String> + Send + Sync;
 
 /// A function from a shard's source and target sentences to their scorer.
 pub type ShardScorer = dyn Fn(&[&str], &[&str]) -> std::result::Result<Box<dyn PairScorer>, String>;
@@ -127,12 +136,17 @@ impl FilterPlan {
         }
         let files = crate::text::named_files(&serde_json::to_value(&r.scorer).expect("json"))?;
         let recipe_json = serde_json::to_string(r).expect("serialises");
+        let cal_id = match &r.calibration {
+            Some(p) => crate::text::identity(p)?,
+            None => String::new(),
+        };
         let id = hash_hex(&[
             FORMAT,
             &VERSION.to_string(),
             &text.identity,
             &recipe_json,
             &files,
+            &cal_id,
         ]);
         if let Ok(old) = FilterPlan::load(work_dir)
             && old.id == id
@@ -158,7 +172,7 @@ impl FilterPlan {
         steps.add("select".into(), StepKind::Select, scored.clone(), selection);
         let mut deps = scored;
         deps.push("select".into());
-        let own = format!("{:?}", r.decimals);
+        let own = format!("{:?}|{cal_id}", r.decimals);
         steps.add("write".into(), StepKind::WriteKept, deps, own);
         let plan = FilterPlan {
             format: FORMAT.into(),
@@ -290,7 +304,7 @@ pub fn run_filter_step(
                 let arrays = [Array::u64s(kept), Array::u64s([sel.words as u64])];
                 arrays::write(out, "selection", vec![sel.kept.len()], &arrays)?;
             }
-            StepKind::WriteKept => write_kept(plan, dir, out)?,
+            StepKind::WriteKept => write_kept(plan, dir, out, opts)?,
             _ => return Err(Error::Invalid(format!("{name} is not a filter step"))),
         }
         Ok(None)
@@ -384,7 +398,19 @@ fn score_shard(plan: &FilterPlan, sr: &[&str], tr: &[&str], opts: &RunOptions) -
 }
 
 /// The kept lines, verbatim with their score, in input order.
-fn write_kept(plan: &FilterPlan, dir: &Path, out: &Path) -> Result<()> {
+fn write_kept(plan: &FilterPlan, dir: &Path, out: &Path, opts: &RunOptions) -> Result<()> {
+    let probability = match &plan.recipe.calibration {
+        Some(path) => {
+            let build = opts.calibrations.as_ref().ok_or_else(|| {
+                Error::Invalid(format!(
+                    "{}: a calibration is read by the caller's builder (RunOptions::calibrations)",
+                    path.display()
+                ))
+            })?;
+            Some(build(path).map_err(Error::Invalid)?)
+        }
+        None => None,
+    };
     let (scores, _) = plan.scores(dir)?;
     let path = dir.join(plan.step("select")?.output());
     let kept = arrays::read(&path, "selection", &[8, 8])?.usizes(0, &path, scores.len())?;
@@ -401,7 +427,10 @@ fn write_kept(plan: &FilterPlan, dir: &Path, out: &Path) -> Result<()> {
         for rec in records(plan, s)? {
             let rec = rec?;
             if keep.get(i).copied().unwrap_or(false) {
-                w.write(&rec.raw, scores[i])?;
+                match &probability {
+                    Some(p) => w.write_scores(&rec.raw, &[scores[i], p(scores[i])])?,
+                    None => w.write(&rec.raw, scores[i])?,
+                }
             }
             i += 1;
         }

@@ -39,7 +39,8 @@ mod text;
 pub use embed::{BuildEncoder, Embedded, Encoders};
 pub use error::{Error, Result};
 pub use filter::{
-    BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer, run_filter_all, run_filter_step,
+    BuildCalibration, BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer, run_filter_all,
+    run_filter_step,
 };
 pub use input::{Format, Input};
 pub use layout::Layout;

@@ -53,6 +53,8 @@ pub struct RunOptions {
     /// What builds the scorers of a filter plan's sentence scorers (default: the scorers
     /// `bitext-mine` builds; a neural model needs a builder from a crate that links it).
     pub line_scorers: Option<Arc<crate::filter::BuildLineScorer>>,
+    /// What loads a filter plan's calibration file (none: a plan with one fails its write).
+    pub calibrations: Option<Arc<crate::filter::BuildCalibration>>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -63,6 +65,10 @@ impl std::fmt::Debug for RunOptions {
             .field(
                 "line_scorers",
                 &self.line_scorers.as_ref().map(|_| "a builder"),
+            )
+            .field(
+                "calibrations",
+                &self.calibrations.as_ref().map(|_| "a builder"),
             )
             .finish()
     }

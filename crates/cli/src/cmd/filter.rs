@@ -180,10 +180,12 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
                 "--shards embeds each shard with --encoder: leave out --src-embeddings and --tgt-embeddings"
             );
         }
-        if cal.is_some() || min.is_some() {
-            bail!("--shards filters without --calibration (not built yet): filter, then calibrate");
+        let mut recipe = filter_recipe(a, cols, index)?;
+        recipe.calibration.clone_from(&a.calibration.calibration);
+        if let Some(value) = min {
+            let value = a.min_score.map_or(value, |m| m.max(value));
+            recipe.threshold = Some(Threshold::AtLeast { value });
         }
-        let recipe = filter_recipe(a, cols, index)?;
         let files = (a.input.as_path(), a.output.as_path());
         let done = run_sharded(files, &recipe, (shards, dir, a.sharded.plan_only), a.quiet)?;
         if let Some(report) = done {
@@ -309,6 +311,7 @@ fn filter_recipe(
         budget,
         threshold: a.min_score.map(|value| Threshold::AtLeast { value }),
         decimals: a.decimals,
+        calibration: None,
     })
 }
 

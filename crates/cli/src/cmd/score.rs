@@ -445,8 +445,8 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
     let (cal, min) = a.calibration.load()?;
     if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
-        if a.words || a.aligner_score.is_some() || cal.is_some() || min.is_some() {
-            bail!("--shards scores without --words, --aligner-score or --calibration");
+        if a.words || a.aligner_score.is_some() {
+            bail!("--shards scores without --words or --aligner-score");
         }
         let recipe = bitext_shard::FilterRecipe {
             scorer: match &a.encoder {
@@ -457,8 +457,9 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
             src_col,
             tgt_col,
             budget: None,
-            threshold: None,
+            threshold: min.map(|value| bitext_mine::Threshold::AtLeast { value }),
             decimals: a.io.decimals,
+            calibration: a.calibration.calibration.clone(),
         };
         let files = (a.io.input.as_path(), a.io.output.as_path());
         let plan = (shards, dir.as_path(), a.sharded.plan_only);

@@ -140,6 +140,12 @@ pub(crate) fn run_options() -> RunOptions {
                 Box::new(move |src, tgt| build(src, tgt).map_err(|e| format!("{e:#}")));
             Ok(scorer)
         })),
+        calibrations: Some(std::sync::Arc::new(|path| {
+            let cal =
+                bitext_eval::calibration::Calibration::load(path).map_err(|e| format!("{e:#}"))?;
+            let probability: Box<dyn Fn(f64) -> f64> = Box::new(move |s| cal.probability(s));
+            Ok(probability)
+        })),
     }
 }
 
