@@ -168,7 +168,8 @@ impl FilterPlan {
             steps.add(name.clone(), StepKind::ScoreLines { shard: s }, vec![], own);
             scored.push(name);
         }
-        let selection = serde_json::to_string(&(r.budget, r.threshold)).expect("serialises");
+        // "2": the output's layout (kept lines; line and word counts; the lowest kept score).
+        let selection = serde_json::to_string(&(2, r.budget, r.threshold)).expect("serialises");
         steps.add("select".into(), StepKind::Select, scored.clone(), selection);
         let mut deps = scored;
         deps.push("select".into());
@@ -208,19 +209,7 @@ impl FilterPlan {
     /// # Errors
     /// A missing or malformed plan, or one of another kind, naming the file.
     pub fn load(work_dir: &Path) -> Result<FilterPlan> {
-        let path = work_dir.join(PLAN_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| bitext_core::Error::io(&path, e))?;
-        let plan: FilterPlan = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
-            path: path.clone(),
-            reason: format!("not a filter plan: {e}"),
-        })?;
-        if plan.format != FORMAT || plan.version != VERSION {
-            return Err(Error::Corrupt {
-                path,
-                reason: format!("format {:?} version {}", plan.format, plan.version),
-            });
-        }
-        Ok(plan)
+        crate::plan::read_plan_file(work_dir, "filter", FORMAT, VERSION)
     }
 
     /// Whether `work_dir`'s plan is a filter plan (by its `format` field).
@@ -251,17 +240,27 @@ impl FilterPlan {
     /// # Errors
     /// The `select` step has not completed, or its output is malformed.
     pub fn report(&self, work_dir: &Path) -> Result<FilterReport> {
-        let (lines, _) = self.scores(work_dir)?;
         let path = work_dir.join(self.step("select")?.output());
-        let r = arrays::read(&path, "selection", &[8, 8])?;
-        let kept = r.usizes(0, &path, lines.len())?;
-        let words = r.usizes(1, &path, usize::MAX)?;
+        let r = arrays::read(&path, "selection", &[8, 8, 8])?;
+        let totals = r.usizes(1, &path, usize::MAX)?;
+        let (&[lines, words], min) = (totals.as_slice(), r.f64s(2)) else {
+            return Err(Error::Corrupt {
+                path,
+                reason: "a selection without its line and word counts".into(),
+            });
+        };
         Ok(FilterReport {
-            lines: lines.len(),
-            kept: kept.len(),
-            words: words.first().copied().unwrap_or_default(),
-            min_score: kept.last().map(|&i| lines[i]),
+            lines,
+            kept: r.header.shape[0],
+            words,
+            min_score: min.first().copied(),
         })
+    }
+
+    /// The lines the `select` step kept, best score first.
+    fn kept(&self, dir: &Path, lines: usize) -> Result<Vec<usize>> {
+        let path = dir.join(self.step("select")?.output());
+        arrays::read(&path, "selection", &[8, 8, 8])?.usizes(0, &path, lines)
     }
 
     /// Every line's score and word count, from the `score-lines` steps.
@@ -301,7 +300,11 @@ pub fn run_filter_step(
                 let r = &plan.recipe;
                 let sel = select(&scores, Some(&words), r.budget, r.threshold)?;
                 let kept: Vec<u64> = sel.kept.iter().map(|&i| i as u64).collect();
-                let arrays = [Array::u64s(kept), Array::u64s([sel.words as u64])];
+                let arrays = [
+                    Array::u64s(kept),
+                    Array::u64s([scores.len() as u64, sel.words as u64]),
+                    Array::f64s(&sel.min_score.into_iter().collect::<Vec<_>>()),
+                ];
                 arrays::write(out, "selection", vec![sel.kept.len()], &arrays)?;
             }
             StepKind::WriteKept => write_kept(plan, dir, out, opts)?,
@@ -412,8 +415,7 @@ fn write_kept(plan: &FilterPlan, dir: &Path, out: &Path, opts: &RunOptions) -> R
         None => None,
     };
     let (scores, _) = plan.scores(dir)?;
-    let path = dir.join(plan.step("select")?.output());
-    let kept = arrays::read(&path, "selection", &[8, 8])?.usizes(0, &path, scores.len())?;
+    let kept = plan.kept(dir, scores.len())?;
     let mut keep = vec![false; scores.len()];
     for i in kept {
         keep[i] = true;

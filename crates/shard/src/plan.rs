@@ -308,6 +308,32 @@ fn check_request(spec: &MineSpec, sharding: Sharding) -> Result<()> {
     Ok(())
 }
 
+/// Read `plan.json` from `work_dir` as a plan of `kind` ("mining", "filter"): its `format`
+/// and `version` fields checked first (so that a plan of another kind is named as such), then
+/// the whole plan parsed.
+pub(crate) fn read_plan_file<T: serde::de::DeserializeOwned>(
+    work_dir: &Path,
+    kind: &str,
+    format: &str,
+    version: u32,
+) -> Result<T> {
+    let path = work_dir.join(PLAN_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| bitext_core::Error::io(&path, e))?;
+    let corrupt = |reason: String| Error::Corrupt {
+        path: path.clone(),
+        reason,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| corrupt(format!("not a {kind} plan: {e}")))?;
+    if value["format"] != format || value["version"] != version {
+        return Err(corrupt(format!(
+            "format {} version {}, expected {format:?} {version} (a {kind} plan)",
+            value["format"], value["version"]
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| corrupt(format!("not a {kind} plan: {e}")))
+}
+
 /// Write `json` as `plan.json` in `work_dir` (created if missing), atomically.
 pub(crate) fn write_plan_file(work_dir: &Path, json: &str) -> Result<()> {
     std::fs::create_dir_all(work_dir).map_err(|e| bitext_core::Error::io(work_dir, e))?;
@@ -355,9 +381,7 @@ impl Plan {
         check_request(spec, sharding)?;
         let (src_id, trg_id) = (src.identity()?, trg.identity()?);
         let id = plan_id(&src_id, &trg_id, spec, sharding);
-        if let Ok(old) = Plan::load(work_dir)
-            && old.id == id
-        {
+        if let Some(old) = Plan::reusable(work_dir, &id) {
             return Ok(old);
         }
         let (ms, mt) = (src.open()?, trg.open()?);
@@ -471,9 +495,7 @@ impl Plan {
         let key =
             |t: &PlannedText| format!("text|{}|{}|{encoder_id}|{unify}|{fp16}", t.identity, t.bucc);
         let id = plan_id(&key(&ps), &key(&pt), spec, sharding);
-        if let Ok(old) = Plan::load(work_dir)
-            && old.id == id
-        {
+        if let Some(old) = Plan::reusable(work_dir, &id) {
             return Ok(old);
         }
         let mut plan = Plan {
@@ -537,22 +559,12 @@ impl Plan {
     /// # Errors
     /// A missing or malformed plan, naming the file.
     pub fn load(work_dir: &Path) -> Result<Plan> {
-        let path = work_dir.join(PLAN_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| bitext_core::Error::io(&path, e))?;
-        let plan: Plan = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
-            path: path.clone(),
-            reason: format!("not a mining plan: {e}"),
-        })?;
-        if plan.format != FORMAT || plan.version != VERSION {
-            return Err(Error::Corrupt {
-                path,
-                reason: format!(
-                    "format {:?} version {}, expected {FORMAT:?} {VERSION}",
-                    plan.format, plan.version
-                ),
-            });
-        }
-        Ok(plan)
+        read_plan_file(work_dir, "mining", FORMAT, VERSION)
+    }
+
+    /// The plan in `work_dir` if it has id `id` (the same inputs, recipe and shards).
+    pub(crate) fn reusable(work_dir: &Path, id: &str) -> Option<Plan> {
+        Plan::load(work_dir).ok().filter(|p| p.id == id)
     }
 }
 
