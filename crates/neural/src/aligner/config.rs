@@ -72,6 +72,18 @@ pub struct AlignerConfig {
     /// the final states (the default, the paper's) or their maximum over positions.
     #[serde(default)]
     pub pooling: Pooling,
+    /// Add each encoder's bag of its input vectors to its sentence vector, as the siamese
+    /// network's [`SiameseConfig::bag`](crate::siamese::SiameseConfig::bag): `v = bag(x) +
+    /// P·pool(h)`, IDF-weighted over each side's training text, `P` `[2·hidden, emb_dim]`
+    /// starting at zero, so that training starts from the bag of words and the sentence
+    /// vector (`wemb`, `semb`, the ranking term) reaches the word states only through `P`.
+    /// Not in the draft; the sentence vector then has `emb_dim` components.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bag: bool,
+    /// With [`AlignerConfig::bag`]: a trained linear map `W` of each bag, starting at the
+    /// identity (`bag(x)·W + P·pool(h)`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bag_map: bool,
 }
 
 impl AlignerConfig {
@@ -93,6 +105,8 @@ impl AlignerConfig {
             frozen_embeddings: false,
             ranking: None,
             pooling: Pooling::Last,
+            bag: false,
+            bag_map: false,
         }
     }
 
@@ -120,10 +134,20 @@ impl AlignerConfig {
         })
     }
 
-    /// Word and sentence vector size (`2 × hidden`).
+    /// Word vector size (`2 × hidden`).
+    #[must_use]
+    pub fn word_dim(&self) -> usize {
+        2 * self.hidden
+    }
+
+    /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
     #[must_use]
     pub fn dim(&self) -> usize {
-        2 * self.hidden
+        if self.bag {
+            self.emb_dim
+        } else {
+            2 * self.hidden
+        }
     }
 
     /// Check the parameters.
@@ -156,6 +180,11 @@ impl AlignerConfig {
                     r.pairs
                 )));
             }
+        }
+        if self.bag_map && !self.bag {
+            return Err(Error::Config(
+                "a map of the bag of words (bag_map) needs the bag (bag)".into(),
+            ));
         }
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(Error::Config(format!(
@@ -226,6 +255,7 @@ mod tests {
             AlignerConfig { r: 0.0, ..p },
             AlignerConfig { r: f64::NAN, ..p },
             AlignerConfig { dropout: 1.0, ..p },
+            AlignerConfig { bag_map: true, ..p },
             AlignerConfig {
                 ranking: Some(RankingTerm {
                     weight: -1.0,
@@ -258,6 +288,16 @@ mod tests {
         }
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), p);
+        assert!(!j.contains("bag"), "{j}");
+        let bag = AlignerConfig {
+            bag: true,
+            bag_map: true,
+            ..p
+        };
+        bag.check().unwrap();
+        assert_eq!((bag.dim(), bag.word_dim()), (256, 512));
+        let j = serde_json::to_string(&bag).unwrap();
+        assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), bag);
         AlignerTrainConfig::paper(1).check().unwrap();
         assert!(Objective::Both.words() && Objective::Both.sentence());
         assert!(!Objective::Words.sentence() && !Objective::Sentence.words());

@@ -35,6 +35,7 @@ mod classes;
 mod config;
 pub mod fix;
 mod infer;
+mod matrix;
 mod model;
 pub mod synth;
 mod text;

@@ -11,18 +11,16 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, encoder_stage, in_batch_ranking};
+use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
-use crate::layers::{Dense, Embedding, dropout};
+use crate::layers::{Bag, Dense, Embedding, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
 use crate::siamese::Pooling;
 use crate::train::split::{Cut, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 
-/// A value of the padding cells of an alignment matrix before the log-sum-exp: `exp` of it
-/// is zero in `f32`, so padding never contributes to an aggregate.
-const MASKED: f32 = -1.0e9;
+use super::matrix::{MASKED, log_sum_exp, mask_values, padded};
 
 /// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
 #[derive(Module, Debug)]
@@ -39,6 +37,10 @@ pub struct Aligner {
     pub matching: Dense,
     /// `semb`: `w` `[ff, 1]` and `b` of `h_sim = w·h3 + b`.
     pub output: Dense,
+    /// The source encoder's bag of words (see [`AlignerConfig::bag`]).
+    pub src_bag: Option<Bag>,
+    /// The target encoder's bag of words.
+    pub tgt_bag: Option<Bag>,
     src_vocab: usize,
     tgt_vocab: usize,
     r: f64,
@@ -115,13 +117,17 @@ struct Side3 {
 impl Side3 {
     /// Cut this side's states and vectors off the graph (see [`Cut`]): the side as the loss
     /// sees it and the cut sub-graph of `encoder`.
-    fn cut(self, encoder: &BiRnn) -> (Self, Cut) {
+    fn cut(self, encoder: &BiRnn, bag: Option<&Bag>) -> (Self, Cut) {
         let [b, t, w] = self.states.dims();
         let (cut, leaves) = Cut::new(
             encoder,
             vec![self.states.reshape([b * t, w]), self.vectors],
             self.stage,
         );
+        let cut = match bag {
+            Some(bag) => cut.with_params(bag),
+            None => cut,
+        };
         let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");
         (
             Self {
@@ -133,51 +139,6 @@ impl Side3 {
             cut,
         )
     }
-}
-
-/// Gather the per-step outputs (packed order) into `[B, T, 2H]` rows in input order, zero rows
-/// past each sentence's end.
-fn padded(out: &BiRnnOutput, batch: &PackedBatch) -> Tensor<3> {
-    let device = out.last.device();
-    let width = out.last.dims()[1];
-    let sizes = batch.batch_sizes();
-    let total: usize = sizes.iter().sum();
-    let mut parts = out.steps.clone();
-    parts.push(Tensor::zeros([1, width], &device));
-    let all = Tensor::cat(parts, 0);
-    let (b, t) = (batch.len(), batch.max_len());
-    let mut starts = Vec::with_capacity(sizes.len());
-    let mut s = 0;
-    for &n in sizes {
-        starts.push(s);
-        s += n;
-    }
-    let mut idx = Vec::with_capacity(b * t);
-    for i in 0..b {
-        let p = batch.position()[i];
-        let len = batch.lengths()[p];
-        for (step, &start) in starts.iter().enumerate() {
-            idx.push(if step < len { start + p } else { total });
-        }
-    }
-    all.select(0, int1(&idx, &device)).reshape([b, t, width])
-}
-
-/// `[B, T]` (or `[B, T, 1]` / `[B, 1, T]` by `shape`) of `inside` where `t < lengths[b]`, else
-/// `outside`.
-fn mask_values(lengths: &[usize], t: usize, inside: f32, outside: f32) -> Vec<f32> {
-    let mut v = Vec::with_capacity(lengths.len() * t);
-    for &len in lengths {
-        v.extend((0..t).map(|k| if k < len { inside } else { outside }));
-    }
-    v
-}
-
-/// `(1/r) log Σ exp(r·x)` over `dim` of `x` (already masked), keeping the dimension.
-fn log_sum_exp(x: Tensor<3>, dim: usize, r: f64) -> Tensor<3> {
-    let rx = x.mul_scalar(r);
-    let m = rx.clone().max_dim(dim).detach();
-    ((rx - m.clone()).exp().sum_dim(dim).log() + m).div_scalar(r)
 }
 
 impl Aligner {
@@ -203,7 +164,15 @@ impl Aligner {
         let tgt_encoder = enc.init(&mut enc_rng.clone(), device);
         let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
         let output = Dense::new(config.ff, 1, &mut rng, device);
+        let bag = |rows: usize| {
+            config.bag.then(|| {
+                let bag = Bag::new(rows, config.word_dim(), e, device);
+                if config.bag_map { bag.with_map() } else { bag }
+            })
+        };
         Ok(Self {
+            src_bag: bag(config.src_vocab),
+            tgt_bag: bag(config.tgt_vocab),
             src_embedding,
             tgt_embedding,
             src_encoder,
@@ -236,6 +205,25 @@ impl Aligner {
         Ok(self)
     }
 
+    /// The same network with the bag-of-words weights of the source and target tables' rows
+    /// replaced (see [`AlignerConfig::bag`]).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the network has no bag of words, or for weights of another
+    /// length or with a negative or non-finite value.
+    pub fn with_bag_weights(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
+        match (&mut self.src_bag, &mut self.tgt_bag) {
+            (Some(a), Some(b)) => {
+                a.set_weights(src)?;
+                b.set_weights(tgt)?;
+                Ok(self)
+            }
+            _ => Err(Error::Config(
+                "bag-of-words weights for an aligner without a bag of words".into(),
+            )),
+        }
+    }
+
     /// The same network, training its two encoders' backward passes one after the other in
     /// one autodiff graph (`false`) or each in its own graph, on two threads of the current
     /// pool (`true`, the default: see [`crate::train::split`]). Both give the same gradients.
@@ -245,10 +233,13 @@ impl Aligner {
         self
     }
 
-    /// Word and sentence vector size (`2 × hidden`).
+    /// Sentence vector size: `2 × hidden`, or the embedding size with a bag of words.
     #[must_use]
     pub fn dim(&self) -> usize {
-        2 * self.src_encoder.d_hidden()
+        match &self.src_bag {
+            Some(bag) => bag.proj.dims()[1],
+            None => 2 * self.src_encoder.d_hidden(),
+        }
     }
 
     /// The aggregation's sharpness `r`.
@@ -266,10 +257,18 @@ impl Aligner {
         }
     }
 
-    fn parts(&self, side: Side) -> (&Embedding, &BiRnn) {
+    fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>) {
         match side {
-            Side::Source => (&self.src_embedding, &self.src_encoder),
-            Side::Target => (&self.tgt_embedding, &self.tgt_encoder),
+            Side::Source => (
+                &self.src_embedding,
+                &self.src_encoder,
+                self.src_bag.as_ref(),
+            ),
+            Side::Target => (
+                &self.tgt_embedding,
+                &self.tgt_encoder,
+                self.tgt_bag.as_ref(),
+            ),
         }
     }
 
@@ -281,8 +280,9 @@ impl Aligner {
         check_ids(seqs, self.vocab(side), side)
     }
 
-    /// Sentence vectors `[n, 2·hidden]` of sentences of `side` (rows in input order): the
-    /// forward state after the last word and the backward state after the first.
+    /// Sentence vectors `[n, dim]` of sentences of `side` (rows in input order): the forward
+    /// state after the last word and the backward state after the first (or their maximum over
+    /// positions), added through `P` to the bag of words when the network has one.
     ///
     /// # Errors
     /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
@@ -298,16 +298,24 @@ impl Aligner {
         host: Option<&mut HostBiRnn>,
     ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn) = self.parts(side);
+        let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
         let keep = self.max_pool;
         let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), keep)) {
             Some(out) => out,
-            None => rnn.forward(x, batch.batch_sizes(), keep),
+            None => rnn.forward(x.clone(), batch.batch_sizes(), keep),
         };
         let device = out.last.device();
-        Ok(self.pooled(&out).select(0, int1(batch.position(), &device)))
+        let (v, _) = with_bag(
+            bag,
+            self.pooled(&out),
+            x,
+            &batch,
+            None,
+            self.frozen_embeddings,
+        );
+        Ok(v.select(0, int1(batch.position(), &device)))
     }
 
     /// The sentence vectors of a pass (packed order): the final states, or with max pooling
@@ -323,19 +331,27 @@ impl Aligner {
     /// One side of a batch with its word states; deferred gradients on an autodiff device.
     fn side_states(&self, seqs: &[&[u32]], side: Side, rng: Option<&mut Rng>) -> Result<Side3> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn) = self.parts(side);
+        let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
-        let (out, stage) = if emb.weight.device().is_autodiff() {
+        let (x, out, grads) = if emb.weight.device().is_autodiff() {
             let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
-            let (out, ig) = rnn.forward_deferred(x, batch.batch_sizes(), true);
-            (out, Some(encoder_stage(ig, eg, self.frozen_embeddings)))
+            let (out, ig) = rnn.forward_deferred(x.clone(), batch.batch_sizes(), true);
+            (x, out, Some((ig, eg)))
         } else {
             let x = dropout(emb.lookup(&batch)?, self.dropout, rng);
-            (rnn.forward(x, batch.batch_sizes(), true), None)
+            (x.clone(), rnn.forward(x, batch.batch_sizes(), true), None)
         };
         let device = out.last.device();
         let states = padded(&out, &batch);
-        let vectors = self.pooled(&out).select(0, int1(batch.position(), &device));
+        let (v, stage) = with_bag(
+            bag,
+            self.pooled(&out),
+            x,
+            &batch,
+            grads,
+            self.frozen_embeddings,
+        );
+        let vectors = v.select(0, int1(batch.position(), &device));
         Ok(Side3 {
             states,
             vectors,
@@ -371,8 +387,8 @@ impl Aligner {
             || self.side_states(src, Side::Source, rs),
             || self.side_states(tgt, Side::Target, rt.as_mut()),
         );
-        let (s, cs) = s?.cut(&self.src_encoder);
-        let (t, ct) = t?.cut(&self.tgt_encoder);
+        let (s, cs) = s?.cut(&self.src_encoder, self.src_bag.as_ref());
+        let (t, ct) = t?.cut(&self.tgt_encoder, self.tgt_bag.as_ref());
         Ok((s, t, vec![parallel_stage(vec![cs, ct])]))
     }
 
@@ -396,7 +412,7 @@ impl Aligner {
         (scores, aggr_s, aggr_t)
     }
 
-    /// `semb`'s `h_sim` `[B]` for sentence vectors `a`, `b` `[B, 2·hidden]`.
+    /// `semb`'s `h_sim` `[B]` for sentence vectors `a`, `b` `[B, dim]`.
     #[must_use]
     pub fn head(&self, a: Tensor<2>, b: Tensor<2>) -> Tensor<1> {
         let h1 = a.clone() * b.clone();

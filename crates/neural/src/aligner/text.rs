@@ -17,6 +17,7 @@ use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::encoding::bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::InitReport;
 use crate::siamese::model_kind;
@@ -489,6 +490,29 @@ pub fn train_aligner(
         kinds: Kind::set_name(&job.kinds),
         max_len: corpus.max_len,
     };
+    let device = job.train.train.backend.autodiff_device()?;
+    let mut model = Aligner::new(&network, seed, &device)?;
+    let mut init = None;
+    let mut known = None;
+    if let (Some(vectors), false) = (&corpus.init, resuming) {
+        let mut rng = Rng::seed(seed).fork(0xe3b);
+        let [(src, ks, rs), (tgt, kt, rt)] =
+            vectors.side_tables_filled(&codec, network.emb_dim, &mut rng)?;
+        model = model.with_embedding_tables(src, tgt)?;
+        init = Some([rs, rt]);
+        known = Some((ks, kt));
+    }
+    if network.bag && !resuming {
+        // IDF of each side's rows over that side's training sentences.
+        let (ks, kt) = match &known {
+            Some((a, b)) => (Some(&a[..]), Some(&b[..])),
+            None => (None, None),
+        };
+        model = model.with_bag_weights(
+            bag_weights(network.src_vocab, &[&train.src], ks),
+            bag_weights(network.tgt_vocab, &[&train.tgt], kt),
+        )?;
+    }
     let task = AlignerTask::new(
         network,
         train,
@@ -501,15 +525,6 @@ pub fn train_aligner(
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
     }));
-    let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Aligner::new(&network, seed, &device)?;
-    let mut init = None;
-    if let (Some(vectors), false) = (&corpus.init, resuming) {
-        let mut rng = Rng::seed(seed).fork(0xe3b);
-        let [(src, rs), (tgt, rt)] = vectors.side_tables(&codec, network.emb_dim, &mut rng)?;
-        model = model.with_embedding_tables(src, tgt)?;
-        init = Some([rs, rt]);
-    }
     let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
     Ok(AlignerTrained {
         fitted,

@@ -87,6 +87,16 @@ impl Cut {
         )
     }
 
+    /// The same cut, also yielding the gradients of `module`'s parameters (another module the
+    /// cut outputs were computed with, e.g. a bag of words beside the encoder).
+    #[must_use]
+    pub fn with_params<M: Module>(mut self, module: &M) -> Self {
+        let mut c = Collect(Vec::new());
+        module.visit(&mut c);
+        self.params.extend(c.0);
+        self
+    }
+
     /// Take the leaves' gradients out of the loss's gradients: the seed of the sub-graph's
     /// backward pass (`None` when the loss did not use the outputs).
     fn seed(&self, grads: &mut Gradients) -> Option<Tensor<1>> {

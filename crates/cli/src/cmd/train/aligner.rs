@@ -70,6 +70,15 @@ pub(crate) struct AlignerArgs {
     /// or `max` (their maximum over positions).
     #[arg(long, value_enum, default_value_t = super::siamese::SiamesePooling::Last)]
     pooling: super::siamese::SiamesePooling,
+    /// Add each encoder's IDF-weighted bag of its input embeddings to its sentence vector
+    /// (vectors of the embedding size; the untrained network's is the bag of words), so that
+    /// the sentence vector reaches the word states only through a trained projection, as in
+    /// the siamese network's --bag. Not in the draft.
+    #[arg(long)]
+    bag: bool,
+    /// With --bag: train a linear map of each bag (starting at the identity).
+    #[arg(long, requires = "bag")]
+    bag_map: bool,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -139,6 +148,8 @@ mod training {
             SiamesePooling::Last => Pooling::Last,
             SiamesePooling::Max => Pooling::Max,
         };
+        network.bag = a.bag;
+        network.bag_map = a.bag_map;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,
             scale: a.scale,

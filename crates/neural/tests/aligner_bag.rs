@@ -1,0 +1,314 @@
+//! The aligner's bag of words (`AlignerConfig::bag`): the untrained network's sentence vector
+//! is each encoder's IDF-weighted bag of its own input vectors (in `encode` and in `pairs`'
+//! `wemb` cosine), the word scores do not depend on it, gradients reach the projection and the
+//! map through the ranking term (the same with the encoders back-propagated on two threads as
+//! in one graph), and a model trained from text with a bag passes the `SentenceEncoder`
+//! conformance suite.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use bitext_core::Rng;
+use bitext_encode::Side;
+use bitext_neural::aligner::{
+    Aligner, AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Kind,
+    LabeledRef, Links, Objective, RankingTerm, train_aligner,
+};
+use bitext_neural::backend::{BackendSpec, Threads};
+use bitext_neural::batch::Bucketing;
+use bitext_neural::siamese::Pooling;
+use bitext_neural::text::{TextCorpus, WordVocabConfig};
+use bitext_neural::train::{TrainConfig, backward};
+use bitext_similarity::Measure;
+use bitext_testkit::data::parallel_text;
+use bitext_testkit::sentence_encoder_suite;
+use burn::module::Param;
+use burn::tensor::{Device, Tensor, TensorData};
+use common::{cpu, grad_norms, grad_values, host2, params, scalar};
+
+/// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
+fn tiny(objective: Objective, bag_map: bool) -> AlignerConfig {
+    AlignerConfig {
+        emb_dim: 8,
+        hidden: 6,
+        ff: 5,
+        objective,
+        bag: true,
+        bag_map,
+        ..AlignerConfig::paper(12, 14)
+    }
+}
+
+/// A weight per row, zero for every fourth (rows that no vector file filled).
+fn weights(rows: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Rng::seed(seed);
+    (0..rows)
+        .map(|r| {
+            if r % 4 == 0 {
+                0.0
+            } else {
+                rng.uniform(0.5, 3.0) as f32
+            }
+        })
+        .collect()
+}
+
+/// Both projections `P` drawn away from their zero start, so that the word states reach the
+/// sentence vectors.
+fn draw_projections(mut model: Aligner, device: &Device) -> Aligner {
+    let mut rng = Rng::seed(3);
+    for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        let [r, c] = bag.proj.dims();
+        let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
+        bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
+    }
+    model
+}
+
+#[test]
+fn the_untrained_sentence_vector_is_each_encoders_weighted_bag() {
+    let config = tiny(Objective::Words, true);
+    assert_eq!(config.dim(), 8);
+    let (ws, wt) = (weights(12, 1), weights(14, 2));
+    let model = Aligner::new(&config, 5, &cpu())
+        .unwrap()
+        .with_bag_weights(ws.clone(), wt.clone())
+        .unwrap();
+    assert_eq!(model.dim(), 8);
+    let p = params(&model);
+    let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[4, 8]];
+    let mut bags = Vec::new();
+    for (side, table, w) in [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)] {
+        let got = host2(model.encode(&sents, side).unwrap());
+        let mut want_all = Vec::new();
+        for (i, s) in sents.iter().enumerate() {
+            let total: f64 = s.iter().map(|&id| f64::from(w[id as usize])).sum();
+            for k in 0..8 {
+                let sum: f64 = s
+                    .iter()
+                    .map(|&id| f64::from(w[id as usize]) * f64::from(table[id as usize * 8 + k]))
+                    .sum();
+                let want = if total > 0.0 { sum / total } else { 0.0 };
+                let g = f64::from(got[i * 8 + k]);
+                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
+                want_all.push(want as f32);
+            }
+        }
+        bags.push(want_all);
+    }
+    // `wemb` is the cosine of the bags; the word scores are the network's without a bag.
+    let plain = Aligner::new(
+        &AlignerConfig {
+            bag: false,
+            bag_map: false,
+            ..config
+        },
+        5,
+        &cpu(),
+    )
+    .unwrap();
+    let out = model.pairs(&sents, &sents).unwrap();
+    let out_plain = plain.pairs(&sents, &sents).unwrap();
+    for (i, (o, q)) in out.iter().zip(&out_plain).enumerate() {
+        if i == 2 {
+            // [4, 8]: every weight zero on the source side, a zero bag: no cosine to check.
+            continue;
+        }
+        let (a, b) = (&bags[0][i * 8..(i + 1) * 8], &bags[1][i * 8..(i + 1) * 8]);
+        let want = Measure::Cosine.apply(a, b);
+        assert!(
+            (o.cosine - want).abs() < 1e-5,
+            "{i}: {} vs {want}",
+            o.cosine
+        );
+        assert_eq!(o.src_scores, q.src_scores);
+        assert_eq!(o.alignment, q.alignment);
+    }
+}
+
+/// Labelled examples with the word labels of `x % 3 == 0` divergent.
+fn batch<'a>(
+    src: &'a [Vec<u32>],
+    tgt: &'a [Vec<u32>],
+    labels: &'a (Vec<Vec<f32>>, Vec<Vec<f32>>),
+    pair: &[f32],
+) -> Vec<LabeledRef<'a>> {
+    (0..src.len())
+        .map(|k| LabeledRef {
+            src: &src[k],
+            tgt: &tgt[k],
+            src_labels: &labels.0[k],
+            tgt_labels: &labels.1[k],
+            label: pair[k],
+        })
+        .collect()
+}
+
+fn word_labels(src: &[Vec<u32>], tgt: &[Vec<u32>]) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let lab = |v: &Vec<u32>| -> Vec<f32> {
+        v.iter()
+            .map(|&x| if x % 3 == 0 { 1.0 } else { -1.0 })
+            .collect()
+    };
+    (src.iter().map(lab).collect(), tgt.iter().map(lab).collect())
+}
+
+#[test]
+fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
+    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
+    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![12, 13, 1], vec![5]];
+    let labels = word_labels(&src, &tgt);
+    let b = batch(&src, &tgt, &labels, &[-1.0, 1.0, -1.0, -1.0]);
+    for (objective, frozen, bag_map, pooling) in [
+        (Objective::Both, false, true, Pooling::Last),
+        (Objective::Words, true, true, Pooling::Max),
+        (Objective::Words, false, false, Pooling::Max),
+    ] {
+        let config = AlignerConfig {
+            dropout: 0.2,
+            frozen_embeddings: frozen,
+            pooling,
+            ranking: Some(RankingTerm {
+                weight: 0.5,
+                scale: 20.0,
+                margin: 0.2,
+                pairs: 0,
+            }),
+            ..tiny(objective, bag_map)
+        };
+        let device = cpu().autodiff();
+        let model = Aligner::new(&config, 5, &device)
+            .unwrap()
+            .with_bag_weights(weights(12, 1), weights(14, 2))
+            .unwrap();
+        let model = draw_projections(model, &device);
+        let what = format!("{objective:?}, frozen {frozen}, map {bag_map}");
+        let grads = |split: bool| {
+            let m = model.clone().with_split_sides(split);
+            Threads(2)
+                .install(|| {
+                    let l = m.loss(&b, Some(&mut Rng::seed(9)))?;
+                    let value = scalar(l.loss.value.clone());
+                    let g = backward(&m, l.loss)?;
+                    Ok((value, grad_values(&m, &g), grad_norms(&m, &g)))
+                })
+                .unwrap()
+        };
+        let ((v1, one, _), (v2, split, norms)) = (grads(false), grads(true));
+        assert!((v1 - v2).abs() < 1e-6, "{what}: {v1} vs {v2}");
+        let compared = common::assert_same_grads(&one, &split, &what);
+        assert!(compared >= 8, "{what}: only {compared} gradients");
+        // Every bag parameter but the row weights (data) has a gradient: `P` and `W` of both
+        // sides, through the ranking term.
+        let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
+        for bag in [&model.src_bag, &model.tgt_bag] {
+            let bag = bag.as_ref().unwrap();
+            let mut trained = vec![bag.proj.id];
+            trained.extend(bag.map.as_ref().map(|m| m.id));
+            for id in trained {
+                let k = ids.iter().position(|&i| i == id).unwrap();
+                assert!(
+                    norms[k].is_some_and(|n| n > 0.0 && n.is_finite()),
+                    "{what}: bag parameter {k} got {:?}",
+                    norms[k]
+                );
+            }
+        }
+    }
+}
+
+/// Oracle links of the test corpus: the k-th word of a pair with the k-th of the other side.
+fn diagonal_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
+    src.iter()
+        .zip(tgt)
+        .map(|(s, t)| (0..s.len().min(t.len())).map(|k| (k, k)).collect())
+        .collect()
+}
+
+fn text_links(
+    train: (&[Vec<String>], &[Vec<String>]),
+    valid: (&[Vec<String>], &[Vec<String>]),
+) -> Result<(Links, Links), String> {
+    Ok((
+        diagonal_links(train.0, train.1),
+        diagonal_links(valid.0, valid.1),
+    ))
+}
+
+/// An aligner with a mapped bag and the ranking term, trained from text once.
+fn trained() -> &'static tempfile::TempDir {
+    static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, tgt) = parallel_text(120, 1);
+        let (vs, vt) = parallel_text(20, 2);
+        let mut train = AlignerTrainConfig::paper(3);
+        train.batching = Bucketing {
+            max_items: 16,
+            max_tokens: 400,
+        };
+        train.train = TrainConfig {
+            clip_norm: Some(5.0),
+            ..TrainConfig::new(3, 0.01, 3)
+        };
+        let job = AlignerTextTraining {
+            corpus: TextCorpus {
+                valid: Some((&vs, &vt)),
+                vocab: WordVocabConfig {
+                    joint: false,
+                    min_count: 1,
+                    ..WordVocabConfig::default()
+                },
+                max_len: Some(60),
+                ..TextCorpus::new(&src, &tgt)
+            },
+            network: AlignerConfig {
+                emb_dim: 12,
+                hidden: 8,
+                ff: 6,
+                ranking: Some(RankingTerm {
+                    weight: 1.0,
+                    scale: 20.0,
+                    margin: 0.2,
+                    pairs: 0,
+                }),
+                pooling: Pooling::Max,
+                ..tiny(Objective::Words, true)
+            },
+            train,
+            kinds: Kind::parse_set("PURI").unwrap(),
+            per_kind: 60,
+            links: &text_links,
+        };
+        train_aligner(&job, dir.path(), false).unwrap();
+        dir
+    })
+}
+
+fn model() -> AlignerModel {
+    AlignerModel::load(trained().path(), BackendSpec::Flex).unwrap()
+}
+
+#[test]
+fn a_model_with_a_bag_loads_back_with_its_weights() {
+    let m = model();
+    assert!(m.description().network.bag && m.description().network.bag_map);
+    let (src, _) = parallel_text(4, 9);
+    let s: Vec<&str> = src.iter().map(String::as_str).collect();
+    assert_eq!(m.vectors(Side::Source, &s).unwrap().dim(), 12);
+    // IDF weights over the training text, not the untrained ones.
+    let w = m.model().src_bag.as_ref().unwrap().weight.val();
+    let w = w.into_data().try_into_vec::<f32>().unwrap();
+    assert!(w.iter().any(|&x| x != 1.0), "{w:?}");
+    assert!(w.iter().all(|x| x.is_finite() && *x >= 0.0));
+}
+
+sentence_encoder_suite!(
+    aligner_with_a_bag,
+    model(),
+    bitext_testkit::encoder::Expect::within(1e-5)
+);
