@@ -176,41 +176,47 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
         }
     }
     let noisy = write(d.path(), "noisy.tsv", input);
-    let fixed = d.path().join("fixed.tsv");
-    let (_, err) = succeed(&mut cli![
-        "fix",
-        "--model",
-        &model,
-        "--input",
-        &noisy,
-        "--output",
-        &fixed,
-        "--candidates",
-        "5",
-        "--tau",
-        "1",
-        "--batch",
-        "5"
-    ]);
-    assert!(err.contains("fixed 12 pairs"), "{err}");
-    let out = rows(&fixed);
-    let original = rows(&noisy);
-    assert_eq!(out.len(), 12);
-    for (row, orig) in out.iter().zip(&original) {
-        assert_eq!(row.len(), 3 + 6, "{row:?}");
-        assert_eq!(row[..3], orig[..]);
-        for (text, fixed, span) in [(&orig[0], &row[3], &row[5]), (&orig[1], &row[4], &row[6])] {
-            let tokens: Vec<&str> = text.split(' ').collect();
-            let (a, b) = span.split_once('-').unwrap();
-            let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
-            assert!(a < b && b <= tokens.len(), "{span} of {text:?}");
-            // Spans have more than τ + 1 = 2 tokens unless the side is that short.
-            assert!(b - a >= 3.min(tokens.len()), "{span} of {text:?}");
-            assert_eq!(*fixed, tokens[a..b].join(" "));
-        }
-        for c in &row[7..9] {
-            let c: f64 = c.parse().unwrap();
-            assert!((-1.0..=1.0).contains(&c), "{c}");
+    // Both objectives: the words' divergence scores (the default) and the draft's alignment.
+    for objective in ["words", "alignment"] {
+        let fixed = d.path().join(format!("fixed-{objective}.tsv"));
+        let (_, err) = succeed(&mut cli![
+            "fix",
+            "--model",
+            &model,
+            "--input",
+            &noisy,
+            "--output",
+            &fixed,
+            "--candidates",
+            "5",
+            "--tau",
+            "1",
+            "--batch",
+            "5",
+            "--objective",
+            objective
+        ]);
+        assert!(err.contains("fixed 12 pairs"), "{err}");
+        let out = rows(&fixed);
+        let original = rows(&noisy);
+        assert_eq!(out.len(), 12);
+        for (row, orig) in out.iter().zip(&original) {
+            assert_eq!(row.len(), 3 + 6, "{row:?}");
+            assert_eq!(row[..3], orig[..]);
+            for (text, fixed, span) in [(&orig[0], &row[3], &row[5]), (&orig[1], &row[4], &row[6])]
+            {
+                let tokens: Vec<&str> = text.split(' ').collect();
+                let (a, b) = span.split_once('-').unwrap();
+                let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+                assert!(a < b && b <= tokens.len(), "{span} of {text:?}");
+                // Spans have more than τ + 1 = 2 tokens unless the side is that short.
+                assert!(b - a >= 3.min(tokens.len()), "{span} of {text:?}");
+                assert_eq!(*fixed, tokens[a..b].join(" "));
+            }
+            for c in &row[7..9] {
+                let c: f64 = c.parse().unwrap();
+                assert!((-1.0..=1.0).contains(&c), "{c}");
+            }
         }
     }
 }

@@ -1,8 +1,8 @@
 //! `bitext fix`: divergence fixing with a word-alignment model (`bitext train aligner`): cut
 //! each sentence pair of a TSV down to the source span and target span that its alignment
-//! matrix says are parallel (`bitext_neural::aligner::fix`: the `--candidates` best span pairs,
-//! each side longer than `--tau` + 1 tokens, re-encoded; the one whose sentence vectors have
-//! the highest cosine is kept).
+//! matrix says are parallel (`bitext_neural::aligner::fix`: the `--candidates` best span pairs
+//! by `--objective`, each side longer than `--tau` + 1 tokens, re-encoded; the one whose
+//! sentence vectors have the highest cosine is kept).
 //!
 //! Output: every input line unchanged, then six columns: the fixed source text, the fixed
 //! target text, the source span, the target span, the cosine of the fixed pair and that of the
@@ -64,12 +64,26 @@ pub(crate) struct FixArgs {
     /// tokens is kept whole; the paper's τ).
     #[arg(long, default_value_t = 3, value_name = "T")]
     tau: usize,
+    /// What the candidate spans maximise: `words` (the sum of the kept words' divergence
+    /// scores on both sides: every word the model calls divergent lowers it) or `alignment`
+    /// (the draft's Σ_i max_j S(i, j) over the alignment matrix).
+    #[arg(long, value_enum, default_value_t = FixObjectiveArg::Words)]
+    objective: FixObjectiveArg,
     /// Write cosines with this many decimals (default: shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
     /// Pairs read and fixed at a time.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     batch: usize,
+}
+
+/// `--objective` of `bitext fix`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FixObjectiveArg {
+    /// The words' divergence scores, summed over both spans.
+    Words,
+    /// The draft's alignment objective over the matrix.
+    Alignment,
 }
 
 /// Fix the pairs of `a.input` into `a.output`.
@@ -95,7 +109,7 @@ mod fixing {
     use anyhow::{Context, Result, bail};
     use bitext_core::io::AtomicFile;
     use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
-    use bitext_neural::aligner::{AlignerModel, FixConfig};
+    use bitext_neural::aligner::{AlignerModel, FixConfig, FixObjective};
     use bitext_neural::backend::BackendSpec;
     use bitext_tokenize::TokenizerSpec;
 
@@ -133,6 +147,10 @@ mod fixing {
         let config = FixConfig {
             candidates: a.candidates,
             tau: a.tau,
+            objective: match a.objective {
+                super::FixObjectiveArg::Words => FixObjective::Words,
+                super::FixObjectiveArg::Alignment => FixObjective::Alignment,
+            },
         };
         let model = AlignerModel::load(&a.model, BackendSpec::parse(a.backend.name())?)
             .with_context(|| format!("loading the aligner {}", a.model.display()))?;

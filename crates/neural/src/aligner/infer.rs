@@ -6,7 +6,7 @@ use bitext_encode::Side;
 use bitext_similarity::Measure;
 
 use crate::aligner::Aligner;
-use crate::aligner::fix::{FixConfig, SpanPair, best_spans};
+use crate::aligner::fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans};
 use crate::aligner::model::PairOutput;
 use crate::batch::Bucketing;
 use crate::encoding::{encode_in_batches, head_over_rows};
@@ -79,8 +79,8 @@ impl Aligner {
     }
 
     /// Divergence fixing of token-id pairs: the `config.candidates` best span pairs of each
-    /// pair's alignment matrix (see [`crate::aligner::fix`]), re-encoded, and the one whose
-    /// sentence vectors have the highest cosine. Outputs in input order.
+    /// pair by `config.objective` ([`PairOutput::fix_candidates`]), re-encoded, and the one
+    /// whose sentence vectors have the highest cosine. Outputs in input order.
     ///
     /// # Errors
     /// As [`Aligner::pairs_all`] and [`best_spans`].
@@ -94,7 +94,7 @@ impl Aligner {
         let outputs = self.pairs_all(src, tgt, batching)?;
         let mut cands: Vec<(usize, SpanPair)> = Vec::new();
         for (k, o) in outputs.iter().enumerate() {
-            for c in best_spans(&o.alignment, o.src_len, o.tgt_len, config)? {
+            for c in o.fix_candidates(config)? {
                 cands.push((k, c));
             }
         }
@@ -114,6 +114,22 @@ impl Aligner {
             }
         }
         Ok(best.into_iter().flatten().collect())
+    }
+}
+
+impl PairOutput {
+    /// The `config.candidates` best span pairs of this pair by `config.objective`: over its
+    /// alignment matrix ([`best_spans`]) or its word scores ([`best_word_spans`]), best first.
+    ///
+    /// # Errors
+    /// As [`best_spans`] and [`best_word_spans`].
+    pub fn fix_candidates(&self, config: FixConfig) -> Result<Vec<SpanPair>> {
+        match config.objective {
+            FixObjective::Alignment => {
+                best_spans(&self.alignment, self.src_len, self.tgt_len, config)
+            }
+            FixObjective::Words => best_word_spans(&self.src_scores, &self.tgt_scores, config),
+        }
     }
 }
 

@@ -14,7 +14,8 @@
 //!   `log(1 + exp(h_sim·Y))` (eqs. 4–5); [`Objective`] picks either loss or their sum.
 //! - [`synth`]: the synthetic examples (paired, unpaired, replace, insert) with word labels,
 //!   and the word classes that stand in for part-of-speech tags.
-//! - [`fix`]: divergence fixing — the best span pairs of the alignment matrix in `O(I·J²)`.
+//! - [`fix`]: divergence fixing — the best span pairs of the alignment matrix in `O(I·J²)`,
+//!   or of the words' own divergence scores (a maximum subarray per side).
 //! - [`AlignerModel`]: a trained model directory as a `SentenceEncoder`, per-word scores,
 //!   `wemb`/`semb` scorers and fixing of text pairs; [`train_aligner`] trains one from text.
 //!
@@ -27,9 +28,12 @@
 //! - `semb`'s sign: with `Y = −1` for parallel pairs eq. 5 drives `h_sim` up for them, so
 //!   `h_sim` is the score (higher = more parallel) and a pair is predicted divergent when it is
 //!   negative, like the words.
-//! - Replace examples keep word classes instead of POS tags, and fixing maximises the issue's
-//!   restatement of the garbled formula with ties to the shorter spans: see [`synth`] and
-//!   [`fix`].
+//! - Replace examples keep word classes instead of POS tags: see [`synth`].
+//! - Fixing: the garbled formula, as the issue restates it, is one objective
+//!   ([`FixObjective::Alignment`], ties to the shorter spans); it never penalises a divergent
+//!   *target* word, and it cuts parallel words whose best score is negative although their
+//!   aggregate is positive. The default ([`FixObjective::Words`]) keeps the spans whose words
+//!   the network itself labels parallel: see [`fix`].
 
 mod classes;
 mod config;
@@ -43,7 +47,7 @@ mod train;
 
 pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
-pub use fix::{FixConfig, SpanPair, best_spans};
+pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans};
 pub use infer::Fixed;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
 pub use synth::{Corpus, Example, Kind, Synthesizer};
