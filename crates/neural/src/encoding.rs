@@ -107,6 +107,24 @@ pub(crate) fn bag_weights(rows: usize, docs: &[&[Vec<u32>]], known: Option<&[boo
         .collect()
 }
 
+/// The bag-of-words weights of a model with a table per side: [`bag_weights`] of each side's
+/// rows over that side's training sentences, `known` each table's rows that came from the
+/// initialising vectors.
+pub(crate) fn side_bag_weights(
+    vocab: (usize, usize),
+    sentences: (&[Vec<u32>], &[Vec<u32>]),
+    known: Option<&(Vec<bool>, Vec<bool>)>,
+) -> (Vec<f32>, Vec<f32>) {
+    let (ks, kt) = match known {
+        Some((a, b)) => (Some(&a[..]), Some(&b[..])),
+        None => (None, None),
+    };
+    (
+        bag_weights(vocab.0, &[sentences.0], ks),
+        bag_weights(vocab.1, &[sentences.1], kt),
+    )
+}
+
 /// An auxiliary loss beside a family's own: the in-batch translation ranking of the siamese
 /// network's [`Objective::Ranking`](crate::siamese::Objective::Ranking), added with `weight`.
 /// The autoencoder ranks the input encoder's vectors against the decoded language's encoder's

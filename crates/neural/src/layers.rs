@@ -271,6 +271,27 @@ impl Bag {
     }
 }
 
+/// Replace the row weights of a model's source and target bags (see [`Bag::set_weights`]).
+///
+/// # Errors
+/// [`Error::Config`] when the model (named `model`) has no bags, or for bad weights.
+pub fn set_side_weights(
+    src: Option<&mut Bag>,
+    tgt: Option<&mut Bag>,
+    (ws, wt): (Vec<f32>, Vec<f32>),
+    model: &str,
+) -> Result<()> {
+    match (src, tgt) {
+        (Some(a), Some(b)) => {
+            a.set_weights(ws)?;
+            b.set_weights(wt)
+        }
+        _ => Err(Error::Config(format!(
+            "bag-of-words weights for {model} without a bag of words"
+        ))),
+    }
+}
+
 /// Each packed token's sentence row and weight in its bag (see [`Bag::pool`]), without
 /// autodiff.
 #[derive(Debug, Clone)]

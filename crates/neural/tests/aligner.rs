@@ -12,8 +12,8 @@ use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, AlignerTask, AlignerTextTraining, AlignerTrainConfig,
-    Corpus, FixConfig, Kind, LabeledRef, Links, Objective, RankingTerm, Synthesizer, WordClass,
-    evaluate, train_aligner,
+    Corpus, FixConfig, Kind, LabeledRef, Objective, RankingTerm, Synthesizer, WordClass, evaluate,
+    train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
@@ -24,7 +24,7 @@ use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{cpu, grad_norms, grad_values, params, scalar};
+use common::{cpu, grad_norms, grad_values, oracle_links, oracle_text_links, params, scalar};
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
@@ -321,23 +321,6 @@ fn max_pooling_is_the_maximum_of_the_word_states() {
 }
 
 /// Links of the testkit's text: `a{k}` translates to `b{k}`.
-fn oracle_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
-    src.iter()
-        .zip(tgt)
-        .map(|(s, t)| {
-            let mut l = Vec::new();
-            for (i, a) in s.iter().enumerate() {
-                for (j, b) in t.iter().enumerate() {
-                    if a.get(1..) == b.get(1..) {
-                        l.push((i, j));
-                    }
-                }
-            }
-            l
-        })
-        .collect()
-}
-
 /// The testkit's pairs as a corpus of ids (`a{k}` → `k`, `b{k}` → `k`), with links.
 fn toy_corpus(n: usize, seed: u64) -> Corpus {
     let (s, t) = parallel_text(n, seed);
@@ -454,16 +437,6 @@ fn job<'a>(
     }
 }
 
-fn text_links(
-    train: (&[Vec<String>], &[Vec<String>]),
-    valid: (&[Vec<String>], &[Vec<String>]),
-) -> Result<(Links, Links), String> {
-    Ok((
-        oracle_links(train.0, train.1),
-        oracle_links(valid.0, valid.1),
-    ))
-}
-
 /// An aligner trained from text once for the tests below.
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
@@ -471,8 +444,12 @@ fn trained() -> &'static tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = parallel_text(120, 1);
         let (vs, vt) = parallel_text(20, 2);
-        let t =
-            train_aligner(&job(&src, &tgt, (&vs, &vt), &text_links), dir.path(), false).unwrap();
+        let t = train_aligner(
+            &job(&src, &tgt, (&vs, &vt), &oracle_text_links),
+            dir.path(),
+            false,
+        )
+        .unwrap();
         assert_eq!((t.dropped_pairs, t.truncated), (0, 0));
         assert_eq!(t.valid.unwrap().len(), 20);
         dir
@@ -520,8 +497,12 @@ fn the_model_directory_round_trips_and_scores_text() {
     let (vs, vt) = parallel_text(20, 2);
     let copy = tempfile::tempdir().unwrap();
     copy_dir(trained().path(), copy.path());
-    let again =
-        train_aligner(&job(&src, &tgt, (&vs, &vt), &text_links), copy.path(), true).unwrap();
+    let again = train_aligner(
+        &job(&src, &tgt, (&vs, &vt), &oracle_text_links),
+        copy.path(),
+        true,
+    )
+    .unwrap();
     assert!(again.init.is_none());
     let after = std::fs::read(copy.path().join(checkpoint::WEIGHTS_FILE)).unwrap();
     assert!(

@@ -13,7 +13,7 @@ use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Kind,
-    LabeledRef, Links, Objective, RankingTerm, train_aligner,
+    LabeledRef, Objective, RankingTerm, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
@@ -23,9 +23,10 @@ use bitext_neural::train::{TrainConfig, backward};
 use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use burn::module::Param;
-use burn::tensor::{Device, Tensor, TensorData};
-use common::{cpu, grad_norms, grad_values, host2, params, scalar};
+use common::{
+    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, oracle_text_links,
+    params, scalar,
+};
 
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
 fn tiny(objective: Objective, bag_map: bool) -> AlignerConfig {
@@ -40,40 +41,11 @@ fn tiny(objective: Objective, bag_map: bool) -> AlignerConfig {
     }
 }
 
-/// A weight per row, zero for every fourth (rows that no vector file filled).
-fn weights(rows: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Rng::seed(seed);
-    (0..rows)
-        .map(|r| {
-            if r % 4 == 0 {
-                0.0
-            } else {
-                rng.uniform(0.5, 3.0) as f32
-            }
-        })
-        .collect()
-}
-
-/// Both projections `P` drawn away from their zero start, so that the word states reach the
-/// sentence vectors.
-fn draw_projections(mut model: Aligner, device: &Device) -> Aligner {
-    let mut rng = Rng::seed(3);
-    for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        let [r, c] = bag.proj.dims();
-        let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
-        bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
-    }
-    model
-}
-
 #[test]
 fn the_untrained_sentence_vector_is_each_encoders_weighted_bag() {
     let config = tiny(Objective::Words, true);
     assert_eq!(config.dim(), 8);
-    let (ws, wt) = (weights(12, 1), weights(14, 2));
+    let (ws, wt) = (bag_row_weights(12, 1), bag_row_weights(14, 2));
     let model = Aligner::new(&config, 5, &cpu())
         .unwrap()
         .with_bag_weights(ws.clone(), wt.clone())
@@ -183,9 +155,10 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
         let device = cpu().autodiff();
         let model = Aligner::new(&config, 5, &device)
             .unwrap()
-            .with_bag_weights(weights(12, 1), weights(14, 2))
+            .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(14, 2))
             .unwrap();
-        let model = draw_projections(model, &device);
+        let mut model = model;
+        draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
         let what = format!("{objective:?}, frozen {frozen}, map {bag_map}");
         let grads = |split: bool| {
             let m = model.clone().with_split_sides(split);
@@ -219,24 +192,6 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
             }
         }
     }
-}
-
-/// Oracle links of the test corpus: the k-th word of a pair with the k-th of the other side.
-fn diagonal_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> Links {
-    src.iter()
-        .zip(tgt)
-        .map(|(s, t)| (0..s.len().min(t.len())).map(|k| (k, k)).collect())
-        .collect()
-}
-
-fn text_links(
-    train: (&[Vec<String>], &[Vec<String>]),
-    valid: (&[Vec<String>], &[Vec<String>]),
-) -> Result<(Links, Links), String> {
-    Ok((
-        diagonal_links(train.0, train.1),
-        diagonal_links(valid.0, valid.1),
-    ))
 }
 
 /// An aligner with a mapped bag and the ranking term, trained from text once.
@@ -282,7 +237,7 @@ fn trained() -> &'static tempfile::TempDir {
             train,
             kinds: Kind::parse_set("PURI").unwrap(),
             per_kind: 60,
-            links: &text_links,
+            links: &oracle_text_links,
         };
         train_aligner(&job, dir.path(), false).unwrap();
         dir

@@ -13,9 +13,9 @@ use bitext_neural::autoencoder::{
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::train::{TrainConfig, backward, fit};
-use burn::module::Param;
-use burn::tensor::{Device, Tensor, TensorData};
-use common::{ae_toy_pairs, cpu, grad_norms, host2, params, refs};
+use common::{
+    ae_toy_pairs, bag_row_weights, cpu, draw_bag_projections, grad_norms, host2, params, refs,
+};
 
 /// Embeddings 8 = 2 × 4 per direction, as a bag needs.
 fn tiny() -> AutoencoderConfig {
@@ -29,36 +29,10 @@ fn tiny() -> AutoencoderConfig {
     }
 }
 
-fn weights(rows: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Rng::seed(seed);
-    (0..rows)
-        .map(|r| {
-            if r % 4 == 0 {
-                0.0
-            } else {
-                rng.uniform(0.5, 3.0) as f32
-            }
-        })
-        .collect()
-}
-
-fn draw_projections(mut model: Autoencoder, device: &Device) -> Autoencoder {
-    let mut rng = Rng::seed(3);
-    for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        let [r, c] = bag.proj.dims();
-        let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
-        bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [r, c]), device));
-    }
-    model
-}
-
 #[test]
 fn the_untrained_s0_is_each_encoders_weighted_bag() {
     let config = tiny();
-    let (ws, wt) = (weights(12, 1), weights(14, 2));
+    let (ws, wt) = (bag_row_weights(12, 1), bag_row_weights(14, 2));
     let model = Autoencoder::new(&config, 5, &cpu())
         .unwrap()
         .with_bag_weights(ws.clone(), wt.clone())
@@ -103,9 +77,10 @@ fn gradients_reach_every_trained_parameter_through_both_losses() {
     let device = cpu().autodiff();
     let model = Autoencoder::new(&tiny(), 7, &device)
         .unwrap()
-        .with_bag_weights(weights(12, 1), weights(14, 2))
+        .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(14, 2))
         .unwrap();
-    let model = draw_projections(model, &device);
+    let mut model = model;
+    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
     let data = ae_toy_pairs(6, 4);
     let (src, tgt) = (refs(&data.src), refs(&data.tgt));
     let mut rng = Rng::seed(9);
@@ -138,13 +113,11 @@ fn gradients_reach_every_trained_parameter_through_both_losses() {
 
 #[test]
 fn the_ranking_loss_is_its_definition() {
-    let model = draw_projections(
-        Autoencoder::new(&tiny(), 8, &cpu())
-            .unwrap()
-            .with_bag_weights(weights(12, 1), weights(14, 2))
-            .unwrap(),
-        &cpu(),
-    );
+    let mut model = Autoencoder::new(&tiny(), 8, &cpu())
+        .unwrap()
+        .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(14, 2))
+        .unwrap();
+    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &cpu());
     let data = ae_toy_pairs(7, 5);
     let (src, mut tgt) = (refs(&data.src), refs(&data.tgt));
     tgt[5] = tgt[1];

@@ -212,16 +212,13 @@ impl Aligner {
     /// [`Error::Config`] when the network has no bag of words, or for weights of another
     /// length or with a negative or non-finite value.
     pub fn with_bag_weights(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
-        match (&mut self.src_bag, &mut self.tgt_bag) {
-            (Some(a), Some(b)) => {
-                a.set_weights(src)?;
-                b.set_weights(tgt)?;
-                Ok(self)
-            }
-            _ => Err(Error::Config(
-                "bag-of-words weights for an aligner without a bag of words".into(),
-            )),
-        }
+        crate::layers::set_side_weights(
+            self.src_bag.as_mut(),
+            self.tgt_bag.as_mut(),
+            (src, tgt),
+            "an aligner",
+        )?;
+        Ok(self)
     }
 
     /// The same network, training its two encoders' backward passes one after the other in

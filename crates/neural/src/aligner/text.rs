@@ -17,7 +17,7 @@ use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
-use crate::encoding::bag_weights;
+use crate::encoding::side_bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::InitReport;
 use crate::siamese::model_kind;
@@ -504,14 +504,12 @@ pub fn train_aligner(
     }
     if network.bag && !resuming {
         // IDF of each side's rows over that side's training sentences.
-        let (ks, kt) = match &known {
-            Some((a, b)) => (Some(&a[..]), Some(&b[..])),
-            None => (None, None),
-        };
-        model = model.with_bag_weights(
-            bag_weights(network.src_vocab, &[&train.src], ks),
-            bag_weights(network.tgt_vocab, &[&train.tgt], kt),
-        )?;
+        let (ws, wt) = side_bag_weights(
+            (network.src_vocab, network.tgt_vocab),
+            (&train.src, &train.tgt),
+            known.as_ref(),
+        );
+        model = model.with_bag_weights(ws, wt)?;
     }
     let task = AlignerTask::new(
         network,

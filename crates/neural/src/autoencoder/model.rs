@@ -156,16 +156,13 @@ impl Autoencoder {
     /// [`Error::Config`] when the network has no bag of words, or for weights of another
     /// length or with a negative or non-finite value.
     pub fn with_bag_weights(mut self, src: Vec<f32>, tgt: Vec<f32>) -> Result<Self> {
-        match (&mut self.src_bag, &mut self.tgt_bag) {
-            (Some(a), Some(b)) => {
-                a.set_weights(src)?;
-                b.set_weights(tgt)?;
-                Ok(self)
-            }
-            _ => Err(Error::Config(
-                "bag-of-words weights for an autoencoder without a bag of words".into(),
-            )),
-        }
+        crate::layers::set_side_weights(
+            self.src_bag.as_mut(),
+            self.tgt_bag.as_mut(),
+            (src, tgt),
+            "an autoencoder",
+        )?;
+        Ok(self)
     }
 
     /// Sentence vector size (`2 × hidden`).

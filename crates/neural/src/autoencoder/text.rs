@@ -13,7 +13,7 @@ use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, Autoen
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::distill::Teacher;
-use crate::encoding::{bag_weights, encode_in_batches};
+use crate::encoding::{encode_in_batches, side_bag_weights};
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, with_extra_rows};
 use crate::siamese::ParallelIds;
@@ -316,14 +316,12 @@ pub fn train_autoencoder(
     }
     if network.bag && !resuming {
         // IDF of each side's rows over that side's training sentences.
-        let (ks, kt) = match &known {
-            Some((a, b)) => (Some(&a[..]), Some(&b[..])),
-            None => (None, None),
-        };
-        model = model.with_bag_weights(
-            bag_weights(network.src_vocab, &[&train.src], ks),
-            bag_weights(network.tgt_vocab, &[&train.tgt], kt),
-        )?;
+        let (ws, wt) = side_bag_weights(
+            (network.src_vocab, network.tgt_vocab),
+            (&train.src, &train.tgt),
+            known.as_ref(),
+        );
+        model = model.with_bag_weights(ws, wt)?;
     }
     let task = AutoencoderTask::new(network, train, mono, valid, job.train.batching)?
         .with_ranking(job.train.ranking);

@@ -219,3 +219,65 @@ pub fn assert_same_grads(a: &Grads, b: &Grads, what: &str) -> usize {
     }
     compared
 }
+
+/// Bag-of-words row weights for tests: drawn in [0.5, 3), zero for every fourth row (rows that
+/// no vector file filled).
+pub fn bag_row_weights(rows: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Rng::seed(seed);
+    (0..rows)
+        .map(|r| {
+            if r % 4 == 0 {
+                0.0
+            } else {
+                rng.uniform(0.5, 3.0) as f32
+            }
+        })
+        .collect()
+}
+
+/// Draw each bag's projection `P` away from its zero start, so that the recurrent states reach
+/// the sentence vectors.
+pub fn draw_bag_projections<'a>(
+    bags: impl IntoIterator<Item = Option<&'a mut bitext_neural::layers::Bag>>,
+    device: &Device,
+) {
+    let mut rng = Rng::seed(3);
+    for bag in bags.into_iter().flatten() {
+        let [r, c] = bag.proj.dims();
+        let v: Vec<f32> = (0..r * c).map(|_| rng.uniform(-0.5, 0.5) as f32).collect();
+        bag.proj = Param::from_tensor(Tensor::from_data(
+            burn::tensor::TensorData::new(v, [r, c]),
+            device,
+        ));
+    }
+}
+
+/// The word links of the testkit's pairs (`a{k}` and `b{k}` translate each other): every pair
+/// of positions whose words share their suffix.
+pub fn oracle_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> bitext_neural::aligner::Links {
+    src.iter()
+        .zip(tgt)
+        .map(|(s, t)| {
+            let mut l = Vec::new();
+            for (i, a) in s.iter().enumerate() {
+                for (j, b) in t.iter().enumerate() {
+                    if a.get(1..) == b.get(1..) {
+                        l.push((i, j));
+                    }
+                }
+            }
+            l
+        })
+        .collect()
+}
+
+/// [`oracle_links`] of the training and the validation pairs, as `train_aligner` asks for them.
+pub fn oracle_text_links(
+    train: (&[Vec<String>], &[Vec<String>]),
+    valid: (&[Vec<String>], &[Vec<String>]),
+) -> Result<(bitext_neural::aligner::Links, bitext_neural::aligner::Links), String> {
+    Ok((
+        oracle_links(train.0, train.1),
+        oracle_links(valid.0, valid.1),
+    ))
+}
