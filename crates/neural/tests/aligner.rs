@@ -11,20 +11,21 @@ use std::sync::OnceLock;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
-    Aligner, AlignerConfig, AlignerModel, AlignerTask, AlignerTextTraining, AlignerTrainConfig,
-    Corpus, FixConfig, Kind, LabeledRef, Objective, RankingTerm, Synthesizer, WordClass, evaluate,
-    train_aligner,
+    Aligner, AlignerConfig, AlignerModel, AlignerTask, Corpus, FixConfig, Kind, LabeledRef,
+    Objective, RankingTerm, Synthesizer, WordClass, evaluate, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{cpu, grad_norms, grad_values, oracle_links, oracle_text_links, params, scalar};
+use common::{
+    aligner_text_job, cpu, grad_norms, grad_values, oracle_links, params, scalar,
+    small_text_aligner,
+};
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
@@ -397,46 +398,6 @@ fn it_learns_word_divergences_on_a_tiny_task() {
     assert!(h[h.len() - 1].train_loss < h[0].train_loss);
 }
 
-fn job<'a>(
-    src: &'a [String],
-    tgt: &'a [String],
-    valid: (&'a [String], &'a [String]),
-    links: &'a bitext_neural::aligner::LinkFn<'a>,
-) -> AlignerTextTraining<'a> {
-    let mut train = AlignerTrainConfig::paper(3);
-    train.batching = Bucketing {
-        max_items: 16,
-        max_tokens: 400,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(3, 0.01, 3)
-    };
-    AlignerTextTraining {
-        corpus: TextCorpus {
-            valid: Some(valid),
-            vocab: WordVocabConfig {
-                joint: false,
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
-            max_len: Some(60),
-            ..TextCorpus::new(src, tgt)
-        },
-        network: AlignerConfig {
-            emb_dim: 12,
-            hidden: 8,
-            ff: 6,
-            objective: Objective::Both,
-            ..AlignerConfig::paper(1, 1)
-        },
-        train,
-        kinds: Kind::parse_set("PURI").unwrap(),
-        per_kind: 60,
-        links,
-    }
-}
-
 /// An aligner trained from text once for the tests below.
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
@@ -445,7 +406,7 @@ fn trained() -> &'static tempfile::TempDir {
         let (src, tgt) = parallel_text(120, 1);
         let (vs, vt) = parallel_text(20, 2);
         let t = train_aligner(
-            &job(&src, &tgt, (&vs, &vt), &oracle_text_links),
+            &aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner()),
             dir.path(),
             false,
         )
@@ -498,7 +459,7 @@ fn the_model_directory_round_trips_and_scores_text() {
     let copy = tempfile::tempdir().unwrap();
     copy_dir(trained().path(), copy.path());
     let again = train_aligner(
-        &job(&src, &tgt, (&vs, &vt), &oracle_text_links),
+        &aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner()),
         copy.path(),
         true,
     )

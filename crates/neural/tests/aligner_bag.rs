@@ -12,19 +12,16 @@ use std::sync::OnceLock;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
-    Aligner, AlignerConfig, AlignerModel, AlignerTextTraining, AlignerTrainConfig, Kind,
-    LabeledRef, Objective, RankingTerm, train_aligner,
+    Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, RankingTerm, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
-use bitext_neural::batch::Bucketing;
 use bitext_neural::siamese::Pooling;
-use bitext_neural::text::{TextCorpus, WordVocabConfig};
-use bitext_neural::train::{TrainConfig, backward};
+use bitext_neural::train::backward;
 use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use common::{
-    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, oracle_text_links,
+    aligner_text_job, bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2,
     params, scalar,
 };
 
@@ -201,44 +198,23 @@ fn trained() -> &'static tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = parallel_text(120, 1);
         let (vs, vt) = parallel_text(20, 2);
-        let mut train = AlignerTrainConfig::paper(3);
-        train.batching = Bucketing {
-            max_items: 16,
-            max_tokens: 400,
+        let network = AlignerConfig {
+            ranking: Some(RankingTerm {
+                weight: 1.0,
+                scale: 20.0,
+                margin: 0.2,
+                pairs: 0,
+            }),
+            pooling: Pooling::Max,
+            ..tiny(Objective::Words, true)
         };
-        train.train = TrainConfig {
-            clip_norm: Some(5.0),
-            ..TrainConfig::new(3, 0.01, 3)
+        let network = AlignerConfig {
+            emb_dim: 12,
+            hidden: 8,
+            ff: 6,
+            ..network
         };
-        let job = AlignerTextTraining {
-            corpus: TextCorpus {
-                valid: Some((&vs, &vt)),
-                vocab: WordVocabConfig {
-                    joint: false,
-                    min_count: 1,
-                    ..WordVocabConfig::default()
-                },
-                max_len: Some(60),
-                ..TextCorpus::new(&src, &tgt)
-            },
-            network: AlignerConfig {
-                emb_dim: 12,
-                hidden: 8,
-                ff: 6,
-                ranking: Some(RankingTerm {
-                    weight: 1.0,
-                    scale: 20.0,
-                    margin: 0.2,
-                    pairs: 0,
-                }),
-                pooling: Pooling::Max,
-                ..tiny(Objective::Words, true)
-            },
-            train,
-            kinds: Kind::parse_set("PURI").unwrap(),
-            per_kind: 60,
-            links: &oracle_text_links,
-        };
+        let job = aligner_text_job(&src, &tgt, (&vs, &vt), network);
         train_aligner(&job, dir.path(), false).unwrap();
         dir
     })

@@ -281,3 +281,55 @@ pub fn oracle_text_links(
         oracle_links(valid.0, valid.1),
     ))
 }
+
+/// The aligner network the text-training tests use: embeddings 12, 8 per direction, both
+/// objectives.
+pub fn small_text_aligner() -> bitext_neural::aligner::AlignerConfig {
+    bitext_neural::aligner::AlignerConfig {
+        emb_dim: 12,
+        hidden: 8,
+        ff: 6,
+        objective: bitext_neural::aligner::Objective::Both,
+        ..bitext_neural::aligner::AlignerConfig::paper(1, 1)
+    }
+}
+
+/// An aligner training job on text for the tests: word vocabularies per side, validation on
+/// `valid`, every kind of example (60 each), 3 epochs, the oracle links.
+pub fn aligner_text_job<'a>(
+    src: &'a [String],
+    tgt: &'a [String],
+    valid: (&'a [String], &'a [String]),
+    network: bitext_neural::aligner::AlignerConfig,
+) -> bitext_neural::aligner::AlignerTextTraining<'a> {
+    use bitext_neural::aligner::{AlignerTrainConfig, Kind};
+    use bitext_neural::batch::Bucketing;
+    use bitext_neural::text::{TextCorpus, WordVocabConfig};
+    use bitext_neural::train::TrainConfig;
+    let mut train = AlignerTrainConfig::paper(3);
+    train.batching = Bucketing {
+        max_items: 16,
+        max_tokens: 400,
+    };
+    train.train = TrainConfig {
+        clip_norm: Some(5.0),
+        ..TrainConfig::new(3, 0.01, 3)
+    };
+    bitext_neural::aligner::AlignerTextTraining {
+        corpus: TextCorpus {
+            valid: Some(valid),
+            vocab: WordVocabConfig {
+                joint: false,
+                min_count: 1,
+                ..WordVocabConfig::default()
+            },
+            max_len: Some(60),
+            ..TextCorpus::new(src, tgt)
+        },
+        network,
+        train,
+        kinds: Kind::parse_set("PURI").unwrap(),
+        per_kind: 60,
+        links: &oracle_text_links,
+    }
+}
