@@ -22,7 +22,7 @@ use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use common::{
     aligner_text_job, bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2,
-    params, scalar,
+    params, scalar, weighted_bag,
 };
 
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
@@ -55,13 +55,7 @@ fn the_untrained_sentence_vector_is_each_encoders_weighted_bag() {
         let got = host2(model.encode(&sents, side).unwrap());
         let mut want_all = Vec::new();
         for (i, s) in sents.iter().enumerate() {
-            let total: f64 = s.iter().map(|&id| f64::from(w[id as usize])).sum();
-            for k in 0..8 {
-                let sum: f64 = s
-                    .iter()
-                    .map(|&id| f64::from(w[id as usize]) * f64::from(table[id as usize * 8 + k]))
-                    .sum();
-                let want = if total > 0.0 { sum / total } else { 0.0 };
+            for (k, want) in weighted_bag(table, 8, w, s).into_iter().enumerate() {
                 let g = f64::from(got[i * 8 + k]);
                 assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
                 want_all.push(want as f32);

@@ -15,6 +15,7 @@ use bitext_neural::rnn::CellKind;
 use bitext_neural::train::{TrainConfig, backward, fit};
 use common::{
     ae_toy_pairs, bag_row_weights, cpu, draw_bag_projections, grad_norms, host2, params, refs,
+    weighted_bag,
 };
 
 /// Embeddings 8 = 2 × 4 per direction, as a bag needs.
@@ -42,13 +43,7 @@ fn the_untrained_s0_is_each_encoders_weighted_bag() {
     for (side, table, w) in [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)] {
         let got = host2(model.encode(&sents, side).unwrap());
         for (i, s) in sents.iter().enumerate() {
-            let total: f64 = s.iter().map(|&id| f64::from(w[id as usize])).sum();
-            for k in 0..8 {
-                let sum: f64 = s
-                    .iter()
-                    .map(|&id| f64::from(w[id as usize]) * f64::from(table[id as usize * 8 + k]))
-                    .sum();
-                let want = if total > 0.0 { sum / total } else { 0.0 };
+            for (k, want) in weighted_bag(table, 8, w, s).into_iter().enumerate() {
                 let g = f64::from(got[i * 8 + k]);
                 assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
             }

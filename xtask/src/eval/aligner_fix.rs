@@ -55,7 +55,9 @@ pub(super) fn fixing(model: &AlignerModel, d: &Data, l: &Links1, md: &mut String
             ..FixConfig::default()
         };
         let t0 = Instant::now();
-        let fixed = model.model().fix_all(&src, &tgt, config, &batching)?;
+        let fixed = model
+            .model()
+            .fix_outputs(&outputs, &src, &tgt, config, &batching)?;
         let secs = t0.elapsed().as_secs_f64();
         // The first candidate by the objective alone, without the re-ranking.
         let first: Vec<SpanPair> = outputs

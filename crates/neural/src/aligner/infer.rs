@@ -83,7 +83,7 @@ impl Aligner {
     /// whose sentence vectors have the highest cosine. Outputs in input order.
     ///
     /// # Errors
-    /// As [`Aligner::pairs_all`] and [`best_spans`].
+    /// As [`Aligner::pairs_all`] and [`PairOutput::fix_candidates`].
     pub fn fix_all(
         &self,
         src: &[&[u32]],
@@ -92,6 +92,37 @@ impl Aligner {
         batching: &Bucketing,
     ) -> Result<Vec<Fixed>> {
         let outputs = self.pairs_all(src, tgt, batching)?;
+        self.fix_outputs(&outputs, src, tgt, config, batching)
+    }
+
+    /// [`Aligner::fix_all`] from the pairs' outputs of [`Aligner::pairs_all`], already computed
+    /// (e.g. to fix the same pairs with several configurations).
+    ///
+    /// # Errors
+    /// As [`Aligner::fix_all`]; [`Error::Input`] when the outputs are not those of the pairs.
+    pub fn fix_outputs(
+        &self,
+        outputs: &[PairOutput],
+        src: &[&[u32]],
+        tgt: &[&[u32]],
+        config: FixConfig,
+        batching: &Bucketing,
+    ) -> Result<Vec<Fixed>> {
+        let lengths = |k: usize| (src[k].len(), tgt[k].len());
+        if outputs.len() != src.len()
+            || src.len() != tgt.len()
+            || outputs
+                .iter()
+                .enumerate()
+                .any(|(k, o)| (o.src_len, o.tgt_len) != lengths(k))
+        {
+            return Err(Error::Input(format!(
+                "{} pair outputs for {} source and {} target sentences of other lengths",
+                outputs.len(),
+                src.len(),
+                tgt.len()
+            )));
+        }
         let mut cands: Vec<(usize, SpanPair)> = Vec::new();
         for (k, o) in outputs.iter().enumerate() {
             for c in o.fix_candidates(config)? {

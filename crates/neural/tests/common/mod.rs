@@ -333,3 +333,23 @@ pub fn aligner_text_job<'a>(
         links: &oracle_text_links,
     }
 }
+
+/// The weighted bag of one sentence computed on the host: `Σ w(id)·row(id) / Σ w(id)` over its
+/// token ids (zero when every weight is zero), from a row-major `table` of `dim` columns.
+pub fn weighted_bag(table: &[f32], dim: usize, weights: &[f32], sentence: &[u32]) -> Vec<f64> {
+    let total: f64 = sentence
+        .iter()
+        .map(|&id| f64::from(weights[id as usize]))
+        .sum();
+    (0..dim)
+        .map(|k| {
+            let sum: f64 = sentence
+                .iter()
+                .map(|&id| {
+                    f64::from(weights[id as usize]) * f64::from(table[id as usize * dim + k])
+                })
+                .sum();
+            if total > 0.0 { sum / total } else { 0.0 }
+        })
+        .collect()
+}
