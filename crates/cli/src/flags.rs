@@ -55,7 +55,8 @@ pub(crate) enum Backend {
     /// burn-ndarray (CPU).
     Ndarray,
     /// wgpu (GPU through Vulkan/Metal; needs the cargo feature `bitext-neural/wgpu`). Measured
-    /// far slower than flex for these recurrent models, even on an H100 (docs/BENCHMARKS.md).
+    /// far slower than flex for these recurrent models, even on an H100 and an H200
+    /// (docs/BENCHMARKS.md).
     Wgpu,
 }
 

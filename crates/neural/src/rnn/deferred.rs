@@ -5,7 +5,7 @@
 use burn::module::ParamId;
 use burn::tensor::{Gradients, Tensor};
 
-use super::{BiRnn, BiRnnOutput, RnnLayer, split_steps};
+use super::{BiRnn, BiRnnOutput, Pad, RnnLayer, steps_of};
 use crate::train::ParamGrad;
 
 impl BiRnn {
@@ -27,19 +27,17 @@ impl BiRnn {
         keep_steps: bool,
     ) -> (BiRnnOutput, InputGrads) {
         let hd = self.d_hidden();
-        let gates = self.fwd.gates();
-        let leaves = |layer: &RnnLayer| -> Vec<Vec<Tensor<2>>> {
-            split_steps(&layer.project_inner(x.clone()), batch_sizes, gates, hd)
-                .into_iter()
-                .map(|g| {
-                    g.into_iter()
-                        .map(|t| Tensor::from_inner(t).require_grad())
-                        .collect()
-                })
-                .collect()
+        let pad = Pad::for_device(batch_sizes, &x.device());
+        let leaves = |layer: &RnnLayer| {
+            as_leaves(steps_of(
+                layer.project_inner(x.clone()),
+                batch_sizes,
+                layer,
+                pad.as_ref(),
+            ))
         };
         let (sf, sb) = (leaves(&self.fwd), leaves(&self.bwd));
-        let out = self.recur(&sf, &sb, batch_sizes, keep_steps);
+        let out = self.recur(&sf, &sb, batch_sizes, keep_steps, pad.clone());
         let dirs = [(&self.fwd, sf), (&self.bwd, sb)]
             .into_iter()
             .map(|(layer, steps)| DirectionLeaves {
@@ -49,8 +47,20 @@ impl BiRnn {
                 steps,
             })
             .collect();
-        (out, InputGrads { x, dirs, hd })
+        (out, InputGrads { x, dirs, hd, pad })
     }
+}
+
+/// Each per-step, per-gate projected input as a gradient leaf of the autodiff device.
+fn as_leaves(steps: Vec<Vec<Tensor<2>>>) -> Vec<Vec<Tensor<2>>> {
+    steps
+        .into_iter()
+        .map(|g| {
+            g.into_iter()
+                .map(|t| Tensor::from_inner(t).require_grad())
+                .collect()
+        })
+        .collect()
 }
 
 impl RnnLayer {
@@ -76,27 +86,21 @@ impl RnnLayer {
             [batch_sizes[0], hd],
             "initial state of the wrong shape"
         );
-        let steps: Vec<Vec<Tensor<2>>> = split_steps(
-            &self.project_inner(x.clone()),
+        let pad = Pad::for_device(batch_sizes, &x.device());
+        let steps = as_leaves(steps_of(
+            self.project_inner(x.clone()),
             batch_sizes,
-            self.gates(),
-            hd,
-        )
-        .into_iter()
-        .map(|g| {
-            g.into_iter()
-                .map(|t| Tensor::from_inner(t).require_grad())
-                .collect()
-        })
-        .collect();
-        let (_, outputs) = self.run_from(&steps, batch_sizes, false, true, Some(h0));
+            self,
+            pad.as_ref(),
+        ));
+        let outputs = self.run_layout(&steps, batch_sizes, h0, pad.as_ref());
         let dirs = vec![DirectionLeaves {
             w_ih: self.w_ih.val().inner(),
             w_ih_id: self.w_ih.id,
             b_ih_id: self.b_ih.id,
             steps,
         }];
-        (outputs, InputGrads { x, dirs, hd })
+        (outputs, InputGrads { x, dirs, hd, pad })
     }
 
     /// [`RnnLayer::forward_from_deferred`] without autodiff bookkeeping (any device; for
@@ -117,8 +121,28 @@ impl RnnLayer {
             [batch_sizes[0], hd],
             "initial state of the wrong shape"
         );
-        let steps = split_steps(&self.project(x), batch_sizes, self.gates(), hd);
-        self.run_from(&steps, batch_sizes, false, true, Some(h0)).1
+        let pad = Pad::for_device(batch_sizes, &x.device());
+        let steps = steps_of(self.project(x), batch_sizes, self, pad.as_ref());
+        self.run_layout(&steps, batch_sizes, h0, pad.as_ref())
+    }
+
+    /// The forward pass from `h0` on either layout: each step's packed states.
+    fn run_layout(
+        &self,
+        steps: &[Vec<Tensor<2>>],
+        batch_sizes: &[usize],
+        h0: Tensor<2>,
+        pad: Option<&Pad>,
+    ) -> Vec<Tensor<2>> {
+        match pad {
+            None => self.run_from(steps, batch_sizes, false, true, Some(h0)).1,
+            Some(pad) => {
+                let (_, out) = self.run_padded(steps, pad, false, true, Some(h0));
+                (out.into_iter().enumerate())
+                    .map(|(t, s)| pad.packed_step(t, s))
+                    .collect()
+            }
+        }
     }
 }
 
@@ -135,6 +159,8 @@ pub struct InputGrads {
     x: Tensor<2>,
     dirs: Vec<DirectionLeaves>,
     hd: usize,
+    /// The padded layout the leaves are in, if any.
+    pad: Option<Pad>,
 }
 
 impl std::fmt::Debug for InputGrads {
@@ -169,7 +195,10 @@ impl InputGrads {
                     Tensor::cat(rows, 0)
                 })
                 .collect();
-            let gg = Tensor::cat(per_gate, 1); // [N, G·H]
+            let mut gg = Tensor::cat(per_gate, 1); // [N, G·H] (padded: [T·B, G·H])
+            if let Some(pad) = &self.pad {
+                gg = pad.unpack(gg);
+            }
             let gw = self.x.clone().transpose().matmul(gg.clone());
             let gb = gg.clone().sum_dim(0).reshape([gates * self.hd]);
             let dx = gg.matmul(dir.w_ih.transpose());

@@ -275,6 +275,10 @@ impl HostBiRnn {
         } else {
             Vec::new()
         };
-        Some(BiRnnOutput { last, steps })
+        Some(BiRnnOutput {
+            last,
+            steps,
+            padded: None,
+        })
     }
 }

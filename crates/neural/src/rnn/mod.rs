@@ -36,9 +36,11 @@ use crate::init::{Init, param1, param2};
 mod cell;
 mod deferred;
 mod host;
+mod padded;
 
 pub use deferred::InputGrads;
 pub(crate) use host::HostBiRnn;
+use padded::Pad;
 
 /// The recurrent cell of a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -311,6 +313,26 @@ fn split_steps(
         .collect()
 }
 
+/// Per step and gate, the projected inputs `[N, G·H]` of `layer` cut for the recurrence: packed
+/// views `[batch_sizes[t], H]`, or with a padded layout views `[B, H]` of the padded rows.
+fn steps_of(
+    gi: Tensor<2>,
+    batch_sizes: &[usize],
+    layer: &RnnLayer,
+    pad: Option<&Pad>,
+) -> Vec<Vec<Tensor<2>>> {
+    let (gates, hd) = (layer.gates(), layer.d_hidden());
+    match pad {
+        None => split_steps(&gi, batch_sizes, gates, hd),
+        Some(pad) => pad.split_steps(&pad.pad(gi), gates, hd),
+    }
+}
+
+/// Whether the recurrence runs on the padded layout on `device` (a GPU; see `rnn/padded.rs`).
+pub(crate) fn padded_on(device: &Device) -> bool {
+    padded::Layout::for_device(device) == padded::Layout::Padded
+}
+
 /// Configuration of a bidirectional recurrent layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -351,6 +373,8 @@ pub struct BiRnnOutput {
     /// When asked for: per time step `t`, the outputs `[batch_sizes[t], 2H]` of the rows
     /// still inside their sentence.
     pub steps: Vec<Tensor<2>>,
+    /// On the padded layout, the layout and each step's output on all rows `[B, 2H]`.
+    padded: Option<(Pad, Vec<Tensor<2>>)>,
 }
 
 impl BiRnnOutput {
@@ -365,6 +389,9 @@ impl BiRnnOutput {
             !self.steps.is_empty(),
             "max_pool needs the per-step outputs"
         );
+        if let Some((pad, steps)) = &self.padded {
+            return pad.max_pool(steps);
+        }
         let mut acc = self.steps[0].clone();
         for s in &self.steps[1..] {
             let n = s.dims()[0];
@@ -419,11 +446,15 @@ impl BiRnn {
         batch_sizes: &[usize],
         keep_steps: bool,
     ) -> BiRnnOutput {
-        let hd = self.d_hidden();
-        let gates = self.fwd.gates();
-        let sf = split_steps(&self.fwd.project(x.clone()), batch_sizes, gates, hd);
-        let sb = split_steps(&self.bwd.project(x), batch_sizes, gates, hd);
-        self.recur(&sf, &sb, batch_sizes, keep_steps)
+        let pad = Pad::for_device(batch_sizes, &x.device());
+        let sf = steps_of(
+            self.fwd.project(x.clone()),
+            batch_sizes,
+            &self.fwd,
+            pad.as_ref(),
+        );
+        let sb = steps_of(self.bwd.project(x), batch_sizes, &self.bwd, pad.as_ref());
+        self.recur(&sf, &sb, batch_sizes, keep_steps, pad)
     }
 
     fn recur(
@@ -432,29 +463,39 @@ impl BiRnn {
         sb: &[Vec<Tensor<2>>],
         batch_sizes: &[usize],
         keep_steps: bool,
+        pad: Option<Pad>,
     ) -> BiRnnOutput {
+        let run = |layer: &RnnLayer, steps: &[Vec<Tensor<2>>], reverse: bool| match &pad {
+            None => layer.run(steps, batch_sizes, reverse, keep_steps),
+            Some(pad) => layer.run_padded(steps, pad, reverse, keep_steps, None),
+        };
         // Without autodiff the two directions are independent pure computations: run them on
         // two threads (each step's products are too small for gemm to split well). With
         // autodiff they run in turn, so the graph is recorded in one order.
         let ((lf, of), (lb, ob)) = if sf[0][0].device().is_autodiff() {
-            (
-                self.fwd.run(sf, batch_sizes, false, keep_steps),
-                self.bwd.run(sb, batch_sizes, true, keep_steps),
-            )
+            (run(&self.fwd, sf, false), run(&self.bwd, sb, true))
         } else {
-            rayon::join(
-                || self.fwd.run(sf, batch_sizes, false, keep_steps),
-                || self.bwd.run(sb, batch_sizes, true, keep_steps),
-            )
+            rayon::join(|| run(&self.fwd, sf, false), || run(&self.bwd, sb, true))
         };
-        let steps = of
+        let both: Vec<Tensor<2>> = of
             .into_iter()
             .zip(ob)
             .map(|(f, b)| Tensor::cat(vec![f, b], 1))
             .collect();
-        BiRnnOutput {
-            last: Tensor::cat(vec![lf, lb], 1),
-            steps,
+        let last = Tensor::cat(vec![lf, lb], 1);
+        match pad {
+            None => BiRnnOutput {
+                last,
+                steps: both,
+                padded: None,
+            },
+            Some(pad) => BiRnnOutput {
+                last,
+                steps: (both.iter().cloned().enumerate())
+                    .map(|(t, s)| pad.packed_step(t, s))
+                    .collect(),
+                padded: Some((pad, both)),
+            },
         }
     }
 }

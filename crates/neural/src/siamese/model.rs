@@ -342,6 +342,8 @@ impl Siamese {
     /// each of at least [`MIN_CHUNK`] sentences.
     fn chunks(&self, sentences: usize) -> usize {
         let want = match self.chunks {
+            // On a GPU (the padded layout) a piece per thread only adds kernel launches.
+            0 if crate::rnn::padded_on(&self.rnn.fwd.w_hh.val().device()) => 1,
             0 => rayon::current_num_threads().min(MAX_AUTO_CHUNKS),
             k => k,
         };
@@ -351,7 +353,7 @@ impl Siamese {
     /// The same network, encoding each training batch in `chunks` pieces, each on its own
     /// thread of the current pool with its own autodiff sub-graph (see [`crate::train::split`]);
     /// `1` (the default) encodes the batch whole, `0` takes one piece per thread, at most
-    /// 8. The gradients
+    /// 8, on the CPU backends (on a GPU, the batch whole). The gradients
     /// are the same up to float rounding (the pieces' products are shaped differently); with
     /// dropout, the pieces draw their masks from generators of their own.
     #[must_use]

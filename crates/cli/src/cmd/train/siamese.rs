@@ -86,9 +86,9 @@ pub(crate) struct SiameseArgs {
     batching: super::BatchArgs,
     /// Encode each training batch in N pieces (each of at least 16 sentences), each on its own
     /// thread with its own backward pass: the recurrence of a whole batch keeps about one core
-    /// busy. 1: the batch whole; 0: one piece per thread, at most 8. Same gradients up to float
-    /// rounding. Measured against 1: 1.3× the pairs/s on 2 cores (2 pieces), 2.4× on 16 (8
-    /// pieces; docs/BENCHMARKS.md).
+    /// busy. 1: the batch whole; 0: one piece per thread, at most 8 (on a GPU: the batch
+    /// whole). Same gradients up to float rounding. Measured against 1: 1.3× the pairs/s on 2
+    /// cores (2 pieces), 2.4× on 16 (8 pieces; docs/BENCHMARKS.md).
     #[arg(long, value_name = "N", default_value_t = 0)]
     batch_pieces: usize,
     #[command(flatten)]
