@@ -69,14 +69,12 @@ pub(crate) fn int1(data: &[usize], device: &Device) -> Tensor<1, Int> {
 /// Read a 2-D float tensor back to the host as row-major values.
 ///
 /// # Errors
+/// [`Error::BackendUnusable`] when the device failed to compute it (on wgpu, e.g. a buffer
+/// larger than the adapter allows: a software renderer and a 128k-row embedding table);
 /// [`Error::Input`] when the backend cannot hand the data back as `f32`.
 pub(crate) fn to_host2(t: Tensor<2>) -> Result<(Vec<f32>, [usize; 2])> {
     let dims = t.dims();
-    let v = t
-        .into_data()
-        .try_into_vec::<f32>()
-        .map_err(|e| Error::Input(format!("cannot read a tensor back: {e:?}")))?;
-    Ok((v, dims))
+    Ok((read_back(t.try_into_data())?, dims))
 }
 
 /// Read a 1-D float tensor back to the host.
@@ -84,14 +82,59 @@ pub(crate) fn to_host2(t: Tensor<2>) -> Result<(Vec<f32>, [usize; 2])> {
 /// # Errors
 /// As [`to_host2`].
 pub(crate) fn to_host1(t: Tensor<1>) -> Result<Vec<f32>> {
-    t.into_data()
-        .try_into_vec::<f32>()
-        .map_err(|e| Error::Input(format!("cannot read a tensor back: {e:?}")))
+    read_back(t.try_into_data())
+}
+
+/// A backend's multi-line error as its first line and its innermost cause (the line that
+/// says what went wrong, e.g. "can't allocate buffer of size: 262144000").
+fn first_and_cause(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !(l.is_empty()
+                || [
+                    "Caused by:",
+                    "Asked at:",
+                    "Backtrace:",
+                    "No backtrace available",
+                ]
+                .contains(l)
+                || l.starts_with("skipped `")
+                || l.starts_with('('))
+        })
+        .collect();
+    match (lines.first(), lines.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}: {b}"),
+        (Some(a), _) => (*a).to_string(),
+        _ => text.to_string(),
+    }
+}
+
+fn read_back<E: std::fmt::Display>(data: std::result::Result<TensorData, E>) -> Result<Vec<f32>> {
+    data.map_err(|e| Error::BackendUnusable {
+        backend: "wgpu",
+        reason: first_and_cause(&e.to_string()),
+    })?
+    .try_into_vec::<f32>()
+    .map_err(|e| Error::Input(format!("cannot read a tensor back: {e:?}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_backend_error_keeps_its_first_line_and_its_cause() {
+        let text = "An error happened during execution\nCaused by:\n  Several failures\n  \
+                    skipped `ElemwiseFuse`: it needed memory\nCaused by:\n  can't allocate \
+                    buffer of size: 262144000\nNo backtrace available\nAsked at:\nNo backtrace available\n";
+        assert_eq!(
+            first_and_cause(text),
+            "An error happened during execution: can't allocate buffer of size: 262144000"
+        );
+        assert_eq!(first_and_cause("one line"), "one line");
+    }
 
     #[test]
     fn draws_are_seeded_and_bounded() {
