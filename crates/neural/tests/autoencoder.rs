@@ -26,7 +26,7 @@ use bitext_neural::train::{Task, TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
 use burn::tensor::Tensor;
-use common::{ae_toy_pairs, cpu, grad_norms, host2, max_diff, params, refs};
+use common::{ae_toy_pairs, cpu, grad_norms, host2, max_diff, params, refs, small_schedule};
 
 fn tiny(cell: CellKind) -> AutoencoderConfig {
     AutoencoderConfig {
@@ -349,14 +349,7 @@ fn job<'a>(
     emb: usize,
 ) -> AutoencoderTextTraining<'a> {
     let mut train = AutoencoderTrainConfig::paper(3);
-    train.batching = Bucketing {
-        max_items: 16,
-        max_tokens: 400,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(12, 0.02, 3)
-    };
+    (train.batching, train.train) = small_schedule(12, 0.02, 400);
     AutoencoderTextTraining {
         corpus: TextCorpus {
             valid: Some(valid),

@@ -2,17 +2,18 @@
 //! bag of words learns a teacher's sentence vectors, alone or beside the ranking loss; rows are
 //! kept aligned with the pairs that survive tokenization; mismatches are errors that say what.
 
+mod common;
+use common::small_schedule;
+
 use bitext_core::{Embeddings, Rng, normalize_row};
 use bitext_neural::autoencoder::{
     AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax, train_autoencoder,
 };
-use bitext_neural::batch::Bucketing;
 use bitext_neural::distill::Teacher;
 use bitext_neural::siamese::{
     Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
 };
 use bitext_neural::text::{TextCorpus, WordVocabConfig};
-use bitext_neural::train::TrainConfig;
 use bitext_testkit::data::parallel_text;
 
 const DIM: usize = 12;
@@ -74,14 +75,7 @@ fn train_network(
     let mut train = SiameseTrainConfig::paper(3);
     train.negatives = 2;
     train.objective = objective;
-    train.batching = Bucketing {
-        max_items: 16,
-        max_tokens: 1000,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(epochs, 0.02, 3)
-    };
+    (train.batching, train.train) = small_schedule(epochs, 0.02, 1000);
     let job = SiameseTextTraining {
         corpus: TextCorpus {
             valid: Some((&vs, &vt)),
@@ -195,14 +189,7 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
     let (src, tgt) = parallel_text(80, 5);
     let (vs, vt) = parallel_text(20, 6);
     let mut train = AutoencoderTrainConfig::paper(3);
-    train.batching = Bucketing {
-        max_items: 16,
-        max_tokens: 400,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(25, 0.02, 3)
-    };
+    (train.batching, train.train) = small_schedule(25, 0.02, 400);
     let job = AutoencoderTextTraining {
         corpus: TextCorpus {
             valid: Some((&vs, &vt)),

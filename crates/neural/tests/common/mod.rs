@@ -303,18 +303,9 @@ pub fn aligner_text_job<'a>(
     network: bitext_neural::aligner::AlignerConfig,
 ) -> bitext_neural::aligner::AlignerTextTraining<'a> {
     use bitext_neural::aligner::{AlignerTrainConfig, Kind};
-    use bitext_neural::batch::Bucketing;
     use bitext_neural::text::{TextCorpus, WordVocabConfig};
-    use bitext_neural::train::TrainConfig;
     let mut train = AlignerTrainConfig::paper(3);
-    train.batching = Bucketing {
-        max_items: 16,
-        max_tokens: 400,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(3, 0.01, 3)
-    };
+    (train.batching, train.train) = small_schedule(3, 0.01, 400);
     bitext_neural::aligner::AlignerTextTraining {
         corpus: TextCorpus {
             valid: Some(valid),
@@ -352,4 +343,25 @@ pub fn weighted_bag(table: &[f32], dim: usize, weights: &[f32], sentence: &[u32]
             if total > 0.0 { sum / total } else { 0.0 }
         })
         .collect()
+}
+
+/// The schedule the text-training tests share: batches of at most 16 sentences and
+/// `max_tokens` tokens, Adam at `lr` for `epochs` (seed 3), gradients clipped at norm 5.
+pub fn small_schedule(
+    epochs: usize,
+    lr: f64,
+    max_tokens: usize,
+) -> (
+    bitext_neural::batch::Bucketing,
+    bitext_neural::train::TrainConfig,
+) {
+    let batching = bitext_neural::batch::Bucketing {
+        max_items: 16,
+        max_tokens,
+    };
+    let train = bitext_neural::train::TrainConfig {
+        clip_norm: Some(5.0),
+        ..bitext_neural::train::TrainConfig::new(epochs, lr, 3)
+    };
+    (batching, train)
 }
