@@ -327,6 +327,15 @@ impl Dense {
         }
     }
 
+    /// All-zero weights and bias (a map that starts at nothing).
+    pub fn zeros(d_in: usize, d_out: usize, device: &Device) -> Self {
+        let mut rng = Rng::seed(0);
+        Self {
+            weight: param2(&mut rng, d_in, d_out, Init::Zeros, device),
+            bias: param1(&mut rng, d_out, Init::Zeros, device),
+        }
+    }
+
     /// Apply to `[B, d_in]`.
     #[must_use]
     pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {

@@ -84,6 +84,14 @@ pub struct AlignerConfig {
     /// identity (`bag(x)·W + P·pool(h)`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bag_map: bool,
+    /// Shift every alignment score of a pair by a trained function of how similar its two
+    /// sentences are: `S(i, j) = h_i·h_j + s·(a·cos(v_src, v_tgt) + c)` (`s` =
+    /// [`SHIFT_SCALE`](super::SHIFT_SCALE)), `a` and `c` starting
+    /// at zero (the untrained network's scores are the draft's). An unrelated pair then needs
+    /// no word state of its own to say that every word is divergent, and the word loss trains
+    /// the sentence vectors too. Not in the draft.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sentence_shift: bool,
 }
 
 impl AlignerConfig {
@@ -107,6 +115,7 @@ impl AlignerConfig {
             pooling: Pooling::Last,
             bag: false,
             bag_map: false,
+            sentence_shift: false,
         }
     }
 

@@ -3,8 +3,16 @@
 use burn::tensor::Tensor;
 
 use crate::batch::PackedBatch;
+use crate::encoding::unit_rows;
 use crate::init::int1;
+use crate::layers::Dense;
 use crate::rnn::BiRnnOutput;
+
+/// The scale `s` of the sentence shift `s·(a·cos + c)` (see
+/// [`AlignerConfig::sentence_shift`](super::AlignerConfig::sentence_shift)): `a` and `c` move
+/// at the optimiser's pace (about its learning rate a step) while the shift spans the range of
+/// the alignment scores within an epoch.
+pub const SHIFT_SCALE: f64 = 40.0;
 
 /// A value of the padding cells of an alignment matrix before the log-sum-exp: `exp` of it
 /// is zero in `f32`, so padding never contributes to an aggregate.
@@ -53,4 +61,16 @@ pub(super) fn log_sum_exp(x: Tensor<3>, dim: usize, r: f64) -> Tensor<3> {
     let rx = x.mul_scalar(r);
     let m = rx.clone().max_dim(dim).detach();
     ((rx - m.clone()).exp().sum_dim(dim).log() + m).div_scalar(r)
+}
+
+/// The sentence shift `[B, 1, 1]` of pairs with sentence vectors `a`, `b` `[B, dim]`:
+/// `SHIFT_SCALE·(w·cos(a_k, b_k) + c)` with `shift`'s weight `w` and bias `c`
+/// (see [`AlignerConfig::sentence_shift`](super::AlignerConfig::sentence_shift)).
+pub(super) fn sentence_shift(shift: &Dense, a: Tensor<2>, b: Tensor<2>) -> Tensor<3> {
+    let cos = (unit_rows(a) * unit_rows(b)).sum_dim(1);
+    let [n, _] = cos.dims();
+    shift
+        .forward(cos)
+        .mul_scalar(SHIFT_SCALE)
+        .reshape([n, 1, 1])
 }

@@ -29,6 +29,10 @@
 //!   `h_sim` is the score (higher = more parallel) and a pair is predicted divergent when it is
 //!   negative, like the words.
 //! - Replace examples keep word classes instead of POS tags: see [`synth`].
+//! - Not in the draft, off by default: a bag of words in the sentence vector
+//!   ([`AlignerConfig::bag`]), the in-batch ranking term ([`AlignerConfig::ranking`]) and a
+//!   shift of every alignment score of a pair by its sentence similarity
+//!   ([`AlignerConfig::sentence_shift`]), tried for the unpaired column (docs/EVALUATION.md).
 //! - Fixing: the garbled formula, as the issue restates it, is one objective
 //!   ([`FixObjective::Alignment`], ties to the shorter spans); it never penalises a divergent
 //!   *target* word, and it cuts parallel words whose best score is negative although their
@@ -49,6 +53,7 @@ pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
 pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans};
 pub use infer::Fixed;
+pub use matrix::SHIFT_SCALE;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
 pub use synth::{Corpus, Example, Kind, Synthesizer};
 pub use text::{

@@ -20,7 +20,7 @@ use crate::siamese::Pooling;
 use crate::train::split::{Cut, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 
-use super::matrix::{MASKED, log_sum_exp, mask_values, padded};
+use super::matrix::{MASKED, log_sum_exp, mask_values, padded, sentence_shift};
 
 /// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
 #[derive(Module, Debug)]
@@ -41,6 +41,8 @@ pub struct Aligner {
     pub src_bag: Option<Bag>,
     /// The target encoder's bag of words.
     pub tgt_bag: Option<Bag>,
+    /// `a` `[1, 1]` and `c` of the sentence shift (see [`AlignerConfig::sentence_shift`]).
+    pub shift: Option<Dense>,
     src_vocab: usize,
     tgt_vocab: usize,
     r: f64,
@@ -173,6 +175,7 @@ impl Aligner {
         Ok(Self {
             src_bag: bag(config.src_vocab),
             tgt_bag: bag(config.tgt_vocab),
+            shift: config.sentence_shift.then(|| Dense::zeros(1, 1, device)),
             src_embedding,
             tgt_embedding,
             src_encoder,
@@ -389,13 +392,17 @@ impl Aligner {
         Ok((s, t, vec![parallel_stage(vec![cs, ct])]))
     }
 
-    /// Alignment matrices `[B, I, J]` and the aggregates `aggr_s` `[B, I]`, `aggr_t` `[B, J]`
-    /// (padding positions hold meaningless values; mask them).
+    /// Alignment matrices `[B, I, J]` (with the sentence shift when the network has one) and
+    /// the aggregates `aggr_s` `[B, I]`, `aggr_t` `[B, J]` (padding positions hold
+    /// meaningless values; mask them).
     fn align(&self, s: &Side3, t: &Side3) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
         let device = s.states.device();
         let [b, i, _] = s.states.dims();
         let j = t.states.dims()[1];
-        let scores = s.states.clone().matmul(t.states.clone().swap_dims(1, 2));
+        let mut scores = s.states.clone().matmul(t.states.clone().swap_dims(1, 2));
+        if let Some(shift) = &self.shift {
+            scores = scores + sentence_shift(shift, s.vectors.clone(), t.vectors.clone());
+        }
         let bias = |lengths: &[usize], n: usize, shape: [usize; 3]| {
             Tensor::<3>::from_data(
                 TensorData::new(mask_values(lengths, n, 0.0, MASKED), shape),

@@ -79,6 +79,14 @@ pub(crate) struct AlignerArgs {
     /// With --bag: train a linear map of each bag (starting at the identity).
     #[arg(long, requires = "bag")]
     bag_map: bool,
+    /// Shift every alignment score of a pair by a trained function of its two sentence
+    /// vectors' cosine, 40·(a·cos + c), starting at zero: an unrelated pair then has all its
+    /// words divergent without any word state having to say so. Not in the draft.
+    #[arg(long)]
+    sentence_shift: bool,
+    /// Dropout on the input embeddings while training (a share in [0, 1)).
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    dropout: f64,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -150,6 +158,8 @@ mod training {
         };
         network.bag = a.bag;
         network.bag_map = a.bag_map;
+        network.sentence_shift = a.sentence_shift;
+        network.dropout = a.dropout;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,
             scale: a.scale,
