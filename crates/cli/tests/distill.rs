@@ -120,3 +120,40 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
         "--teacher <SPEC>",
     );
 }
+
+#[test]
+fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, _) = corpus(d.path(), 30);
+    let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
+    let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
+    let teacher_spec = format!("bow:{}", teacher.display());
+    let train = |out: &str, extra: &[&str]| {
+        let mut c = common::bitext();
+        c.args(["train", "aligner", "--src-text"])
+            .arg(&src)
+            .arg("--tgt-text")
+            .arg(&tgt)
+            .args(["--epochs", "2", "--kinds", "PU", "--per-kind", "20"])
+            .args(["--bag", "--emb-dim", "16", "--pooling", "max"])
+            .args(["--min-count", "1", "--freeze-embeddings"])
+            .args(["--valid-fraction", "0.2", "--teacher", &teacher_spec])
+            .arg("--init-vectors")
+            .arg(&student_vectors)
+            .arg("--init-tgt-vectors")
+            .arg(&student_vectors)
+            .arg("--teacher-cache")
+            .arg(d.path().join("cache"))
+            .arg("-o")
+            .arg(d.path().join(out))
+            .args(extra);
+        c
+    };
+    let (_, err) = succeed(&mut train("m1", &[]));
+    // 30 pairs: 24 to train, 6 to validate.
+    assert!(err.contains("embedded 24 sentences"), "{err}");
+    assert!(err.contains("embedded 6 sentences"), "{err}");
+    assert!(err.contains("teacher cos src"), "{err}");
+    assert!(err.contains("word_accuracy_U"), "{err}");
+    fail(&mut train("m2", &["--distill-only"]), "alone");
+}

@@ -1,6 +1,7 @@
 //! Distillation (`bitext_neural::distill`) through the siamese text training: a student with a
 //! bag of words learns a teacher's sentence vectors, alone or beside the ranking loss; rows are
 //! kept aligned with the pairs that survive tokenization; mismatches are errors that say what.
+//! The autoencoder and the aligner learn them too.
 
 mod common;
 use common::small_schedule;
@@ -232,4 +233,56 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
             "{side}: {first:?} → {best:?}"
         );
     }
+}
+
+/// The aligner learns the teacher's vectors of its paired examples beside its word loss; a
+/// teacher alone, or one of another width, is an error that says so.
+#[test]
+fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
+    use bitext_neural::aligner::{AlignerConfig, Objective as AlignerObjective, train_aligner};
+    let (src, tgt) = parallel_text(80, 5);
+    let (vs, vt) = parallel_text(20, 6);
+    let network = AlignerConfig {
+        emb_dim: DIM,
+        hidden: 8,
+        ff: 6,
+        objective: AlignerObjective::Words,
+        pooling: Pooling::Max,
+        bag: true,
+        bag_map: true,
+        ..AlignerConfig::paper(1, 1)
+    };
+    let teacher = |dim: usize, alone: bool| Teacher {
+        train: teacher_of(&tgt, dim),
+        valid: Some(teacher_of(&vt, dim)),
+        weight: 5.0,
+        alone,
+    };
+    let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
+    (job.train.batching, job.train.train) = small_schedule(20, 0.02, 400);
+    for (bad, want) in [
+        (teacher(DIM, true), "alone"),
+        (teacher(DIM + 1, false), "13"),
+    ] {
+        job.teacher = Some(bad);
+        let dir = tempfile::tempdir().unwrap();
+        let e = train_aligner(&job, dir.path(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    job.teacher = Some(teacher(DIM, false));
+    let dir = tempfile::tempdir().unwrap();
+    let out = train_aligner(&job, dir.path(), false).unwrap();
+    let h = &out.fitted.state.history;
+    let first = h[0].valid.as_ref().unwrap().metrics.clone();
+    let last = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
+    for side in ["teacher cos src", "teacher cos tgt"] {
+        assert!(last[side] > 0.8, "{side}: {first:?} → {last:?}");
+        assert!(
+            last[side] > first[side] + 0.1,
+            "{side}: {first:?} → {last:?}"
+        );
+    }
+    assert!(last.contains_key("word_accuracy_U"), "{last:?}");
 }

@@ -1,12 +1,15 @@
-//! The padded word states of a batch and the masked log-sum-exp of its alignment matrices.
+//! One side's encoder outputs, the padded word states of a batch, the masked log-sum-exp of
+//! its alignment matrices and the sentence shift.
 
 use burn::tensor::Tensor;
 
 use crate::batch::PackedBatch;
 use crate::encoding::unit_rows;
 use crate::init::int1;
-use crate::layers::Dense;
-use crate::rnn::BiRnnOutput;
+use crate::layers::{Bag, Dense};
+use crate::rnn::{BiRnn, BiRnnOutput};
+use crate::train::Deferred;
+use crate::train::split::Cut;
 
 /// The scale `s` of the sentence shift `s·(a·cos + c)` (see
 /// [`AlignerConfig::sentence_shift`](super::AlignerConfig::sentence_shift)): `a` and `c` move
@@ -17,6 +20,42 @@ pub const SHIFT_SCALE: f64 = 40.0;
 /// A value of the padding cells of an alignment matrix before the log-sum-exp: `exp` of it
 /// is zero in `f32`, so padding never contributes to an aggregate.
 pub(super) const MASKED: f32 = -1.0e9;
+
+/// Encoder outputs of one side of a batch: padded word states `[B, T, 2H]`, sentence vectors
+/// `[B, 2H]` (both in input order), the lengths and the deferred gradient stage.
+pub(super) struct Side3 {
+    pub(super) states: Tensor<3>,
+    pub(super) vectors: Tensor<2>,
+    pub(super) lengths: Vec<usize>,
+    pub(super) stage: Option<Deferred>,
+}
+
+impl Side3 {
+    /// Cut this side's states and vectors off the graph (see [`Cut`]): the side as the loss
+    /// sees it and the cut sub-graph of `encoder`.
+    pub(super) fn cut(self, encoder: &BiRnn, bag: Option<&Bag>) -> (Self, Cut) {
+        let [b, t, w] = self.states.dims();
+        let (cut, leaves) = Cut::new(
+            encoder,
+            vec![self.states.reshape([b * t, w]), self.vectors],
+            self.stage,
+        );
+        let cut = match bag {
+            Some(bag) => cut.with_params(bag),
+            None => cut,
+        };
+        let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");
+        (
+            Self {
+                states: states.reshape([b, t, w]),
+                vectors,
+                lengths: self.lengths,
+                stage: None,
+            },
+            cut,
+        )
+    }
+}
 
 /// Gather the per-step outputs (packed order) into `[B, T, 2H]` rows in input order, zero rows
 /// past each sentence's end.

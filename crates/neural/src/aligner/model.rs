@@ -11,16 +11,17 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
+use crate::distill::cosine_distance;
 use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding, dropout};
 use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
 use crate::siamese::Pooling;
-use crate::train::split::{Cut, parallel_stage};
+use crate::train::split::parallel_stage;
 use crate::train::{Deferred, TrainLoss};
 
-use super::matrix::{MASKED, log_sum_exp, mask_values, padded, sentence_shift};
+use super::matrix::{MASKED, Side3, log_sum_exp, mask_values, padded, sentence_shift};
 
 /// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
 #[derive(Module, Debug)]
@@ -85,6 +86,8 @@ pub struct AlignerLoss {
     /// (zero without [`AlignerConfig::ranking`], with a zero weight, or with fewer than two
     /// parallel examples).
     pub ranking: Tensor<1>,
+    /// The distance to the teacher's vectors `[1]`, unweighted (zero without a teacher).
+    pub distill: Tensor<1>,
 }
 
 /// What the network computes for a batch of pairs, in input order (inference).
@@ -105,42 +108,6 @@ pub struct PairOutput {
     /// `semb`: `h_sim`, higher for more parallel pairs (eq. 5 with `Y = −1` for parallel
     /// pairs pushes it up; a pair is predicted divergent when it is negative).
     pub semb: f32,
-}
-
-/// Encoder outputs of one side of a batch: padded word states `[B, T, 2H]`, sentence vectors
-/// `[B, 2H]` (both in input order), the lengths and the deferred gradient stage.
-struct Side3 {
-    states: Tensor<3>,
-    vectors: Tensor<2>,
-    lengths: Vec<usize>,
-    stage: Option<Deferred>,
-}
-
-impl Side3 {
-    /// Cut this side's states and vectors off the graph (see [`Cut`]): the side as the loss
-    /// sees it and the cut sub-graph of `encoder`.
-    fn cut(self, encoder: &BiRnn, bag: Option<&Bag>) -> (Self, Cut) {
-        let [b, t, w] = self.states.dims();
-        let (cut, leaves) = Cut::new(
-            encoder,
-            vec![self.states.reshape([b * t, w]), self.vectors],
-            self.stage,
-        );
-        let cut = match bag {
-            Some(bag) => cut.with_params(bag),
-            None => cut,
-        };
-        let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");
-        (
-            Self {
-                states: states.reshape([b, t, w]),
-                vectors,
-                lengths: self.lengths,
-                stage: None,
-            },
-            cut,
-        )
-    }
 }
 
 impl Aligner {
@@ -436,6 +403,21 @@ impl Aligner {
     /// [`Error::Input`] for an empty batch or sentence, an id outside a vocabulary, or labels
     /// that do not match the sentences.
     pub fn loss(&self, batch: &[LabeledRef<'_>], rng: Option<&mut Rng>) -> Result<AlignerLoss> {
+        self.loss_distilled(batch, rng, None)
+    }
+
+    /// [`Aligner::loss`] plus, with `teacher = (rows, weight)`, `weight` times the distance
+    /// of both sentence vectors of the batch's parallel examples to the teacher's (one row per
+    /// parallel example, in batch order; [`crate::distill`]).
+    ///
+    /// # Errors
+    /// As [`Aligner::loss`]; [`Error::Input`] when `rows` has another number of rows.
+    pub fn loss_distilled(
+        &self,
+        batch: &[LabeledRef<'_>],
+        rng: Option<&mut Rng>,
+        teacher: Option<(Tensor<2>, f64)>,
+    ) -> Result<AlignerLoss> {
         for (k, ex) in batch.iter().enumerate() {
             if ex.src_labels.len() != ex.src.len() || ex.tgt_labels.len() != ex.tgt.len() {
                 return Err(Error::Input(format!(
@@ -507,6 +489,24 @@ impl Aligner {
         } else {
             zero()
         };
+        let distill = match teacher {
+            Some((rows, _)) if rows.dims()[0] != parallel.len() => {
+                return Err(Error::Input(format!(
+                    "{} teacher rows for {} parallel examples",
+                    rows.dims()[0],
+                    parallel.len()
+                )));
+            }
+            Some((rows, weight)) if !parallel.is_empty() => {
+                let idx = int1(&parallel, &device);
+                let (a, b) = (s.vectors.select(0, idx.clone()), t.vectors.select(0, idx));
+                let d =
+                    (cosine_distance(a, rows.clone()) + cosine_distance(b, rows)).div_scalar(2.0);
+                total = total + d.clone().mul_scalar(weight);
+                d
+            }
+            _ => zero(),
+        };
         Ok(AlignerLoss {
             loss: TrainLoss {
                 value: total,
@@ -515,6 +515,7 @@ impl Aligner {
             words,
             sentence,
             ranking,
+            distill,
         })
     }
 

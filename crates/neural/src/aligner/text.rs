@@ -17,6 +17,7 @@ use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
+use crate::distill::Teacher;
 use crate::encoding::side_bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::InitReport;
@@ -332,6 +333,9 @@ pub struct AlignerTextTraining<'a> {
     pub per_kind: usize,
     /// Word alignments of the training and validation pairs.
     pub links: &'a LinkFn<'a>,
+    /// A teacher's vectors to distil from ([`crate::distill`]), one row per pair of
+    /// [`TextCorpus::src`] (and of its validation pairs): see [`AlignerTask::with_teacher`].
+    pub teacher: Option<Teacher>,
 }
 
 /// What [`train_aligner`] did besides training.
@@ -352,7 +356,7 @@ pub struct AlignerTrained {
 }
 
 /// Token ids and token texts of both sides, pairs with an empty side dropped, cut to
-/// `max_len`: `(src ids, tgt ids, src pieces, tgt pieces, dropped, truncated)`.
+/// `max_len`: `(src ids, tgt ids, src pieces, tgt pieces, kept pairs' indices, truncated)`.
 #[allow(clippy::type_complexity)]
 fn tokenize_pairs(
     codec: &TextCodec,
@@ -364,7 +368,7 @@ fn tokenize_pairs(
     Vec<Vec<u32>>,
     Vec<Vec<String>>,
     Vec<Vec<String>>,
-    usize,
+    Vec<usize>,
     usize,
 )> {
     if src.len() != tgt.len() {
@@ -380,12 +384,12 @@ fn tokenize_pairs(
     };
     let (es, et) = (enc(Side::Source, src)?, enc(Side::Target, tgt)?);
     let (mut si, mut ti, mut sp, mut tp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut dropped, mut truncated) = (0, 0);
-    for (mut a, mut b) in es.into_iter().zip(et) {
+    let (mut kept, mut truncated) = (Vec::new(), 0);
+    for (k, (mut a, mut b)) in es.into_iter().zip(et).enumerate() {
         if a.ids.is_empty() || b.ids.is_empty() {
-            dropped += 1;
             continue;
         }
+        kept.push(k);
         if let Some(m) = max_len {
             for e in [&mut a, &mut b] {
                 if e.ids.len() > m {
@@ -400,7 +404,7 @@ fn tokenize_pairs(
         sp.push(a.pieces);
         tp.push(b.pieces);
     }
-    Ok((si, ti, sp, tp, dropped, truncated))
+    Ok((si, ti, sp, tp, kept, truncated))
 }
 
 /// Word classes of a vocabulary of `n` ids from the token texts seen in `ids`/`pieces`.
@@ -439,16 +443,18 @@ pub fn train_aligner(
         ..job.network
     };
     network.check()?;
-    let (si, ti, sp, tp, dropped, mut truncated) =
+    let (si, ti, sp, tp, kept, mut truncated) =
         tokenize_pairs(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
-    let (vsi, vti, vsp, vtp) = match corpus.valid {
+    let dropped = corpus.src.len() - kept.len();
+    let (vsi, vti, vsp, vtp, vkept) = match corpus.valid {
         Some((s, t)) => {
-            let (a, b, c, d, _, tr) = tokenize_pairs(&codec, s, t, corpus.max_len)?;
+            let (a, b, c, d, k, tr) = tokenize_pairs(&codec, s, t, corpus.max_len)?;
             truncated += tr;
-            (a, b, c, d)
+            (a, b, c, d, Some(k))
         }
         None => Default::default(),
     };
+    let teacher = corpus.teacher_rows(job.teacher.as_ref(), &kept, vkept.as_deref())?;
     let (links, vlinks) = (job.links)((&sp, &tp), (&vsp, &vtp))
         .map_err(|e| Error::Input(format!("word alignment: {e}")))?;
     let unk = |side| codec.tokenizer(side).special_ids().unk;
@@ -511,6 +517,7 @@ pub fn train_aligner(
         );
         model = model.with_bag_weights(ws, wt)?;
     }
+    let valid_pairs = valid_corpus.as_ref().map(Corpus::len);
     let task = AlignerTask::new(
         network,
         train,
@@ -519,6 +526,10 @@ pub fn train_aligner(
         valid,
         job.train.batching,
     )?;
+    let task = match teacher {
+        Some(t) => task.with_teacher(t, model.dim(), valid_pairs)?,
+        None => task,
+    };
     let desc = description.clone();
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)

@@ -5,12 +5,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bitext_core::Rng;
+use bitext_core::{Embeddings, Rng};
+use bitext_encode::Side;
 
 use crate::aligner::model::{LabeledRef, PairOutput};
 use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig};
 use crate::batch::Bucketing;
+use crate::distill::{Teacher, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::siamese::Describe;
@@ -97,6 +99,7 @@ pub struct AlignerTask {
     valid: Option<(Vec<Example>, Vec<Vec<usize>>)>,
     batching: Bucketing,
     describe: Option<Describe>,
+    teacher: Option<Teacher>,
 }
 
 impl std::fmt::Debug for AlignerTask {
@@ -151,7 +154,70 @@ impl AlignerTask {
             valid,
             batching,
             describe: None,
+            teacher: None,
         })
+    }
+
+    /// Distil from `teacher` ([`crate::distill`]): both sentence vectors of every paired
+    /// example drawn from training pair `k` are pulled towards the teacher's row `k`, the
+    /// distance added to the loss times [`Teacher::weight`]. `valid_pairs` is the number of
+    /// held-out pairs the validation examples were drawn from: validation then reports the
+    /// mean cosine of the paired examples' vectors of each side with the teacher's (`teacher
+    /// cos src`, `teacher cos tgt`, as the other families) and adds the weighted distance to
+    /// its loss.
+    ///
+    /// # Errors
+    /// As [`Teacher::check`] against this task's pairs and `dim`, the sentence-vector size;
+    /// [`Error::Config`] for [`Teacher::alone`] (the aligner always trains its own loss).
+    pub fn with_teacher(
+        mut self,
+        teacher: Teacher,
+        dim: usize,
+        valid_pairs: Option<usize>,
+    ) -> Result<Self> {
+        if teacher.alone {
+            return Err(Error::Config(
+                "the aligner trains its word or sentence loss beside the teacher's: it cannot                  learn from the teacher alone"
+                    .into(),
+            ));
+        }
+        teacher.check(self.train.len(), valid_pairs, dim)?;
+        if let (Some((examples, _)), Some(n)) = (&self.valid, valid_pairs)
+            && let Some(e) = examples.iter().find(|e| e.pair >= n)
+        {
+            return Err(Error::Input(format!(
+                "a validation example of held-out pair {} but only {n} pairs",
+                e.pair
+            )));
+        }
+        self.teacher = Some(teacher);
+        Ok(self)
+    }
+
+    /// The mean cosines of the validation paired examples' vectors with the teacher's rows of
+    /// their pairs: (source, target).
+    fn teacher_cosines(&self, model: &Aligner, teacher: &Embeddings) -> Result<Option<(f64, f64)>> {
+        let Some((examples, _)) = &self.valid else {
+            return Ok(None);
+        };
+        let paired: Vec<&Example> = examples.iter().filter(|e| e.label() < 0.0).collect();
+        if paired.is_empty() {
+            return Ok(None);
+        }
+        let rows = Embeddings::from_rows(paired.iter().map(|e| teacher.row(e.pair)), teacher.dim())
+            .map_err(Error::Core)?;
+        let mut out = [0.0; 2];
+        for (k, side) in [Side::Source, Side::Target].into_iter().enumerate() {
+            let seqs: Vec<&[u32]> = paired
+                .iter()
+                .map(|e| match side {
+                    Side::Source => &e.src[..],
+                    Side::Target => &e.tgt[..],
+                })
+                .collect();
+            out[k] = mean_cosine(&model.encode_all(&seqs, side, &self.batching)?, &rows);
+        }
+        Ok(Some((out[0], out[1])))
     }
 
     /// Use `describe` to write the model description.
@@ -206,7 +272,15 @@ impl Task for AlignerTask {
 
     fn loss(&self, model: &Aligner, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
         let r = refs(batch.iter().map(|&i| &self.current[i]));
-        Ok(model.loss(&r, Some(rng))?.loss)
+        let teacher = self.teacher.as_ref().map(|t| {
+            let paired = batch
+                .iter()
+                .map(|&i| &self.current[i])
+                .filter(|e| e.label() < 0.0)
+                .map(|e| e.pair);
+            (t.rows(paired, &model.src_embedding.weight.val()), t.weight)
+        });
+        Ok(model.loss_distilled(&r, Some(rng), teacher)?.loss)
     }
 
     fn validate(&self, model: &Aligner) -> Result<Option<Validation>> {
@@ -224,6 +298,15 @@ impl Task for AlignerTask {
         if self.config.objective.sentence() {
             let (a, n) = acc.sentences;
             metrics.insert("pair_accuracy".into(), a as f64 / n.max(1) as f64);
+        }
+        let mut loss = loss;
+        if let Some(t) = &self.teacher
+            && let Some(tv) = &t.valid
+            && let Some((cs, ct)) = self.teacher_cosines(model, tv)?
+        {
+            metrics.insert("teacher cos src".into(), cs);
+            metrics.insert("teacher cos tgt".into(), ct);
+            loss += t.weight * (1.0 - (cs + ct) / 2.0);
         }
         Ok(Some(Validation { loss, metrics }))
     }

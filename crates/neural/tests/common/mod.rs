@@ -322,6 +322,7 @@ pub fn aligner_text_job<'a>(
         kinds: Kind::parse_set("PURI").unwrap(),
         per_kind: 60,
         links: &oracle_text_links,
+        teacher: None,
     }
 }
 

@@ -87,6 +87,11 @@ pub(crate) struct AlignerArgs {
     /// Dropout on the input embeddings while training (a share in [0, 1)).
     #[arg(long, default_value_t = 0.0, value_name = "P")]
     dropout: f64,
+    // With --teacher: both sentence vectors of every paired example are pulled towards the
+    // teacher's vector of that training pair, beside the word (or sentence) loss; needs
+    // sentence vectors as wide as the teacher's (--bag --emb-dim 512 for USE-M).
+    #[command(flatten)]
+    teacher: super::teacher::TeacherArgs,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -223,6 +228,7 @@ mod training {
             kinds,
             per_kind,
             links: &links,
+            teacher: a.teacher.teacher(&split, quiet)?,
         };
         let out = train_aligner(&job, &a.common.out, a.common.resume)?;
         if !quiet {
