@@ -39,7 +39,7 @@ pub(super) struct Data {
     recipe: (String, serde_json::Value),
 }
 
-fn data(ctx: &Ctx) -> Result<Data> {
+pub(super) fn data(ctx: &Ctx) -> Result<Data> {
     let (_, text, json) = recipe::load(RECIPE)?;
     let (de, en) = super::neural::recipe_pairs(ctx, &json)?;
     let what = format!(
@@ -105,7 +105,7 @@ const SETS: [&str; 7] = ["PU", "PR", "PI", "PUR", "PUI", "PRI", "PURI"];
 const R_SWEEP: [f64; 2] = [0.25, 4.0];
 
 /// The validation pairs as files beside the models (the recipe's `--valid-src/--valid-tgt`).
-fn valid_files(d: &Data) -> Result<Vec<String>> {
+pub(super) fn valid_files(d: &Data) -> Result<Vec<String>> {
     let dir = out_dir("aligner-valid");
     std::fs::create_dir_all(&dir)?;
     let mut args = Vec::new();

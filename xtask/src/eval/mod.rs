@@ -10,6 +10,7 @@ mod bucc_bow;
 mod calibrate;
 mod data;
 mod distill;
+mod distill_aligner;
 mod docalign;
 mod filter;
 mod lexical;
@@ -114,6 +115,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "distill",
         "students of USE-M: the siamese network and the autoencoder trained towards the teacher's vectors (15 min each + the teacher's vectors once), side by side with the teacher",
         distill::run,
+    ),
+    (
+        "distill-aligner",
+        "the word-alignment BiLSTM as a student of USE-M (its word loss beside the teacher's vectors; minutes set by its recipe), side by side with the teacher",
+        distill_aligner::run,
     ),
     (
         "docalign",
