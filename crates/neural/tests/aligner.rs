@@ -402,15 +402,7 @@ fn it_learns_word_divergences_on_a_tiny_task() {
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let (src, tgt) = parallel_text(120, 1);
-        let (vs, vt) = parallel_text(20, 2);
-        let t = train_aligner(
-            &aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner()),
-            dir.path(),
-            false,
-        )
-        .unwrap();
+        let (dir, t) = common::train_text_aligner(small_text_aligner());
         assert_eq!((t.dropped_pairs, t.truncated), (0, 0));
         assert_eq!(t.valid.unwrap().len(), 20);
         dir

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
-    Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, RankingTerm, train_aligner,
+    Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, RankingTerm,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::siamese::Pooling;
@@ -21,8 +21,8 @@ use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use common::{
-    aligner_text_job, bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2,
-    params, scalar, weighted_bag,
+    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, params, scalar,
+    weighted_bag,
 };
 
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
@@ -189,9 +189,6 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let (src, tgt) = parallel_text(120, 1);
-        let (vs, vt) = parallel_text(20, 2);
         let network = AlignerConfig {
             ranking: Some(RankingTerm {
                 weight: 1.0,
@@ -208,9 +205,7 @@ fn trained() -> &'static tempfile::TempDir {
             ff: 6,
             ..network
         };
-        let job = aligner_text_job(&src, &tgt, (&vs, &vt), network);
-        train_aligner(&job, dir.path(), false).unwrap();
-        dir
+        common::train_text_aligner(network).0
     })
 }
 

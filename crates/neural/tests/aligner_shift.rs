@@ -10,16 +10,15 @@ mod common;
 use std::sync::OnceLock;
 
 use bitext_neural::aligner::{
-    Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, SHIFT_SCALE, train_aligner,
+    Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, SHIFT_SCALE,
 };
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::train::backward;
-use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use burn::module::Param;
 use burn::tensor::{Device, Tensor, TensorData};
-use common::{aligner_text_job, cpu, grad_values, params, scalar};
+use common::{cpu, grad_values, params, scalar};
 
 fn tiny(shift: bool, bag: bool) -> AlignerConfig {
     AlignerConfig {
@@ -165,17 +164,12 @@ fn the_shift_gradient_matches_finite_differences_and_reaches_the_encoders() {
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let (src, tgt) = parallel_text(120, 1);
-        let (vs, vt) = parallel_text(20, 2);
         let network = AlignerConfig {
             emb_dim: 12,
             hidden: 8,
             ..tiny(true, true)
         };
-        let job = aligner_text_job(&src, &tgt, (&vs, &vt), network);
-        train_aligner(&job, dir.path(), false).unwrap();
-        dir
+        common::train_text_aligner(network).0
     })
 }
 

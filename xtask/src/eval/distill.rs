@@ -233,20 +233,33 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
             )?,
         }
     }
+    with_bag_table(ctx, &bucc, md, rows, threads, &missing)
+}
+
+/// `md` with the side-by-side table of `rows` and of the mean bag of the subword vectors the
+/// students start from.
+pub(super) fn with_bag_table(
+    ctx: &Ctx,
+    bucc: &Bucc,
+    mut md: String,
+    mut rows: Vec<Row>,
+    threads: usize,
+    missing: &str,
+) -> Result<String> {
     let bow = super::bucc_bow::pieces_encoder(ctx)?;
     rows.push(measure(
         ctx,
-        &bucc,
+        bucc,
         "mean bag of `usem.spm128k.vec` pieces",
         &bow,
     )?);
-    table(&mut md, &rows, threads, &missing)?;
+    table(&mut md, &rows, threads, missing)?;
     Ok(md)
 }
 
 /// The side-by-side table of `rows` (`threads`: the teacher's; `missing`: a note on rows left
 /// out) and the issue's aims.
-pub(super) fn table(md: &mut String, rows: &[Row], threads: usize, missing: &str) -> Result<()> {
+fn table(md: &mut String, rows: &[Row], threads: usize, missing: &str) -> Result<()> {
     writeln!(
         md,
         "**Side by side** (newsdev: best F1 of `max` retrieval, k = 4; Tatoeba: P@1 by cosine, \

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 
-use super::distill::{history, load, measure, table, teacher_graph, teacher_row};
+use super::distill::{history, load, measure, teacher_graph, teacher_row, with_bag_table};
 use super::neural::out_dir;
 use super::neural_mining::read_bucc;
 use super::{Ctx, aligner, recipe};
@@ -58,13 +58,5 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
              trains it.)"
         )?,
     }
-    let bow = super::bucc_bow::pieces_encoder(ctx)?;
-    rows.push(measure(
-        ctx,
-        &bucc,
-        "mean bag of `usem.spm128k.vec` pieces",
-        &bow,
-    )?);
-    table(&mut md, &rows, threads, &missing)?;
-    Ok(md)
+    with_bag_table(ctx, &bucc, md, rows, threads, &missing)
 }

@@ -366,3 +366,16 @@ pub fn small_schedule(
     };
     (batching, train)
 }
+
+/// An aligner of `network` trained from text once ([`aligner_text_job`] on 120 generated pairs,
+/// 20 others held out) into a new directory, and what the training reported.
+pub fn train_text_aligner(
+    network: bitext_neural::aligner::AlignerConfig,
+) -> (tempfile::TempDir, bitext_neural::aligner::AlignerTrained) {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = bitext_testkit::data::parallel_text(120, 1);
+    let (vs, vt) = bitext_testkit::data::parallel_text(20, 2);
+    let job = aligner_text_job(&src, &tgt, (&vs, &vt), network);
+    let trained = bitext_neural::aligner::train_aligner(&job, dir.path(), false).unwrap();
+    (dir, trained)
+}
