@@ -75,6 +75,13 @@ pub(super) struct Links1 {
 }
 
 impl Links1 {
+    /// No model yet: the first model that asks trains it on its tokens.
+    pub(super) fn new() -> Self {
+        Self {
+            model: OnceCell::new(),
+        }
+    }
+
     fn ibm1(&self, src: &[Vec<String>], tgt: &[Vec<String>]) -> Result<&Ibm1, String> {
         if self.model.get().is_none() {
             let m = Ibm1::train_tokens(
@@ -222,7 +229,7 @@ fn test_examples(model: &AlignerModel, d: &Data, l: &Links1) -> Result<Vec<Examp
 }
 
 /// One row of the word-accuracy table: `model` on the test examples.
-fn table_row(
+pub(super) fn table_row(
     model: &AlignerModel,
     d: &Data,
     l: &Links1,
@@ -301,9 +308,7 @@ fn sentences(
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let d = data(ctx)?;
     let valid = valid_files(&d)?;
-    let l = Links1 {
-        model: OnceCell::new(),
-    };
+    let l = Links1::new();
     let mut md = String::new();
     let mut rows = String::new();
     let mut log = String::new();

@@ -5,11 +5,14 @@
 //! the paired examples' English side) with the `aligner` section's 300 held-out validation
 //! pairs, and measured as the `distill` section measures its students, side by side with the
 //! teacher, the aligner of the `aligner` section (no teacher, when it left its model in
-//! `BITEXT_EVAL_OUT`) and the mean bag of the same subword vectors.
+//! `BITEXT_EVAL_OUT`) and the mean bag of the same subword vectors; its word labels and
+//! fixing on the `aligner` section's test pairs.
 
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
+use bitext_neural::aligner::AlignerModel;
+use bitext_neural::backend::BackendSpec;
 
 use super::distill::{history, load, measure, teacher_graph, teacher_row, with_bag_table};
 use super::neural::out_dir;
@@ -34,15 +37,33 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         .context("training the aligner student")?;
     trained.describe(&mut md)?;
     history(&mut md, &trained.state, true)?;
+    // The word labels and fixing on the `aligner` section's test pairs (its Table 2 row and
+    // fixing table), links from IBM Model 1 on the student's own pieces.
+    let student = AlignerModel::load(&trained.dir, BackendSpec::Flex)?;
+    let links = aligner::Links1::new();
+    let mut row = String::new();
+    aligner::table_row(
+        &student,
+        &data,
+        &links,
+        "P+U+R+I, with the teacher",
+        &mut row,
+    )?;
+    writeln!(
+        md,
+        "**Word-divergence accuracy** on the `aligner` section's test examples (500 from its \
+         held-out test pairs: 200 P, 100 U, 100 R, 100 I, seeded as there):\n\n\
+         | model | P | U | R | I | PURI |\n|---|---|---|---|---|---|\n{row}"
+    )?;
+    super::aligner_fix::fixing(&student, &data, &links, &mut md)?;
     let bucc = read_bucc(ctx)?;
     let threads = 2;
     let mut rows = vec![teacher_row(ctx, &bucc, &model, threads)?];
-    let student = load("aligner", &trained.dir)?;
     rows.push(measure(
         ctx,
         &bucc,
         &format!("aligner student: `{RECIPE}`"),
-        &*student,
+        &student,
     )?);
     let mut missing = String::new();
     match load("aligner", &out_dir("aligner-puri-words")) {
