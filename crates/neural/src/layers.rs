@@ -329,10 +329,9 @@ impl Dense {
 
     /// All-zero weights and bias (a map that starts at nothing).
     pub fn zeros(d_in: usize, d_out: usize, device: &Device) -> Self {
-        let mut rng = Rng::seed(0);
         Self {
-            weight: param2(&mut rng, d_in, d_out, Init::Zeros, device),
-            bias: param1(&mut rng, d_out, Init::Zeros, device),
+            weight: Param::from_tensor(Tensor::zeros([d_in, d_out], device)),
+            bias: Param::from_tensor(Tensor::zeros([d_out], device)),
         }
     }
 

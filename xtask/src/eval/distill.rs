@@ -182,14 +182,11 @@ pub(super) fn teacher_graph() -> std::result::Result<PathBuf, String> {
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
-    let mut md = String::new();
     let model = match teacher_graph() {
         Ok(m) => m,
-        Err(why) => {
-            writeln!(md, "Skipped: {why}.")?;
-            return Ok(md);
-        }
+        Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
+    let mut md = String::new();
     let mut students = Vec::new();
     for (family, recipe_name, dir, ..) in STUDENTS {
         writeln!(md, "### The {family} student\n")?;

@@ -23,14 +23,11 @@ use super::{Ctx, aligner, recipe};
 const RECIPE: &str = "aligner-distill.json";
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
-    let mut md = String::new();
     let model = match teacher_graph() {
         Ok(m) => m,
-        Err(why) => {
-            writeln!(md, "Skipped: {why}.")?;
-            return Ok(md);
-        }
+        Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
+    let mut md = String::new();
     let data = aligner::data(ctx)?;
     let valid = aligner::valid_files(&data)?;
     let trained = recipe::train(ctx, "aligner", RECIPE, &valid, &out_dir("aligner-distill"))

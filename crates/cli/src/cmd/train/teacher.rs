@@ -16,11 +16,13 @@ use crate::cmd::embed::SideArg;
 pub(crate) struct TeacherArgs {
     /// Distil from this encoder (a spec as `embed --encoder` takes, e.g. `onnx:FILE`): both
     /// sentences of each pair are trained towards the teacher's vector of its --teacher-side
-    /// sentence (needs a student as wide as the teacher: with --bag, --emb-dim).
+    /// sentence (an aligner: both sentences of each paired example; needs a student as wide as
+    /// the teacher: with --bag, --emb-dim).
     #[arg(long, value_name = "SPEC")]
     teacher: Option<EncoderSpec>,
     /// Train on the distillation loss alone, without the model's own loss (a siamese
-    /// network's matching head, an autoencoder's decoder are then not trained).
+    /// network's matching head, an autoencoder's decoder are then not trained; an aligner
+    /// always trains its own loss and refuses it).
     #[arg(long, requires = "teacher")]
     distill_only: bool,
     /// Which sentence of a pair the teacher reads (the language it knows best).
