@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
-use bitext_neural::aligner::AlignerModel;
+use bitext_neural::aligner::{AlignerModel, Objective};
 use bitext_neural::backend::BackendSpec;
 
 use super::distill::{history, load, measure, teacher_graph, teacher_row, with_bag_table};
@@ -38,21 +38,14 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     // fixing table), links from IBM Model 1 on the student's own pieces.
     let student = AlignerModel::load(&trained.dir, BackendSpec::Flex)?;
     let links = aligner::Links1::new();
-    let mut row = String::new();
-    aligner::table_row(
-        &student,
-        &data,
-        &links,
-        "P+U+R+I, with the teacher",
-        &mut row,
-    )?;
+    let row = aligner::table_row(&student, &data, &links, "P+U+R+I, with the teacher")?;
     writeln!(
         md,
         "**Word-divergence accuracy** on the `aligner` section's test examples (500 from its \
          held-out test pairs: 200 P, 100 U, 100 R, 100 I, seeded as there):\n\n\
-         | model | P | U | R | I | PURI |\n|---|---|---|---|---|---|\n{row}"
+         | model | P | U | R | I | PURI |\n|---|---|---|---|---|---|\n{row}\n"
     )?;
-    super::aligner_fix::fixing(&student, &data, &links, &mut md)?;
+    super::aligner_fix::fixing(&student, "the student", &data, &links, &mut md)?;
     let bucc = read_bucc(ctx)?;
     let threads = 2;
     let mut rows = vec![teacher_row(ctx, &bucc, &model, threads)?];
@@ -63,11 +56,15 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         &student,
     )?);
     let mut missing = String::new();
-    match load("aligner", &out_dir("aligner-puri-words")) {
+    let long = aligner::model_name("PURI", Objective::Words, None, Some(aligner::LONG_MINUTES));
+    match load("aligner", &out_dir(&long)) {
         Ok(enc) => rows.push(measure(
             ctx,
             &bucc,
-            "aligner, no teacher: `aligner-news.json` (P+U+R+I, `wemb`)",
+            &format!(
+                "aligner, no teacher: `aligner-news.json` (P+U+R+I, {} min, `wemb`)",
+                aligner::LONG_MINUTES
+            ),
             &*enc,
         )?),
         Err(e) => write!(
