@@ -56,14 +56,20 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         &student,
     )?);
     let mut missing = String::new();
-    let long = aligner::model_name("PURI", Objective::Words, None, Some(aligner::LONG_MINUTES));
+    let long = aligner::model_name(
+        "PURI",
+        Objective::Words,
+        Some(aligner::LONG_R),
+        Some(aligner::LONG_MINUTES),
+    );
     match load("aligner", &out_dir(&long)) {
         Ok(enc) => rows.push(measure(
             ctx,
             &bucc,
             &format!(
-                "aligner, no teacher: `aligner-news.json` (P+U+R+I, {} min, `wemb`)",
-                aligner::LONG_MINUTES
+                "aligner, no teacher: `aligner-news.json` (P+U+R+I, {} min, r = {}, `wemb`)",
+                aligner::LONG_MINUTES,
+                aligner::LONG_R
             ),
             &*enc,
         )?),
