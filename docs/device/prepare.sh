@@ -4,7 +4,8 @@
 # (xz), the WMT de-en sample, USE-M's sentencepiece model, newsdev, the subword vectors cut to
 # the pieces of the sample and newsdev and stored as f16 (python3 with numpy; unpack.py turns
 # them back into a .vec there), and these scripts. Run from the repository root:
-#   BIN=path/to/bitext docs/device/prepare.sh    (built with --features bitext-neural/wgpu)
+#   BIN=path/to/bitext docs/device/prepare.sh    (built with --features bitext-neural/wgpu,
+#   or bitext-neural/cuda for cuda.sh)
 # then `device run` with carry [".gpu", ".gl"] and `bash .gpu/wgpu-probe.sh` (see device's
 # README for .gl, the Vulkan loader).
 set -euo pipefail

@@ -111,8 +111,8 @@ pub(crate) const TEST_FEATURES: &[&str] = &[
     "xtask/eval",
 ];
 
-/// Features of CI's clippy and doc runs: [`TEST_FEATURES`] and the wgpu backend of
-/// bitext-neural. Checking wgpu here, in the same `cargo check` graph as everything else, means
+/// Features of CI's clippy and doc runs: [`TEST_FEATURES`] and the GPU backends of
+/// bitext-neural (wgpu, and CUDA through the patched cubecl-cuda in `vendor/`). Checking wgpu here, in the same `cargo check` graph as everything else, means
 /// burn is checked once; the separate `cargo check -p bitext-neural --features wgpu` that CI
 /// ran before re-checked all of burn with its new features on top of the wgpu stack (687 s of
 /// a 3,052 s run from scratch: docs/BENCHMARKS.md "CI from scratch"). Never built or run:
@@ -125,6 +125,7 @@ pub(crate) const CHECK_FEATURES: &[&str] = &[
     "bitext/neural",
     "xtask/eval",
     "bitext-neural/wgpu",
+    "bitext-neural/cuda",
 ];
 
 /// Rustdoc of the libraries, xtask and the examples, `-D warnings`. The examples are there
@@ -313,7 +314,7 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
         CHECK_FEATURES,
     );
     steps.run(
-        "clippy (workspace, all targets, wgpu, fuzz targets)",
+        "clippy (workspace, all targets, wgpu, cuda, fuzz targets)",
         clippy.args(["--", "-D", "warnings"]),
     )?;
     steps.run(

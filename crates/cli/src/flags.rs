@@ -58,6 +58,10 @@ pub(crate) enum Backend {
     /// far slower than flex for these recurrent models, even on an H100 and an H200
     /// (docs/BENCHMARKS.md).
     Wgpu,
+    /// CUDA (NVIDIA GPUs; needs the cargo feature `bitext-neural/cuda`, and the driver's
+    /// libcuda and NVRTC at run time). On an H200 it compiled kernels for every new shape and
+    /// trained far slower than flex on 16 cores (docs/BENCHMARKS.md).
+    Cuda,
 }
 
 impl Backend {
@@ -67,6 +71,7 @@ impl Backend {
             Backend::Flex => "flex",
             Backend::Ndarray => "ndarray",
             Backend::Wgpu => "wgpu",
+            Backend::Cuda => "cuda",
         }
     }
 }

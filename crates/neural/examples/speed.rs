@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
-//!     [--reps 3] [--min-steps 20] [--min-time 10] [--backend flex|ndarray] [--preset paper]
+//!     [--reps 3] [--min-steps 20] [--min-time 10] [--backend flex|ndarray|wgpu|cuda] [--preset paper]
 //!     [--default-malloc]
 //! ```
 //!
@@ -396,8 +396,16 @@ fn main() -> anyhow::Result<()> {
                     }
                     let extra = if warmed[ti] { 1 } else { args.warmup };
                     warmed[ti] = true;
-                    for _ in 0..extra {
+                    for w in 0..extra {
+                        let t0 = Instant::now();
                         (b.step)().map_err(|e| bitext_neural::Error::Input(e.to_string()))?;
+                        // On a GPU the first steps compile and tune kernels: shown, not counted.
+                        eprintln!(
+                            "  {:22} T={t}: warm-up step {} in {:.3} s",
+                            b.name,
+                            w + 1,
+                            t0.elapsed().as_secs_f64()
+                        );
                     }
                     let t0 = Instant::now();
                     let mut n = 0;

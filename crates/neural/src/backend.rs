@@ -3,9 +3,11 @@
 //! burn 0.22 picks its backend at run time through a [`Device`]. bitext defaults to
 //! **Flex**, burn's pure-Rust CPU backend (SIMD kernels, `gemm` matrix products, rayon threads),
 //! which measured about twice as fast as burn-ndarray on this project's recurrent models (see
-//! `docs/BENCHMARKS.md`). burn-ndarray (feature `ndarray`) and wgpu (feature `wgpu`: a GPU; a
+//! `docs/BENCHMARKS.md`). burn-ndarray (feature `ndarray`), wgpu (feature `wgpu`: a GPU; a
 //! software renderer such as Mesa's llvmpipe only with `BITEXT_WGPU_SOFTWARE=1`, and without
-//! any adapter [`Error::BackendUnusable`], not a panic) are opt-in.
+//! any adapter [`Error::BackendUnusable`], not a panic) and CUDA (feature `cuda`: an NVIDIA
+//! GPU through the driver's libcuda and NVRTC, both loaded at run time; without them
+//! [`Error::BackendUnusable`]) are opt-in.
 //!
 //! Threads: Flex runs its large matrix products and row-wise kernels on the current rayon pool.
 //! [`Threads`] runs a closure on a pool of a given size (`0` = one thread per core), so that the
@@ -31,10 +33,12 @@ pub enum BackendSpec {
     Ndarray,
     /// wgpu (Vulkan/Metal/DX12/GL; feature `wgpu`).
     Wgpu,
+    /// CUDA (NVIDIA GPUs; feature `cuda`).
+    Cuda,
 }
 
 impl BackendSpec {
-    /// Parse a backend name as given on a command line (`flex`, `ndarray`, `wgpu`).
+    /// Parse a backend name as given on a command line (`flex`, `ndarray`, `wgpu`, `cuda`).
     ///
     /// # Errors
     /// [`Error::Config`] for an unknown name.
@@ -43,8 +47,9 @@ impl BackendSpec {
             "flex" | "cpu" => Ok(Self::Flex),
             "ndarray" => Ok(Self::Ndarray),
             "wgpu" | "gpu" => Ok(Self::Wgpu),
+            "cuda" => Ok(Self::Cuda),
             other => Err(Error::Config(format!(
-                "unknown backend {other:?} (expected flex, ndarray or wgpu)"
+                "unknown backend {other:?} (expected flex, ndarray, wgpu or cuda)"
             ))),
         }
     }
@@ -56,6 +61,7 @@ impl BackendSpec {
             Self::Flex => "flex",
             Self::Ndarray => "ndarray",
             Self::Wgpu => "wgpu",
+            Self::Cuda => "cuda",
         }
     }
 
@@ -63,7 +69,8 @@ impl BackendSpec {
     ///
     /// # Errors
     /// [`Error::BackendUnavailable`] when the backend's feature is off;
-    /// [`Error::BackendUnusable`] when wgpu finds no adapter it can compute on.
+    /// [`Error::BackendUnusable`] when wgpu finds no adapter it can compute on, or CUDA no
+    /// driver, NVRTC or GPU.
     pub fn device(self) -> Result<Device> {
         match self {
             Self::Flex => Ok(Device::flex()),
@@ -82,6 +89,13 @@ impl BackendSpec {
                 backend: "wgpu",
                 feature: "wgpu",
             }),
+            #[cfg(feature = "cuda")]
+            Self::Cuda => cuda_device(),
+            #[cfg(not(feature = "cuda"))]
+            Self::Cuda => Err(Error::BackendUnavailable {
+                backend: "cuda",
+                feature: "cuda",
+            }),
         }
     }
 
@@ -94,49 +108,95 @@ impl BackendSpec {
     }
 }
 
-/// The wgpu device, once a tiny tensor has made the round trip to it and back. Without a usable
-/// adapter (no GPU, or only a software renderer whose buffers are too small) wgpu's runtime
-/// panics at its first allocation, deep inside burn; the probe turns that into
-/// [`Error::BackendUnusable`] with wgpu's reason, once per process, before any model is built.
+/// The wgpu device, once a tiny tensor has made the round trip to it and back (see
+/// [`probed`]); before that, wgpu's adapters are checked ([`wgpu_adapters_usable`]).
 #[cfg(feature = "wgpu")]
 fn wgpu_device() -> Result<Device> {
+    static PROBE: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    probed(
+        "wgpu",
+        Device::wgpu(burn::tensor::DeviceKind::DefaultDevice),
+        &PROBE,
+        wgpu_adapters_usable,
+    )
+}
+
+/// The first CUDA device, once a tiny tensor has made the round trip (see [`probed`]). Without
+/// the driver's libcuda, NVRTC or a GPU, cubecl-cuda panics at its first use; that becomes
+/// [`Error::BackendUnusable`] with its reason.
+#[cfg(feature = "cuda")]
+fn cuda_device() -> Result<Device> {
+    static PROBE: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    probed("cuda", Device::cuda(0), &PROBE, || Ok(()))
+}
+
+/// `device` once `check` has passed and a 2 × 2 product has made the round trip to it and back.
+/// Without a usable device (no GPU, no driver, or a software renderer whose buffers are too
+/// small) the GPU runtimes panic at their first allocation, deep inside burn; the probe turns
+/// that into [`Error::BackendUnusable`] with the runtime's reason, once per process (`cell`),
+/// before any model is built.
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+fn probed(
+    backend: &'static str,
+    device: Device,
+    cell: &std::sync::OnceLock<std::result::Result<(), String>>,
+    check: fn() -> std::result::Result<(), String>,
+) -> Result<Device> {
     use std::panic::{AssertUnwindSafe, catch_unwind};
-    use std::sync::OnceLock;
-    static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    let device = Device::wgpu(burn::tensor::DeviceKind::DefaultDevice);
-    let probe = PROBE.get_or_init(|| {
-        wgpu_adapters_usable()?;
+    let probe = cell.get_or_init(|| {
+        check()?;
         let d = device.clone();
-        // wgpu's panic is reported as the error below; the default hook would also print it.
+        // The runtime's panic is reported as the error below; the default hook would also
+        // print it. A runtime may fail on its own thread first (CUDA without libcuda), so the
+        // first panic message of any thread is kept: it names the cause.
+        let first: std::sync::Arc<std::sync::Mutex<Option<String>>> = std::sync::Arc::default();
+        let seen = first.clone();
         let hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
+        std::panic::set_hook(Box::new(move |info| {
+            let mut slot = seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if slot.is_none() {
+                *slot = Some(panic_text(info.payload()));
+            }
+        }));
         let round_trip = catch_unwind(AssertUnwindSafe(move || {
             let t = crate::init::float2(vec![1.0, 2.0, 3.0, 4.0], [2, 2], &d);
             crate::init::to_host2(t.clone().matmul(t))
         }));
         std::panic::set_hook(hook);
+        let first = first
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
         match round_trip {
             Ok(Ok((v, _))) if v == [7.0, 10.0, 15.0, 22.0] => Ok(()),
             Ok(Ok((v, _))) => Err(format!("a 2 × 2 product came back wrong: {v:?}")),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(panic) => Err(panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
-                .unwrap_or_else(|| "the wgpu runtime panicked".into())
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string()),
+            Ok(Err(e)) => Err(first.unwrap_or_else(|| e.to_string())),
+            Err(panic) => Err(first.unwrap_or_else(|| panic_text(panic.as_ref()))),
         }
     });
     match probe {
         Ok(()) => Ok(device),
         Err(reason) => Err(Error::BackendUnusable {
-            backend: "wgpu",
+            backend,
             reason: reason.clone(),
         }),
     }
+}
+
+/// The first line of a panic's message (`String` or `&str` payloads).
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_string()))
+        .unwrap_or_else(|| "the GPU runtime panicked".into())
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Whether wgpu has an adapter worth computing on: none at all, or only software renderers
@@ -285,7 +345,12 @@ mod tests {
 
     #[test]
     fn spec_round_trips_through_serde_and_names() {
-        for b in [BackendSpec::Flex, BackendSpec::Ndarray, BackendSpec::Wgpu] {
+        for b in [
+            BackendSpec::Flex,
+            BackendSpec::Ndarray,
+            BackendSpec::Wgpu,
+            BackendSpec::Cuda,
+        ] {
             let j = serde_json::to_string(&b).unwrap();
             assert_eq!(serde_json::from_str::<BackendSpec>(&j).unwrap(), b);
             assert_eq!(BackendSpec::parse(b.name()).unwrap(), b);
@@ -333,5 +398,18 @@ mod tests {
             }
         }
         assert_eq!(BackendSpec::Wgpu.device().is_ok(), first.is_ok());
+    }
+
+    /// With or without an NVIDIA GPU, asking for CUDA never panics: a device that computes, or
+    /// an error that says why not.
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn cuda_is_a_device_or_a_clear_error() {
+        let first = BackendSpec::Cuda.device();
+        if let Err(e) = &first {
+            assert!(matches!(e, Error::BackendUnusable { .. }), "{e}");
+            assert!(e.to_string().contains("--backend flex"), "{e}");
+        }
+        assert_eq!(BackendSpec::Cuda.device().is_ok(), first.is_ok());
     }
 }

@@ -113,7 +113,7 @@ fn first_and_cause(text: &str) -> String {
 
 fn read_back<E: std::fmt::Display>(data: std::result::Result<TensorData, E>) -> Result<Vec<f32>> {
     data.map_err(|e| Error::BackendUnusable {
-        backend: "wgpu",
+        backend: "gpu",
         reason: first_and_cause(&e.to_string()),
     })?
     .try_into_vec::<f32>()
