@@ -252,7 +252,10 @@ fn fixed_choices_are_refused_by_name() {
             &["train", "siamese", "--optimizer", "adagrad"][..],
             "adam, sgd",
         ),
-        (&["score", "--backend", "cuda"][..], "flex, ndarray, wgpu"),
+        (
+            &["score", "--backend", "tpu"][..],
+            "flex, ndarray, wgpu, cuda",
+        ),
     ] {
         let out = bitext().args(args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

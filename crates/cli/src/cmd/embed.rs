@@ -67,7 +67,7 @@ pub(crate) struct EmbedArgs {
     /// With --model or --encoder: which language the input is in.
     #[arg(long, value_enum, default_value_t = SideArg::Source, requires = "sided")]
     side: SideArg,
-    /// With --model: burn backend (flex, ndarray, wgpu; the last two need cargo features).
+    /// With --model: burn backend (flex, ndarray, wgpu, cuda; the last three need cargo features).
     #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex, requires = "model")]
     backend: crate::flags::Backend,
     /// Read only the first N words of --vectors (the most frequent, in fastText/MUSE files).

@@ -38,7 +38,7 @@ pub(crate) struct FixArgs {
         )
     )]
     model: PathBuf,
-    /// Backend of the model (flex, ndarray, wgpu; the last two need cargo features).
+    /// Backend of the model (flex, ndarray, wgpu, cuda; the last three need cargo features).
     #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex)]
     backend: crate::flags::Backend,
     /// Input TSV: any columns, two of which hold the source and target sentences.

@@ -131,7 +131,7 @@ pub(crate) struct ModelArgs {
     /// (`--scorer ibm1`).
     #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
     pub(crate) model: Option<PathBuf>,
-    /// Backend of the neural model (flex, ndarray, wgpu; the last two need cargo features).
+    /// Backend of the neural model (flex, ndarray, wgpu, cuda; the last three need cargo features).
     #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex)]
     pub(crate) backend: crate::flags::Backend,
 }
