@@ -67,9 +67,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
             ctx,
             &bucc,
             &format!(
-                "aligner, no teacher: `aligner-news.json` (P+U+R+I, {} min, r = {}, `wemb`)",
+                "aligner, no teacher: `aligner-news.json` (P+U+R+I, {} min, r = {}, plateau \
+                 factor {}, `wemb`)",
                 aligner::LONG_MINUTES,
-                aligner::LONG_R
+                aligner::LONG_R,
+                aligner::LONG_PLATEAU_FACTOR
             ),
             &*enc,
         )?),
