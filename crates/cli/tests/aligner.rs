@@ -219,6 +219,44 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
             }
         }
     }
+
+    // Re-ranking: weight 0 keeps the objective's first candidate (as `--spans 1`); the aligner
+    // itself as the re-ranking encoder, reading the candidates' text, chooses the spans its
+    // own vectors choose, with the same cosines.
+    let fix_with = |name: &str, extra: &[&str]| {
+        let out = d.path().join(format!("fixed-{name}.tsv"));
+        let mut c = cli![
+            "fix", "--model", &model, "--input", &noisy, "--output", &out, "--tau", "1"
+        ];
+        c.args(extra);
+        succeed(&mut c);
+        rows(&out)
+    };
+    let spans = |rows: &[Vec<String>]| -> Vec<(String, String)> {
+        rows.iter().map(|r| (r[5].clone(), r[6].clone())).collect()
+    };
+    let first = fix_with("first", &["--spans", "1"]);
+    let zero = fix_with("zero", &["--rerank-weight", "0"]);
+    assert_eq!(spans(&first), spans(&zero));
+    let own = fix_with("own", &[]);
+    let spec = format!("model:{}", model.display());
+    let through_text = fix_with("text", &["--rerank-encoder", &spec]);
+    assert_eq!(spans(&own), spans(&through_text));
+    for (a, b) in own.iter().zip(&through_text) {
+        for k in 7..9 {
+            let (x, y): (f64, f64) = (a[k].parse().unwrap(), b[k].parse().unwrap());
+            assert!((x - y).abs() < 1e-4, "{x} vs {y}");
+        }
+    }
+    // A large weight lets the cosine decide: at least as similar as the first candidates.
+    let weighted = fix_with("weighted", &["--rerank-weight", "1000"]);
+    let mean = |rows: &[Vec<String>]| {
+        rows.iter()
+            .map(|r| r[7].parse::<f64>().unwrap())
+            .sum::<f64>()
+            / rows.len() as f64
+    };
+    assert!(mean(&weighted) >= mean(&first) - 1e-9);
 }
 
 /// A model trained on the word objective alone (and without replace examples, so without
@@ -372,6 +410,28 @@ fn aligner_options_refuse_what_they_cannot_do() {
         ],
         "--spans must be at least 1",
     );
+    for (flag, says) in [
+        (
+            "--rerank-weight=-1",
+            "--rerank-weight must be a finite number",
+        ),
+        (
+            "--rerank-weight=NaN",
+            "--rerank-weight must be a finite number",
+        ),
+        (
+            "--rerank-encoder=onnx:no-such-graph.onnx",
+            "--rerank-encoder",
+        ),
+    ] {
+        fail(
+            &mut cli![
+                "fix", "--model", &model, "--input", &tsv, "--output", &fixed, flag
+            ],
+            says,
+        );
+    }
+    assert!(!fixed.exists());
 }
 
 /// The commands and flags are the same in every build.

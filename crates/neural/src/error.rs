@@ -56,6 +56,10 @@ pub enum Error {
     /// An error of a tokenizer or vocabulary (names the file and line where there is one).
     #[error(transparent)]
     Tokenize(#[from] bitext_tokenize::Error),
+    /// An error of another sentence encoder used by a model (e.g. the one that re-ranks
+    /// divergence fixes).
+    #[error(transparent)]
+    Encoder(#[from] bitext_encode::Error),
 }
 
 /// `Result` with [`Error`].

@@ -437,12 +437,36 @@ fn the_model_directory_round_trips_and_scores_text() {
         .map(|(a, b)| format!("{a} {b}"))
         .collect();
     let l: Vec<&str> = longer.iter().map(String::as_str).collect();
-    let fixed = m.fix(&l, &t, FixConfig::default()).unwrap();
+    let fixed = m.fix(&l, &t, FixConfig::default(), None).unwrap();
     assert_eq!(fixed.len(), 6);
     for (f, st, tt) in &fixed {
         assert!(f.spans.src.end <= st.len() && f.spans.tgt.end <= tt.len());
         assert!(!f.spans.src.is_empty() && !f.spans.tgt.is_empty());
     }
+    // Re-ranked by another encoder reading the candidates' text (here the model itself): the
+    // same choice and cosines as its own vectors; weight 0 keeps the first candidate.
+    let through = m.fix(&l, &t, FixConfig::default(), Some(&m)).unwrap();
+    for ((a, ..), (b, ..)) in fixed.iter().zip(&through) {
+        assert_eq!(a.spans, b.spans);
+        assert!((a.cosine - b.cosine).abs() < 1e-4 && (a.original - b.original).abs() < 1e-4);
+    }
+    let with = |c: FixConfig| m.fix(&l, &t, c, None).unwrap();
+    let first = with(FixConfig {
+        candidates: 1,
+        ..FixConfig::default()
+    });
+    let zero = with(FixConfig {
+        rerank_weight: Some(0.0),
+        ..FixConfig::default()
+    });
+    for ((a, ..), (b, ..)) in first.iter().zip(&zero) {
+        assert_eq!(a.spans, b.spans);
+    }
+    let bad = FixConfig {
+        rerank_weight: Some(-1.0),
+        ..FixConfig::default()
+    };
+    assert!(m.fix(&l, &t, bad, None).is_err());
     assert!(m.word_scores(&s[..2], &t).is_err());
     assert!(m.word_scores(&["", "a1"], &t[..2]).is_err());
     let before = std::fs::read(trained().path().join(checkpoint::WEIGHTS_FILE)).unwrap();

@@ -33,7 +33,7 @@ pub(super) struct Data {
     de: Vec<String>,
     en: Vec<String>,
     what: String,
-    valid: (Vec<String>, Vec<String>),
+    pub(super) valid: (Vec<String>, Vec<String>),
     pub(super) test: (Vec<String>, Vec<String>),
     /// The recipe's text and its parsed form.
     recipe: (String, serde_json::Value),
@@ -407,6 +407,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
          {LONG_PLATEAU_FACTOR}"
     );
     super::aligner_fix::fixing(&long, &which, &d, &l, &mut md)?;
+    super::aligner_fix::reranking(&long, &which, &d, &l, &mut md)?;
     let (semb, line) = train_one(ctx, &valid, "PURI", Objective::Sentence, None, None, None)?;
     writeln!(
         md,

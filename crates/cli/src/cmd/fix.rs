@@ -2,7 +2,8 @@
 //! each sentence pair of a TSV down to the source span and target span that its alignment
 //! matrix says are parallel (`bitext_neural::aligner::fix`: the `--candidates` best span pairs
 //! by `--objective`, each side longer than `--tau` + 1 tokens, re-encoded; the one whose
-//! sentence vectors have the highest cosine is kept).
+//! sentence vectors have the highest cosine is kept, or the highest `objective + W · cosine`
+//! with `--rerank-weight W`; the vectors are the aligner's own or `--rerank-encoder`'s).
 //!
 //! Output: every input line unchanged, then six columns: the fixed source text, the fixed
 //! target text, the source span, the target span, the cosine of the fixed pair and that of the
@@ -52,7 +53,8 @@ pub(crate) struct FixArgs {
     /// pair's.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: PathBuf,
-    /// Candidate span pairs re-encoded per sentence pair (the paper's N).
+    /// Candidate span pairs re-encoded per sentence pair (the paper's N; 1: the objective's
+    /// first candidate, nothing re-ranked).
     #[arg(
         long = "spans",
         alias = "candidates",
@@ -69,6 +71,17 @@ pub(crate) struct FixArgs {
     /// (the draft's Σ_i max_j S(i, j) over the alignment matrix).
     #[arg(long, value_enum, default_value_t = FixObjectiveArg::Words)]
     objective: FixObjectiveArg,
+    /// Re-rank the candidates by `objective + W · cosine` instead of the cosine alone (the
+    /// paper's): the word scores choose and the sentence similarity decides between the
+    /// candidates they hardly separate. 0 keeps the objective's first candidate.
+    #[arg(long, value_name = "W")]
+    rerank_weight: Option<f64>,
+    /// Re-rank with this sentence encoder's cosine instead of the aligner's own sentence
+    /// vectors: `onnx:FILE` (a pretrained encoder), `model:DIR`, `bow:FILE` or a JSON spec, as
+    /// `bitext embed --encoder`; it reads each candidate's text and the whole pair's, and the
+    /// cosine columns of the output are its own.
+    #[arg(long, value_name = "SPEC")]
+    rerank_encoder: Option<bitext_encode::EncoderSpec>,
     /// Write cosines with this many decimals (default: shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
@@ -143,6 +156,11 @@ mod fixing {
         if a.candidates == 0 {
             bail!("--spans must be at least 1");
         }
+        if let Some(w) = a.rerank_weight
+            && !(w.is_finite() && w >= 0.0)
+        {
+            bail!("--rerank-weight must be a finite number ≥ 0, not {w}");
+        }
         let (src_col, tgt_col) = a.cols.zero_based()?;
         let config = FixConfig {
             candidates: a.candidates,
@@ -151,6 +169,14 @@ mod fixing {
                 super::FixObjectiveArg::Words => FixObjective::Words,
                 super::FixObjectiveArg::Alignment => FixObjective::Alignment,
             },
+            rerank_weight: a.rerank_weight,
+        };
+        let reranker = match &a.rerank_encoder {
+            Some(spec) => Some(
+                crate::cmd::embed::sentence_encoder(spec)
+                    .context("loading the --rerank-encoder")?,
+            ),
+            None => None,
         };
         let model = AlignerModel::load(&a.model, BackendSpec::parse(a.backend.name())?)
             .with_context(|| format!("loading the aligner {}", a.model.display()))?;
@@ -187,7 +213,9 @@ mod fixing {
                     batch[batch.len() - 1].line
                 )
             };
-            let fixed = model.fix(&src, &tgt, config).with_context(lines)?;
+            let fixed = model
+                .fix(&src, &tgt, config, reranker.as_deref())
+                .with_context(lines)?;
             if fixed.len() != batch.len() {
                 bail!(
                     "{}: fixing gave {} results for {} pairs",

@@ -26,7 +26,9 @@
 //! and the `N` best of those `I·J²` candidates are kept in a bounded heap. (The `N` best are
 //! taken over `(c, d, b)` triples, each with its best start: two candidates never differ only
 //! in where the source span starts, which keeps the list diverse.) The caller then re-encodes
-//! the candidates and keeps the one with the highest sentence similarity.
+//! the candidates and keeps the one with the highest sentence similarity (the paper's), or the
+//! highest objective plus a weight times that similarity ([`rerank_key`],
+//! [`FixConfig::rerank_weight`]), with the aligner's own sentence vectors or another encoder's.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -100,8 +102,8 @@ pub enum FixObjective {
     Words,
 }
 
-/// Fixing parameters (the paper: `N = 20`, `τ = 3`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Fixing parameters (the paper: `N = 20`, `τ = 3`, the N best re-ranked by similarity alone).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FixConfig {
     /// Candidates kept for re-ranking by sentence similarity.
@@ -111,6 +113,11 @@ pub struct FixConfig {
     /// What the candidates maximise.
     #[serde(default)]
     pub objective: FixObjective,
+    /// How the candidates are re-ranked ([`rerank_key`]): `None`, the paper's, by the cosine
+    /// of the cut pair's sentence vectors alone; `Some(w)`, by the objective plus `w` times
+    /// that cosine (`Some(0.0)`: the objective's first candidate).
+    #[serde(default)]
+    pub rerank_weight: Option<f64>,
 }
 
 impl Default for FixConfig {
@@ -119,7 +126,26 @@ impl Default for FixConfig {
             candidates: 20,
             tau: 3,
             objective: FixObjective::default(),
+            rerank_weight: None,
         }
+    }
+}
+
+/// What a candidate is re-ranked by (higher: kept): its sentence similarity `cosine` alone
+/// when `weight` is `None` (the paper: the N best by the objective, the most similar kept), or
+/// `objective + weight · cosine`, a log-linear combination of the two (the objective is a sum
+/// over the kept words, so a weight of a few tens lets the cosine decide between candidates
+/// the word scores hardly separate, such as one inserted word more or less).
+///
+/// # Errors
+/// [`Error::Config`] for a weight that is negative or not finite.
+pub fn rerank_key(objective: f64, cosine: f32, weight: Option<f64>) -> Result<f64> {
+    match weight {
+        None => Ok(f64::from(cosine)),
+        Some(w) if w.is_finite() && w >= 0.0 => Ok(objective + w * f64::from(cosine)),
+        Some(w) => Err(Error::Config(format!(
+            "the re-ranking weight must be a finite number ≥ 0, not {w}"
+        ))),
     }
 }
 
@@ -369,6 +395,7 @@ mod tests {
                 candidates: 10,
                 tau,
                 objective: FixObjective::Words,
+                ..FixConfig::default()
             };
             let fast = best_word_spans(&src, &tgt, config).unwrap();
             let (ls, lt) = (min_len(src.len(), tau), min_len(tgt.len(), tau));
@@ -412,6 +439,7 @@ mod tests {
                 candidates: 10,
                 tau: rng.below(4),
                 objective: FixObjective::Alignment,
+                ..FixConfig::default()
             };
             let fast = best_spans(&s, rows, cols, config).unwrap();
             let mut all = all_spans(&s, rows, cols, config.tau);
@@ -430,6 +458,24 @@ mod tests {
             }
             per_triple.truncate(config.candidates);
             assert_eq!(fast, per_triple, "case {case}");
+        }
+    }
+
+    #[test]
+    fn the_rerank_key_combines_objective_and_cosine() {
+        // The paper's: the cosine alone.
+        assert!((rerank_key(50.0, 0.8, None).unwrap() - 0.8).abs() < 1e-6);
+        // Weight 0: the objective alone; a weight: the sum.
+        assert!((rerank_key(50.0, 0.8, Some(0.0)).unwrap() - 50.0).abs() < 1e-9);
+        assert!((rerank_key(50.0, 0.5, Some(10.0)).unwrap() - 55.0).abs() < 1e-9);
+        // A candidate with a lower objective but a much higher cosine wins at a high weight.
+        let (a, b) = ((40.0, 0.9f32), (41.0, 0.7f32));
+        let at =
+            |w| rerank_key(a.0, a.1, Some(w)).unwrap() > rerank_key(b.0, b.1, Some(w)).unwrap();
+        assert!(!at(1.0));
+        assert!(at(10.0));
+        for w in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(rerank_key(1.0, 0.5, Some(w)).is_err());
         }
     }
 }

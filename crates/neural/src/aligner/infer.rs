@@ -6,7 +6,9 @@ use bitext_encode::Side;
 use bitext_similarity::Measure;
 
 use crate::aligner::Aligner;
-use crate::aligner::fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans};
+use crate::aligner::fix::{
+    FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key,
+};
 use crate::aligner::model::PairOutput;
 use crate::batch::Bucketing;
 use crate::encoding::{encode_in_batches, head_over_rows};
@@ -108,44 +110,102 @@ impl Aligner {
         config: FixConfig,
         batching: &Bucketing,
     ) -> Result<Vec<Fixed>> {
-        let lengths = |k: usize| (src[k].len(), tgt[k].len());
-        if outputs.len() != src.len()
-            || src.len() != tgt.len()
-            || outputs
-                .iter()
-                .enumerate()
-                .any(|(k, o)| (o.src_len, o.tgt_len) != lengths(k))
-        {
-            return Err(Error::Input(format!(
-                "{} pair outputs for {} source and {} target sentences of other lengths",
-                outputs.len(),
-                src.len(),
-                tgt.len()
-            )));
-        }
-        let mut cands: Vec<(usize, SpanPair)> = Vec::new();
-        for (k, o) in outputs.iter().enumerate() {
-            for c in o.fix_candidates(config)? {
-                cands.push((k, c));
-            }
-        }
+        check_outputs(outputs, src, tgt)?;
+        let cands = all_candidates(outputs, config)?;
         let cs: Vec<&[u32]> = cands.iter().map(|(k, c)| &src[*k][c.src.clone()]).collect();
         let ct: Vec<&[u32]> = cands.iter().map(|(k, c)| &tgt[*k][c.tgt.clone()]).collect();
         let vs = self.encode_all(&cs, Side::Source, batching)?;
         let vt = self.encode_all(&ct, Side::Target, batching)?;
-        let mut best: Vec<Option<Fixed>> = vec![None; src.len()];
-        for (n, (k, c)) in cands.into_iter().enumerate() {
-            let sim = Measure::Cosine.apply(vs.row(n), vt.row(n));
-            if best[k].as_ref().is_none_or(|b| sim > b.cosine) {
-                best[k] = Some(Fixed {
+        let cosines: Vec<f32> = (0..cands.len())
+            .map(|n| Measure::Cosine.apply(vs.row(n), vt.row(n)))
+            .collect();
+        let originals: Vec<f32> = outputs.iter().map(|o| o.cosine).collect();
+        choose(cands, &cosines, &originals, config.rerank_weight)
+    }
+}
+
+/// Checks that `outputs` are those of the pairs `(src[k], tgt[k])` (their lengths).
+pub(crate) fn check_outputs(outputs: &[PairOutput], src: &[&[u32]], tgt: &[&[u32]]) -> Result<()> {
+    let lengths = |k: usize| (src[k].len(), tgt[k].len());
+    if outputs.len() != src.len()
+        || src.len() != tgt.len()
+        || outputs
+            .iter()
+            .enumerate()
+            .any(|(k, o)| (o.src_len, o.tgt_len) != lengths(k))
+    {
+        return Err(Error::Input(format!(
+            "{} pair outputs for {} source and {} target sentences of other lengths",
+            outputs.len(),
+            src.len(),
+            tgt.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Every pair's candidates by `config.objective` ([`PairOutput::fix_candidates`]), each with
+/// the index of its pair, pair by pair and best first.
+pub(crate) fn all_candidates(
+    outputs: &[PairOutput],
+    config: FixConfig,
+) -> Result<Vec<(usize, SpanPair)>> {
+    let mut cands = Vec::new();
+    for (k, o) in outputs.iter().enumerate() {
+        for c in o.fix_candidates(config)? {
+            cands.push((k, c));
+        }
+    }
+    Ok(cands)
+}
+
+/// For each of the `originals.len()` pairs, the candidate of [`all_candidates`] with the
+/// highest [`rerank_key`] (ties: the earlier, better-ranked candidate); `cosines[n]` is the
+/// similarity of candidate `n`, `originals[k]` that of the whole pair `k`.
+///
+/// # Errors
+/// [`Error::Config`] for a bad weight; [`Error::Input`] when the counts disagree or a pair has
+/// no candidate.
+pub(crate) fn choose(
+    cands: Vec<(usize, SpanPair)>,
+    cosines: &[f32],
+    originals: &[f32],
+    weight: Option<f64>,
+) -> Result<Vec<Fixed>> {
+    if cosines.len() != cands.len() {
+        return Err(Error::Input(format!(
+            "{} similarities for {} candidates",
+            cosines.len(),
+            cands.len()
+        )));
+    }
+    let mut best: Vec<Option<(f64, Fixed)>> = vec![None; originals.len()];
+    for ((k, c), &sim) in cands.into_iter().zip(cosines) {
+        let key = rerank_key(c.score, sim, weight)?;
+        let slot = best.get_mut(k).ok_or_else(|| {
+            Error::Input(format!(
+                "a candidate of pair {k} of {} pairs",
+                originals.len()
+            ))
+        })?;
+        if slot.as_ref().is_none_or(|(b, _)| key > *b) {
+            *slot = Some((
+                key,
+                Fixed {
                     spans: c,
                     cosine: sim,
-                    original: outputs[k].cosine,
-                });
-            }
+                    original: originals[k],
+                },
+            ));
         }
-        Ok(best.into_iter().flatten().collect())
     }
+    best.into_iter()
+        .enumerate()
+        .map(|(k, b)| {
+            b.map(|(_, f)| f)
+                .ok_or_else(|| Error::Input(format!("pair {k} has no candidate span pair")))
+        })
+        .collect()
 }
 
 impl PairOutput {

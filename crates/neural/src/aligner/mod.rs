@@ -37,7 +37,9 @@
 //!   ([`FixObjective::Alignment`], ties to the shorter spans); it never penalises a divergent
 //!   *target* word, and it cuts parallel words whose best score is negative although their
 //!   aggregate is positive. The default ([`FixObjective::Words`]) keeps the spans whose words
-//!   the network itself labels parallel: see [`fix`].
+//!   the network itself labels parallel: see [`fix`]. The re-ranking of the N best may weigh
+//!   the objective with the similarity ([`FixConfig::rerank_weight`]) and take the similarity
+//!   from another sentence encoder ([`AlignerModel::fix_outputs_with`]).
 
 mod classes;
 mod config;
@@ -51,7 +53,7 @@ mod train;
 
 pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
-pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans};
+pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key};
 pub use infer::Fixed;
 pub use matrix::SHIFT_SCALE;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
