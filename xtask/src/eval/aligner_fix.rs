@@ -234,7 +234,7 @@ pub(super) fn reranking(
     }
     let n = tex.len() as f64;
     let pct = |k: usize| 100.0 * k as f64 / n;
-    let mut rows = String::new();
+    let (mut rows, mut sweeps) = (String::new(), String::new());
     let fix =
         |ex: &[Example], out: &[PairOutput], w: Option<f64>, enc: Option<&dyn SentenceEncoder>| {
             let (src, tgt) = sides(ex);
@@ -313,8 +313,8 @@ pub(super) fn reranking(
             })
             .collect();
         writeln!(
-            rows,
-            "| ({name}, validation exact by W: {}; {valid_secs:.0} s) | | | | | | |",
+            sweeps,
+            "- {name}, validation exact by W: {} ({valid_secs:.0} s).",
             tried.join(", ")
         )?;
     }
@@ -327,7 +327,7 @@ pub(super) fn reranking(
          is chosen among {RERANK_WEIGHTS:?} and ∞ (the cosine alone) on 300 inserted pairs of \
          the 300 validation pairs (seed 34) and reported on the {} test inserts above.\n\n\
          | re-ranking | W | validation: exact | test: exact | within one token | other side \
-         whole / insert cut exactly | seconds |\n|---|---|---|---|---|---|---|\n{rows}",
+         whole / insert cut exactly | seconds |\n|---|---|---|---|---|---|---|\n{rows}\n{sweeps}",
         tex.len()
     )?;
     Ok(())
