@@ -46,6 +46,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
          | model | P | U | R | I | PURI |\n|---|---|---|---|---|---|\n{row}\n"
     )?;
     super::aligner_fix::fixing(&student, "the student", &data, &links, &mut md)?;
+    super::aligner_fix::reranking(&student, "the student", &data, &links, &mut md)?;
     let bucc = read_bucc(ctx)?;
     let threads = 2;
     let mut rows = vec![teacher_row(ctx, &bucc, &model, threads)?];

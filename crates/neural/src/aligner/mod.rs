@@ -47,6 +47,7 @@ pub mod fix;
 mod infer;
 mod matrix;
 mod model;
+mod rerank;
 pub mod synth;
 mod text;
 mod train;
