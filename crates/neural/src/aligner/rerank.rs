@@ -49,15 +49,17 @@ impl AlignerModel {
             .collect())
     }
 
-    /// Divergence fixing from the pairs' outputs ([`Aligner::pairs_all`]), the candidates
-    /// re-ranked by the cosine of `reranker`'s sentence vectors (any sentence encoder, e.g. a
-    /// pretrained one): each candidate's spans and each whole pair are decoded to text by this
+    /// Divergence fixing from the pairs' outputs
+    /// ([`Aligner::pairs_all`](crate::aligner::Aligner::pairs_all)), the candidates re-ranked by
+    /// the cosine of `reranker`'s sentence vectors (any sentence encoder, e.g. a pretrained
+    /// one): each candidate's spans and each whole pair are decoded to text by this
     /// model's tokenizers and encoded, source spans on the source side and target spans on the
     /// target side; [`Fixed`]'s cosines are then `reranker`'s.
     ///
     /// # Errors
-    /// As [`Aligner::fix_outputs`]; token ids the tokenizers cannot decode; the encoder's
-    /// errors, or vectors of another shape than asked for.
+    /// As [`Aligner::fix_outputs`](crate::aligner::Aligner::fix_outputs); token ids the
+    /// tokenizers cannot decode; the encoder's errors, or vectors of another shape than asked
+    /// for.
     pub fn fix_outputs_with(
         &self,
         outputs: &[PairOutput],
