@@ -114,32 +114,11 @@ pub(super) fn fixing(
             .iter()
             .map(|o| o.fix_candidates(config).map(|mut v| v.swap_remove(0)))
             .collect::<bitext_neural::Result<_>>()?;
-        let (mut first_exact, mut first_near) = (0, 0);
-        let (mut exact, mut near, mut better) = (0, 0, 0);
         // The first candidate's two sides apart: the side without an insert kept whole, the
         // side with one cut exactly at the original.
-        let (mut whole, mut cut) = (0, 0);
-        for ((e, f), top) in ex.iter().zip(&fixed).zip(&first) {
-            let (os, ot) = e.origin.clone().context("insert examples have an origin")?;
-            let within = |p: &SpanPair| {
-                p.src.start.abs_diff(os.start) <= 1
-                    && p.src.end.abs_diff(os.end) <= 1
-                    && p.tgt.start.abs_diff(ot.start) <= 1
-                    && p.tgt.end.abs_diff(ot.end) <= 1
-            };
-            first_exact += usize::from(top.src == os && top.tgt == ot);
-            let (ins, other, ins_len, other_len) = if os.len() < e.src.len() {
-                (&top.src, &top.tgt, &os, e.tgt.len())
-            } else {
-                (&top.tgt, &top.src, &ot, e.src.len())
-            };
-            whole += usize::from(*other == (0..other_len));
-            cut += usize::from(ins == ins_len);
-            first_near += usize::from(within(top));
-            exact += usize::from(f.spans.src == os && f.spans.tgt == ot);
-            near += usize::from(within(&f.spans));
-            better += usize::from(f.cosine > f.original);
-        }
+        let [first_exact, first_near, whole, cut] = counts(&ex, first.iter())?;
+        let [exact, near, ..] = counts(&ex, spans(&fixed))?;
+        let better = fixed.iter().filter(|f| f.cosine > f.original).count();
         writeln!(
             rows,
             "| {name} | **{:.1}%** | {:.1}% | {:.1}% | {:.1}% | {:.1}% / {:.1}% | {:.1}% | \
@@ -172,16 +151,20 @@ pub(super) fn fixing(
     Ok(())
 }
 
+/// The spans each fix kept.
+fn spans(fixed: &[Fixed]) -> impl Iterator<Item = &SpanPair> {
+    fixed.iter().map(|f| &f.spans)
+}
+
 /// Weights `W` of `objective + W · cosine` tried on the validation inserts.
 const RERANK_WEIGHTS: [f64; 6] = [1.0, 3.0, 10.0, 30.0, 100.0, 300.0];
 
 /// Exact recoveries, recoveries within one token at every span end, sides without an insert
-/// kept whole and inserts cut exactly, of `fixed` on `ex`.
-fn counts(ex: &[Example], fixed: &[Fixed]) -> Result<[usize; 4]> {
+/// kept whole and inserts cut exactly, of the spans kept of `ex`.
+fn counts<'a>(ex: &[Example], spans: impl Iterator<Item = &'a SpanPair>) -> Result<[usize; 4]> {
     let mut c = [0; 4];
-    for (e, f) in ex.iter().zip(fixed) {
+    for (e, p) in ex.iter().zip(spans) {
         let (os, ot) = e.origin.clone().context("insert examples have an origin")?;
-        let p = &f.spans;
         c[0] += usize::from(p.src == os && p.tgt == ot);
         c[1] += usize::from(
             p.src.start.abs_diff(os.start) <= 1
@@ -251,8 +234,8 @@ pub(super) fn reranking(
         };
     // The first candidate (weight 0) needs no encoder.
     let first = fix(&tex, &tout, Some(0.0), None)?;
-    let v0 = counts(&vex, &fix(&vex, &vout, Some(0.0), None)?)?[0];
-    let c = counts(&tex, &first)?;
+    let v0 = counts(&vex, spans(&fix(&vex, &vout, Some(0.0), None)?))?[0];
+    let c = counts(&tex, spans(&first))?;
     writeln!(
         rows,
         "| the word labels' first candidate (`--spans 1`) | – | {:.1}% | **{:.1}%** | {:.1}% | \
@@ -266,9 +249,9 @@ pub(super) fn reranking(
     for (name, enc) in encoders {
         let t0 = Instant::now();
         // The paper's re-ranking (the cosine alone), then the weights, on validation.
-        let mut tried = vec![(None, counts(&vex, &fix(&vex, &vout, None, enc)?)?[0])];
+        let mut tried = vec![(None, counts(&vex, spans(&fix(&vex, &vout, None, enc)?))?[0])];
         for w in RERANK_WEIGHTS {
-            tried.push((Some(w), counts(&vex, &fix(&vex, &vout, Some(w), enc)?)?[0]));
+            tried.push((Some(w), counts(&vex, spans(&fix(&vex, &vout, Some(w), enc)?))?[0]));
         }
         let valid_secs = t0.elapsed().as_secs_f64();
         let (best_w, best_v) = tried
@@ -286,7 +269,7 @@ pub(super) fn reranking(
             let t0 = Instant::now();
             let fixed = fix(&tex, &tout, w, enc)?;
             let secs = t0.elapsed().as_secs_f64();
-            let c = counts(&tex, &fixed)?;
+            let c = counts(&tex, spans(&fixed))?;
             let how = match w {
                 None => format!("{name}: the cosine alone (the paper's)"),
                 Some(_) => format!("{name}: objective + W · cosine"),
