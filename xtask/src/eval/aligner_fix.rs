@@ -251,7 +251,10 @@ pub(super) fn reranking(
         // The paper's re-ranking (the cosine alone), then the weights, on validation.
         let mut tried = vec![(None, counts(&vex, spans(&fix(&vex, &vout, None, enc)?))?[0])];
         for w in RERANK_WEIGHTS {
-            tried.push((Some(w), counts(&vex, spans(&fix(&vex, &vout, Some(w), enc)?))?[0]));
+            tried.push((
+                Some(w),
+                counts(&vex, spans(&fix(&vex, &vout, Some(w), enc)?))?[0],
+            ));
         }
         let valid_secs = t0.elapsed().as_secs_f64();
         let (best_w, best_v) = tried
