@@ -73,7 +73,8 @@ pub(crate) struct FixArgs {
     objective: FixObjectiveArg,
     /// Re-rank the candidates by `objective + W · cosine` instead of the cosine alone (the
     /// paper's): the word scores choose and the sentence similarity decides between the
-    /// candidates they hardly separate. 0 keeps the objective's first candidate.
+    /// candidates they hardly separate. 0 keeps the objective's first candidate. The aligners of
+    /// docs/EVALUATION.md did best at 30–100 (chosen on held-out inserted pairs).
     #[arg(long, value_name = "W")]
     rerank_weight: Option<f64>,
     /// Re-rank with this sentence encoder's cosine instead of the aligner's own sentence
