@@ -16,8 +16,12 @@
 //! ```text
 //! cargo run --release -p bitext-neural --example speed -- [--quick] [--threads 1,2]
 //!     [--reps 3] [--min-steps 20] [--min-time 10] [--backend flex|ndarray|wgpu|cuda] [--preset paper]
-//!     [--default-malloc]
+//!     [--default-malloc] [--pieces N]
 //! ```
+//!
+//! `--pieces N` encodes each siamese training batch in `N` pieces on their own threads
+//! ([`Siamese::with_chunks`]; `0` = one per thread, at most 8, as `bitext train siamese`
+//! does by default; on a GPU the batch stays whole); the default, 1, is the batch whole.
 //!
 //! Like bitext's command line, it first calls
 //! [`tune_allocator`]; `--default-malloc` measures
@@ -46,6 +50,7 @@ struct Args {
     only: Option<String>,
     vocab: usize,
     default_malloc: bool,
+    pieces: usize,
 }
 
 fn parse() -> anyhow::Result<Args> {
@@ -62,6 +67,7 @@ fn parse() -> anyhow::Result<Args> {
         only: None,
         vocab: 20_000,
         default_malloc: false,
+        pieces: 1,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -98,6 +104,7 @@ fn parse() -> anyhow::Result<Args> {
             "--infer-batch" => a.infer_batch = val()?.parse()?,
             "--only" => a.only = Some(val()?),
             "--vocab" => a.vocab = val()?.parse()?,
+            "--pieces" => a.pieces = val()?.parse()?,
             other => anyhow::bail!("unknown argument {other}"),
         }
         i += 2;
@@ -224,7 +231,7 @@ fn main() -> anyhow::Result<()> {
         .collect();
     let ae_infer = Autoencoder::new(&ae_config(Softmax::Full), 1, &infer_dev)?;
     let align_infer = Aligner::new(&align_config, 1, &infer_dev)?;
-    let mut model = Some(Siamese::new(&config, 1, &train_dev)?);
+    let mut model = Some(Siamese::new(&config, 1, &train_dev)?.with_chunks(args.pieces));
     let infer = Siamese::new(&config, 1, &infer_dev)?;
     let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
     let mut k = 0;
@@ -358,7 +365,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "backend {} preset {}: siamese (emb {}, hidden 2x{}, ff {}), autoencoder (emb {}, \
          encoders 2x{}, decoder {}, vocabularies {}), aligner (emb {}, LSTM 2x{}, r {}, batch {}), \
-         malloc {}, load before {}",
+         siamese training pieces {}, malloc {}, load before {}",
         args.backend,
         args.preset,
         config.emb_dim,
@@ -372,6 +379,7 @@ fn main() -> anyhow::Result<()> {
         align_config.hidden,
         align_config.r,
         align_batch,
+        args.pieces,
         if tuned { "tuned" } else { "glibc defaults" },
         loadavg()
     );

@@ -127,7 +127,47 @@ fn wgpu_device() -> Result<Device> {
 #[cfg(feature = "cuda")]
 fn cuda_device() -> Result<Device> {
     static PROBE: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
-    probed("cuda", Device::cuda(0), &PROBE, || Ok(()))
+    probed("cuda", Device::cuda(0), &PROBE, || {
+        cubecl_defaults();
+        Ok(())
+    })
+}
+
+/// The names under which CubeCL looks for its configuration, in the working directory and
+/// every directory above it (a `[cubecl]` section of `burn.toml` counts too).
+#[cfg(feature = "cuda")]
+const CUBECL_CONFIG_FILES: [&str; 4] = ["cubecl.toml", "CubeCL.toml", "burn.toml", "Burn.toml"];
+
+/// Give CubeCL bitext's settings, unless a CubeCL configuration file (see
+/// [`CUBECL_CONFIG_FILES`]) in the working directory or above it says otherwise, in which case
+/// CubeCL reads that file as usual. bitext's settings differ from CubeCL's defaults in two ways:
+///
+/// - **compiled kernels are kept on disk** (CubeCL's compilation cache, off by default): on
+///   CUDA every kernel is CUDA C++ compiled by NVRTC at run time, and a training step of the
+///   recurrent models compiles hundreds; with the cache a second process loads them;
+/// - the cache (compiled kernels and autotune results) is in the user's cache directory
+///   (`~/.cache/cubecl` on Linux), not under the outermost `Cargo.toml` above the working
+///   directory, so that every run of an installed `bitext` shares it.
+///
+/// CubeCL's environment variables (`CUBECL_AUTOTUNE_LEVEL`, `CUBECL_DEBUG_LOG`, …) apply on
+/// top, as they do to a file. Returns whether bitext's settings were installed: `false` when a
+/// file was found, or when the runtime had already read its configuration (a GPU tensor made
+/// earlier in the process).
+#[cfg(feature = "cuda")]
+pub(crate) fn cubecl_defaults() -> bool {
+    use cubecl_runtime::config::cache::CacheConfig;
+    use cubecl_runtime::config::{CubeClRuntimeConfig, RuntimeConfig};
+    if let Ok(dir) = std::env::current_dir()
+        && dir
+            .ancestors()
+            .any(|d| CUBECL_CONFIG_FILES.iter().any(|f| d.join(f).is_file()))
+    {
+        return false;
+    }
+    let mut config = CubeClRuntimeConfig::default();
+    config.compilation.cache = true;
+    config.environment.path = CacheConfig::Global;
+    CubeClRuntimeConfig::try_set(config.override_from_env())
 }
 
 /// `device` once `check` has passed and a 2 × 2 product has made the round trip to it and back.
@@ -411,5 +451,14 @@ mod tests {
             assert!(e.to_string().contains("--backend flex"), "{e}");
         }
         assert_eq!(BackendSpec::Cuda.device().is_ok(), first.is_ok());
+        // Whether or not a GPU answered, CubeCL now has bitext's settings (no CubeCL
+        // configuration file lies above the test's working directory, the crate's root).
+        use cubecl_runtime::config::cache::CacheConfig;
+        use cubecl_runtime::config::{CubeClRuntimeConfig, RuntimeConfig};
+        let config = CubeClRuntimeConfig::get();
+        assert!(config.compilation.cache);
+        assert!(matches!(config.environment.path, CacheConfig::Global));
+        // Installed once: a second call finds the configuration already read.
+        assert!(!cubecl_defaults());
     }
 }
