@@ -307,6 +307,35 @@ fn train_siamese_from_bilingual_vectors() {
     assert!(err.contains("from 4-d vectors"), "{err}");
 }
 
+/// A backend the build or the machine cannot run (CUDA in the tests' build, or without a GPU)
+/// is refused before the data is read: no output directory is left behind.
+#[cfg(feature = "neural")]
+#[test]
+fn train_refuses_an_unusable_backend_before_writing_anything() {
+    let d = tempfile::tempdir().unwrap();
+    let (src, tgt, _) = corpus(d.path(), 30);
+    for kind in ["siamese", "autoencoder", "aligner"] {
+        let out = d.path().join(kind);
+        let (ok, err) = run(train_cmd(kind, &src, &tgt, &out).args([
+            "--epochs",
+            "1",
+            "--backend",
+            "cuda",
+            "-q",
+        ]));
+        if ok {
+            // A build with the `cuda` feature on a machine with an NVIDIA GPU trains.
+            continue;
+        }
+        assert!(err.contains("backend cuda"), "{kind}: {err}");
+        assert!(
+            !err.contains("skipped"),
+            "{kind} read the data first: {err}"
+        );
+        assert!(!out.exists(), "{kind} left {} behind", out.display());
+    }
+}
+
 /// `train autoencoder --bag --ranking`: each encoder's vector adds the bag of its input vectors
 /// (embeddings of twice the hidden size), the ranking term is trained beside Kim et al.'s loss,
 /// and the vectors embed.

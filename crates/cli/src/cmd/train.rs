@@ -371,6 +371,9 @@ mod training {
                 progress: !self.quiet,
             };
             c.check()?;
+            // The device first: a backend this build or machine cannot run is refused before
+            // any data is read or any output written (the probe is made once per process).
+            c.backend.device()?;
             Ok(c)
         }
     }
