@@ -236,6 +236,28 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
         rows.iter().map(|r| (r[5].clone(), r[6].clone())).collect()
     };
     let first = fix_with("first", &["--spans", "1"]);
+    // The pairs on standard input: counted for the progress bar, then fixed, as from a file.
+    let piped = d.path().join("fixed-piped.tsv");
+    let mut child = cli![
+        "fix", "--model", &model, "--input", "-", "--output", &piped, "--tau", "1", "--spans", "1",
+        "--quiet"
+    ]
+    .stdin(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        &std::fs::read(&noisy).unwrap(),
+    )
+    .unwrap();
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        done.status.success() && err.contains("fixed 12 pairs"),
+        "{err}"
+    );
+    assert_eq!(rows(&piped), first);
     let zero = fix_with("zero", &["--rerank-weight", "0"]);
     assert_eq!(spans(&first), spans(&zero));
     let own = fix_with("own", &[]);

@@ -89,6 +89,11 @@ pub(crate) struct FixArgs {
     /// Pairs read and fixed at a time.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     batch: usize,
+    /// No progress bar (by default one is drawn on a terminal, advanced after each batch; the
+    /// input is read once before the fixing to count its pairs, which also finds a malformed
+    /// line before any work).
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 /// `--objective` of `bitext fix`.
@@ -128,6 +133,7 @@ mod fixing {
     use bitext_tokenize::TokenizerSpec;
 
     use super::FixArgs;
+    use crate::input::progress_bar;
 
     /// The sentencepiece word-start marker.
     const WORD_START: char = '\u{2581}';
@@ -188,6 +194,20 @@ mod fixing {
         let src_pieces = pieces(&text.source);
         let tgt_pieces = pieces(text.target.as_ref().unwrap_or(&text.source));
         let start = Instant::now();
+        // A first pass counts the pairs (for the progress bar) and checks every line before
+        // minutes of fixing; standard input is held in memory for it.
+        if bitext_core::io::is_stdio(&a.input) {
+            bitext_core::io::stream::hold_stdin()?;
+        }
+        let mut pairs = 0usize;
+        let mut counting = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
+        while counting.next_record()?.is_some() {
+            pairs += 1;
+        }
+        if pairs == 0 {
+            bail!("{}: no sentence pairs", a.input.display());
+        }
+        let bar = progress_bar(pairs, "fixing", a.quiet);
         let mut reader = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
         let mut out = AtomicFile::create_text(&a.output)?;
         let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.batch);
@@ -248,7 +268,9 @@ mod fixing {
                 .map_err(|e| out.err(e))?;
             }
             total += batch.len();
+            bar.set_position(total as u64);
         }
+        bar.finish_and_clear();
         if total == 0 {
             bail!("{}: no sentence pairs", a.input.display());
         }
