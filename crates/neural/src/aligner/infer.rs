@@ -114,10 +114,15 @@ impl Aligner {
         let cands = all_candidates(outputs, config)?;
         let cs: Vec<&[u32]> = cands.iter().map(|(k, c)| &src[*k][c.src.clone()]).collect();
         let ct: Vec<&[u32]> = cands.iter().map(|(k, c)| &tgt[*k][c.tgt.clone()]).collect();
-        let vs = self.encode_all(&cs, Side::Source, batching)?;
-        let vt = self.encode_all(&ct, Side::Target, batching)?;
-        let cosines: Vec<f32> = (0..cands.len())
-            .map(|n| Measure::Cosine.apply(vs.row(n), vt.row(n)))
+        // Candidates share most of their spans: each distinct span is encoded once.
+        let (ds, is) = super::rerank::distinct(&cs);
+        let (dt, it) = super::rerank::distinct(&ct);
+        let vs = self.encode_all(&ds, Side::Source, batching)?;
+        let vt = self.encode_all(&dt, Side::Target, batching)?;
+        let cosines: Vec<f32> = is
+            .iter()
+            .zip(&it)
+            .map(|(&i, &j)| Measure::Cosine.apply(vs.row(i), vt.row(j)))
             .collect();
         let originals: Vec<f32> = outputs.iter().map(|o| o.cosine).collect();
         choose(cands, &cosines, &originals, config.rerank_weight)

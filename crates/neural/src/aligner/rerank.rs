@@ -125,17 +125,8 @@ fn encode_distinct(
     side: Side,
     texts: &[String],
 ) -> Result<(Embeddings, Vec<usize>)> {
-    let mut rows: HashMap<&str, usize> = HashMap::new();
-    let mut distinct: Vec<&str> = Vec::new();
-    let index: Vec<usize> = texts
-        .iter()
-        .map(|t| {
-            *rows.entry(t.as_str()).or_insert_with(|| {
-                distinct.push(t.as_str());
-                distinct.len() - 1
-            })
-        })
-        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (distinct, index) = distinct(&refs);
     let e = enc.encode(side, &distinct)?;
     if e.len() != distinct.len() {
         return Err(Error::Input(format!(
@@ -145,4 +136,43 @@ fn encode_distinct(
         )));
     }
     Ok((e, index))
+}
+
+/// The distinct items of `items` in order of first appearance, and for each item the index of
+/// its first appearance among them: the one deduplication of the fixing's candidate spans,
+/// which share most of their spans (text here, token ids in
+/// [`Aligner::fix_outputs`](crate::aligner::Aligner::fix_outputs)).
+pub(crate) fn distinct<'a, T: std::hash::Hash + Eq + ?Sized>(
+    items: &[&'a T],
+) -> (Vec<&'a T>, Vec<usize>) {
+    let mut rows: HashMap<&T, usize> = HashMap::new();
+    let mut distinct: Vec<&T> = Vec::new();
+    let index = items
+        .iter()
+        .map(|&t| {
+            *rows.entry(t).or_insert_with(|| {
+                distinct.push(t);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct;
+
+    #[test]
+    fn distinct_items_keep_their_first_order_and_every_item_its_row() {
+        let ids: [&[u32]; 5] = [&[1, 2], &[3], &[1, 2], &[], &[3]];
+        let (d, index) = distinct(&ids);
+        assert_eq!(d, vec![&[1u32, 2][..], &[3][..], &[][..]]);
+        assert_eq!(index, vec![0, 1, 0, 2, 1]);
+        for (item, &i) in ids.iter().zip(&index) {
+            assert_eq!(d[i], *item);
+        }
+        let (none, index) = distinct::<str>(&[]);
+        assert!(none.is_empty() && index.is_empty());
+    }
 }
