@@ -3,7 +3,6 @@
 //! any other [`SentenceEncoder`]'s, which reads each candidate's decoded text (each distinct
 //! span encoded once).
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use bitext_core::Embeddings;
@@ -11,7 +10,7 @@ use bitext_encode::{SentenceEncoder, Side};
 use bitext_similarity::Measure;
 
 use crate::aligner::fix::{FixConfig, SpanPair};
-use crate::aligner::infer::{Fixed, all_candidates, check_outputs, choose};
+use crate::aligner::infer::{Fixed, all_candidates, check_outputs, choose, distinct};
 use crate::aligner::model::PairOutput;
 use crate::aligner::text::AlignerModel;
 use crate::error::{Error, Result};
@@ -136,43 +135,4 @@ fn encode_distinct(
         )));
     }
     Ok((e, index))
-}
-
-/// The distinct items of `items` in order of first appearance, and for each item the index of
-/// its first appearance among them: the one deduplication of the fixing's candidate spans,
-/// which share most of their spans (text here, token ids in
-/// [`Aligner::fix_outputs`](crate::aligner::Aligner::fix_outputs)).
-pub(crate) fn distinct<'a, T: std::hash::Hash + Eq + ?Sized>(
-    items: &[&'a T],
-) -> (Vec<&'a T>, Vec<usize>) {
-    let mut rows: HashMap<&T, usize> = HashMap::new();
-    let mut distinct: Vec<&T> = Vec::new();
-    let index = items
-        .iter()
-        .map(|&t| {
-            *rows.entry(t).or_insert_with(|| {
-                distinct.push(t);
-                distinct.len() - 1
-            })
-        })
-        .collect();
-    (distinct, index)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::distinct;
-
-    #[test]
-    fn distinct_items_keep_their_first_order_and_every_item_its_row() {
-        let ids: [&[u32]; 5] = [&[1, 2], &[3], &[1, 2], &[], &[3]];
-        let (d, index) = distinct(&ids);
-        assert_eq!(d, vec![&[1u32, 2][..], &[3][..], &[][..]]);
-        assert_eq!(index, vec![0, 1, 0, 2, 1]);
-        for (item, &i) in ids.iter().zip(&index) {
-            assert_eq!(d[i], *item);
-        }
-        let (none, index) = distinct::<str>(&[]);
-        assert!(none.is_empty() && index.is_empty());
-    }
 }
