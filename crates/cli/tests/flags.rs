@@ -320,4 +320,36 @@ fn training_skips_empty_pairs_when_asked_and_says_which() {
         err.contains("skipped 2 pairs with an empty side (lines 4, 8); 22 kept"),
         "{err}"
     );
+    // --linear-decay: the rate falls over the epoch's batches (the last of 5 runs with 4 of 5
+    // of the budget spent); it excludes --plateau.
+    let m3 = d.path().join("m3");
+    let out = train(
+        &[
+            "--skip-empty",
+            "--linear-decay",
+            "--batch",
+            "4",
+            "--lr",
+            "0.01",
+        ],
+        &m3,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(m3.join("training.json")).unwrap()).unwrap();
+    assert_eq!(doc["config"]["schedule"]["type"], "linear", "{doc}");
+    let h = &doc["state"]["history"][0];
+    let lr = h["lr"].as_f64().unwrap();
+    assert!(h["steps"].as_u64().unwrap() >= 3, "{doc}");
+    assert!(lr > 0.0 && lr < 0.01 * 0.5, "{doc}");
+    let out = train(&["--linear-decay", "--plateau"], &d.path().join("m4"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cannot be used with"),
+        "{err}"
+    );
 }

@@ -1,5 +1,5 @@
 //! The training loop's bookkeeping with a scripted validation: best epoch, early stopping,
-//! the plateau schedule, step limits and the saved files.
+//! the plateau and linear schedules, step limits and the saved files.
 
 use std::cell::Cell;
 use std::path::Path;
@@ -121,4 +121,31 @@ fn step_limit_cuts_an_epoch() {
     assert_eq!((h[0].steps, h[1].steps), (3, 1));
     assert!(h[1].truncated && !h[0].truncated);
     assert!(TrainConfig::new(0, 0.1, 1).check().is_err());
+}
+
+#[test]
+fn linear_schedule_decays_over_the_budget() {
+    // Over the epochs: 2 epochs of 3 batches; the last update of each epoch is made with
+    // 2 of 6 and 5 of 6 batches spent.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TrainConfig::new(2, 0.1, 1);
+    c.schedule = LrSchedule::Linear;
+    let f = fit(&mut task(&[1.0, 0.9]), model(), &c, dir.path(), false).unwrap();
+    let h = &f.state.history;
+    assert!((h[0].lr - 0.1 * 2.0 / 3.0).abs() < 1e-12, "{}", h[0].lr);
+    assert!((h[1].lr - 0.1 / 6.0).abs() < 1e-12, "{}", h[1].lr);
+    // Over a step limit nearer its end than the epochs are: the 4th of 4 updates runs at a
+    // quarter of the rate (3 of 4 spent), where the epochs alone would leave 90%.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TrainConfig::new(10, 0.1, 1);
+    c.schedule = LrSchedule::Linear;
+    c.max_steps = Some(4);
+    let f = fit(&mut task(&[1.0, 0.9]), model(), &c, dir.path(), false).unwrap();
+    let h = &f.state.history;
+    assert!((h[1].lr - 0.025).abs() < 1e-12, "{}", h[1].lr);
+    // The time limit counts too: none of a day's limit is spent in these milliseconds.
+    c.max_steps = None;
+    c.time_limit_secs = Some(86_400.0);
+    assert!(c.budget_spent(864.0, 0, 1, 0, 3) > 0.0099);
+    assert_eq!(c.budget_spent(1e9, 0, 1, 0, 3), 1.0);
 }

@@ -81,6 +81,11 @@ pub(crate) struct CommonArgs {
     /// What --plateau multiplies the learning rate by (instead of halving it).
     #[arg(long, default_value_t = 0.5, value_name = "F", requires = "plateau")]
     plateau_factor: f64,
+    /// Decay the learning rate linearly to zero over the run's budget (--time-limit, or
+    /// --epochs: whichever the run is nearer the end of), the schedule that serves a run cut
+    /// at a budget best; a --resume decays again over its own budget.
+    #[arg(long, conflicts_with = "plateau")]
+    linear_decay: bool,
     /// Stop after this many epochs without a better validation loss.
     #[arg(long, default_value_t = 3)]
     patience: usize,
@@ -358,6 +363,8 @@ mod training {
                     LrSchedule::Plateau {
                         factor: self.plateau_factor,
                     }
+                } else if self.linear_decay {
+                    LrSchedule::Linear
                 } else {
                     LrSchedule::Constant
                 },

@@ -163,6 +163,28 @@ impl TrainConfig {
         }
         Ok(())
     }
+
+    /// The share of the run's budget spent, in `[0, 1]`: the largest of the shares of the time
+    /// limit (`seconds` of this run), of the step limit (`step` updates done) and of the epochs
+    /// (`epoch`, 1-based, `batch` of its `batches` batches done). What
+    /// [`LrSchedule::Linear`] decays by.
+    #[must_use]
+    pub fn budget_spent(
+        &self,
+        seconds: f64,
+        step: usize,
+        epoch: usize,
+        batch: usize,
+        batches: usize,
+    ) -> f64 {
+        let epochs = (epoch.saturating_sub(1) as f64 + batch as f64 / batches.max(1) as f64)
+            / self.epochs as f64;
+        let time = self.time_limit_secs.map_or(0.0, |t| seconds / t);
+        let steps = self
+            .max_steps
+            .map_or(0.0, |m| step as f64 / m.max(1) as f64);
+        epochs.max(time).max(steps).clamp(0.0, 1.0)
+    }
 }
 
 /// What happened in one epoch.
@@ -394,7 +416,7 @@ pub fn fit<T: Task + Send>(
             let (mut items, mut loss_sum, mut norm_sum, mut steps) = (0usize, 0.0, 0.0, 0usize);
             let mut lr = base_lr;
             let mut stop: Option<String> = None;
-            for batch in &batches {
+            for (b, batch) in batches.iter().enumerate() {
                 let n = task.batch_items(batch);
                 let loss = task.loss(&model, batch, &mut drop_rng)?;
                 let lv = f64::from(crate::init::to_host1(loss.value.clone())?[0]);
@@ -405,7 +427,17 @@ pub fn fit<T: Task + Send>(
                         loss: lv,
                     });
                 }
-                lr = base_lr * config.schedule.factor(state.step, state.plateau_scale);
+                let spent = config.budget_spent(
+                    started.elapsed().as_secs_f64(),
+                    state.step,
+                    epoch,
+                    b,
+                    batches.len(),
+                );
+                lr = base_lr
+                    * config
+                        .schedule
+                        .factor(state.step, state.plateau_scale, spent);
                 let (m, norm) = updater.step(model, loss, lr)?;
                 model = m;
                 state.step += 1;

@@ -153,6 +153,11 @@ pub enum LrSchedule {
         /// Updates of warm-up.
         warmup: usize,
     },
+    /// Decay linearly from the base rate to zero over the run's budget: whichever of its time
+    /// limit, step limit and epochs it is nearest to the end of (the schedule Li, Yumer &
+    /// Ramanan 2020 found best when training stops at a budget; a resumed run decays again
+    /// over its own budget).
+    Linear,
 }
 
 impl LrSchedule {
@@ -166,6 +171,7 @@ impl LrSchedule {
             Self::StepDecay { every, factor, .. } => every > 0 && factor > 0.0 && factor <= 1.0,
             Self::Plateau { factor } => factor > 0.0 && factor <= 1.0,
             Self::Warmup { warmup } => warmup > 0,
+            Self::Linear => true,
         };
         if ok {
             Ok(())
@@ -177,9 +183,11 @@ impl LrSchedule {
     }
 
     /// The factor for update number `step` (0-based), given the plateau factor accumulated so
-    /// far (`plateau_scale`, 1 unless the schedule is [`LrSchedule::Plateau`]).
+    /// far (`plateau_scale`, 1 unless the schedule is [`LrSchedule::Plateau`]) and the share of
+    /// the run's budget spent before this update (`spent`, in `[0, 1]`; only
+    /// [`LrSchedule::Linear`] reads it).
     #[must_use]
-    pub fn factor(&self, step: usize, plateau_scale: f64) -> f64 {
+    pub fn factor(&self, step: usize, plateau_scale: f64, spent: f64) -> f64 {
         match *self {
             Self::Constant => 1.0,
             Self::StepDecay {
@@ -195,6 +203,7 @@ impl LrSchedule {
             }
             Self::Plateau { .. } => plateau_scale,
             Self::Warmup { warmup } => ((step + 1) as f64 / warmup as f64).min(1.0),
+            Self::Linear => (1.0 - spent).clamp(0.0, 1.0),
         }
     }
 }
@@ -279,14 +288,22 @@ mod tests {
             every: 5,
             factor: 0.5,
         };
-        assert_eq!(s.factor(9, 1.0), 1.0);
-        assert_eq!(s.factor(10, 1.0), 0.5);
-        assert_eq!(s.factor(14, 1.0), 0.5);
-        assert_eq!(s.factor(15, 1.0), 0.25);
-        assert_eq!(LrSchedule::Warmup { warmup: 4 }.factor(1, 1.0), 0.5);
-        assert_eq!(LrSchedule::Warmup { warmup: 4 }.factor(9, 1.0), 1.0);
-        assert_eq!(LrSchedule::Plateau { factor: 0.5 }.factor(3, 0.25), 0.25);
+        assert_eq!(s.factor(9, 1.0, 0.0), 1.0);
+        assert_eq!(s.factor(10, 1.0, 0.0), 0.5);
+        assert_eq!(s.factor(14, 1.0, 0.0), 0.5);
+        assert_eq!(s.factor(15, 1.0, 0.0), 0.25);
+        assert_eq!(LrSchedule::Warmup { warmup: 4 }.factor(1, 1.0, 0.0), 0.5);
+        assert_eq!(LrSchedule::Warmup { warmup: 4 }.factor(9, 1.0, 0.0), 1.0);
+        assert_eq!(
+            LrSchedule::Plateau { factor: 0.5 }.factor(3, 0.25, 0.0),
+            0.25
+        );
         assert!(LrSchedule::Plateau { factor: 1.5 }.check().is_err());
+        // Linear: the share of the budget left, never below zero or above one.
+        assert_eq!(LrSchedule::Linear.factor(7, 1.0, 0.0), 1.0);
+        assert_eq!(LrSchedule::Linear.factor(7, 1.0, 0.25), 0.75);
+        assert_eq!(LrSchedule::Linear.factor(7, 1.0, 1.5), 0.0);
+        assert_eq!(LrSchedule::Linear.factor(7, 0.5, -1.0), 1.0);
         assert!(OptimizerSpec::adam(0.0).check().is_err());
         assert!(OptimizerSpec::adam(1e-3).check().is_ok());
     }

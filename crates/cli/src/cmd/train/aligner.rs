@@ -177,9 +177,10 @@ mod training {
         let mut config = a.common.train_config(10, 1.0, Some(a.batching.clip))?;
         if a.common.optimizer == Optimizer::Adam && a.common.lr.is_none() {
             // The paper's optimiser unless the user asks for another: SGD at 1.0, the rate
-            // × 0.8 after an epoch without a better validation loss (or --plateau's halving).
+            // × 0.8 after an epoch without a better validation loss (or --plateau's halving,
+            // or --linear-decay).
             config.optimizer = optimizer;
-            if !a.common.plateau {
+            if !(a.common.plateau || a.common.linear_decay) {
                 config.schedule = schedule;
             }
         }

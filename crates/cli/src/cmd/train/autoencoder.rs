@@ -68,8 +68,8 @@ pub(crate) struct AutoencoderArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     ranking_pairs: usize,
     /// Decay schedule of the paper: multiply the rate by 0.9 every 50k updates after the first
-    /// 100k (otherwise constant, or --plateau).
-    #[arg(long, conflicts_with = "plateau")]
+    /// 100k (otherwise constant, or --plateau, or --linear-decay).
+    #[arg(long, conflicts_with_all = ["plateau", "linear_decay"])]
     step_decay: bool,
     #[command(flatten)]
     text: TextArgs,
