@@ -82,8 +82,8 @@ pub(crate) struct CommonArgs {
     #[arg(long, default_value_t = 0.5, value_name = "F", requires = "plateau")]
     plateau_factor: f64,
     /// Decay the learning rate linearly to zero over the run's budget (--time-limit, or
-    /// --epochs: whichever the run is nearer the end of), the schedule that serves a run cut
-    /// at a budget best; a --resume decays again over its own budget.
+    /// --epochs: whichever the run is nearer the end of), as budgeted-training studies advise
+    /// for a run cut at a budget; a --resume decays again over its own budget.
     #[arg(long, conflicts_with = "plateau")]
     linear_decay: bool,
     /// Stop after this many epochs without a better validation loss.
