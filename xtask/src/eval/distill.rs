@@ -58,15 +58,15 @@ pub(super) fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn Senten
 
 /// What is measured of every encoder.
 pub(super) struct Row {
-    name: String,
+    pub(super) name: String,
     /// Newsdev best F1, `max` retrieval: cosine, ratio margin.
-    f1: (f64, f64),
+    pub(super) f1: (f64, f64),
     /// Tatoeba P@1 deu→eng, fra→eng.
-    tatoeba: (f64, f64),
+    pub(super) tatoeba: (f64, f64),
     /// Recovery error (mean of both directions): cosine, CSLS.
-    recovery: (f64, f64),
+    pub(super) recovery: (f64, f64),
     /// Newsdev sentences encoded per second.
-    rate: f64,
+    pub(super) rate: f64,
 }
 
 fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddings> {

@@ -11,6 +11,7 @@ mod calibrate;
 mod data;
 mod distill;
 mod distill_aligner;
+mod distill_mono;
 mod docalign;
 mod filter;
 mod lexical;
@@ -120,6 +121,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "distill-aligner",
         "the word-alignment BiLSTM as a student of USE-M (its word loss beside the teacher's vectors; minutes set by its recipe), side by side with the teacher",
         distill_aligner::run,
+    ),
+    (
+        "distill-mono",
+        "a language without parallel data: the siamese student's French from the teacher's vectors of French text alone, against none and against parallel French (3 × 15 min)",
+        distill_mono::run,
     ),
     (
         "docalign",
