@@ -58,7 +58,7 @@ pub(super) fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn Senten
 
 /// What is measured of every encoder.
 pub(super) struct Row {
-    pub(super) name: String,
+    name: String,
     /// Newsdev best F1, `max` retrieval: cosine, ratio margin.
     pub(super) f1: (f64, f64),
     /// Tatoeba P@1 deu→eng, fra→eng.
@@ -66,7 +66,7 @@ pub(super) struct Row {
     /// Recovery error (mean of both directions): cosine, CSLS.
     pub(super) recovery: (f64, f64),
     /// Newsdev sentences encoded per second.
-    pub(super) rate: f64,
+    rate: f64,
 }
 
 fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddings> {

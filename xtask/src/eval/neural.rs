@@ -34,13 +34,18 @@ pub(super) fn out_dir(name: &str) -> PathBuf {
 
 /// The gettext catalogue pairs as (German, English) columns.
 pub(super) fn gettext_de_en(ctx: &Ctx) -> Result<(Vec<String>, Vec<String>)> {
-    let (mut de, mut en) = (Vec::new(), Vec::new());
-    for rec in BitextTsvReader::open(ctx.path("train/gettext.en-de.tsv"), 1, 0)? {
+    gettext(ctx, "train/gettext.en-de.tsv")
+}
+
+/// The pairs of a gettext catalogue file (`english<TAB>other`) as (other, English) columns.
+pub(super) fn gettext(ctx: &Ctx, file: &str) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut other, mut en) = (Vec::new(), Vec::new());
+    for rec in BitextTsvReader::open(ctx.path(file), 1, 0)? {
         let r = rec?;
-        de.push(r.src);
+        other.push(r.src);
         en.push(r.tgt);
     }
-    Ok((de, en))
+    Ok((other, en))
 }
 
 /// A probability threshold as text; near 1 (where a confident classifier's thresholds sit) as
