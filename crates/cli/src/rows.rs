@@ -67,11 +67,11 @@ pub(crate) struct RowOptions {
 }
 
 /// Rows whose sentence repeats an earlier row's, and each first occurrence's rows.
-fn repeats(s: &Sentences) -> (Vec<usize>, HashMap<usize, Vec<usize>>) {
+pub(crate) fn repeats(sentences: &[String]) -> (Vec<usize>, HashMap<usize, Vec<usize>>) {
     let mut first: HashMap<&str, usize> = HashMap::new();
     let mut dups = Vec::new();
     let mut occurrences: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (i, text) in s.sentences.iter().enumerate() {
+    for (i, text) in sentences.iter().enumerate() {
         let f = *first.entry(text.as_str()).or_insert(i);
         if f != i {
             dups.push(i);
@@ -144,7 +144,7 @@ impl Rows {
             };
             for (side, text, zeros) in [(&mut src_side, st, &mut sz), (&mut trg_side, tt, &mut tz)]
             {
-                let (dups, occ) = repeats(text);
+                let (dups, occ) = repeats(&text.sentences);
                 eprintln!(
                     "--unify: {} of {} sentences of {} repeat an earlier one",
                     dups.len(),

@@ -70,9 +70,18 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     let teacher_spec = format!("bow:{}", teacher.display());
     let args = ["--teacher", &teacher_spec, "--objective", "ranking"];
     let (_, err) = succeed(&mut train("m1", &args));
-    // 60 pairs (30 from the text files, 30 from the TSV): 48 to train, 12 to validate.
-    assert!(err.contains("embedded 48 sentences"), "{err}");
-    assert!(err.contains("embedded 12 sentences"), "{err}");
+    // 60 pairs (30 from the text files, 30 from the TSV, the same ones): 48 to train, 12 to
+    // validate; the teacher embeds each distinct sentence once.
+    assert!(
+        err.contains("teacher: 29 distinct sentences of 48"),
+        "{err}"
+    );
+    assert!(err.contains("embedded 29 sentences"), "{err}");
+    assert!(
+        err.contains("teacher: 11 distinct sentences of 12"),
+        "{err}"
+    );
+    assert!(err.contains("embedded 11 sentences"), "{err}");
     assert!(err.contains("teacher cos src"), "{err}");
     let cached = std::fs::read_dir(&cache)
         .unwrap()
@@ -92,7 +101,21 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
             .arg("--teacher-text")
             .arg(&mono),
     );
-    assert!(err.contains("embedded 53 sentences"), "{err}");
+    assert!(err.contains("distinct sentences of 53"), "{err}");
+    // The text files' training pairs three times: more rows, the same distinct sentences, so
+    // the cached vectors serve.
+    let (_, err) = succeed(&mut train(
+        "m4",
+        &["--teacher", &teacher_spec, "--text-repeat", "3"],
+    ));
+    let rows: usize = err
+        .split("teacher: 29 distinct sentences of ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(rows > 48 && (rows - 48).is_multiple_of(2), "{rows}");
+    assert!(!err.contains("embedded"), "{err}");
     // The same teacher and pairs: the vectors are read back, not recomputed.
     let (_, err) = succeed(&mut train(
         "m2",

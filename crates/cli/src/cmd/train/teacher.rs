@@ -1,6 +1,7 @@
 //! `--teacher SPEC`: distillation of a text model from a teacher encoder (Reimers & Gurevych
 //! 2020; LASER3). The teacher reads one sentence of every training and validation pair
-//! (`--teacher-side`); its vectors are computed once through the `embed` path
+//! (`--teacher-side`); its vectors are computed once for each distinct sentence (a sentence
+//! repeated in the pairs, or by `--text-repeat`, is embedded once) through the `embed` path
 //! (`embed::embed_cached`: the spec, side and text hashed into a sidecar) and kept in a cache
 //! directory, so that a second run with the same teacher and pairs reads them back.
 
@@ -111,10 +112,52 @@ mod vectors {
         Ok(base.join("bitext").join("teacher"))
     }
 
+    /// The teacher's vectors of `sentences` (read on `side`), one row each: each distinct
+    /// sentence is embedded once ([`unique_vectors`]) and its vector copied to its repeats.
+    fn vectors(
+        spec: &EncoderSpec,
+        side: Side,
+        sentences: &[String],
+        cache: &Path,
+        quiet: bool,
+    ) -> Result<Embeddings> {
+        let (dups, occurrences) = crate::rows::repeats(sentences);
+        if dups.is_empty() {
+            return unique_vectors(spec, side, sentences, cache, quiet);
+        }
+        // Each row's distinct sentence: its place among the first occurrences.
+        let mut slot = vec![usize::MAX; sentences.len()];
+        let mut unique = Vec::with_capacity(sentences.len() - dups.len());
+        for (i, s) in sentences.iter().enumerate() {
+            if dups.binary_search(&i).is_err() {
+                slot[i] = unique.len();
+                unique.push(s.clone());
+            }
+        }
+        for (first, rows) in &occurrences {
+            for &r in rows {
+                slot[r] = slot[*first];
+            }
+        }
+        if !quiet {
+            eprintln!(
+                "teacher: {} distinct sentences of {} ({} repeat an earlier one)",
+                unique.len(),
+                sentences.len(),
+                dups.len()
+            );
+        }
+        let once = unique_vectors(spec, side, &unique, cache, quiet)?;
+        Ok(Embeddings::from_rows(
+            slot.iter().map(|&k| once.row(k)),
+            once.dim(),
+        )?)
+    }
+
     /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
     /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
     /// earlier run made it from the same text with the same spec.
-    fn vectors(
+    fn unique_vectors(
         spec: &EncoderSpec,
         side: Side,
         sentences: &[String],
