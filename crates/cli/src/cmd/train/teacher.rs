@@ -60,7 +60,7 @@ mod vectors {
         }
     }
     use crate::cmd::embed::embed_cached;
-    use crate::cmd::train::training::Split;
+    use crate::cmd::train::pairs::Split;
     use crate::input::TextFormat;
 
     impl TeacherArgs {
