@@ -109,12 +109,11 @@ mod reading {
             }
             Ok(())
         }
-    }
 
-    impl PairArgs {
         /// The training pairs and the validation pairs: --valid-src/--valid-tgt when given,
-        /// else --valid-fraction of the pairs drawn with --seed. `(train src, train tgt, valid
-        /// src, valid tgt)`.
+        /// else --valid-fraction of the pairs drawn with --seed; then the training pairs of
+        /// --src-text/--tgt-text repeated to --text-repeat. `(train src, train tgt, valid src,
+        /// valid tgt)`.
         pub(in crate::cmd::train) fn read_split(
             &self,
             valid: &ValidArgs,
