@@ -198,4 +198,43 @@ mod vectors {
             .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
         Ok(e)
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Each row gets the vector of its own sentence, repeats included, and the teacher
+        /// embeds each distinct sentence once.
+        #[test]
+        fn repeated_sentences_get_their_own_vectors_from_one_embedding() {
+            let d = tempfile::tempdir().unwrap();
+            let mut vec = String::from("4 3\n");
+            for row in ["a 1 0 0", "b 0 1 0", "c 0 0 1", "d 1 1 0"] {
+                vec.push_str(row);
+                vec.push('\n');
+            }
+            let file = d.path().join("t.vec");
+            std::fs::write(&file, vec).unwrap();
+            let spec: EncoderSpec = format!("bow:{}", file.display()).parse().unwrap();
+            let text = ["a b", "c", "a b", "d", "c", "b"].map(String::from);
+            let cache = d.path().join("cache");
+            let all = vectors(&spec, Side::Target, &text, &cache, true).unwrap();
+            assert_eq!(all.len(), text.len());
+            for (i, s) in text.iter().enumerate() {
+                let one =
+                    unique_vectors(&spec, Side::Target, std::slice::from_ref(s), &cache, true)
+                        .unwrap();
+                assert_eq!(all.row(i), one.row(0), "row {i}: {s}");
+            }
+            assert_ne!(all.row(0), all.row(1));
+            // The distinct sentences, in first-seen order, are what the teacher read.
+            let read: Vec<String> = std::fs::read_dir(&cache)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+                .map(|p| std::fs::read_to_string(p).unwrap())
+                .collect();
+            assert!(read.contains(&"a b\nc\nd\nb\n".to_string()), "{read:?}");
+        }
+    }
 }
