@@ -47,6 +47,9 @@ pub struct OnnxEncoder {
     output: String,
     dim: usize,
     spec: OnnxSpec,
+    /// The pieces of the graph's own sentencepiece model, by id (graphs with a tokenizer
+    /// inside), for [`OnnxEncoder::pieces`].
+    pieces: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for OnnxEncoder {
@@ -82,7 +85,22 @@ impl OnnxEncoder {
     /// operator it lacks), a tokenizer that cannot be built.
     pub fn load(spec: &OnnxSpec) -> Result<Self> {
         spec.check()?;
-        let graph = graph::load(&spec.model)?;
+        let mut graph = graph::load(&spec.model)?;
+        // An output that is not one of the graph's (an intermediate tensor) is made one.
+        let declared = match &spec.output {
+            Some(o) => {
+                let before = graph.bytes.len();
+                graph.bytes = graph::expose(std::mem::take(&mut graph.bytes), o).map_err(|e| {
+                    bitext_core::Error::parse(
+                        &spec.model,
+                        bitext_core::Location::Byte(e.offset as u64),
+                        e.reason,
+                    )
+                })?;
+                graph.bytes.len() == before
+            }
+            None => true,
+        };
         let env = environment(&runtime_path(spec.runtime.as_deref())?)?;
         let named =
             |e: &dyn std::fmt::Display| Error::Invalid(format!("{}: {e}", spec.model.display()));
@@ -129,6 +147,7 @@ impl OnnxEncoder {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let mut pieces = None;
         let (tokenizer, feed): (Box<dyn Tokenizer>, Feed) = match &graph.tokenizer {
             Some(t) => {
                 if spec.tokenizer.is_some() {
@@ -142,6 +161,7 @@ impl OnnxEncoder {
                         add_eos: t.add_eos,
                         max_len: None,
                     })?;
+                pieces = Some(sp.pieces().iter().map(|p| p.piece.clone()).collect());
                 (
                     Box::new(sp),
                     Feed::Ragged {
@@ -216,7 +236,8 @@ impl OnnxEncoder {
                 output.0, output.1
             )));
         };
-        if !(2..=3).contains(&shape.len()) {
+        // An exposed intermediate tensor has no declared shape: the probe below finds its width.
+        if (declared || !shape.is_empty()) && !(2..=3).contains(&shape.len()) {
             return Err(named(&format!(
                 "output {} has shape {shape:?}: expected [batch, dim] or [batch, tokens, dim]",
                 output.0
@@ -227,13 +248,19 @@ impl OnnxEncoder {
             tokenizer,
             feed,
             output: output.0.clone(),
-            dim: usize::try_from(*shape.last().expect("rank 2 or 3")).unwrap_or(0),
+            dim: shape
+                .last()
+                .and_then(|&d| usize::try_from(d).ok())
+                .unwrap_or(0),
             spec: spec.clone(),
+            pieces,
         };
         if enc.dim == 0 {
-            // A symbolic dimension: run one sentence to learn it.
+            // A symbolic dimension: run one sentence of one piece (the first of "a") to learn
+            // it, so that a per-piece tensor gives one row too.
+            let probe = enc.tokenizer.encode_ids("a")?.first().copied().unwrap_or(0);
             let mut session = enc.lock(0)?;
-            let dim = enc.run(&mut session, &["a"])?.1;
+            let dim = enc.run_ids(&mut session, &[vec![probe]])?.1;
             drop(session);
             enc.dim = dim;
         }
@@ -271,10 +298,60 @@ impl OnnxEncoder {
             .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))
     }
 
+    /// The pieces of the graph's own tokenizer by id (`None` for a graph fed by the spec's
+    /// tokenizer).
+    #[must_use]
+    pub fn pieces(&self) -> Option<&[String]> {
+        self.pieces.as_deref()
+    }
+
+    /// The vector of each piece id alone: `ids[i]` fed as a sentence of that one piece (no
+    /// BOS or EOS), the spec's output read (normalised as the spec says). With `output` naming
+    /// the graph's embedding lookup (an intermediate tensor, one row per piece), these are the
+    /// graph's own input vectors of its vocabulary: what a student encoder can start from
+    /// (`bitext train --init-vectors onnx:SPEC`). `progress` gets the number done.
+    ///
+    /// # Errors
+    /// An id outside the vocabulary, or as [`SentenceEncoder::encode_batch`].
+    pub fn piece_vectors(
+        &self,
+        ids: &[u32],
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Embeddings> {
+        let vocab = self.tokenizer.vocab_size();
+        if let Some(&bad) = ids.iter().find(|&&i| i as usize >= vocab) {
+            return Err(Error::Invalid(format!(
+                "{}: piece id {bad} is outside the vocabulary of {vocab}",
+                self.spec.model.display()
+            )));
+        }
+        let mut session = self.lock(0)?;
+        let mut rows = Vec::with_capacity(ids.len() * self.dim);
+        for chunk in ids.chunks(self.spec.batch.max(1)) {
+            let sentences: Vec<Vec<u32>> = chunk.iter().map(|&i| vec![i]).collect();
+            let (r, d) = self.run_ids(&mut session, &sentences)?;
+            if d != self.dim {
+                return Err(Error::Invalid(format!(
+                    "{}: output dimension {d}, expected {}",
+                    self.spec.model.display(),
+                    self.dim
+                )));
+            }
+            rows.extend_from_slice(&r);
+            progress(rows.len() / self.dim.max(1));
+        }
+        Ok(Embeddings::new(rows, self.dim)?)
+    }
+
     /// Run one batch on `session`: the rows (normalised as the spec says) and their dimension.
     fn run(&self, session: &mut Session, sentences: &[&str]) -> Result<(Vec<f32>, usize)> {
         let ids = self.ids(sentences)?;
-        let n = sentences.len();
+        self.run_ids(session, &ids)
+    }
+
+    /// [`OnnxEncoder::run`] on the piece ids of each sentence.
+    fn run_ids(&self, session: &mut Session, ids: &[Vec<u32>]) -> Result<(Vec<f32>, usize)> {
+        let n = ids.len();
         let mut inputs: Vec<(String, DynValue)> = Vec::new();
         let mut mask_rows: Option<(Vec<u8>, usize)> = None;
         match &self.feed {
@@ -287,7 +364,7 @@ impl OnnxEncoder {
                 let mut sp = Vec::with_capacity(n + 1);
                 sp.push(0i64);
                 let flat: Vec<u32> = ids.iter().flatten().copied().collect();
-                for r in &ids {
+                for r in ids {
                     sp.push(sp.last().copied().unwrap_or(0) + r.len() as i64);
                 }
                 let t = flat.len();

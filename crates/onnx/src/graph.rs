@@ -378,6 +378,79 @@ pub fn cut(bytes: Vec<u8>) -> PResult<Graph> {
     })
 }
 
+/// `bytes` with `tensor` as one more graph output, so that ONNX Runtime returns it: an
+/// intermediate tensor such as the token vectors of a graph's embedding lookup
+/// ([`crate::OnnxEncoder::piece_vectors`]). Unchanged when `tensor` already is an output.
+/// The output is declared as float of unknown shape (ONNX Runtime infers the rest).
+///
+/// # Errors
+/// Not an ONNX model, or no node of the graph produces `tensor`.
+pub fn expose(bytes: Vec<u8>, tensor: &str) -> PResult<Vec<u8>> {
+    let err = |offset: usize, reason: String| ProtoError { offset, reason };
+    let mut graph = None;
+    let mut m = Fields::new(&bytes, 0);
+    while let Some((field, at, v)) = m.next_field()? {
+        if let (7, Value::Bytes(g)) = (field, v) {
+            graph = Some((g, at));
+        }
+    }
+    let Some((g, g_at)) = graph else {
+        return Err(err(
+            0,
+            "no graph (ModelProto field 7): not an ONNX model".into(),
+        ));
+    };
+    // GraphProto: node = 1, output = 12.
+    let mut produced = false;
+    let mut outputs = Vec::new();
+    let mut f = Fields::new(g, g_at);
+    while let Some((field, at, v)) = f.next_field()? {
+        match (field, v) {
+            (12, Value::Bytes(b)) => {
+                let name = name_of(b, at, 1)?.unwrap_or_default();
+                if name == tensor {
+                    return Ok(bytes);
+                }
+                outputs.push(name);
+            }
+            (1, Value::Bytes(b)) if !produced => {
+                produced = read_node(b, at)?.outputs.iter().any(|o| o == tensor);
+            }
+            _ => {}
+        }
+    }
+    if !produced {
+        return Err(err(
+            g_at,
+            format!(
+                "no output {tensor:?}: no node of the graph makes a tensor of that name \
+                 (outputs: {})",
+                outputs.join(", ")
+            ),
+        ));
+    }
+    let mut new_graph = g.to_vec();
+    // ValueInfoProto { name, type: TypeProto { tensor_type: { elem_type: FLOAT } } }.
+    let mut tensor_type = Vec::new();
+    put_varint_field(1, dtype::FLOAT as u64, &mut tensor_type);
+    let mut ty = Vec::new();
+    put_bytes_field(1, &tensor_type, &mut ty);
+    let mut vi = Vec::new();
+    put_bytes_field(1, tensor.as_bytes(), &mut vi);
+    put_bytes_field(2, &ty, &mut vi);
+    put_bytes_field(12, &vi, &mut new_graph);
+    let mut out = Vec::with_capacity(bytes.len() + 64);
+    let mut m = Fields::new(&bytes, 0);
+    while let Some((field, _, _, raw)) = m.next_raw()? {
+        if field == 7 {
+            put_bytes_field(7, &new_graph, &mut out);
+        } else {
+            out.extend_from_slice(raw);
+        }
+    }
+    Ok(out)
+}
+
 pub mod build;
 
 #[cfg(test)]
@@ -432,6 +505,26 @@ mod tests {
         assert!(text.contains("Cast") && text.contains("Size"));
         let t2 = cut(usem_like(b"m", 0, 0)).unwrap().tokenizer.unwrap();
         assert!(t2.add_bos && !t2.add_eos);
+    }
+
+    #[test]
+    fn an_intermediate_tensor_is_exposed_once_and_a_missing_one_named() {
+        let g = usem_like(b"m", 1, 0);
+        // Already an output: the bytes unchanged.
+        assert_eq!(expose(g.clone(), "outputs").unwrap(), g);
+        // Made by a node: one more graph output (field 12), which exposing again keeps.
+        let once = expose(g.clone(), "ids64").unwrap();
+        assert!(once.len() > g.len());
+        assert_eq!(expose(once.clone(), "ids64").unwrap(), once);
+        let cut_once = cut(once).unwrap();
+        assert!(String::from_utf8_lossy(&cut_once.bytes).contains("ids64"));
+        // Made by no node: named with the graph's outputs.
+        let e = expose(g, "pooled").unwrap_err();
+        assert!(
+            e.reason.contains("\"pooled\"") && e.reason.contains("outputs: outputs"),
+            "{e:?}"
+        );
+        assert!(expose(b"\x0a\x03abc".to_vec(), "x").is_err());
     }
 
     #[test]

@@ -35,13 +35,15 @@ pub fn runtime_path(spec_path: Option<&Path>) -> Result<PathBuf> {
 
 /// Load ONNX Runtime from `path` (once per process; a second, different path is an error).
 pub(crate) fn environment(path: &Path) -> Result<&'static ort::environment::Environment> {
+    // Checked before the process-wide cell, so that a wrong path does not stay the answer
+    // for every later load in this process.
+    if !path.is_file() {
+        return Err(Error::Invalid(format!(
+            "{}: no such file (the ONNX Runtime library)",
+            path.display()
+        )));
+    }
     let got = RUNTIME.get_or_init(|| {
-        if !path.is_file() {
-            return Err(format!(
-                "{}: no such file (the ONNX Runtime library)",
-                path.display()
-            ));
-        }
         let env = ort::init_from(path)
             .map_err(|e| format!("{}: cannot load ONNX Runtime: {e}", path.display()))?
             .with_name("bitext")

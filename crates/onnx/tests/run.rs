@@ -11,7 +11,9 @@ use std::sync::OnceLock;
 
 use bitext_encode::{OnnxSpec, Pooling, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
-use bitext_onnx::graph::build::{attr_bytes, attr_int, model, node, tensor, token_states};
+use bitext_onnx::graph::build::{
+    attr_bytes, attr_int, model, node, piece_lookup, tensor, token_states,
+};
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
 
@@ -412,5 +414,95 @@ fn a_transformer_export_is_fed_by_a_tokenizer_json() {
         for (a, b) in got.view().row(i).iter().zip(&want) {
             assert!((a - b).abs() < 1e-5, "{:?}: {a} vs {b}", text[i]);
         }
+    }
+}
+
+#[test]
+fn piece_vectors_read_an_intermediate_tensor_of_a_graph_with_its_own_tokenizer() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
+    let vocab = sp.pieces().len();
+    let (m, table) = piece_lookup(spm_bytes(), vocab, 3, 21);
+    let path = write(dir.path(), "usem-table.onnx", &m);
+    let spec = OnnxSpec {
+        output: Some("emb".into()),
+        normalize: false,
+        batch: 5,
+        runtime: Some(rt.clone()),
+        ..OnnxSpec::new(&path)
+    };
+    let enc = OnnxEncoder::load(&spec).unwrap();
+    assert_eq!(enc.dim(), 3);
+    let pieces: Vec<String> = sp.pieces().iter().map(|p| p.piece.clone()).collect();
+    assert_eq!(enc.pieces(), Some(&pieces[..]));
+    // Every id, in an order that is not the table's, in batches of 5 (the last one short).
+    let ids: Vec<u32> = (0..vocab as u32).rev().collect();
+    let mut seen = Vec::new();
+    let got = enc.piece_vectors(&ids, &mut |n| seen.push(n)).unwrap();
+    assert_eq!(got.len(), vocab);
+    for (row, &id) in ids.iter().enumerate() {
+        assert_eq!(
+            got.view().row(row),
+            &table[id as usize * 3..][..3],
+            "piece {id}"
+        );
+    }
+    assert_eq!(seen.last(), Some(&vocab));
+    // Normalised as the spec says.
+    let unit = OnnxEncoder::load(&OnnxSpec {
+        normalize: true,
+        ..spec.clone()
+    })
+    .unwrap()
+    .piece_vectors(&[1], &mut |_| {})
+    .unwrap();
+    let norm: f32 = unit.view().row(0).iter().map(|x| x * x).sum();
+    assert!((norm - 1.0).abs() < 1e-5, "{norm}");
+    // An id outside the vocabulary, and a tensor no node makes.
+    let e = enc
+        .piece_vectors(&[vocab as u32], &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("outside the vocabulary"), "{e}");
+    let e = OnnxEncoder::load(&OnnxSpec {
+        output: Some("no_such_tensor".into()),
+        ..spec
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("usem-table.onnx") && e.contains("no_such_tensor"),
+        "{e}"
+    );
+}
+
+#[test]
+fn piece_vectors_of_a_padded_export_read_its_embedding_lookup() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let spm = write(dir.path(), "spm.model", spm_bytes());
+    let vocab = Sentencepiece::open(&spm).unwrap().pieces().len();
+    let (m, table) = token_states(vocab, 4, 3, false);
+    let path = write(dir.path(), "tr.onnx", &m);
+    let enc = OnnxEncoder::load(&OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm,
+            sequence: SequenceConfig::default(),
+        }),
+        // `emb`: `Gather(table, input_ids)`, before the mask.
+        output: Some("emb".into()),
+        normalize: false,
+        batch: 4,
+        runtime: Some(rt),
+        ..OnnxSpec::new(&path)
+    })
+    .unwrap();
+    // A graph fed by the spec's tokenizer has no pieces of its own to name the rows.
+    assert_eq!(enc.pieces(), None);
+    let ids = [3u32, 0, 7, 7, 1];
+    let got = enc.piece_vectors(&ids, &mut |_| {}).unwrap();
+    for (row, &id) in ids.iter().enumerate() {
+        assert_eq!(got.view().row(row), &table[id as usize * 4..][..4]);
     }
 }

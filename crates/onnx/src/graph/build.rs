@@ -125,6 +125,73 @@ pub fn token_states(vocab: usize, dim: usize, seed: u64, token_types: bool) -> (
     (m, table)
 }
 
+/// USE-M's layout with an embedding lookup in miniature: strings → an onnxruntime-extensions
+/// `SentencepieceTokenizer` carrying `spm` (no BOS or EOS) → ids → `Gather(table, ids)` =
+/// `emb` `[pieces, dim]`, an intermediate tensor, not a graph output → `outputs` = its sum.
+/// The seeded random `table` of `vocab` rows is returned beside the model.
+#[must_use]
+pub fn piece_lookup(spm: &[u8], vocab: usize, dim: usize, seed: u64) -> (Vec<u8>, Vec<f32>) {
+    let mut rng = bitext_core::Rng::seed(seed);
+    let table: Vec<f32> = (0..vocab * dim).map(|_| rng.normal() as f32).collect();
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let nodes = [
+        node(
+            "SentencepieceTokenizer",
+            CONTRIB,
+            &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
+            &["ids", "splits"],
+            &[
+                attr_bytes("model", spm),
+                attr_int("out_type", dtype::INT32),
+                attr_int("Tsplits", dtype::INT64),
+            ],
+        ),
+        node("Gather", "", &["table", "ids"], &["emb"], &[]),
+        node(
+            "ReduceSum",
+            "",
+            &["emb"],
+            &["outputs"],
+            &[attr_int("keepdims", 0)],
+        ),
+        node(
+            "Cast",
+            "",
+            &["splits"],
+            &["splits_f"],
+            &[attr_int("to", dtype::FLOAT)],
+        ),
+        node(
+            "ReduceSum",
+            "",
+            &["splits_f"],
+            &["total"],
+            &[attr_int("keepdims", 0)],
+        ),
+    ];
+    let inits = [
+        tensor("nbest", &[], dtype::INT64, &0i64.to_le_bytes()),
+        tensor("alpha", &[], dtype::FLOAT, &1f32.to_le_bytes()),
+        tensor("bos", &[], dtype::BOOL, &[0]),
+        tensor("eos", &[], dtype::BOOL, &[0]),
+        tensor("rev", &[], dtype::BOOL, &[0]),
+        tensor(
+            "table",
+            &[vocab as i64, dim as i64],
+            dtype::FLOAT,
+            &f32s(&table),
+        ),
+    ];
+    let m = model(
+        &nodes,
+        &inits,
+        &[("inputs", 8, &["N"])],
+        &[("outputs", dtype::FLOAT, &[]), ("total", dtype::FLOAT, &[])],
+        &[CONTRIB],
+    );
+    (m, table)
+}
+
 /// A model: IR version 8, opset 13 (and `extra_domains` at version 1), the nodes in order;
 /// inputs and outputs as `(name, dtype, dims)` with symbolic dimensions named or fixed
 /// ones written as numbers.
