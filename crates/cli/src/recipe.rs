@@ -276,7 +276,9 @@ fn flag_tokens(arg: &Arg, value: &Value, base: &Path, out: &mut Vec<OsString>) -
 }
 
 /// A string value: `${NAME}` replaced by the environment, then a relative path made relative
-/// to the recipe's directory (paths only; `-` is standard input or output).
+/// to the recipe's directory (paths only; `-` is standard input or output, and a value that
+/// begins with `{` is an inline JSON spec, such as an encoder spec given to
+/// `--init-vectors`, not a path).
 fn text_value(arg: &Arg, s: &str, base: &Path) -> Result<OsString> {
     let s = expand_env(s)?;
     let path_like = matches!(
@@ -284,7 +286,7 @@ fn text_value(arg: &Arg, s: &str, base: &Path) -> Result<OsString> {
         ValueHint::AnyPath | ValueHint::FilePath | ValueHint::DirPath
     );
     let p = Path::new(&s);
-    if path_like && s != "-" && p.is_relative() {
+    if path_like && s != "-" && !s.trim_start().starts_with('{') && p.is_relative() {
         Ok(base.join(p).into_os_string())
     } else {
         Ok(s.into())

@@ -113,6 +113,24 @@ fn sections_flags_and_values_become_tokens_before_the_command_line() {
 }
 
 #[test]
+fn an_inline_json_spec_in_a_path_flag_is_not_made_a_path() {
+    let (out, base) = run(
+        r#"{"data": {"tsv": "{\"type\": \"onnx\", \"model\": \"m.onnx\"}", "mono": ["a.txt"]}}"#,
+        "bitext train siamese --recipe R -o m",
+    )
+    .unwrap();
+    let m = cli().try_get_matches_from(&out).unwrap();
+    let m = m.subcommand_matches("train").unwrap();
+    let m = m.subcommand_matches("siamese").unwrap();
+    assert_eq!(
+        m.get_one::<PathBuf>("tsv"),
+        Some(&PathBuf::from(r#"{"type": "onnx", "model": "m.onnx"}"#))
+    );
+    let mono: Vec<&PathBuf> = m.get_many("mono").unwrap().collect();
+    assert_eq!(mono, [&base.join("a.txt")]);
+}
+
+#[test]
 fn the_command_line_wins_over_the_recipe_and_its_conflicts() {
     let (out, _) = run(
         r#"{"epochs": 50, "tsv": "p.tsv", "bag": false}"#,

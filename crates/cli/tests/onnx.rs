@@ -179,3 +179,105 @@ fn spec_again(encoder: &str) -> OnnxSpec {
         other => panic!("not an onnx spec: {other}"),
     }
 }
+
+/// `train siamese --init-vectors SPEC`: the student's fixed subword table is the graph's own
+/// embedding lookup (the spec's `output`, an intermediate tensor), one row per piece of the
+/// graph's sentencepiece model, computed once into the cache and reused; a spec that names no
+/// output is refused before any work.
+#[cfg(feature = "neural")]
+#[test]
+fn a_student_starts_from_its_teachers_piece_vectors() {
+    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
+        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let (_, spm) = graph(d.path());
+    let spm_bytes = std::fs::read(&spm).unwrap();
+    let sp = bitext_tokenize::Sentencepiece::from_bytes(spm_bytes.clone()).unwrap();
+    let pieces: Vec<String> = sp.pieces().iter().map(|p| p.piece.clone()).collect();
+    let vocab = pieces.len();
+    let (g, table) = bitext_onnx::graph::build::piece_lookup(&spm_bytes, vocab, 8, 4);
+    let g = write(d.path(), "lookup.onnx", g);
+    let spec = |output: &str| {
+        format!(
+            r#"{{"type": "onnx", "model": "{}"{output}, "batch": 7}}"#,
+            g.display()
+        )
+    };
+    let with_output = spec(r#", "output": "emb""#);
+    let words = [
+        ("der hund", "the dog"),
+        ("die katze", "the cat"),
+        ("das haus", "the house"),
+    ];
+    let (mut src, mut tgt) = (String::new(), String::new());
+    for i in 0..24 {
+        let (s, t) = words[i % 3];
+        src.push_str(&format!("{s} {s}\n"));
+        tgt.push_str(&format!("{t} {t}\n"));
+    }
+    let (src, tgt) = (write(d.path(), "s.txt", src), write(d.path(), "t.txt", tgt));
+    let cache = d.path().join("cache");
+    let train = |out: &str, init: &str| {
+        let mut c = cli![
+            "train",
+            "siamese",
+            "--src-text",
+            &src,
+            "--tgt-text",
+            &tgt,
+            "--spm",
+            &spm,
+            "--init-vectors",
+            init,
+            "--freeze-embeddings",
+            "--emb-dim",
+            "8",
+            "--preset",
+            "small",
+            "--epochs",
+            "1",
+            "--negatives",
+            "1",
+            "-o",
+            d.path().join(out)
+        ];
+        c.env("XDG_CACHE_HOME", &cache);
+        c
+    };
+    let (_, err) = succeed(&mut train("m1", &with_output));
+    assert!(
+        err.contains(&format!("the vectors of its {vocab} pieces (8 dimensions)")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{vocab} of {vocab} rows (100.0%) from the vectors"
+        )),
+        "{err}"
+    );
+    // The cached table: every piece, keyed by its text, its row of the graph's table
+    // normalised (the spec's default).
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(cache.join("bitext/pieces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let wv = bitext_core::io::vec::read_vec(&files[0], None).unwrap();
+    assert_eq!(wv.len(), vocab);
+    for (i, p) in pieces.iter().enumerate() {
+        let mut want = table[i * 8..(i + 1) * 8].to_vec();
+        bitext_core::normalize_row(&mut want);
+        let got = wv.get(p).unwrap();
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-6, "{p}: {got:?} vs {want:?}");
+        }
+    }
+    // Reused by a second run.
+    let (_, err) = succeed(&mut train("m2", &with_output));
+    assert!(err.contains("reusing") && err.contains("pieces-"), "{err}");
+    // Without "output" the graph's sentence vectors would be taken for pieces: refused.
+    fail(&mut train("m3", &spec("")), "\"output\"");
+    assert!(!d.path().join("m3").exists());
+}

@@ -30,6 +30,8 @@ use crate::flags::{Backend, Optimizer};
 mod aligner;
 mod autoencoder;
 mod pairs;
+#[cfg(feature = "neural")]
+mod pieces;
 mod siamese;
 mod teacher;
 
@@ -128,8 +130,13 @@ pub(crate) struct TextArgs {
     /// Initialise the embedding tables from bilingual vectors (`.vec`) of the source language
     /// (of both, for one file in a shared space such as `usem.spm128k.vec`): each token found
     /// there starts from its vector (projected on its top principal directions when the
-    /// model's embedding size is smaller), the rest at random with the same scale.
-    #[arg(long, value_name = "FILE")]
+    /// model's embedding size is smaller), the rest at random with the same scale. An ONNX
+    /// encoder spec instead of a file (`{"type": "onnx", "model": FILE, "output": TENSOR}`)
+    /// takes the graph's own input vectors of its pieces: the spec's "output" names the per-piece tensor of its embedding lookup (for USE-M
+    /// `StatefulPartitionedCall/EncoderDNN/EmbeddingLookup/EmbeddingLookupUnique/Reshape_1:0`;
+    /// with --spm, the same sentencepiece model as the graph's); computed once and cached
+    /// (`~/.cache/bitext/pieces`).
+    #[arg(long, value_name = "FILE|SPEC")]
     init_vectors: Option<PathBuf>,
     /// The target language's vectors for --init-vectors (same space).
     #[arg(
@@ -281,26 +288,33 @@ mod training {
             split: &'a Split,
             sequence: SequenceConfig,
             max_len: usize,
-        ) -> TextCorpus<'a> {
+            quiet: bool,
+        ) -> Result<TextCorpus<'a>> {
             let (ts, tt, vs, vt) = split;
-            TextCorpus {
+            Ok(TextCorpus {
                 src: ts,
                 tgt: tt,
                 valid: (!vs.is_empty()).then_some((&vs[..], &vt[..])),
                 vocab: self.vocab(sequence),
                 spm: self.spm.clone(),
-                init: self.init(),
+                init: self.init(quiet)?,
                 max_len: Some(max_len),
-            }
+            })
         }
 
-        /// The bilingual vectors the embedding tables start from, if any.
-        pub(in crate::cmd::train) fn init(&self) -> Option<VectorsInit> {
-            self.init_vectors.as_ref().map(|v| VectorsInit {
-                source: v.clone(),
-                target: self.init_target_vectors.clone(),
-                max_words: None,
-            })
+        /// The bilingual vectors the embedding tables start from, if any (an `onnx:` spec
+        /// given as --init-vectors made into its graph's piece vectors first).
+        pub(in crate::cmd::train) fn init(&self, quiet: bool) -> Result<Option<VectorsInit>> {
+            self.init_vectors
+                .as_ref()
+                .map(|v| {
+                    Ok(VectorsInit {
+                        source: super::pieces::resolve(v, quiet)?,
+                        target: self.init_target_vectors.clone(),
+                        max_words: None,
+                    })
+                })
+                .transpose()
         }
     }
 

@@ -186,9 +186,12 @@ mod training {
         }
         config.check()?;
         train.train = config;
-        let corpus = a
-            .text
-            .corpus(&split, SequenceConfig::default(), a.batching.max_len(80));
+        let corpus = a.text.corpus(
+            &split,
+            SequenceConfig::default(),
+            a.batching.max_len(80),
+            a.common.quiet,
+        )?;
         let segmenter = segmenter(a.text.spm.as_ref(), corpus.vocab.word);
         let replace = kinds.contains(&Kind::Replace);
         let quiet = a.common.quiet;

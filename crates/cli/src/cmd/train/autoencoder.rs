@@ -150,9 +150,12 @@ mod training {
             });
         }
         let job = AutoencoderTextTraining {
-            corpus: a
-                .text
-                .corpus(&split, SequenceConfig::default(), a.batching.max_len(60)),
+            corpus: a.text.corpus(
+                &split,
+                SequenceConfig::default(),
+                a.batching.max_len(60),
+                a.common.quiet,
+            )?,
             mono: &mono,
             network,
             train,

@@ -151,7 +151,7 @@ mod training {
             ..SequenceConfig::default()
         };
         let job = SiameseTextTraining {
-            corpus: a.text.corpus(&split, sequence, max_len),
+            corpus: a.text.corpus(&split, sequence, max_len, a.common.quiet)?,
             network,
             train,
             teacher: a.teacher.teacher(&split, a.common.quiet)?,

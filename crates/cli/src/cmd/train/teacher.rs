@@ -39,6 +39,9 @@ pub(crate) struct TeacherArgs {
     teacher_cache: Option<PathBuf>,
 }
 
+#[cfg(all(feature = "neural", feature = "onnx"))]
+pub(super) use vectors::cache_dir;
+
 #[cfg(feature = "neural")]
 mod vectors {
     use std::hash::Hasher;
@@ -101,15 +104,20 @@ mod vectors {
 
     /// `$XDG_CACHE_HOME/bitext/teacher`, else `$HOME/.cache/bitext/teacher`.
     fn default_cache() -> Result<PathBuf> {
+        cache_dir("teacher")
+    }
+
+    /// `$XDG_CACHE_HOME/bitext/WHAT`, else `$HOME/.cache/bitext/WHAT`.
+    pub(in crate::cmd::train) fn cache_dir(what: &str) -> Result<PathBuf> {
         let base = match (std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME")) {
             (Some(x), _) if !x.is_empty() => PathBuf::from(x),
             (_, Some(h)) if !h.is_empty() => PathBuf::from(h).join(".cache"),
             _ => bail!(
-                "neither XDG_CACHE_HOME nor HOME is set: give --teacher-cache DIR for the \
-                 teacher's vectors"
+                "neither XDG_CACHE_HOME nor HOME is set: there is no cache directory for {what} \
+                 (give --teacher-cache DIR for the teacher's vectors)"
             ),
         };
-        Ok(base.join("bitext").join("teacher"))
+        Ok(base.join("bitext").join(what))
     }
 
     /// The teacher's vectors of `sentences` (read on `side`), one row each: each distinct
