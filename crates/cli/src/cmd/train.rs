@@ -138,7 +138,8 @@ pub(crate) struct TextArgs {
     /// (`~/.cache/bitext/pieces`).
     #[arg(long, value_name = "FILE|SPEC")]
     init_vectors: Option<PathBuf>,
-    /// The target language's vectors for --init-vectors (same space).
+    /// The target language's vectors for --init-vectors (same space; a file or, as there, an
+    /// ONNX encoder spec).
     #[arg(
         long = "init-tgt-vectors",
         alias = "init-target-vectors",
@@ -310,7 +311,11 @@ mod training {
                 .map(|v| {
                     Ok(VectorsInit {
                         source: super::pieces::resolve(v, quiet)?,
-                        target: self.init_target_vectors.clone(),
+                        target: self
+                            .init_target_vectors
+                            .as_ref()
+                            .map(|t| super::pieces::resolve(t, quiet))
+                            .transpose()?,
                         max_words: None,
                     })
                 })
