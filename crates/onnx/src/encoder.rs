@@ -11,6 +11,8 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::value::{DynValue, Tensor, TensorElementType, ValueType};
 
 use crate::graph::{self, dtype};
+
+mod pieces;
 use crate::runtime::{environment, runtime_path};
 
 fn backend(e: impl std::fmt::Display) -> Error {
@@ -296,51 +298,6 @@ impl OnnxEncoder {
         self.sessions[which]
             .lock()
             .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))
-    }
-
-    /// The pieces of the graph's own tokenizer by id (`None` for a graph fed by the spec's
-    /// tokenizer).
-    #[must_use]
-    pub fn pieces(&self) -> Option<&[String]> {
-        self.pieces.as_deref()
-    }
-
-    /// The vector of each piece id alone: `ids[i]` fed as a sentence of that one piece (no
-    /// BOS or EOS), the spec's output read (normalised as the spec says). With `output` naming
-    /// the graph's embedding lookup (an intermediate tensor, one row per piece), these are the
-    /// graph's own input vectors of its vocabulary: what a student encoder can start from
-    /// (`bitext train --init-vectors onnx:SPEC`). `progress` gets the number done.
-    ///
-    /// # Errors
-    /// An id outside the vocabulary, or as [`SentenceEncoder::encode_batch`].
-    pub fn piece_vectors(
-        &self,
-        ids: &[u32],
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<Embeddings> {
-        let vocab = self.tokenizer.vocab_size();
-        if let Some(&bad) = ids.iter().find(|&&i| i as usize >= vocab) {
-            return Err(Error::Invalid(format!(
-                "{}: piece id {bad} is outside the vocabulary of {vocab}",
-                self.spec.model.display()
-            )));
-        }
-        let mut session = self.lock(0)?;
-        let mut rows = Vec::with_capacity(ids.len() * self.dim);
-        for chunk in ids.chunks(self.spec.batch.max(1)) {
-            let sentences: Vec<Vec<u32>> = chunk.iter().map(|&i| vec![i]).collect();
-            let (r, d) = self.run_ids(&mut session, &sentences)?;
-            if d != self.dim {
-                return Err(Error::Invalid(format!(
-                    "{}: output dimension {d}, expected {}",
-                    self.spec.model.display(),
-                    self.dim
-                )));
-            }
-            rows.extend_from_slice(&r);
-            progress(rows.len() / self.dim.max(1));
-        }
-        Ok(Embeddings::new(rows, self.dim)?)
     }
 
     /// Run one batch on `session`: the rows (normalised as the spec says) and their dimension.

@@ -459,17 +459,7 @@ mod tests {
     use super::*;
 
     fn usem_like(spm: &[u8], add_eos: u8, reverse: u8) -> Vec<u8> {
-        let tok = node(
-            TOKENIZER_OP,
-            CONTRIB,
-            &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
-            &["ids", "splits"],
-            &[
-                attr_bytes("model", spm),
-                attr_int("out_type", dtype::INT32),
-                attr_int("Tsplits", dtype::INT64),
-            ],
-        );
+        let tok = tokenizer_node(spm, dtype::INT64);
         let cast = node("Cast", "", &["ids"], &["ids64"], &[attr_int("to", 7)]);
         let size = node("Size", "", &["splits"], &["outputs"], &[]);
         let inits = [

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use bitext_encode::{OnnxSpec, Pooling, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
 use bitext_onnx::graph::build::{
-    attr_bytes, attr_int, model, node, piece_lookup, tensor, token_states,
+    attr_int, model, node, piece_lookup, tensor, token_states, tokenizer_node,
 };
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
@@ -75,17 +75,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 /// row is `len_i · w + Σ ids · 0` (lengths from the row splits; the ids summed into a second
 /// output so that the ids input is used).
 fn usem_like(spm: &[u8], splits_type: i64) -> Vec<u8> {
-    let tok = node(
-        "SentencepieceTokenizer",
-        "ai.onnx.contrib",
-        &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
-        &["ids", "splits"],
-        &[
-            attr_bytes("model", spm),
-            attr_int("out_type", INT32),
-            attr_int("Tsplits", splits_type),
-        ],
-    );
+    let tok = tokenizer_node(spm, splits_type);
     let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let i64s = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let nodes = [

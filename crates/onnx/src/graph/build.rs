@@ -125,6 +125,24 @@ pub fn token_states(vocab: usize, dim: usize, seed: u64, token_types: bool) -> (
     (m, table)
 }
 
+/// USE-M's in-graph tokenizer: an onnxruntime-extensions `SentencepieceTokenizer` carrying
+/// `spm`, strings `inputs` and the option initializers `nbest`, `alpha`, `bos`, `eos`, `rev`
+/// → `ids` (int32) and `splits` (`splits_type`).
+#[must_use]
+pub fn tokenizer_node(spm: &[u8], splits_type: i64) -> Vec<u8> {
+    node(
+        TOKENIZER_OP,
+        CONTRIB,
+        &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
+        &["ids", "splits"],
+        &[
+            attr_bytes("model", spm),
+            attr_int("out_type", dtype::INT32),
+            attr_int("Tsplits", splits_type),
+        ],
+    )
+}
+
 /// USE-M's layout with an embedding lookup in miniature: strings → an onnxruntime-extensions
 /// `SentencepieceTokenizer` carrying `spm` (no BOS or EOS) → ids → `Gather(table, ids)` =
 /// `emb` `[pieces, dim]`, an intermediate tensor, not a graph output → `outputs` = its sum.
@@ -135,17 +153,7 @@ pub fn piece_lookup(spm: &[u8], vocab: usize, dim: usize, seed: u64) -> (Vec<u8>
     let table: Vec<f32> = (0..vocab * dim).map(|_| rng.normal() as f32).collect();
     let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let nodes = [
-        node(
-            "SentencepieceTokenizer",
-            CONTRIB,
-            &["inputs", "nbest", "alpha", "bos", "eos", "rev"],
-            &["ids", "splits"],
-            &[
-                attr_bytes("model", spm),
-                attr_int("out_type", dtype::INT32),
-                attr_int("Tsplits", dtype::INT64),
-            ],
-        ),
+        tokenizer_node(spm, dtype::INT64),
         node("Gather", "", &["table", "ids"], &["emb"], &[]),
         node(
             "ReduceSum",
