@@ -280,4 +280,16 @@ fn a_student_starts_from_its_teachers_piece_vectors() {
     // Without "output" the graph's sentence vectors would be taken for pieces: refused.
     fail(&mut train("m3", &spec("")), "\"output\"");
     assert!(!d.path().join("m3").exists());
+    // A graph fed by the spec's tokenizer has no pieces of its own to key the table: refused.
+    let padded = bitext_encode::EncoderSpec::Onnx(OnnxSpec {
+        tokenizer: Some(TokenizerSpec::Sentencepiece {
+            model: spm.clone(),
+            sequence: SequenceConfig::default(),
+        }),
+        output: Some("emb".into()),
+        ..OnnxSpec::new(d.path().join("enc.onnx"))
+    })
+    .to_string();
+    fail(&mut train("m4", &padded), "its own sentencepiece tokenizer");
+    assert!(!d.path().join("m4").exists());
 }

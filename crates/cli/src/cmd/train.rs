@@ -143,7 +143,7 @@ pub(crate) struct TextArgs {
     #[arg(
         long = "init-tgt-vectors",
         alias = "init-target-vectors",
-        value_name = "FILE",
+        value_name = "FILE|SPEC",
         requires = "init_vectors"
     )]
     init_target_vectors: Option<PathBuf>,
