@@ -123,6 +123,43 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     ));
     assert_eq!(err.matches("reusing").count(), 2, "{err}");
     assert!(!err.contains("embedded"), "{err}");
+    // Each sentence towards the teacher's vector of itself: a teacher that knows both
+    // languages reads the source sentences too (training and validation, besides the
+    // target's), and the bag of the student passes through a hidden layer.
+    let both = vec_file(d.path(), "both.vec", &["a", "b"], 16);
+    let both_spec = format!("bow:{}", both.display());
+    let (_, err) = succeed(&mut train(
+        "m5",
+        &[
+            "--teacher",
+            &both_spec,
+            "--teacher-side",
+            "both",
+            "--bag-map",
+            "--bag-hidden",
+            "8",
+        ],
+    ));
+    assert_eq!(err.matches("embedded").count(), 4, "{err}");
+    assert!(err.contains("teacher cos src"), "{err}");
+    let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
+    assert!(
+        model.contains(r#""bag_hidden": 8"#) || model.contains(r#""bag_hidden":8"#),
+        "{model}"
+    );
+    fail(
+        common::bitext().args([
+            "train",
+            "siamese",
+            "--tsv",
+            "p.tsv",
+            "--bag-hidden",
+            "8",
+            "-o",
+            "x",
+        ]),
+        "--bag",
+    );
     // A teacher of another width than the student's vectors.
     let narrow = vec_file(d.path(), "n.vec", &["b"], 8);
     let narrow_spec = format!("bow:{}", narrow.display());

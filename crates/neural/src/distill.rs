@@ -7,7 +7,11 @@
 //! The teacher is any `bitext_encode::SentenceEncoder` (a pretrained ONNX encoder through
 //! bitext-onnx, in the recipes); this crate never runs it: the caller encodes the teacher's
 //! side of the training and validation pairs once and hands the rows over as a [`Teacher`]
-//! (the CLI caches them on disk). The loss is the cosine distance `1 − cos(student, teacher)`,
+//! (the CLI caches them on disk). With [`Teacher::source`] each sentence is pulled towards the
+//! teacher's vector of itself instead (the teacher then also reads the source sentences): a
+//! multilingual teacher's vector of a French sentence is what the student's French should
+//! reproduce, a function of that very sentence, where the vector of its English translation
+//! is the target of another input. The loss is the cosine distance `1 − cos(student, teacher)`,
 //! averaged over the batch's sentences of both sides: mining compares vectors by cosine, so
 //! their lengths are left free (Reimers & Gurevych's MSE ties them to the teacher's).
 
@@ -19,7 +23,8 @@ use crate::error::{Error, Result};
 use crate::init::float2;
 
 /// The teacher's sentence vectors of a training job: row `k` of [`Teacher::train`] is the
-/// vector both sentences of training pair `k` are pulled towards.
+/// vector both sentences of training pair `k` are pulled towards (the target sentence only,
+/// with [`Teacher::source`]).
 #[derive(Debug, Clone)]
 pub struct Teacher {
     /// One row per training pair, in the order of the pairs handed to the training.
@@ -27,10 +32,24 @@ pub struct Teacher {
     /// One row per validation pair, when the job has validation pairs (the validation then
     /// reports the distance to them, and with [`Teacher::alone`] judges epochs by it).
     pub valid: Option<Embeddings>,
+    /// The teacher's vectors of the source sentences themselves, which the source sentence
+    /// of each pair is pulled towards instead of [`Teacher::train`]'s row (the CLI's
+    /// `--teacher-side both`); `None`: both sentences towards `train`.
+    pub source: Option<TeacherRows>,
     /// The weight of the distillation loss added to the family's own loss.
     pub weight: f64,
     /// Train on the distillation loss alone, without the family's own loss.
     pub alone: bool,
+}
+
+/// The teacher's vectors of one side of the training and validation pairs (see
+/// [`Teacher::source`]).
+#[derive(Debug, Clone)]
+pub struct TeacherRows {
+    /// One row per training pair.
+    pub train: Embeddings,
+    /// One row per validation pair, when the job has validation pairs.
+    pub valid: Option<Embeddings>,
 }
 
 impl Teacher {
@@ -65,20 +84,33 @@ impl Teacher {
             }
             e.check_finite().map_err(Error::Core)
         };
-        rows("training", &self.train, train)?;
-        if valid.is_some() && self.valid.is_none() {
-            return Err(Error::Input(
-                "the teacher has no vectors of the validation pairs".into(),
-            ));
-        }
-        if let (Some(v), Some(n)) = (&self.valid, valid) {
-            if v.dim() != dim {
+        let sides = std::iter::once(("", &self.train, &self.valid)).chain(
+            self.source
+                .as_ref()
+                .map(|s| (" source", &s.train, &s.valid)),
+        );
+        for (side, t, v) in sides {
+            if t.dim() != dim {
                 return Err(Error::Config(format!(
-                    "the teacher's validation vectors have {} dimensions, not {dim}",
-                    v.dim()
+                    "the teacher's{side} vectors have {} dimensions, not {dim}",
+                    t.dim()
                 )));
             }
-            rows("validation", v, n)?;
+            rows(&format!("training{side}"), t, train)?;
+            if valid.is_some() && v.is_none() {
+                return Err(Error::Input(format!(
+                    "the teacher has no{side} vectors of the validation pairs"
+                )));
+            }
+            if let (Some(v), Some(n)) = (v, valid) {
+                if v.dim() != dim {
+                    return Err(Error::Config(format!(
+                        "the teacher's{side} validation vectors have {} dimensions, not {dim}",
+                        v.dim()
+                    )));
+                }
+                rows(&format!("validation{side}"), v, n)?;
+            }
         }
         Ok(())
     }
@@ -107,6 +139,12 @@ impl Teacher {
         if let (Some(tv), Some((n, _))) = (&self.valid, valid) {
             count("validation", tv.len(), n)?;
         }
+        if let Some(s) = &self.source {
+            count("training source", s.train.len(), train.0)?;
+            if let (Some(sv), Some((n, _))) = (&s.valid, valid) {
+                count("validation source", sv.len(), n)?;
+            }
+        }
         self.keep(train.1, valid.map(|v| v.1))
     }
 
@@ -125,29 +163,69 @@ impl Teacher {
             }
             Embeddings::from_rows(idx.iter().map(|&i| e.row(i)), e.dim()).map_err(Error::Core)
         };
-        Ok(Self {
-            train: pick(&self.train, train)?,
-            valid: match (&self.valid, valid) {
+        let valid_of = |v: &Option<Embeddings>| -> Result<Option<Embeddings>> {
+            Ok(match (v, valid) {
                 (Some(v), Some(idx)) => Some(pick(v, idx)?),
                 (v, None) => v.clone(),
                 (None, Some(_)) => None,
+            })
+        };
+        Ok(Self {
+            train: pick(&self.train, train)?,
+            valid: valid_of(&self.valid)?,
+            source: match &self.source {
+                Some(s) => Some(TeacherRows {
+                    train: pick(&s.train, train)?,
+                    valid: valid_of(&s.valid)?,
+                }),
+                None => None,
             },
             weight: self.weight,
             alone: self.alone,
         })
     }
 
-    /// The training rows `rows` as a `[rows.len(), dim]` tensor on `like`'s device.
+    /// The training rows `rows` as a `[rows.len(), dim]` tensor on `like`'s device: the
+    /// vectors the target sentences of those pairs are pulled towards.
     pub(crate) fn rows(&self, rows: impl Iterator<Item = usize>, like: &Tensor<2>) -> Tensor<2> {
-        let dim = self.train.dim();
-        let mut data = Vec::new();
-        let mut n = 0;
-        for r in rows {
-            data.extend_from_slice(self.train.row(r));
-            n += 1;
-        }
-        float2(data, [n, dim], &like.device())
+        gather(&self.train, rows, like)
     }
+
+    /// The vectors the source sentences of pairs `rows` are pulled towards: the teacher's
+    /// vectors of those sentences with [`Teacher::source`], else [`Teacher::rows`].
+    pub(crate) fn source_rows(
+        &self,
+        rows: impl Iterator<Item = usize>,
+        like: &Tensor<2>,
+    ) -> Tensor<2> {
+        gather(
+            self.source.as_ref().map_or(&self.train, |s| &s.train),
+            rows,
+            like,
+        )
+    }
+
+    /// The validation vectors of (source, target) sentences, when the job has some.
+    #[must_use]
+    pub fn valid_sides(&self) -> Option<(&Embeddings, &Embeddings)> {
+        let t = self.valid.as_ref()?;
+        match &self.source {
+            Some(s) => Some((s.valid.as_ref()?, t)),
+            None => Some((t, t)),
+        }
+    }
+}
+
+/// Rows `rows` of `e` as a `[rows.len(), dim]` tensor on `like`'s device.
+fn gather(e: &Embeddings, rows: impl Iterator<Item = usize>, like: &Tensor<2>) -> Tensor<2> {
+    let dim = e.dim();
+    let mut data = Vec::new();
+    let mut n = 0;
+    for r in rows {
+        data.extend_from_slice(e.row(r));
+        n += 1;
+    }
+    float2(data, [n, dim], &like.device())
 }
 
 /// The distillation loss `[1]`: the mean over rows of `1 − cos(student_i, teacher_i)`.
@@ -195,6 +273,7 @@ mod tests {
         Teacher {
             train: Embeddings::new(data, dim).unwrap(),
             valid: None,
+            source: None,
             weight: 1.0,
             alone: false,
         }
@@ -216,6 +295,36 @@ mod tests {
             ..teacher(2, 2)
         };
         assert!(bad.check(2, None, 2).is_err());
+        // The source side's vectors are checked as the target's.
+        let with_source = |rows: usize, valid: Option<Embeddings>| Teacher {
+            source: Some(TeacherRows {
+                train: teacher(rows, 4).train,
+                valid,
+            }),
+            valid: Some(teacher(2, 4).train),
+            ..teacher(3, 4)
+        };
+        assert!(
+            with_source(3, Some(teacher(2, 4).train))
+                .check(3, Some(2), 4)
+                .is_ok()
+        );
+        let e = with_source(4, Some(teacher(2, 4).train))
+            .check(3, Some(2), 4)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("4 teacher vectors for 3 training source pairs"),
+            "{e}"
+        );
+        let e = with_source(3, None)
+            .check(3, Some(2), 4)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no source vectors of the validation pairs"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -223,6 +332,16 @@ mod tests {
         let t = teacher(4, 2);
         let k = t.keep(&[3, 1], None).unwrap();
         assert_eq!(k.train.as_slice(), &[7.0, 8.0, 3.0, 4.0]);
+        assert!(k.source.is_none());
+        let mut both = teacher(4, 2);
+        let mut src = teacher(4, 2).train;
+        src.row_mut(3)[0] = -1.0;
+        both.source = Some(TeacherRows {
+            train: src,
+            valid: None,
+        });
+        let kb = both.keep(&[3, 1], None).unwrap();
+        assert_eq!(kb.source.unwrap().train.as_slice(), &[-1.0, 8.0, 3.0, 4.0]);
         assert!(t.keep(&[4], None).is_err());
         let m = mean_cosine(&k.train, &k.train);
         assert!((m - 1.0).abs() < 1e-9);

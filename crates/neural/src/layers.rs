@@ -3,6 +3,7 @@
 
 use bitext_core::Rng;
 use burn::module::{Module, Param, ParamId};
+use burn::tensor::activation::relu;
 use burn::tensor::{Device, IndexingUpdateOp, Int, Tensor, TensorData};
 
 use crate::batch::PackedBatch;
@@ -164,6 +165,19 @@ pub struct Bag {
     /// `W` `[emb_dim, emb_dim]`, a trained linear map of the bag itself (see
     /// [`Bag::with_map`]); `None`: the bag as it is.
     pub map: Option<Param<Tensor<2>>>,
+    /// A trained hidden layer of the bag added to it (see [`Bag::with_hidden`]).
+    pub hidden: Option<BagHidden>,
+}
+
+/// The hidden layer of a bag: `relu(bag·U + c)·V + d`, added to the (mapped) bag, so that
+/// the bag's contribution to the sentence vector is a small network of it (a deep averaging
+/// network's first layer) rather than a linear map only.
+#[derive(Module, Debug)]
+pub struct BagHidden {
+    /// `U` `[emb_dim, hidden]` and `c`.
+    pub up: Dense,
+    /// `V` `[hidden, emb_dim]` and `d`, starting at zero.
+    pub down: Dense,
 }
 
 impl Bag {
@@ -173,7 +187,22 @@ impl Bag {
             weight: Param::from_tensor(Tensor::ones([rows], device)),
             proj: Param::from_tensor(Tensor::zeros([d_states, emb_dim], device)),
             map: None,
+            hidden: None,
         }
+    }
+
+    /// The same bag with a trained hidden layer of `hidden` units added to it (see
+    /// [`BagHidden`]): `U` drawn from `rng` (unit scaling), `V` zero, so the untrained network
+    /// is unchanged.
+    #[must_use]
+    pub fn with_hidden(mut self, hidden: usize, rng: &mut Rng) -> Self {
+        let d = self.proj.dims()[1];
+        let device = self.proj.device();
+        self.hidden = Some(BagHidden {
+            up: Dense::new(d, hidden, rng, &device),
+            down: Dense::zeros(hidden, d, &device),
+        });
+        self
     }
 
     /// The same bag with a trained linear map `W` of it, starting at the identity (so the
@@ -193,12 +222,21 @@ impl Bag {
         self
     }
 
-    /// `bag` through the map `W` when the bag has one.
+    /// `bag` through the map `W` when the bag has one, plus its hidden layer when it has
+    /// one.
     #[must_use]
     pub fn mapped(&self, bag: Tensor<2>) -> Tensor<2> {
-        match &self.map {
+        let hidden = self
+            .hidden
+            .as_ref()
+            .map(|h| h.down.forward(relu(h.up.forward(bag.clone()))));
+        let mapped = match &self.map {
             Some(w) => bag.matmul(w.val()),
             None => bag,
+        };
+        match hidden {
+            Some(h) => mapped + h,
+            None => mapped,
         }
     }
 
@@ -414,5 +452,40 @@ mod tests {
         let zeros = y.iter().filter(|&&v| v == 0.0).count();
         assert!((2200..2800).contains(&zeros), "{zeros}");
         assert!(y.iter().all(|&v| v == 0.0 || (v - 1.0 / 0.75).abs() < 1e-6));
+    }
+
+    #[test]
+    fn a_bag_hidden_layer_starts_at_nothing_and_adds_relu_of_the_bag() {
+        let d = Device::flex();
+        let mut rng = Rng::seed(3);
+        let bag = Bag::new(5, 2, 3, &d).with_map().with_hidden(4, &mut rng);
+        let x = Tensor::<2>::from_data(
+            TensorData::new(vec![1.0f32, -2.0, 0.5, 0.0, 3.0, -1.0], [2, 3]),
+            &d,
+        );
+        let host = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+        // V is zero and W the identity: the bag itself.
+        assert_eq!(host(bag.mapped(x.clone())), host(x.clone()));
+        // With V set, the layer adds relu(x·U + c)·V + d.
+        let mut bag = bag;
+        let h = bag.hidden.as_mut().unwrap();
+        h.down.weight = Param::from_tensor(Tensor::ones([4, 3], &d));
+        let u = host(h.up.weight.val());
+        let xs = host(x.clone());
+        let got = host(bag.mapped(x));
+        for r in 0..2 {
+            let hidden: f32 = (0..4)
+                .map(|k| {
+                    (0..3)
+                        .map(|j| xs[r * 3 + j] * u[j * 4 + k])
+                        .sum::<f32>()
+                        .max(0.0)
+                })
+                .sum();
+            for j in 0..3 {
+                let want = xs[r * 3 + j] + hidden;
+                assert!((got[r * 3 + j] - want).abs() < 1e-5, "{got:?}");
+            }
+        }
     }
 }

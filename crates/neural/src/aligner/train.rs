@@ -177,7 +177,16 @@ impl AlignerTask {
     ) -> Result<Self> {
         if teacher.alone {
             return Err(Error::Config(
-                "the aligner trains its word or sentence loss beside the teacher's: it cannot                  learn from the teacher alone"
+                "the aligner trains its word or sentence loss beside the teacher's: it cannot \
+                 learn from the teacher alone"
+                    .into(),
+            ));
+        }
+        if teacher.source.is_some() {
+            return Err(Error::Config(
+                "the aligner pulls both sentences of a paired example towards one teacher \
+                 vector: it takes no separate vectors of the source sentences (a teacher side \
+                 of both)"
                     .into(),
             ));
         }

@@ -145,7 +145,7 @@ impl AutoencoderTask {
         let (a, sa) = model.encode_train(&src, Side::Source, Some(rng))?;
         let (b, sb) = model.encode_train(&tgt, Side::Target, Some(rng))?;
         let rows = || batch.pairs.iter().map(|&k| k as usize);
-        let (ta, tb) = (teacher.rows(rows(), &a), teacher.rows(rows(), &b));
+        let (ta, tb) = (teacher.source_rows(rows(), &a), teacher.rows(rows(), &b));
         Ok(TrainLoss {
             value: (cosine_distance(a, ta) + cosine_distance(b, tb)).div_scalar(2.0),
             deferred: vec![sa, sb],
@@ -154,14 +154,19 @@ impl AutoencoderTask {
 
     /// The mean cosines of the validation pairs' vectors with the teacher's: (source,
     /// target).
-    fn teacher_cosines(&self, model: &Autoencoder, teacher: &Embeddings) -> Result<(f64, f64)> {
+    fn teacher_cosines(
+        &self,
+        model: &Autoencoder,
+        (vs, vt): (&Embeddings, &Embeddings),
+    ) -> Result<(f64, f64)> {
         let Some((data, _)) = &self.valid else {
             return Ok((0.0, 0.0));
         };
         let mut out = [0.0; 2];
-        for (i, (side, seqs)) in [(Side::Source, &data.src), (Side::Target, &data.tgt)]
-            .into_iter()
-            .enumerate()
+        for (i, (side, seqs, teacher)) in
+            [(Side::Source, &data.src, vs), (Side::Target, &data.tgt, vt)]
+                .into_iter()
+                .enumerate()
         {
             let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
             let v = model.encode_all(&refs, side, &self.batching, &mut |_| {})?;
@@ -359,9 +364,9 @@ impl Task for AutoencoderTask {
             loss += r.weight * ranking;
         }
         if let Some(t) = &self.teacher
-            && let Some(tv) = &t.valid
+            && let Some(sides) = t.valid_sides()
         {
-            let (cs, ct) = self.teacher_cosines(model, tv)?;
+            let (cs, ct) = self.teacher_cosines(model, sides)?;
             metrics.insert("teacher cos src".into(), cs);
             metrics.insert("teacher cos tgt".into(), ct);
             let distance = 1.0 - (cs + ct) / 2.0;

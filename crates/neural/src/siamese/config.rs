@@ -55,6 +55,12 @@ pub struct SiameseConfig {
     /// Default: off.
     #[serde(default, skip_serializing_if = "is_false")]
     pub bag_map: bool,
+    /// With [`SiameseConfig::bag`]: a trained hidden layer of this many units added to the
+    /// bag, `relu(bag·U + c)·V + d` with `V` starting at zero (0: none). A student's bag then
+    /// passes through a small network of it, as in a deep averaging network, where
+    /// [`SiameseConfig::bag_map`] is linear. Default: 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bag_hidden: usize,
 }
 
 /// How the recurrent states of a sentence become its vector.
@@ -112,6 +118,10 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl SiameseConfig {
     /// The paper's network: embeddings 512, GRU 512 per direction, 256 hidden units, dropout
     /// 0.2 / 0.3, one embedding table per language.
@@ -131,6 +141,7 @@ impl SiameseConfig {
             pooling: Pooling::Last,
             bag: false,
             bag_map: false,
+            bag_hidden: 0,
         }
     }
 
@@ -209,6 +220,11 @@ impl SiameseConfig {
         if self.bag_map && !self.bag {
             return Err(Error::Config(
                 "a map of the bag of words (bag_map) needs the bag (bag)".into(),
+            ));
+        }
+        if self.bag_hidden > 0 && !self.bag {
+            return Err(Error::Config(
+                "a hidden layer of the bag of words (bag_hidden) needs the bag (bag)".into(),
             ));
         }
         Ok(())
@@ -322,5 +338,15 @@ mod tests {
         // Older descriptions (no pooling, no bag) read as the paper's network.
         let old = serde_json::to_string(&p).unwrap();
         assert!(!old.contains("pooling") && !old.contains("bag"), "{old}");
+        let h = SiameseConfig {
+            bag_hidden: 64,
+            ..b
+        };
+        let j = serde_json::to_string(&h).unwrap();
+        assert!(j.contains(r#""bag_hidden":64"#), "{j}");
+        assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), h);
+        let no_bag = SiameseConfig { bag: false, ..h };
+        let e = no_bag.check().unwrap_err().to_string();
+        assert!(e.contains("bag_hidden"), "{e}");
     }
 }

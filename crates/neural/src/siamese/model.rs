@@ -73,7 +73,11 @@ impl Siamese {
                 config.emb_dim,
                 device,
             );
-            if config.bag_map { bag.with_map() } else { bag }
+            let bag = if config.bag_map { bag.with_map() } else { bag };
+            match config.bag_hidden {
+                0 => bag,
+                h => bag.with_hidden(h, &mut rng),
+            }
         });
         let (tgt_vocab, tgt_offset) = if config.shared_embeddings {
             (config.src_vocab, 0)

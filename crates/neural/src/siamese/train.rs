@@ -362,8 +362,9 @@ impl Task for SiameseTask {
             };
         };
         let (a, b, stage) = model.pair_vectors(&src, &tgt, Some(rng), model.autodiff())?;
-        // Each sentence towards the teacher's vector of its own pair.
-        let ta = teacher.rows(batch.iter().map(|e| e.0 as usize), &a);
+        // Each sentence towards the teacher's vector of its own pair (of itself, with the
+        // teacher's source vectors).
+        let ta = teacher.source_rows(batch.iter().map(|e| e.0 as usize), &a);
         let tb = teacher.rows(batch.iter().map(|e| e.1 as usize), &b);
         let distill =
             (cosine_distance(a.clone(), ta) + cosine_distance(b.clone(), tb)).div_scalar(2.0);
@@ -409,10 +410,10 @@ impl Task for SiameseTask {
         let (Some(teacher), Some((a, b))) = (&self.teacher, &vectors) else {
             return Ok(Some(v));
         };
-        let Some(tv) = &teacher.valid else {
+        let Some((vs, vt)) = teacher.valid_sides() else {
             return Ok(Some(v));
         };
-        let (cs, ct) = (mean_cosine(a, tv), mean_cosine(b, tv));
+        let (cs, ct) = (mean_cosine(a, vs), mean_cosine(b, vt));
         let distance = 1.0 - (cs + ct) / 2.0;
         v.metrics.insert("teacher cos src".into(), cs);
         v.metrics.insert("teacher cos tgt".into(), ct);

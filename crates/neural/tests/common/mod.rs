@@ -28,6 +28,7 @@ pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
         pooling: Pooling::Last,
         bag: false,
         bag_map: false,
+        bag_hidden: 0,
     }
 }
 

@@ -69,6 +69,11 @@ pub(crate) struct SiameseArgs {
     /// fixed input vectors can move towards a teacher's space (--teacher).
     #[arg(long, requires = "bag")]
     bag_map: bool,
+    /// With --bag: add a trained hidden layer of N units to the bag (`relu(bag·U + c)·V + d`,
+    /// `V` starting at zero), so that the bag enters the sentence vector through a small
+    /// network of it rather than a linear map (0: none).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "bag")]
+    bag_hidden: usize,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
     /// are not projected).
     #[arg(long, value_name = "N")]
@@ -122,6 +127,7 @@ mod training {
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
         network.bag_map = a.bag_map;
+        network.bag_hidden = a.bag_hidden;
         if a.bag {
             network.dropout_input = 0.0;
         }

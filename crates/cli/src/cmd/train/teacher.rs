@@ -8,9 +8,21 @@
 use std::path::PathBuf;
 
 use bitext_encode::EncoderSpec;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use crate::cmd::embed::SideArg;
+/// Which sentences of the pairs the teacher reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TeacherSide {
+    /// The source sentences: both sentences of a pair towards the teacher's vector of the
+    /// source one.
+    Source,
+    /// The target sentences: both towards the teacher's vector of the target one.
+    Target,
+    /// Both: each sentence towards the teacher's vector of itself (the teacher reads every
+    /// sentence; a multilingual teacher's vector of the source sentence is then what the
+    /// student's source side reproduces). Not for an aligner.
+    Both,
+}
 
 /// Distillation from a teacher encoder.
 #[derive(Debug, Args)]
@@ -26,9 +38,10 @@ pub(crate) struct TeacherArgs {
     /// always trains its own loss and refuses it).
     #[arg(long, requires = "teacher")]
     distill_only: bool,
-    /// Which sentence of a pair the teacher reads (the language it knows best).
-    #[arg(long, value_enum, default_value_t = SideArg::Target, requires = "teacher")]
-    teacher_side: SideArg,
+    /// Which sentence of a pair the teacher reads (the language it knows best), or `both`:
+    /// each sentence towards the teacher's vector of itself.
+    #[arg(long, value_enum, default_value_t = TeacherSide::Target, requires = "teacher")]
+    teacher_side: TeacherSide,
     /// Weight of the distillation loss (the mean cosine distance to the teacher) added to the
     /// objective's; the ranking loss's gradients are about --scale times larger.
     #[arg(long, value_name = "W", default_value_t = 1.0, requires = "teacher")]
@@ -52,9 +65,9 @@ mod vectors {
     use bitext_core::Embeddings;
     use bitext_core::io::AtomicFile;
     use bitext_encode::{EncoderSpec, Side};
-    use bitext_neural::distill::Teacher;
+    use bitext_neural::distill::{Teacher, TeacherRows};
 
-    use super::TeacherArgs;
+    use super::{TeacherArgs, TeacherSide};
 
     impl TeacherArgs {
         /// --distill-only.
@@ -73,29 +86,40 @@ mod vectors {
             let Some(spec) = &self.teacher else {
                 return Ok(None);
             };
-            let side = Side::from(self.teacher_side);
             let (ts, tt, vs, vt) = split;
-            let (train, valid) = match side {
-                Side::Source => (ts, vs),
-                Side::Target => (tt, vt),
-            };
             let cache = match &self.teacher_cache {
                 Some(d) => d.clone(),
                 None => default_cache()?,
             };
-            let train = vectors(spec, side, train, &cache, quiet)
-                .context("the teacher's vectors of the training pairs")?;
-            let valid = if valid.is_empty() {
-                None
-            } else {
-                Some(
-                    vectors(spec, side, valid, &cache, quiet)
-                        .context("the teacher's vectors of the validation pairs")?,
-                )
+            let rows = |side: Side, train: &[String], valid: &[String]| -> Result<TeacherRows> {
+                let what = match side {
+                    Side::Source => "source sentences",
+                    Side::Target => "target sentences",
+                };
+                let train = vectors(spec, side, train, &cache, quiet)
+                    .with_context(|| format!("the teacher's vectors of the training {what}"))?;
+                let valid = if valid.is_empty() {
+                    None
+                } else {
+                    Some(vectors(spec, side, valid, &cache, quiet).with_context(|| {
+                        format!("the teacher's vectors of the validation {what}")
+                    })?)
+                };
+                Ok(TeacherRows { train, valid })
             };
+            let (main, source) = match self.teacher_side {
+                TeacherSide::Source => (rows(Side::Source, ts, vs)?, None),
+                TeacherSide::Target => (rows(Side::Target, tt, vt)?, None),
+                TeacherSide::Both => (
+                    rows(Side::Target, tt, vt)?,
+                    Some(rows(Side::Source, ts, vs)?),
+                ),
+            };
+            let TeacherRows { train, valid } = main;
             Ok(Some(Teacher {
                 train,
                 valid,
+                source,
                 weight: self.teacher_weight,
                 alone: self.distill_only,
             }))
