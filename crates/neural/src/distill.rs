@@ -67,14 +67,6 @@ impl Teacher {
                 self.weight
             )));
         }
-        if self.train.dim() != dim {
-            return Err(Error::Config(format!(
-                "the teacher's vectors have {} dimensions but the student's {dim}: the student \
-                 must have the teacher's width (e.g. an embedding size equal to it with a bag of \
-                 words)",
-                self.train.dim()
-            )));
-        }
         let rows = |what: &str, e: &Embeddings, want: usize| -> Result<()> {
             if e.len() != want {
                 return Err(Error::Input(format!(
@@ -92,7 +84,9 @@ impl Teacher {
         for (side, t, v) in sides {
             if t.dim() != dim {
                 return Err(Error::Config(format!(
-                    "the teacher's{side} vectors have {} dimensions, not {dim}",
+                    "the teacher's{side} vectors have {} dimensions but the student's {dim}: the \
+                     student must have the teacher's width (e.g. an embedding size equal to it \
+                     with a bag of words)",
                     t.dim()
                 )));
             }
