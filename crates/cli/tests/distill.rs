@@ -102,6 +102,29 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
             .arg(&mono),
     );
     assert!(err.contains("distinct sentences of 53"), "{err}");
+    // Spans of the training sentences of at least 6 words (here the two long monolingual
+    // ones), learnt from the teacher alone as well.
+    let long = common::write(
+        d.path(),
+        "long.txt",
+        "b1 b2 b3 b4 b5 b6 b7 b8\nb9 b10 b11 b12 b13 b14\n",
+    );
+    let (_, err) = succeed(
+        train("m6", &["--teacher", &teacher_spec, "--teacher-spans", "2"])
+            .arg("--teacher-text")
+            .arg(&long),
+    );
+    let spans: usize = err
+        .split(" spans of the training sentences")
+        .next()
+        .and_then(|h| h.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((1..=4).contains(&spans), "{err}");
+    assert!(
+        err.contains(&format!("distinct sentences of {}", 48 + 2 + spans)),
+        "{err}"
+    );
     // The text files' training pairs three times: more rows, the same distinct sentences, so
     // the cached vectors serve.
     let (_, err) = succeed(&mut train(
@@ -125,7 +148,8 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     assert!(!err.contains("embedded"), "{err}");
     // Each sentence towards the teacher's vector of itself: a teacher that knows both
     // languages reads the source sentences too (training and validation, besides the
-    // target's), and the bag of the student passes through a hidden layer.
+    // target's), the bag of the student passes through a hidden layer, and n-gram
+    // convolutions sit beside its recurrence.
     let both = vec_file(d.path(), "both.vec", &["a", "b"], 16);
     let both_spec = format!("bow:{}", both.display());
     let (_, err) = succeed(&mut train(
@@ -138,15 +162,22 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
             "--bag-map",
             "--bag-hidden",
             "8",
+            "--ngrams",
+            "2,3",
+            "--ngram-channels",
+            "4",
         ],
     ));
     assert_eq!(err.matches("embedded").count(), 4, "{err}");
     assert!(err.contains("teacher cos src"), "{err}");
     let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
-    assert!(
-        model.contains(r#""bag_hidden": 8"#) || model.contains(r#""bag_hidden":8"#),
-        "{model}"
-    );
+    for field in [r#""bag_hidden": 8"#, r#""ngram_channels": 4"#] {
+        assert!(
+            model.contains(field) || model.contains(&field.replace(' ', "")),
+            "{model}"
+        );
+    }
+    assert!(model.contains(r#""ngrams""#), "{model}");
     // A teacher of another width than the student's vectors.
     let narrow = vec_file(d.path(), "n.vec", &["b"], 8);
     let narrow_spec = format!("bow:{}", narrow.display());
@@ -158,6 +189,9 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     for (flags, needs) in [
         (&["--distill-only"][..], "--teacher <SPEC>"),
         (&["--bag-hidden", "8"][..], "--bag"),
+        (&["--ngrams", "2,3"][..], "--bag"),
+        (&["--ngram-channels", "8"][..], "--ngrams"),
+        (&["--teacher-spans", "1"][..], "--teacher <SPEC>"),
     ] {
         fail(
             common::bitext()

@@ -243,11 +243,84 @@ pub fn mean_cosine(student: &Embeddings, teacher: &Embeddings) -> f64 {
     sum / n as f64
 }
 
+/// Sub-sentence spans for a teacher to label, as monolingual distillation text: for each
+/// distinct sentence of `sentences` with at least `2 · words.start()` whitespace-separated
+/// words, `per_sentence` spans of contiguous words, each of a length drawn from `words` (at
+/// most one word short of the sentence), at a position drawn from `rng`; each distinct span
+/// once, in the order drawn. Training text whose sentences are long (news) or of one register
+/// (software strings) then also shows the student short phrases in many contexts, each with
+/// the teacher's own vector of it.
+///
+/// # Errors
+/// [`Error::Config`] for an empty range of lengths or one that starts below 1.
+pub fn spans<'a>(
+    sentences: impl IntoIterator<Item = &'a str>,
+    per_sentence: usize,
+    words: std::ops::RangeInclusive<usize>,
+    rng: &mut bitext_core::Rng,
+) -> Result<Vec<String>> {
+    let (lo, hi) = (*words.start(), *words.end());
+    if lo == 0 || hi < lo {
+        return Err(Error::Config(format!(
+            "span lengths {lo}..={hi}: need 1 ≤ shortest ≤ longest"
+        )));
+    }
+    let mut seen_sentences = std::collections::HashSet::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for s in sentences {
+        if !seen_sentences.insert(s) {
+            continue;
+        }
+        let w: Vec<&str> = s.split_whitespace().collect();
+        if w.len() < 2 * lo {
+            continue;
+        }
+        let longest = hi.min(w.len() - 1);
+        for _ in 0..per_sentence {
+            let k = lo + rng.below(longest - lo + 1);
+            let at = rng.below(w.len() - k + 1);
+            let span = w[at..at + k].join(" ");
+            if seen.insert(span.clone()) {
+                out.push(span);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::init::to_host1;
     use burn::tensor::Device;
+
+    /// Spans are runs of a sentence's own words, within the lengths, never whole; short
+    /// sentences give none; repeated sentences and spans count once; the same seed draws the
+    /// same spans.
+    #[test]
+    fn spans_are_shorter_runs_of_each_distinct_sentence() {
+        let long = "one two three four five six seven eight nine ten";
+        let text = [long, "a b c d e", long, "x y z w v u"];
+        let draw = |seed| spans(text, 3, 3..=5, &mut bitext_core::Rng::seed(seed)).unwrap();
+        let got = draw(7);
+        assert_eq!(got, draw(7));
+        assert!(!got.is_empty() && got.len() <= 6, "{got:?}");
+        for s in &got {
+            let n = s.split(' ').count();
+            assert!((3..=5).contains(&n), "{s}");
+            assert!(
+                long.contains(s.as_str()) || "x y z w v u".contains(s.as_str()),
+                "{s}"
+            );
+        }
+        let distinct: std::collections::HashSet<_> = got.iter().collect();
+        assert_eq!(distinct.len(), got.len());
+        // Six words and spans of at most five: "x y z w v u" gives spans, never itself.
+        assert!(!got.iter().any(|s| s == "x y z w v u"));
+        let e = spans(text, 1, 0..=3, &mut bitext_core::Rng::seed(1)).unwrap_err();
+        assert!(e.to_string().contains("span lengths"), "{e}");
+    }
 
     #[test]
     fn cosine_distance_is_zero_on_the_teacher_and_ignores_length() {

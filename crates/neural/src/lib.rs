@@ -80,6 +80,7 @@ mod error;
 mod init;
 pub mod layers;
 pub mod mlp;
+pub mod ngrams;
 pub mod pretrained;
 pub mod rnn;
 pub mod siamese;

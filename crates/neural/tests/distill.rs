@@ -234,6 +234,53 @@ fn a_hidden_layer_of_the_bag_trains_and_is_saved() {
     assert_eq!(down(loaded.model()), v);
 }
 
+/// N-gram convolutions beside the recurrence (`ngrams`) enter through the bag's projection,
+/// which starts at zero: their rows of it move, the student learns the teacher, and the
+/// reloaded network holds the same filters.
+#[test]
+fn ngram_convolutions_train_and_are_saved() {
+    let net = SiameseConfig {
+        frozen_embeddings: true,
+        bag_map: true,
+        ngrams: bitext_neural::ngrams::NgramOrders::new(&[1, 2]).unwrap(),
+        ngram_channels: 8,
+        ..network()
+    };
+    let (first, best, _, (model, saved, _dir)) =
+        train_with(net, Objective::Classifier, (1.0, true), 10, None);
+    for side in ["teacher cos src", "teacher cos tgt"] {
+        assert!(
+            best[side] > first[side] + 0.15,
+            "{side}: {first:?} → {best:?}"
+        );
+    }
+    // The rows of P below the recurrent states' are the convolutions'.
+    let proj = model.bag.as_ref().unwrap().proj.val();
+    let [rows, cols] = proj.dims();
+    assert_eq!(rows, 2 * net.hidden + 16);
+    let p = proj.into_data().try_to_vec::<f32>().unwrap();
+    assert!(
+        p[2 * net.hidden * cols..].iter().any(|x| x.abs() > 1e-4),
+        "the convolutions' rows of P did not move from zero"
+    );
+    let filters = |m: &bitext_neural::siamese::Siamese| {
+        let ng = m.ngrams.as_ref().unwrap();
+        assert_eq!(ng.convs.len(), 2);
+        ng.convs[1]
+            .weight
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    };
+    let loaded = bitext_neural::siamese::SiameseEncoder::load(
+        &saved,
+        bitext_neural::backend::BackendSpec::default(),
+    )
+    .unwrap();
+    assert_eq!(filters(loaded.model()), filters(&model));
+}
+
 #[test]
 fn mismatched_teachers_are_errors_naming_the_mismatch() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
+use crate::ngrams::NgramOrders;
 use crate::rnn::CellKind;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
 
@@ -61,6 +62,18 @@ pub struct SiameseConfig {
     /// [`SiameseConfig::bag_map`] is linear. Default: 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bag_hidden: usize,
+    /// N-gram convolutions beside the recurrence ([`crate::ngrams`]; e.g. orders 2, 3 and 5,
+    /// the USE-M teacher's): their max-pooled features join the pooled recurrent states
+    /// before `P`, so that a student reads fixed phrases as a CNN teacher does. Needs the bag
+    /// ([`SiameseConfig::bag`]), whose `P` starts at zero, and a fixed embedding table
+    /// ([`SiameseConfig::frozen_embeddings`]: the table gets no gradient through them).
+    /// Default: none.
+    #[serde(default, skip_serializing_if = "NgramOrders::is_empty")]
+    pub ngrams: NgramOrders,
+    /// Filters per order of [`SiameseConfig::ngrams`] (and the width of their input
+    /// projection). Default: 0 (no convolutions).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ngram_channels: usize,
 }
 
 /// How the recurrent states of a sentence become its vector.
@@ -142,6 +155,8 @@ impl SiameseConfig {
             bag: false,
             bag_map: false,
             bag_hidden: 0,
+            ngrams: NgramOrders::default(),
+            ngram_channels: 0,
         }
     }
 
@@ -178,6 +193,13 @@ impl SiameseConfig {
         } else {
             self.src_vocab + self.tgt_vocab
         }
+    }
+
+    /// Width of the pooled states `P` maps: `2 × hidden`, plus orders × channels of the
+    /// n-gram convolutions.
+    #[must_use]
+    pub fn pooled_dim(&self) -> usize {
+        2 * self.hidden + self.ngrams.orders().len() * self.ngram_channels
     }
 
     /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
@@ -226,6 +248,32 @@ impl SiameseConfig {
             return Err(Error::Config(
                 "a hidden layer of the bag of words (bag_hidden) needs the bag (bag)".into(),
             ));
+        }
+        match (self.ngrams.is_empty(), self.ngram_channels) {
+            (true, 0) => {}
+            (true, _) => {
+                return Err(Error::Config(
+                    "n-gram channels (ngram_channels) without n-gram orders (ngrams)".into(),
+                ));
+            }
+            (false, 0) => {
+                return Err(Error::Config(
+                    "n-gram convolutions (ngrams) need ngram_channels of at least 1".into(),
+                ));
+            }
+            (false, _) if !self.bag => {
+                return Err(Error::Config(
+                    "n-gram convolutions (ngrams) need the bag (bag)".into(),
+                ));
+            }
+            (false, _) if !self.frozen_embeddings => {
+                return Err(Error::Config(
+                    "n-gram convolutions (ngrams) need a fixed embedding table \
+                     (frozen_embeddings): the table gets no gradient through them"
+                        .into(),
+                ));
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -348,5 +396,52 @@ mod tests {
         let no_bag = SiameseConfig { bag: false, ..h };
         let e = no_bag.check().unwrap_err().to_string();
         assert!(e.contains("bag_hidden"), "{e}");
+        // N-gram convolutions: written as a list, and refused without channels, without
+        // the bag or over a trained table, and channels without orders.
+        let n = SiameseConfig {
+            ngrams: NgramOrders::new(&[2, 3, 5]).unwrap(),
+            ngram_channels: 16,
+            frozen_embeddings: true,
+            ..h
+        };
+        n.check().unwrap();
+        assert_eq!(n.pooled_dim(), 2 * n.hidden + 48);
+        let j = serde_json::to_string(&n).unwrap();
+        assert!(j.contains(r#""ngrams":[2,3,5],"ngram_channels":16"#), "{j}");
+        assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), n);
+        for (bad, want) in [
+            (
+                SiameseConfig {
+                    ngram_channels: 0,
+                    ..n
+                },
+                "ngram_channels of at least 1",
+            ),
+            (
+                SiameseConfig {
+                    bag: false,
+                    bag_hidden: 0,
+                    ..n
+                },
+                "need the bag",
+            ),
+            (
+                SiameseConfig {
+                    frozen_embeddings: false,
+                    ..n
+                },
+                "fixed embedding table",
+            ),
+            (
+                SiameseConfig {
+                    ngrams: NgramOrders::default(),
+                    ..n
+                },
+                "without n-gram orders",
+            ),
+        ] {
+            let e = bad.check().unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
     }
 }

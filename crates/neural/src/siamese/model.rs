@@ -12,6 +12,7 @@ use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
+use crate::ngrams::Ngrams;
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
 use crate::siamese::{Pooling, SiameseConfig};
 use crate::train::split::{Cut, fresh_leaves, parallel_stage};
@@ -32,6 +33,8 @@ pub struct Siamese {
     pub output: Dense,
     /// The bag of words the sentence vector adds (see [`SiameseConfig::bag`]).
     pub bag: Option<Bag>,
+    /// N-gram convolutions beside the recurrence (see [`SiameseConfig::ngrams`]).
+    pub ngrams: Option<Ngrams>,
     max_pool: bool,
     src_vocab: usize,
     tgt_vocab: usize,
@@ -69,7 +72,7 @@ impl Siamese {
         let bag = config.bag.then(|| {
             let bag = Bag::new(
                 config.table_rows(),
-                2 * config.hidden,
+                config.pooled_dim(),
                 config.emb_dim,
                 device,
             );
@@ -79,6 +82,17 @@ impl Siamese {
                 h => bag.with_hidden(h, &mut rng),
             }
         });
+        let ngrams = if config.ngrams.is_empty() {
+            None
+        } else {
+            Some(Ngrams::new(
+                config.emb_dim,
+                config.ngrams,
+                config.ngram_channels,
+                &mut rng,
+                device,
+            )?)
+        };
         let (tgt_vocab, tgt_offset) = if config.shared_embeddings {
             (config.src_vocab, 0)
         } else {
@@ -90,6 +104,7 @@ impl Siamese {
             matching,
             output,
             bag,
+            ngrams,
             max_pool: config.pooling == Pooling::Max,
             src_vocab: config.src_vocab,
             tgt_vocab,
@@ -188,6 +203,19 @@ impl Siamese {
             (x, out, None)
         };
         let pooled = if keep { out.max_pool() } else { out.last };
+        let pooled = match &self.ngrams {
+            // The n-gram features beside the recurrent states (training: the looked-up rows
+            // are constants on the inner device, the table being fixed).
+            Some(ng) => {
+                let x = if deferred {
+                    Tensor::from_inner(x.clone())
+                } else {
+                    x.clone()
+                };
+                Tensor::cat(vec![pooled, ng.forward(x, batch)], 1)
+            }
+            None => pooled,
+        };
         let device = pooled.device();
         let position = int1(batch.position(), &device);
         if self.bag.is_none() {

@@ -4,6 +4,7 @@
 
 use bitext_core::Rng;
 use bitext_neural::layers::bce_with_logits;
+use bitext_neural::ngrams::NgramOrders;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{ParallelIds, Pooling, Siamese, SiameseConfig};
 use bitext_neural::train::backward;
@@ -29,6 +30,8 @@ pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
         bag: false,
         bag_map: false,
         bag_hidden: 0,
+        ngrams: NgramOrders::default(),
+        ngram_channels: 0,
     }
 }
 

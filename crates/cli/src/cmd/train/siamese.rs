@@ -74,6 +74,15 @@ pub(crate) struct SiameseArgs {
     /// network of it rather than a linear map (0: none).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "bag")]
     bag_hidden: usize,
+    /// With --bag and --freeze-embeddings: n-gram convolutions of these orders beside the
+    /// recurrence (e.g. 2,3,5, as the USE-M teacher's CNN), max-pooled over the sentence;
+    /// their features join the recurrent states the bag's projection maps, so that a student
+    /// reads fixed phrases as a CNN teacher does.
+    #[arg(long, value_name = "K,K,…", value_delimiter = ',', requires = "bag")]
+    ngrams: Vec<usize>,
+    /// Filters per order of --ngrams (and the width of their input projection).
+    #[arg(long, value_name = "N", default_value_t = 128, requires = "ngrams")]
+    ngram_channels: usize,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
     /// are not projected).
     #[arg(long, value_name = "N")]
@@ -87,6 +96,12 @@ pub(crate) struct SiameseArgs {
     /// without parallel data.
     #[arg(long, value_name = "FILE", requires = "teacher")]
     teacher_text: Vec<std::path::PathBuf>,
+    /// With --teacher: N spans of 3 to 12 words from each distinct training sentence of at
+    /// least 6 words (both sides, --teacher-text included), drawn with the seed, learnt from
+    /// the teacher's vectors alone as --teacher-text is: short phrases in many contexts, each
+    /// with the teacher's own vector of it.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "teacher")]
+    teacher_spans: usize,
     #[command(flatten)]
     batching: super::BatchArgs,
     /// Encode each training batch in N pieces (each of at least 16 sentences), each on its own
@@ -108,6 +123,7 @@ pub(in crate::cmd::train) use training::train;
 mod training {
     use anyhow::Result;
     use bitext_core::io::text::{EmptyLines, read_lines};
+    use bitext_neural::ngrams::NgramOrders;
     use bitext_neural::siamese::{
         Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
     };
@@ -123,11 +139,26 @@ mod training {
             split.0.extend(lines.iter().cloned());
             split.1.extend(lines);
         }
+        if a.teacher_spans > 0 {
+            let mut rng = bitext_core::Rng::seed(a.common.seed).fork(0x5A45);
+            let sentences = split.0.iter().chain(&split.1).map(String::as_str);
+            let spans =
+                bitext_neural::distill::spans(sentences, a.teacher_spans, 3..=12, &mut rng)?;
+            if !a.common.quiet {
+                eprintln!("teacher: {} spans of the training sentences", spans.len());
+            }
+            split.0.extend(spans.iter().cloned());
+            split.1.extend(spans);
+        }
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
         network.bag = a.bag;
         network.bag_map = a.bag_map;
         network.bag_hidden = a.bag_hidden;
+        network.ngrams = NgramOrders::new(&a.ngrams)?;
+        if !a.ngrams.is_empty() {
+            network.ngram_channels = a.ngram_channels;
+        }
         if a.bag {
             network.dropout_input = 0.0;
         }
