@@ -7,7 +7,8 @@
 //!   bidirectional, with deferred input-projection gradients; CPU inference runs the recurrence
 //!   on the host, `rnn/host.rs`: reused buffers, one `gemm` per step, vectorised cells in
 //!   `rnn/cell.rs`, the two directions on two threads; other devices run it as tensor
-//!   operations), [`layers`] (embedding, dense, seeded dropout, the logistic loss, `Bag`) and
+//!   operations), [`layers`] (embedding, dense, seeded dropout, the logistic loss, `Bag`),
+//!   [`ngrams`] (n-gram convolutions over a packed batch, max-pooled per sentence) and
 //!   [`train`] (the training loop `Task` + `fit`: Adam/SGD, global-norm clipping, learning-rate
 //!   schedules, validation, early stopping, checkpoints, resumption, progress; `train::split`:
 //!   sub-graphs cut off a loss, `Cut` and `parallel_stage`, back-propagated on their own
@@ -21,8 +22,9 @@
 //!   `SentenceEncoder` and a `PairScorer`. Beside the paper's network and loss: max pooling, a
 //!   bag of words in the sentence vector (`layers::Bag`: the IDF-weighted mean of the input
 //!   vectors plus a zero-initialised projection of the pooled states, so that training starts
-//!   at the bag of words) and the in-batch ranking objective `siamese::Objective::Ranking`, with
-//!   the matching head trained on hard in-batch negatives.
+//!   at the bag of words), n-gram convolutions beside the recurrence (`SiameseConfig::ngrams`)
+//!   and the in-batch ranking objective `siamese::Objective::Ranking`, with the matching head
+//!   trained on hard in-batch negatives.
 //! - [`autoencoder`]: the shared-decoder autoencoder of Kim et al. (2019): two BiRNN encoders
 //!   with their own tables, the max-pooled sentence vector `s0` starting one decoder
 //!   (`RnnLayer::forward_from_deferred`), translation and autoencoding 1:1 in every batch, full
@@ -39,7 +41,8 @@
 //!   (`spec::CosineScorer`) and `semb` (`SembScorer`) scorers, and fixing of text.
 //! - [`distill`]: training a student from a teacher encoder's sentence vectors (Reimers &
 //!   Gurevych 2020; LASER3): the [`distill::Teacher`] rows a job is given, the cosine-distance
-//!   loss; the siamese network takes it beside or instead of its own loss.
+//!   loss, spans of the training text for the teacher to label (`distill::spans`); the
+//!   siamese network takes it beside or instead of its own loss.
 //! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
 //!   (`.vec`) through the model's tokenizer, with a coverage report, seeded draws at the
 //!   table's scale for the rest, a PCA projection to a smaller width, frozen or trained.
