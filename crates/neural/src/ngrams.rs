@@ -80,12 +80,7 @@ impl Ngrams {
         let c = self.channels();
         let sizes = batch.batch_sizes();
         let (n, b, l) = (batch.tokens(), batch.len(), sizes.len());
-        let mut offsets = Vec::with_capacity(l);
-        let mut at = 0;
-        for &s in sizes {
-            offsets.push(at);
-            at += s;
-        }
+        let offsets = crate::rnn::step_starts(sizes);
         let p = relu(self.input.forward(x));
         // A zero row (index n) stands before every sentence's first token.
         let ext = Tensor::cat(vec![p.clone(), Tensor::zeros([1, c], &device)], 0);
@@ -96,21 +91,28 @@ impl Ngrams {
             .flat_map(|(t, &m)| (0..m).map(move |i| i * l + t))
             .collect();
         let padded = int1(&padded, &device);
+        // The rows `j` positions back, gathered once for every order that reaches them.
+        let orders: Vec<usize> = self
+            .convs
+            .iter()
+            .map(|conv| conv.weight.dims()[0] / c)
+            .collect();
+        let longest = orders.iter().copied().max().unwrap_or(1);
+        let mut shifted = vec![p];
+        for j in 1..longest {
+            let rows: Vec<usize> = sizes
+                .iter()
+                .enumerate()
+                .flat_map(|(t, &m)| {
+                    let back = t.checked_sub(j).map(|s| offsets[s]);
+                    (0..m).map(move |i| back.map_or(n, |o| o + i))
+                })
+                .collect();
+            shifted.push(ext.clone().select(0, int1(&rows, &device)));
+        }
         let mut pools = Vec::with_capacity(self.convs.len());
-        for conv in &self.convs {
-            let k = conv.weight.dims()[0] / c;
-            let mut window = vec![p.clone()];
-            for j in 1..k {
-                let rows: Vec<usize> = sizes
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(t, &m)| {
-                        let back = t.checked_sub(j).map(|s| offsets[s]);
-                        (0..m).map(move |i| back.map_or(n, |o| o + i))
-                    })
-                    .collect();
-                window.push(ext.clone().select(0, int1(&rows, &device)));
-            }
+        for (conv, &k) in self.convs.iter().zip(&orders) {
+            let window = shifted[..k].to_vec();
             let h = relu(conv.forward(Tensor::cat(window, 1)));
             // Every value is ≥ 0 after the relu, so the zero padding never wins a maximum
             // over a sentence's own positions (each sentence has at least one).

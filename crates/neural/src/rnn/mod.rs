@@ -286,7 +286,7 @@ impl RnnLayer {
 
 /// Where each step's rows start in a packed layout, plus the total: `T + 1` offsets (step `t`
 /// holds rows `starts[t]..starts[t + 1]`).
-fn step_starts(batch_sizes: &[usize]) -> Vec<usize> {
+pub(crate) fn step_starts(batch_sizes: &[usize]) -> Vec<usize> {
     std::iter::once(0)
         .chain(batch_sizes.iter().scan(0, |off, &n| {
             *off += n;
