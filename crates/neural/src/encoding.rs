@@ -2,6 +2,8 @@
 //! deferred gradient stage of an embedding + BiRNN pass, and encoding many sentences in
 //! length-sorted batches into an [`Embeddings`] matrix.
 
+use std::collections::HashMap;
+
 use bitext_core::Embeddings;
 use bitext_encode::Side;
 use burn::tensor::Tensor;
@@ -281,4 +283,43 @@ pub(crate) fn head_over_rows(
         out.extend(to_host1(h)?.into_iter().map(f64::from));
     }
     Ok(out)
+}
+/// The distinct items of `items` in order of first appearance, and for each item the index of
+/// its first appearance among them: the one deduplication of the fixing's candidate spans,
+/// which share most of their spans (token ids in the aligner's fixing, their text in
+/// [`AlignerModel::fix_outputs_with`](crate::aligner::AlignerModel::fix_outputs_with)), and
+/// the token ids of a batch whose n-gram input projection is computed once per id.
+pub(crate) fn distinct<'a, T: std::hash::Hash + Eq + ?Sized>(
+    items: &[&'a T],
+) -> (Vec<&'a T>, Vec<usize>) {
+    let mut rows: HashMap<&T, usize> = HashMap::new();
+    let mut distinct: Vec<&T> = Vec::new();
+    let index = items
+        .iter()
+        .map(|&t| {
+            *rows.entry(t).or_insert_with(|| {
+                distinct.push(t);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    (distinct, index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct;
+
+    #[test]
+    fn distinct_items_keep_their_first_order_and_every_item_its_row() {
+        let ids: [&[u32]; 5] = [&[1, 2], &[3], &[1, 2], &[], &[3]];
+        let (d, index) = distinct(&ids);
+        assert_eq!(d, vec![&[1u32, 2][..], &[3][..], &[][..]]);
+        assert_eq!(index, vec![0, 1, 0, 2, 1]);
+        for (item, &i) in ids.iter().zip(&index) {
+            assert_eq!(d[i], *item);
+        }
+        let (none, index) = distinct::<str>(&[]);
+        assert!(none.is_empty() && index.is_empty());
+    }
 }

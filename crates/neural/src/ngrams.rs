@@ -15,6 +15,7 @@ use burn::tensor::{Device, IndexingUpdateOp, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::batch::PackedBatch;
+use crate::encoding::distinct;
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::Dense;
@@ -73,15 +74,31 @@ impl Ngrams {
 
     /// The pooled n-gram features `[sentences, orders·channels]` of the packed inputs `x`
     /// `[tokens, d_input]` of `batch`, rows in packed sentence order (as the recurrence's
-    /// pooled states).
+    /// pooled states). With `by_id` (inference: the rows of one id of `batch` are equal), the
+    /// input projection is computed once per distinct id and its rows gathered.
     #[must_use]
-    pub fn forward(&self, x: Tensor<2>, batch: &PackedBatch) -> Tensor<2> {
+    pub fn forward(&self, x: Tensor<2>, batch: &PackedBatch, by_id: bool) -> Tensor<2> {
         let device = x.device();
         let c = self.channels();
         let sizes = batch.batch_sizes();
         let (n, b, l) = (batch.tokens(), batch.len(), sizes.len());
         let offsets = crate::rnn::step_starts(sizes);
-        let p = relu(self.input.forward(x));
+        let p = if by_id {
+            let ids: Vec<&u32> = batch.ids().iter().collect();
+            let (once, row) = distinct(&ids);
+            // Distinct ids come in order of first appearance: the first row of the k-th is
+            // where the running count of them reaches k.
+            let mut first = Vec::with_capacity(once.len());
+            for (i, &k) in row.iter().enumerate() {
+                if k == first.len() {
+                    first.push(i);
+                }
+            }
+            let once = relu(self.input.forward(x.select(0, int1(&first, &device))));
+            once.select(0, int1(&row, &device))
+        } else {
+            relu(self.input.forward(x))
+        };
         // A zero row (index n) stands before every sentence's first token.
         let ext = Tensor::cat(vec![p.clone(), Tensor::zeros([1, c], &device)], 0);
         // Packed row (t, i) → padded row i·l + t, for the pooling.
@@ -196,7 +213,8 @@ mod tests {
 
     /// Each sentence's pooled features equal a direct computation on its own tokens: every
     /// window of order k ending at each position (zeros before the start), the filters, the
-    /// relu and the maximum over positions; whatever the other sentences of the batch.
+    /// relu and the maximum over positions; whatever the other sentences of the batch, and
+    /// with the input projection computed per row or once per id.
     #[test]
     fn pools_match_a_direct_computation_per_sentence() {
         let device = Device::flex();
@@ -217,8 +235,14 @@ mod tests {
             burn::tensor::TensorData::new(flat, [batch.tokens(), d]),
             &device,
         );
-        let (got, [_, cols]) = to_host2(net.forward(x, &batch)).unwrap();
+        // Per row, and with the input projection once per id (id 0 appears twice).
+        let (got, [_, cols]) = to_host2(net.forward(x.clone(), &batch, false)).unwrap();
+        let (by_id, _) = to_host2(net.forward(x, &batch, true)).unwrap();
         assert_eq!(cols, 3 * c);
+        assert!(
+            (got.iter().zip(&by_id)).all(|(a, b)| (a - b).abs() < 1e-6),
+            "by id: {by_id:?} against {got:?}"
+        );
         let (a, _) = to_host2(net.input.weight.val()).unwrap();
         let (ab, _) = to_host2(net.input.bias.val().unsqueeze::<2>()).unwrap();
         for (row, &s) in batch.order().iter().enumerate() {

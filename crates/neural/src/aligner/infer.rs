@@ -1,8 +1,6 @@
 //! Inference with the aligner over many sentences or pairs: sentence vectors and pair outputs
 //! in batches, `semb` scores of vector pairs, and divergence fixing of token-id pairs.
 
-use std::collections::HashMap;
-
 use bitext_core::Embeddings;
 use bitext_encode::Side;
 use bitext_similarity::Measure;
@@ -13,7 +11,7 @@ use crate::aligner::fix::{
 };
 use crate::aligner::model::PairOutput;
 use crate::batch::Bucketing;
-use crate::encoding::{encode_in_batches, head_over_rows};
+use crate::encoding::{distinct, encode_in_batches, head_over_rows};
 use crate::error::{Error, Result};
 
 impl Aligner {
@@ -240,43 +238,4 @@ pub struct Fixed {
     pub cosine: f32,
     /// `wemb` cosine of the whole pair.
     pub original: f32,
-}
-
-/// The distinct items of `items` in order of first appearance, and for each item the index of
-/// its first appearance among them: the one deduplication of the fixing's candidate spans,
-/// which share most of their spans (token ids here, their text in
-/// [`AlignerModel::fix_outputs_with`](crate::aligner::AlignerModel::fix_outputs_with)).
-pub(crate) fn distinct<'a, T: std::hash::Hash + Eq + ?Sized>(
-    items: &[&'a T],
-) -> (Vec<&'a T>, Vec<usize>) {
-    let mut rows: HashMap<&T, usize> = HashMap::new();
-    let mut distinct: Vec<&T> = Vec::new();
-    let index = items
-        .iter()
-        .map(|&t| {
-            *rows.entry(t).or_insert_with(|| {
-                distinct.push(t);
-                distinct.len() - 1
-            })
-        })
-        .collect();
-    (distinct, index)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::distinct;
-
-    #[test]
-    fn distinct_items_keep_their_first_order_and_every_item_its_row() {
-        let ids: [&[u32]; 5] = [&[1, 2], &[3], &[1, 2], &[], &[3]];
-        let (d, index) = distinct(&ids);
-        assert_eq!(d, vec![&[1u32, 2][..], &[3][..], &[][..]]);
-        assert_eq!(index, vec![0, 1, 0, 2, 1]);
-        for (item, &i) in ids.iter().zip(&index) {
-            assert_eq!(d[i], *item);
-        }
-        let (none, index) = distinct::<str>(&[]);
-        assert!(none.is_empty() && index.is_empty());
-    }
 }

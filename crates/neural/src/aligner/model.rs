@@ -269,7 +269,9 @@ impl Aligner {
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
         let keep = self.max_pool;
-        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), keep)) {
+        let out = match host
+            .and_then(|h| h.forward(x.clone(), Some(batch.ids()), batch.batch_sizes(), keep))
+        {
             Some(out) => out,
             None => rnn.forward(x.clone(), batch.batch_sizes(), keep),
         };

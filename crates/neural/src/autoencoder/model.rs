@@ -235,7 +235,9 @@ impl Autoencoder {
         let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
-        let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), true)) {
+        let out = match host
+            .and_then(|h| h.forward(x.clone(), Some(batch.ids()), batch.batch_sizes(), true))
+        {
             Some(out) => out,
             None => rnn.forward(x.clone(), batch.batch_sizes(), true),
         };

@@ -185,6 +185,8 @@ impl Siamese {
         host: Option<&mut HostBiRnn>,
     ) -> Result<(Tensor<2>, Option<Deferred>)> {
         let keep = self.max_pool;
+        // Without dropout (inference), rows of one id are equal: projections by id.
+        let by_id = rng.is_none();
         let (x, out, stage) = if deferred {
             let (x, eg) =
                 self.embedding
@@ -195,8 +197,10 @@ impl Siamese {
             (x, out, Some((ig, eg)))
         } else {
             let x = self.embedding.lookup(batch)?;
+            let ids = by_id.then(|| batch.ids());
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
-            let out = match host.and_then(|h| h.forward(x.clone(), batch.batch_sizes(), keep)) {
+            let out = match host.and_then(|h| h.forward(x.clone(), ids, batch.batch_sizes(), keep))
+            {
                 Some(out) => out,
                 None => self.rnn.forward(x.clone(), batch.batch_sizes(), keep),
             };
@@ -212,7 +216,7 @@ impl Siamese {
                 } else {
                     x.clone()
                 };
-                Tensor::cat(vec![pooled, ng.forward(x, batch)], 1)
+                Tensor::cat(vec![pooled, ng.forward(x, batch, by_id)], 1)
             }
             None => pooled,
         };
