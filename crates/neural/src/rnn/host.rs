@@ -195,9 +195,10 @@ impl HostDirection {
         for &row in &self.pending {
             self.pending_x.extend_from_slice(&x[row * d..(row + 1) * d]);
         }
-        zeroed(&mut self.pending_out, fresh * gh);
-        for row in self.pending_out.chunks_exact_mut(gh) {
-            row.copy_from_slice(&self.b_ih);
+        // Each row starts as the bias (written once, not zeroed first).
+        self.pending_out.clear();
+        for _ in 0..fresh {
+            self.pending_out.extend_from_slice(&self.b_ih);
         }
         matmul(
             &mut self.pending_out,
