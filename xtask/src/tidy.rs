@@ -308,8 +308,8 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
         "AVX2/AVX-512 copies of the recurrent cells",
     ),
     (
-        "crates/neural/src/rnn/host.rs",
-        "gemm's raw-pointer interface",
+        "crates/neural/src/host.rs",
+        "gemm's raw-pointer interface (host inference's products)",
     ),
 ];
 

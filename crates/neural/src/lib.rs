@@ -14,6 +14,9 @@
 //!   sub-graphs cut off a loss, `Cut` and `parallel_stage`, back-propagated on their own
 //!   threads, as the aligner's two encoders are and the siamese network's batch pieces, each
 //!   on a replica of fresh leaves, `fresh_leaves`).
+//! - `host.rs` (private): what inference on the host shares: the `gemm` product and `IdMemo`,
+//!   rows computed once per embedding-table id and kept across batches (the recurrence's input
+//!   projection, the n-gram convolutions' products).
 //! - `encoding.rs` (private): what every recurrent encoder shares: the id check, the deferred
 //!   gradient stage of an embedding + BiRNN pass, the bag of words added to pooled states with
 //!   its gradient stage (`with_bag`, `bag_weights`), the in-batch ranking loss
@@ -80,6 +83,7 @@ pub mod batch;
 pub mod distill;
 mod encoding;
 mod error;
+mod host;
 mod init;
 pub mod layers;
 pub mod mlp;

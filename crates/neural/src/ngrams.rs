@@ -7,17 +7,27 @@
 //! window of order `k` at position `t` of a sentence gathers its positions `t, t−1, …, t−k+1`
 //! (a zero row before the first token), so a convolution is `k` row gathers, one
 //! concatenation and one matrix product, with no padding on the way. Only the pooling pads.
+//!
+//! Inference on the CPU takes another road ([`Ngrams::host`]): the window's product is the sum
+//! of its positions' products with the filters' blocks, `[p_t; …; p_{t−k+1}]·W_k = Σ_j
+//! p_{t−j}·W_k[j]`, and each `p·W_k[j]` is a function of the position's id. So each id's
+//! projection and its products with every order's blocks (`Σ_k k·channels` values) are
+//! computed once and kept ([`IdMemo`]), and a window costs `k` additions of rows: no product
+//! and no gathered windows per token.
 
 use bitext_core::Rng;
 use burn::module::Module;
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, IndexingUpdateOp, Tensor};
+use gemm::Parallelism;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::PackedBatch;
 use crate::encoding::distinct;
 use crate::error::{Error, Result};
-use crate::init::int1;
+use crate::host::{IdMemo, matmul};
+use crate::init::{float2, int1, to_host1, to_host2};
 use crate::layers::Dense;
 
 /// `relu(x·A + a)` into `channels`, then per order `k` a convolution
@@ -142,6 +152,163 @@ impl Ngrams {
             pools.push(grid.reshape([b, l, c]).max_dim(1).reshape([b, c]));
         }
         Tensor::cat(pools, 1)
+    }
+}
+
+impl Ngrams {
+    /// The convolutions prepared for inference on the host, when they live on the Flex CPU
+    /// device without autodiff (`None` otherwise, or when a weight cannot be read back):
+    /// reuse it for the batches of one encoding run over one embedding table.
+    pub(crate) fn host(&self) -> Option<HostNgrams> {
+        let device = self.input.weight.val().device();
+        if device.is_autodiff() || device != Device::flex() {
+            return None;
+        }
+        let (a, [d, c]) = to_host2(self.input.weight.val()).ok()?;
+        let a_bias = to_host1(self.input.bias.val()).ok()?;
+        let mut orders = Vec::with_capacity(self.convs.len());
+        let mut convs = Vec::with_capacity(self.convs.len());
+        let mut biases = Vec::with_capacity(self.convs.len() * c);
+        for conv in &self.convs {
+            let (w, [rows, _]) = to_host2(conv.weight.val()).ok()?;
+            biases.extend(to_host1(conv.bias.val()).ok()?);
+            orders.push(rows / c);
+            convs.push(w);
+        }
+        // Block (order k, shift j) of `blocks` `[c, Σ k·c]` is `W_k[j]`: the rows of `W_k`
+        // that multiply the position `j` back.
+        let width: usize = orders.iter().map(|k| k * c).sum();
+        let mut blocks = vec![0.0; c * width];
+        let mut base = 0;
+        for (w, &k) in convs.iter().zip(&orders) {
+            for j in 0..k {
+                for q in 0..c {
+                    let dst = q * width + base + j * c;
+                    blocks[dst..dst + c].copy_from_slice(&w[(j * c + q) * c..(j * c + q + 1) * c]);
+                }
+            }
+            base += k * c;
+        }
+        Some(HostNgrams {
+            memo: IdMemo::new(width, NGRAM_MEMO_FLOATS),
+            a,
+            a_bias,
+            blocks,
+            biases,
+            orders,
+            d,
+            c,
+        })
+    }
+}
+
+/// Most values in the memo of [`HostNgrams`] (128 MiB: 26,214 ids of orders 2, 3 and 5 with
+/// 128 filters each).
+const NGRAM_MEMO_FLOATS: usize = 1 << 25;
+
+/// [`Ngrams`] prepared for inference on the host (see the module doc): the weights copied once,
+/// each id's products kept for the following batches.
+pub(crate) struct HostNgrams {
+    /// `A` `[d, c]` and `a`.
+    a: Vec<f32>,
+    a_bias: Vec<f32>,
+    /// Every order's filter blocks side by side, `[c, Σ k·c]`.
+    blocks: Vec<f32>,
+    /// `b_k` of every order, `[orders·c]`.
+    biases: Vec<f32>,
+    orders: Vec<usize>,
+    d: usize,
+    c: usize,
+    /// `relu(x·A + a)·blocks` by id.
+    memo: IdMemo,
+}
+
+impl std::fmt::Debug for HostNgrams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostNgrams")
+            .field("orders", &self.orders)
+            .field("channels", &self.c)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HostNgrams {
+    /// [`Ngrams::forward`] of the packed inputs `x` of `batch`, whose rows are functions of
+    /// their ids in the table the memo was filled from (no dropout). `None` when `x` cannot be
+    /// read back as `f32`.
+    ///
+    /// # Panics
+    /// When `x` has another width than the convolutions' input.
+    pub(crate) fn forward(&mut self, x: Tensor<2>, batch: &PackedBatch) -> Option<Tensor<2>> {
+        let device = x.device();
+        let (c, d) = (self.c, self.d);
+        let width = self.blocks.len() / c.max(1);
+        let ids = batch.ids();
+        let threads = rayon::current_num_threads();
+        let par = if threads > 1 {
+            Parallelism::Rayon(threads)
+        } else {
+            Parallelism::None
+        };
+        let (a, a_bias, blocks) = (&self.a, &self.a_bias, &self.blocks);
+        self.memo
+            .fill(ids, |first, out| {
+                if first.is_empty() {
+                    return Ok(());
+                }
+                let (xs, [f, dx]) = to_host2(x.select(0, int1(first, &device)))?;
+                assert_eq!(dx, d, "input of the wrong width");
+                let mut p = Vec::with_capacity(f * c);
+                for _ in 0..f {
+                    p.extend_from_slice(a_bias);
+                }
+                matmul(&mut p, &xs, a, [f, d, c], true, par);
+                for v in &mut p {
+                    *v = v.max(0.0);
+                }
+                out.resize(f * width, 0.0);
+                matmul(out, &p, blocks, [f, c, width], false, par);
+                Ok::<_, Error>(())
+            })
+            .ok()?;
+        let sizes = batch.batch_sizes();
+        let offsets = crate::rnn::step_starts(sizes);
+        let oc = self.orders.len() * c;
+        let mut pooled = vec![0.0f32; batch.len() * oc];
+        let (memo, orders, biases) = (&self.memo, &self.orders, &self.biases);
+        // Every response is ≥ 0 after the relu, so the pools start at 0.
+        pooled
+            .par_chunks_mut(oc.max(1))
+            .enumerate()
+            .for_each(|(i, out)| {
+                let len = sizes.iter().take_while(|&&m| m > i).count();
+                let rows: Vec<&[f32]> = (0..len).map(|t| memo.row(ids[offsets[t] + i])).collect();
+                let mut z = vec![0.0f32; c];
+                let mut base = 0;
+                for (o, &k) in orders.iter().enumerate() {
+                    let (bias, pool) = (&biases[o * c..(o + 1) * c], &mut out[o * c..(o + 1) * c]);
+                    for t in 0..len {
+                        z.copy_from_slice(bias);
+                        for j in 0..k.min(t + 1) {
+                            let block = &rows[t - j][base + j * c..base + (j + 1) * c];
+                            for (z, &v) in z.iter_mut().zip(block) {
+                                *z += v;
+                            }
+                        }
+                        for (m, &z) in pool.iter_mut().zip(&z) {
+                            *m = m.max(z);
+                        }
+                    }
+                    base += k * c;
+                }
+            });
+        Some(float2(pooled, [batch.len(), oc], &device))
+    }
+
+    /// Cap the memo at `floats` values (tests: a memo that fills up).
+    #[cfg(test)]
+    fn set_memo_floats(&mut self, floats: usize) {
+        self.memo.set_cap(floats);
     }
 }
 
@@ -279,6 +446,49 @@ mod tests {
                         (v - best).abs() < 1e-4,
                         "sentence {s} order {k} filter {o}: {v} vs {best}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The host path gives the tensor path's features, batch after batch (ids repeating within
+    /// and across sentences and batches), with a memo that keeps every id and one that fills.
+    #[test]
+    fn the_host_path_matches_the_tensor_path() {
+        let device = Device::flex();
+        let mut rng = Rng::seed(5);
+        let (d, c) = (6, 4);
+        let orders = NgramOrders::new(&[2, 3, 5]).unwrap();
+        let net = Ngrams::new(d, orders, c, &mut rng, &device).unwrap();
+        let row = |id: u32| -> Vec<f32> {
+            (0..d)
+                .map(|j| ((id as usize * 37 + j * 11) % 23) as f32 / 7.0 - 1.5)
+                .collect()
+        };
+        let batches: [Vec<Vec<u32>>; 3] = [
+            vec![
+                vec![0, 1, 2, 1, 0, 3],
+                vec![4, 1],
+                vec![5, 6, 7, 1, 2, 3, 4],
+            ],
+            vec![vec![8, 1, 9], vec![0, 0, 0, 0, 0, 0]],
+            vec![(10..20).collect(), vec![1], vec![19, 18]],
+        ];
+        // Orders 2, 3 and 5 keep 10·c values an id: a memo of 5 ids fills in the first batch.
+        for cap in [None, Some(5 * 10 * c)] {
+            let mut host = net.host().unwrap();
+            if let Some(cap) = cap {
+                host.set_memo_floats(cap);
+            }
+            for seqs in &batches {
+                let batch = PackedBatch::new(seqs).unwrap();
+                let flat: Vec<f32> = batch.ids().iter().flat_map(|&id| row(id)).collect();
+                let x = float2(flat, [batch.tokens(), d], &device);
+                let (want, dims) = to_host2(net.forward(x.clone(), &batch, false)).unwrap();
+                let (got, got_dims) = to_host2(host.forward(x, &batch).unwrap()).unwrap();
+                assert_eq!(got_dims, dims);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert!((g - w).abs() < 1e-5, "cap {cap:?}, value {i}: {g} vs {w}");
                 }
             }
         }

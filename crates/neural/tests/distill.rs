@@ -7,6 +7,7 @@ mod common;
 use common::small_schedule;
 
 use bitext_core::{Embeddings, Rng, normalize_row};
+use bitext_encode::Side;
 use bitext_neural::autoencoder::{
     AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax, train_autoencoder,
 };
@@ -279,6 +280,28 @@ fn ngram_convolutions_train_and_are_saved() {
     )
     .unwrap();
     assert_eq!(filters(loaded.model()), filters(&model));
+    // Encoding in many small batches runs the convolutions on the host, each id's products
+    // kept from batch to batch; one batch of tensor operations gives the same vectors.
+    let m = loaded.model();
+    let seqs: Vec<Vec<u32>> = (0..40u32)
+        .map(|i| (0..1 + i % 9).map(|t| 4 + (i * 7 + t * 3) % 11).collect())
+        .collect();
+    let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+    let small = bitext_neural::batch::Bucketing {
+        max_items: 6,
+        max_tokens: 60,
+    };
+    let many = m
+        .encode_all(&refs, Side::Source, &small, &mut |_| {})
+        .unwrap();
+    let one = m.encode(&refs, Side::Source, None).unwrap();
+    let one = one.into_data().try_to_vec::<f32>().unwrap();
+    for (i, (a, b)) in many.as_slice().iter().zip(&one).enumerate() {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "value {i}: {a} in batches, {b} in one"
+        );
+    }
 }
 
 #[test]

@@ -10,70 +10,17 @@
 //!
 //! When the caller gives each input row's embedding-table id (inference, where a row is a
 //! function of its id), the input projection `x·W_ih + b` is computed once per distinct id and
-//! kept for the following batches: a memo of at most [`MEMO_FLOATS`] values per direction.
-//! The projection is the largest product of a small recurrence over wide fixed vectors (512
-//! inputs against 128 hidden units: four fifths of a GRU step's multiplications), and a
-//! corpus repeats its pieces: newsdev's 3,600 sentences hold 117,996 pieces of the USE-M model,
-//! 15,030 distinct.
-
-#![allow(unsafe_code)] // gemm's raw-pointer interface
+//! kept for the following batches ([`IdMemo`], shared with the n-gram convolutions' host
+//! path): at most [`MEMO_FLOATS`] values per direction. The projection is the largest product
+//! of a small recurrence over wide fixed vectors (512 inputs against 128 hidden units: four
+//! fifths of a GRU step's multiplications).
 
 use burn::tensor::Tensor;
 use gemm::Parallelism;
 
 use super::{BiRnn, BiRnnOutput, RnnLayer, cell, step_starts};
+use crate::host::{IdMemo, matmul};
 use crate::init::{float2, to_host1, to_host2};
-
-/// `dst[m, n] (+)= a[m, k] · b[k, n]`, all row-major and contiguous; adds to `dst` when
-/// `accumulate`, overwrites it otherwise.
-fn matmul(
-    dst: &mut [f32],
-    a: &[f32],
-    b: &[f32],
-    [m, k, n]: [usize; 3],
-    accumulate: bool,
-    par: Parallelism,
-) {
-    assert!(
-        dst.len() == m * n && a.len() == m * k && b.len() == k * n,
-        "matrix product operands of mismatched sizes"
-    );
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !accumulate {
-            dst.fill(0.0);
-        }
-        return;
-    }
-    // SAFETY: `dst`, `a` and `b` are contiguous row-major `m×n`, `m×k` and `k×n` matrices
-    // (sizes asserted above), so every (row stride, column stride) = (cols, 1) access stays
-    // inside them; `dst` is borrowed mutably, so it aliases neither operand.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            par,
-        );
-    }
-}
 
 /// One direction's weights, copied to the host (row-major), and its working buffers, kept
 /// from one batch to the next (fresh pages cost page faults and clearing).
@@ -96,16 +43,10 @@ struct HostDirection {
     out: Vec<f32>,
     /// Most values in `gi` ([`PROJECTION_FLOATS`]; smaller in tests).
     projection_floats: usize,
-    /// Projected inputs by id: `memo[(slot[id] − 1)·G·H ..]` (slot 0: not yet computed).
-    memo: Vec<f32>,
-    slot: Vec<u32>,
-    /// Most values in `memo` ([`MEMO_FLOATS`]; smaller in tests).
-    memo_floats: usize,
-    /// The first row of each id of a group the memo lacks (scratch), their inputs and their
-    /// projections.
-    pending: Vec<usize>,
+    /// Projected inputs by id, at most [`MEMO_FLOATS`] values (fewer in tests).
+    memo: IdMemo,
+    /// The inputs of the ids a group's memo lacks (scratch).
     pending_x: Vec<f32>,
-    pending_out: Vec<f32>,
 }
 
 /// Most values in the buffer of projected inputs (8 MiB; see [`HostDirection::run`]).
@@ -114,10 +55,6 @@ const PROJECTION_FLOATS: usize = 1 << 21;
 /// Most values in one direction's memo of projected inputs by id (64 MiB: 43,690 ids of a GRU
 /// of 128 units; a 128,000-piece vocabulary's frequent pieces).
 const MEMO_FLOATS: usize = 1 << 24;
-
-/// The mark of an id of the current group not (yet) in the memo: `slot[id] = PENDING | j`,
-/// its projection the `j`-th row of `pending_out`. Memo rows stay far below it.
-const PENDING: u32 = 1 << 31;
 
 /// Resize `v` to `n` zeros, reusing its allocation.
 fn zeroed(v: &mut Vec<f32>, n: usize) {
@@ -136,6 +73,7 @@ impl HostDirection {
             None => Vec::new(),
         };
         Some(Self {
+            memo: IdMemo::new(b_ih.len(), MEMO_FLOATS),
             w_ih,
             w_hh,
             b_ih,
@@ -149,12 +87,7 @@ impl HostDirection {
             rec: Vec::new(),
             out: Vec::new(),
             projection_floats: PROJECTION_FLOATS,
-            memo: Vec::new(),
-            slot: Vec::new(),
-            memo_floats: MEMO_FLOATS,
-            pending: Vec::new(),
             pending_x: Vec::new(),
-            pending_out: Vec::new(),
         })
     }
 
@@ -178,55 +111,22 @@ impl HostDirection {
             );
             return;
         };
-        // Ids the memo lacks, each once (its first row), marked as pending in `slot`.
-        self.pending.clear();
-        for (i, &id) in ids.iter().enumerate() {
-            let id = id as usize;
-            if id >= self.slot.len() {
-                self.slot.resize(id + 1, 0);
+        // Each id the memo lacks once (its first row of the group), from the bias.
+        let (x_rows, w_ih, b_ih) = (&mut self.pending_x, &self.w_ih, &self.b_ih);
+        let filled = self.memo.fill(ids, |first, out| {
+            x_rows.clear();
+            for &i in first {
+                let row = s0 + i;
+                x_rows.extend_from_slice(&x[row * d..(row + 1) * d]);
+                out.extend_from_slice(b_ih);
             }
-            if self.slot[id] == 0 {
-                self.slot[id] = PENDING | self.pending.len() as u32;
-                self.pending.push(s0 + i);
-            }
-        }
-        let fresh = self.pending.len();
-        self.pending_x.clear();
-        for &row in &self.pending {
-            self.pending_x.extend_from_slice(&x[row * d..(row + 1) * d]);
-        }
-        // Each row starts as the bias (written once, not zeroed first).
-        self.pending_out.clear();
-        for _ in 0..fresh {
-            self.pending_out.extend_from_slice(&self.b_ih);
-        }
-        matmul(
-            &mut self.pending_out,
-            &self.pending_x,
-            &self.w_ih,
-            [fresh, d, gh],
-            true,
-            par,
-        );
-        // Those that fit join the memo; the others stay pending for this group.
-        let used = self.memo.len() / gh.max(1);
-        let keep = fresh.min((self.memo_floats / gh.max(1)).saturating_sub(used));
-        self.memo.extend_from_slice(&self.pending_out[..keep * gh]);
-        for (j, &row) in self.pending[..keep].iter().enumerate() {
-            self.slot[ids[row - s0] as usize] = (used + j + 1) as u32;
-        }
+            matmul(out, x_rows, w_ih, [first.len(), d, gh], true, par);
+            Ok::<_, std::convert::Infallible>(())
+        });
+        let Ok(()) = filled;
         let gi = &mut self.gi[..(s1 - s0) * gh];
         for (out, &id) in gi.chunks_exact_mut(gh).zip(ids) {
-            let s = self.slot[id as usize];
-            let k = (s & !PENDING) as usize;
-            out.copy_from_slice(if s & PENDING == 0 {
-                &self.memo[(k - 1) * gh..k * gh]
-            } else {
-                &self.pending_out[k * gh..(k + 1) * gh]
-            });
-        }
-        for &row in &self.pending[keep..] {
-            self.slot[ids[row - s0] as usize] = 0;
+            out.copy_from_slice(self.memo.row(id));
         }
     }
 
@@ -333,8 +233,8 @@ impl HostBiRnn {
     /// Cap the memo of projected inputs at `floats` values (tests: a memo that fills up).
     #[cfg(test)]
     pub(super) fn set_memo_floats(&mut self, floats: usize) {
-        self.fwd.memo_floats = floats;
-        self.bwd.memo_floats = floats;
+        self.fwd.memo.set_cap(floats);
+        self.bwd.memo.set_cap(floats);
     }
 
     /// [`BiRnn::forward`] on the host: the two directions on two threads when the pool has

@@ -25,10 +25,11 @@ impl Siamese {
         batching: &Bucketing,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Embeddings> {
-        // On the CPU, the recurrence's weights are copied to the host once for all batches.
-        let mut host = self.rnn.host();
+        // On the CPU, the recurrence's and convolutions' weights are copied to the host once
+        // for all batches.
+        let mut host = self.host();
         encode_in_batches(seqs, self.dim(), batching, progress, |sents| {
-            self.encode_with(sents, side, None, host.as_mut())
+            self.encode_with(sents, side, None, Some(&mut host))
         })
     }
 

@@ -12,12 +12,21 @@ use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
-use crate::ngrams::Ngrams;
+use crate::ngrams::{HostNgrams, Ngrams};
 use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
 use crate::siamese::{Pooling, SiameseConfig};
 use crate::train::split::{Cut, fresh_leaves, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 use rayon::prelude::*;
+
+/// The parts of a siamese encoder prepared for inference on the host (the CPU), reused by
+/// every batch of one encoding run: the recurrence ([`BiRnn::host`]) and the n-gram
+/// convolutions ([`Ngrams::host`]); each `None` where it runs as tensor operations.
+#[derive(Debug, Default)]
+pub(crate) struct SiameseHost {
+    rnn: Option<HostBiRnn>,
+    ngrams: Option<HostNgrams>,
+}
 
 /// The siamese classifier. Both languages share the recurrent encoder; each has its own rows
 /// of the embedding table unless the configuration shares them.
@@ -176,13 +185,14 @@ impl Siamese {
     /// Encode a packed batch: `[B, dim]` rows in the caller's order. Dropout applies when
     /// `rng` is given (training). With `deferred` (on an autodiff device), the embedding and
     /// input-projection gradients come from the returned stage. `host`, when given, runs the
-    /// recurrence (inference on the CPU, reused across batches).
+    /// recurrence and, without dropout, the n-gram convolutions (inference on the CPU, reused
+    /// across batches).
     fn encode_packed(
         &self,
         batch: &PackedBatch,
         mut rng: Option<&mut Rng>,
         deferred: bool,
-        host: Option<&mut HostBiRnn>,
+        mut host: Option<&mut SiameseHost>,
     ) -> Result<(Tensor<2>, Option<Deferred>)> {
         let keep = self.max_pool;
         // Without dropout (inference), rows of one id are equal: projections by id.
@@ -199,8 +209,8 @@ impl Siamese {
             let x = self.embedding.lookup(batch)?;
             let ids = by_id.then(|| batch.ids());
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
-            let out = match host.and_then(|h| h.forward(x.clone(), ids, batch.batch_sizes(), keep))
-            {
+            let rnn = host.as_deref_mut().and_then(|h| h.rnn.as_mut());
+            let out = match rnn.and_then(|h| h.forward(x.clone(), ids, batch.batch_sizes(), keep)) {
                 Some(out) => out,
                 None => self.rnn.forward(x.clone(), batch.batch_sizes(), keep),
             };
@@ -216,7 +226,12 @@ impl Siamese {
                 } else {
                     x.clone()
                 };
-                Tensor::cat(vec![pooled, ng.forward(x, batch, by_id)], 1)
+                let on_host = match host.and_then(|h| h.ngrams.as_mut()) {
+                    Some(h) if by_id && !deferred => h.forward(x.clone(), batch),
+                    _ => None,
+                };
+                let features = on_host.unwrap_or_else(|| ng.forward(x, batch, by_id));
+                Tensor::cat(vec![pooled, features], 1)
             }
             None => pooled,
         };
@@ -255,13 +270,22 @@ impl Siamese {
         self.encode_with(seqs, side, rng, None)
     }
 
-    /// [`Siamese::encode`] with a prepared host recurrence (see [`BiRnn::host`]).
+    /// The recurrence and n-gram convolutions prepared for inference on the host, for
+    /// [`Siamese::encode_with`] (empty off the Flex CPU device).
+    pub(crate) fn host(&self) -> SiameseHost {
+        SiameseHost {
+            rnn: self.rnn.host(),
+            ngrams: self.ngrams.as_ref().and_then(Ngrams::host),
+        }
+    }
+
+    /// [`Siamese::encode`] with the parts prepared for the host ([`Siamese::host`]).
     pub(crate) fn encode_with(
         &self,
         seqs: &[&[u32]],
         side: Side,
         rng: Option<&mut Rng>,
-        host: Option<&mut HostBiRnn>,
+        host: Option<&mut SiameseHost>,
     ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
         let batch = PackedBatch::new(&self.table_ids(seqs, side))?;
