@@ -149,8 +149,14 @@ impl IdMemo {
         );
         let used = self.rows.len() / w;
         let keep = self.first.len().min((self.cap / w).saturating_sub(used));
-        self.rows
-            .extend_from_slice(&self.fresh[..keep * self.width]);
+        // Grow by doubling, but never past the cap (`reserve` alone could double beyond it).
+        let add = keep * self.width;
+        if self.rows.len() + add > self.rows.capacity() {
+            let room = self.cap.saturating_sub(self.rows.len());
+            let grow = self.rows.capacity().max(add).min(room).max(add);
+            self.rows.reserve_exact(grow);
+        }
+        self.rows.extend_from_slice(&self.fresh[..add]);
         for (j, &i) in self.first[..keep].iter().enumerate() {
             self.slot[ids[i] as usize] = (used + j + 1) as u32;
         }
@@ -210,6 +216,7 @@ mod tests {
         // 5, 1, 7 kept (6 values); 9 and 2 not, so computed again in the third call.
         assert_eq!(computed, [5, 1, 7, 9, 2, 2, 9, 0]);
         assert_eq!(memo.kept(), 3);
+        assert!(memo.rows.capacity() <= 6, "{}", memo.rows.capacity());
         let e = memo.fill(&[4, 5], |_, _| Err("no"));
         assert_eq!(e, Err("no"));
         memo.set_cap(100);
