@@ -108,6 +108,7 @@ fn every_committed_recipe_parses_as_its_command() {
             let out = bitext()
                 .env("BITEXT_DATA", "/data")
                 .env("USEM_ONNX", "/usem.onnx")
+                .env("BITEXT_DIALOGUE", "/dialogue")
                 .arg("--recipe")
                 .arg(&path)
                 .arg("--help")

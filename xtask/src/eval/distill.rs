@@ -186,6 +186,9 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(m) => m,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
+    if let Err(why) = recipe::dialogue() {
+        return Ok(format!("Skipped: {why}.\n"));
+    }
     let mut md = String::new();
     let mut students = Vec::new();
     for (family, recipe_name, dir, ..) in STUDENTS {

@@ -71,6 +71,9 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     if let Err(why) = teacher_graph() {
         return Ok(format!("Skipped: {why}.\n"));
     }
+    if let Err(why) = recipe::dialogue() {
+        return Ok(format!("Skipped: {why}.\n"));
+    }
     let base = out_dir("distill-mono");
     std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
     let mono = base.join("gettext.fr.txt");

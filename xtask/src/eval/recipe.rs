@@ -76,6 +76,29 @@ pub(super) fn data_path(ctx: &Ctx, json: &serde_json::Value, key: &str) -> Resul
         .with_context(|| format!("the recipe has no data.{key}"))
 }
 
+/// Where the game-dialogue bitext of `recipes/data/game_dialogue.py` is (`$BITEXT_DIALOGUE`;
+/// `dialogue` under `BITEXT_EVAL_OUT` by default), given to the recipes as `${BITEXT_DIALOGUE}`.
+pub(super) fn dialogue_dir() -> PathBuf {
+    std::env::var_os("BITEXT_DIALOGUE")
+        .map_or_else(|| super::neural::out_dir("dialogue"), PathBuf::from)
+}
+
+/// The game-dialogue bitext, or why a section that trains from a recipe reading it is skipped.
+pub(super) fn dialogue() -> std::result::Result<PathBuf, String> {
+    let dir = dialogue_dir();
+    for lang in ["fr", "de"] {
+        if !dir.join(format!("games.en-{lang}.tsv")).is_file() {
+            return Err(format!(
+                "no game-dialogue bitext in {} (`python3 recipes/data/game_dialogue.py {}` \
+                 makes it from Debian's packages; BITEXT_DIALOGUE names another folder)",
+                dir.display(),
+                dir.display()
+            ));
+        }
+    }
+    Ok(dir)
+}
+
 /// Train `family` from the recipe `name` into `dir` (extra command-line flags in `extra`), or
 /// reuse the model there when `BITEXT_EVAL_REUSE=1` and it was trained from the same recipe
 /// and flags.
@@ -124,6 +147,7 @@ pub(super) fn train(
     cmd.args(["run", "--release", "--quiet", "-p", "bitext-cli", "--"])
         .args(&args)
         .env("BITEXT_DATA", &ctx.data)
+        .env("BITEXT_DIALOGUE", dialogue_dir())
         .stderr(Stdio::piped());
     eprintln!("$ {command}");
     let t0 = Instant::now();
