@@ -8,12 +8,12 @@
 //! (a zero row before the first token), so a convolution is `k` row gathers, one
 //! concatenation and one matrix product, with no padding on the way. Only the pooling pads.
 //!
-//! Inference on the CPU takes another road ([`Ngrams::host`]): the window's product is the sum
+//! Inference on the CPU takes another road (`Ngrams::host`): the window's product is the sum
 //! of its positions' products with the filters' blocks, `[p_t; …; p_{t−k+1}]·W_k = Σ_j
 //! p_{t−j}·W_k[j]`, and each `p·W_k[j]` is a function of the position's id. So each id's
 //! projection and its products with every order's blocks (`Σ_k k·channels` values) are
-//! computed once and kept ([`IdMemo`]), and a window costs `k` additions of rows: no product
-//! and no gathered windows per token.
+//! computed once and kept (the crate's `IdMemo`), and a window costs `k` additions of rows:
+//! no product and no gathered windows per token.
 
 use bitext_core::Rng;
 use burn::module::Module;
