@@ -17,6 +17,7 @@ pair with a side equal to a sentence of the dev and test sets under BITEXT_DATA/
 newsdev, newstest-dev, docalign). The games are GPL-2+: the files stay out of the repository.
 Standard library only.
 """
+import io
 import os
 import re
 import struct
@@ -93,14 +94,19 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         packages = sorted({p for _, p, _ in SOURCES})
-        subprocess.run(["apt-get", "download", *packages], cwd=tmp, check=True)
+        try:
+            subprocess.run(["apt-get", "download", *packages], cwd=tmp, check=True)
+        except FileNotFoundError:
+            sys.exit("apt-get not found: the packages come from Debian's registry")
+        except subprocess.CalledProcessError as err:
+            sys.exit(f"apt-get download {' '.join(packages)} failed ({err.returncode})")
         debs = {p: next(Path(tmp).glob(f"{p}_*.deb")) for p in packages}
         catalogues = {"fr": [], "de": []}
         for _, package, pattern in SOURCES:
             print(f"{debs[package].name}", file=sys.stderr)
             tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(debs[package])],
                                  check=True, capture_output=True).stdout
-            with tarfile.open(fileobj=__import__("io").BytesIO(tar)) as t:
+            with tarfile.open(fileobj=io.BytesIO(tar)) as t:
                 found = []
                 for m in t.getmembers():
                     parts = m.name.split("/")
