@@ -11,7 +11,14 @@
 
 #![allow(unsafe_code)] // gemm's raw-pointer interface
 
+use burn::tensor::Device;
 use gemm::Parallelism;
+
+/// Whether tensors on `device` are computed on the host: burn's Flex CPU device without
+/// autodiff, where inference may run the host paths (the recurrence, the n-gram convolutions).
+pub(crate) fn on_host(device: &Device) -> bool {
+    !device.is_autodiff() && *device == Device::flex()
+}
 
 /// `dst[m, n] (+)= a[m, k] · b[k, n]`, all row-major and contiguous; adds to `dst` when
 /// `accumulate`, overwrites it otherwise.

@@ -161,7 +161,7 @@ impl Ngrams {
     /// reuse it for the batches of one encoding run over one embedding table.
     pub(crate) fn host(&self) -> Option<HostNgrams> {
         let device = self.input.weight.val().device();
-        if device.is_autodiff() || device != Device::flex() {
+        if !crate::host::on_host(&device) {
             return None;
         }
         let (a, [d, c]) = to_host2(self.input.weight.val()).ok()?;

@@ -433,7 +433,7 @@ impl BiRnn {
     /// device without autodiff (`None` otherwise): reuse it across batches.
     pub(crate) fn host(&self) -> Option<HostBiRnn> {
         let device = self.fwd.w_hh.val().device();
-        if device.is_autodiff() || device != Device::flex() {
+        if !crate::host::on_host(&device) {
             return None;
         }
         HostBiRnn::new(self)
