@@ -171,13 +171,14 @@ def lua_string(text, name):
 
 
 def read_lua(data, name):
-    """(English, translation) of a game's Lua translation table; commented lines dropped."""
+    """(English, translation) of a game's Lua translation table. Both patterns start at the
+    beginning of a line, so a line commented out (`--`, as untranslated entries are) never
+    matches."""
     try:
         text = data.decode("utf8")
     except UnicodeDecodeError as err:
         sys.exit(f"{name}: not UTF-8 ({err})")
-    text = "\n".join(x for x in text.lstrip("\ufeff").splitlines()
-                     if not x.lstrip().startswith("--"))
+    text = text.lstrip("\ufeff")
     out = [(hit[1], hit[2]) for hit in LUA_PAIRS[0].finditer(text)]
     out += [(hit[3], hit[4]) for hit in LUA_PAIRS[1].finditer(text)]
     return [(lua_string(a, name), lua_string(b, name)) for a, b in out]

@@ -1,6 +1,6 @@
 //! The Python tests of `cargo xtask ci`: the bindings' pytest suite (`python/bitext/tests`,
-//! over the extension module the workspace tests built) and the Ray driver's local-cluster
-//! test (`python/bitext-ray`). Each runs in the virtual environment `.ci/run` installs its
+//! over the extension module the workspace tests built, with the data scripts' tests in
+//! `recipes/data`) and the Ray driver's local-cluster test (`python/bitext-ray`). Each runs in the virtual environment `.ci/run` installs its
 //! packages into, and is skipped, saying why, only when those packages cannot be imported.
 
 use std::ffi::OsString;
@@ -94,7 +94,8 @@ pub(crate) fn ray_test() -> Result<()> {
 /// target directory's `python-bitext/bitext/`, which the tests import; `BITEXT_BIN` names the
 /// `bitext` binary their parity tests compare with. What maturin adds to a wheel (metadata,
 /// the module built with `PYO3_BUILD_EXTENSION_MODULE`) is measured by the wheel build in
-/// docs/BENCHMARKS.md, not here.
+/// docs/BENCHMARKS.md, not here. The same run takes the tests of the data scripts
+/// (`recipes/data/test_*.py`: the game-dialogue catalogue readers), which need only pytest.
 pub(crate) fn bindings_test() -> Result<()> {
     let debug = debug_dir();
     // `cargo test` leaves the cdylib among the dependencies (`deps/`, its name unhashed); only
@@ -119,6 +120,7 @@ pub(crate) fn bindings_test() -> Result<()> {
     let mut test = Command::new(bindings_python());
     test.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(root.join("python/bitext/tests"))
+        .arg(root.join("recipes/data"))
         .env("PYTHONPATH", &stage)
         .env("BITEXT_BIN", &bitext);
     run_cmd(&mut test)
