@@ -236,5 +236,18 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
     assert!(err.contains("embedded 6 sentences"), "{err}");
     assert!(err.contains("teacher cos src"), "{err}");
     assert!(err.contains("word_accuracy_U"), "{err}");
-    fail(&mut train("m2", &["--distill-only"]), "alone");
+    // Flags an aligner refuses: refused before the teacher embeds anything.
+    for (flags, why) in [
+        (
+            &["--distill-only"][..],
+            "cannot learn from the teacher alone",
+        ),
+        (
+            &["--teacher-side", "both"][..],
+            "give --teacher-side source or target",
+        ),
+    ] {
+        let err = fail(&mut train("m2", flags), why);
+        assert!(!err.contains("embedded"), "{err}");
+    }
 }

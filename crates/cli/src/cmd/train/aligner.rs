@@ -137,6 +137,7 @@ mod training {
 
     pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
         let kinds = Kind::parse_set(&a.kinds)?;
+        a.teacher.check_for_aligner()?;
         let split = a.pairs.read_split(&a.valid, &a.common)?;
         if split.0.is_empty() {
             bail!("no training pairs");

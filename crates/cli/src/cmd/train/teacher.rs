@@ -74,6 +74,27 @@ mod vectors {
         pub(crate) fn alone(&self) -> bool {
             self.distill_only
         }
+
+        /// The flags an aligner student refuses, checked before anything is read or computed
+        /// (the library refuses them too, but only once the teacher's vectors exist).
+        pub(crate) fn check_for_aligner(&self) -> Result<()> {
+            if self.teacher.is_none() {
+                return Ok(());
+            }
+            if self.distill_only {
+                bail!(
+                    "--distill-only: the aligner trains its word or sentence loss beside the \
+                     teacher's and cannot learn from the teacher alone"
+                );
+            }
+            if matches!(self.teacher_side, TeacherSide::Both) {
+                bail!(
+                    "--teacher-side both: the aligner pulls both sentences of a paired example \
+                     towards one teacher vector; give --teacher-side source or target"
+                );
+            }
+            Ok(())
+        }
     }
     use crate::cmd::embed::embed_cached;
     use crate::cmd::train::pairs::Split;
