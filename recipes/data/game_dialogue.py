@@ -18,8 +18,8 @@ translation split into the same number of lines; markup is dropped, fuzzy entrie
 with a placeholder (`%`, `$`, `{`), a tab or of one word are left out, and so is every pair
 with a side equal to a sentence of the dev and test sets under BITEXT_DATA/dev (Tatoeba,
 newsdev, newstest-dev, docalign). A catalogue that cannot be read is an error naming the file
-(and the line of a `.po` file). The games are GPL-2+: the files stay out of the repository.
-Standard library only.
+(and the line of a `.po` file). The games are GPL-2, GPL-2+ or GPL-3+ (Flare's data also
+CC-BY-SA-3.0+): the files stay out of the repository. Standard library only.
 """
 import io
 import os
