@@ -156,12 +156,13 @@ impl IdMemo {
         );
         let used = self.rows.len() / w;
         let keep = self.first.len().min((self.cap / w).saturating_sub(used));
-        // Grow by doubling, but never past the cap (`reserve` alone could double beyond it).
+        // Grow by doubling, but never past the cap (`reserve` alone could double beyond it);
+        // `keep` leaves `add` within the room under the cap.
         let add = keep * self.width;
         if self.rows.len() + add > self.rows.capacity() {
             let room = self.cap.saturating_sub(self.rows.len());
-            let grow = self.rows.capacity().max(add).min(room).max(add);
-            self.rows.reserve_exact(grow);
+            self.rows
+                .reserve_exact(self.rows.capacity().max(add).min(room));
         }
         self.rows.extend_from_slice(&self.fresh[..add]);
         for (j, &i) in self.first[..keep].iter().enumerate() {
