@@ -205,7 +205,7 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
 #[test]
 fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
     let d = tempfile::tempdir().unwrap();
-    let (src, tgt, _) = corpus(d.path(), 30);
+    let (src, tgt, tsv) = corpus(d.path(), 30);
     let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
     let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
     let teacher_spec = format!("bow:{}", teacher.display());
@@ -250,4 +250,34 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         let err = fail(&mut train("m2", flags), why);
         assert!(!err.contains("embedded"), "{err}");
     }
+    // A TSV of pairs that train only the sentence vectors, towards the teacher's vectors of
+    // their target sentences.
+    let stream = |side: &str, per_epoch: &str| {
+        let mut c = train("m3", &["--src-col", "2", "--tgt-col", "3"]);
+        c.arg("--distill-input").arg(&tsv).args([
+            "--distill-side",
+            side,
+            "--distill-per-epoch",
+            per_epoch,
+        ]);
+        c
+    };
+    let (_, err) = succeed(&mut stream("target", "10"));
+    assert!(err.contains("embedded 30 sentences"), "{err}");
+    assert!(
+        err.contains("distillation pairs: 30 read, 0 dropped"),
+        "{err}"
+    );
+    fail(&mut stream("target", "0"), "at least 1");
+    let mut no_teacher = common::bitext();
+    no_teacher
+        .args(["train", "aligner", "--src-text"])
+        .arg(&src)
+        .arg("--tgt-text")
+        .arg(&tgt)
+        .arg("--distill-input")
+        .arg(&tsv)
+        .arg("-o")
+        .arg(d.path().join("m4"));
+    fail(&mut no_teacher, "--teacher");
 }

@@ -211,7 +211,11 @@ impl Teacher {
 }
 
 /// Rows `rows` of `e` as a `[rows.len(), dim]` tensor on `like`'s device.
-fn gather(e: &Embeddings, rows: impl Iterator<Item = usize>, like: &Tensor<2>) -> Tensor<2> {
+pub(crate) fn gather(
+    e: &Embeddings,
+    rows: impl Iterator<Item = usize>,
+    like: &Tensor<2>,
+) -> Tensor<2> {
     let dim = e.dim();
     let mut data = Vec::new();
     let mut n = 0;

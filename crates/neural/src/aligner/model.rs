@@ -333,7 +333,7 @@ impl Aligner {
     /// side draws its dropout masks from `rng`, the target side from a generator seeded by
     /// it. On an autodiff device with split sides the two encoders run on two threads and are
     /// cut off the loss ([`Cut`]): one stage back-propagates both, in parallel.
-    fn both_sides(
+    pub(super) fn both_sides(
         &self,
         src: &[&[u32]],
         tgt: &[&[u32]],

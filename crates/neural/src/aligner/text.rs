@@ -11,6 +11,7 @@ use bitext_similarity::PairScorer;
 use serde::{Deserialize, Serialize};
 
 use crate::aligner::classes::WordClass;
+use crate::aligner::stream::DistillPairs;
 use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
@@ -311,6 +312,58 @@ pub struct AlignerTextTraining<'a> {
     /// A teacher's vectors to distil from ([`crate::distill`]), one row per pair of
     /// [`TextCorpus::src`] (and of its validation pairs): see [`AlignerTask::with_teacher`].
     pub teacher: Option<Teacher>,
+    /// More pairs that train only the sentence vectors towards the teacher's (needs
+    /// `teacher`): see [`AlignerTask::with_distill_pairs`].
+    pub distill: Option<DistillText<'a>>,
+}
+
+/// Pairs of text for [`AlignerTask::with_distill_pairs`], with the teacher's rows of each
+/// side (one per pair given; pairs with a side the tokenizers leave empty are dropped with
+/// their rows, and sentences cut to the corpus's `max_len`).
+#[derive(Debug, Clone)]
+pub struct DistillText<'a> {
+    /// Source sentences.
+    pub src: &'a [String],
+    /// Target sentences, line-parallel with `src`.
+    pub tgt: &'a [String],
+    /// The vector each source sentence is pulled towards.
+    pub src_rows: Embeddings,
+    /// The vector each target sentence is pulled towards.
+    pub tgt_rows: Embeddings,
+    /// Pairs drawn for every epoch.
+    pub per_epoch: usize,
+}
+
+impl DistillText<'_> {
+    /// The pairs in `codec`'s tokens, cut to `max_len`, with how many were dropped for a side
+    /// without tokens and how many sentences were cut.
+    fn tokens(
+        &self,
+        codec: &TextCodec,
+        max_len: Option<usize>,
+    ) -> Result<(DistillPairs, usize, usize)> {
+        for (what, rows) in [("source", &self.src_rows), ("target", &self.tgt_rows)] {
+            if rows.len() != self.src.len() {
+                return Err(Error::Input(format!(
+                    "{} teacher vectors of the {what} sentences of {} distillation pairs",
+                    rows.len(),
+                    self.src.len()
+                )));
+            }
+        }
+        let (src, tgt, _, _, kept, truncated) = tokenize_pairs(codec, self.src, self.tgt, max_len)?;
+        let keep = |e: &Embeddings| {
+            Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
+        };
+        let pairs = DistillPairs {
+            src,
+            tgt,
+            src_rows: keep(&self.src_rows)?,
+            tgt_rows: keep(&self.tgt_rows)?,
+            per_epoch: self.per_epoch,
+        };
+        Ok((pairs, self.src.len() - kept.len(), truncated))
+    }
 }
 
 /// What [`train_aligner`] did besides training.
@@ -320,6 +373,8 @@ pub struct AlignerTrained {
     pub fitted: Fitted<Aligner>,
     /// Pairs dropped because a side had no tokens.
     pub dropped_pairs: usize,
+    /// Distillation pairs dropped because a side had no tokens.
+    pub dropped_distill: usize,
     /// Sentences cut to `max_len` tokens.
     pub truncated: usize,
     /// Vocabulary sizes (source, target).
@@ -505,6 +560,14 @@ pub fn train_aligner(
         Some(t) => task.with_teacher(t, model.dim(), valid_pairs)?,
         None => task,
     };
+    let (task, dropped_distill) = match &job.distill {
+        Some(d) => {
+            let (pairs, dropped, cut) = d.tokens(&codec, corpus.max_len)?;
+            truncated += cut;
+            (task.with_distill_pairs(pairs, model.dim())?, dropped)
+        }
+        None => (task, 0),
+    };
     let desc = description.clone();
     let mut task = task.with_description(Box::new(move |dir: &Path| {
         checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
@@ -513,6 +576,7 @@ pub fn train_aligner(
     Ok(AlignerTrained {
         fitted,
         dropped_pairs: dropped,
+        dropped_distill,
         truncated,
         vocab_sizes: (vs, vt),
         init,

@@ -9,6 +9,7 @@ use bitext_core::{Embeddings, Rng};
 use bitext_encode::Side;
 
 use crate::aligner::model::{LabeledRef, PairOutput};
+use crate::aligner::stream::DistillPairs;
 use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig};
 use crate::batch::Bucketing;
@@ -89,6 +90,16 @@ pub(crate) fn plan(
     batching.plan(&costs, rng)
 }
 
+/// One training batch of the aligner: indices into the epoch's synthetic examples, or into
+/// the [`DistillPairs`] of [`AlignerTask::with_distill_pairs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlignerBatch {
+    /// Synthetic examples: the word (or sentence) loss, and the teacher's on the paired ones.
+    Examples(Vec<usize>),
+    /// Distillation pairs: the teacher's loss alone.
+    Distill(Vec<usize>),
+}
+
 /// The training [`Task`] of the aligner.
 pub struct AlignerTask {
     config: AlignerConfig,
@@ -100,6 +111,7 @@ pub struct AlignerTask {
     batching: Bucketing,
     describe: Option<Describe>,
     teacher: Option<Teacher>,
+    distill: Option<DistillPairs>,
 }
 
 impl std::fmt::Debug for AlignerTask {
@@ -155,6 +167,7 @@ impl AlignerTask {
             batching,
             describe: None,
             teacher: None,
+            distill: None,
         })
     }
 
@@ -200,6 +213,25 @@ impl AlignerTask {
             )));
         }
         self.teacher = Some(teacher);
+        Ok(self)
+    }
+
+    /// Also train on `pairs` ([`crate::aligner::stream`]): every epoch draws
+    /// [`DistillPairs::per_epoch`] of them, whose batches, shuffled among the synthetic
+    /// examples' batches, train only the sentence vectors towards their teacher rows, with the
+    /// teacher's weight. Call after [`AlignerTask::with_teacher`].
+    ///
+    /// # Errors
+    /// [`Error::Config`] without a teacher; as [`DistillPairs::check`] against `dim`, the
+    /// sentence-vector size.
+    pub fn with_distill_pairs(mut self, pairs: DistillPairs, dim: usize) -> Result<Self> {
+        if self.teacher.is_none() {
+            return Err(Error::Config(
+                "distillation pairs train towards a teacher's vectors: give a teacher too".into(),
+            ));
+        }
+        pairs.check(dim)?;
+        self.distill = Some(pairs);
         Ok(self)
     }
 
@@ -268,18 +300,43 @@ pub fn evaluate(
 
 impl Task for AlignerTask {
     type Model = Aligner;
-    type Batch = Vec<usize>;
+    type Batch = AlignerBatch;
 
     fn epoch_batches(&mut self, _epoch: usize, rng: &mut Rng) -> Result<Vec<Self::Batch>> {
         self.current = Synthesizer::new(&self.train)?.epoch(&self.kinds, self.per_kind, rng)?;
-        Ok(plan(&self.current, &self.batching, Some(rng)))
+        let mut batches: Vec<AlignerBatch> = plan(&self.current, &self.batching, Some(rng))
+            .into_iter()
+            .map(AlignerBatch::Examples)
+            .collect();
+        if let Some(d) = &self.distill {
+            batches.extend(
+                d.epoch(&self.batching, rng)
+                    .into_iter()
+                    .map(AlignerBatch::Distill),
+            );
+            rng.shuffle(&mut batches);
+        }
+        Ok(batches)
     }
 
     fn batch_items(&self, batch: &Self::Batch) -> usize {
-        batch.len()
+        match batch {
+            AlignerBatch::Examples(b) | AlignerBatch::Distill(b) => b.len(),
+        }
     }
 
     fn loss(&self, model: &Aligner, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {
+        let batch = match batch {
+            AlignerBatch::Examples(b) => b,
+            AlignerBatch::Distill(b) => {
+                let (Some(d), Some(t)) = (&self.distill, &self.teacher) else {
+                    return Err(Error::Config(
+                        "a batch of distillation pairs without the pairs and their teacher".into(),
+                    ));
+                };
+                return d.loss(model, b, t.weight, rng);
+            }
+        };
         let r = refs(batch.iter().map(|&i| &self.current[i]));
         let teacher = self.teacher.as_ref().map(|t| {
             let paired = batch

@@ -327,6 +327,7 @@ pub fn aligner_text_job<'a>(
         per_kind: 60,
         links: &oracle_text_links,
         teacher: None,
+        distill: None,
     }
 }
 

@@ -92,6 +92,22 @@ pub(crate) struct AlignerArgs {
     // sentence vectors as wide as the teacher's (--bag --emb-dim 512 for USE-M).
     #[command(flatten)]
     teacher: super::teacher::TeacherArgs,
+    /// More pairs, as TSVs (columns as --src-col/--tgt-col; repeat for several files), that
+    /// train only the sentence vectors towards the teacher's (each sentence encoded alone,
+    /// no synthetic example drawn from it): other registers and languages for the sentence
+    /// vectors while the word examples stay on the training pairs.
+    #[arg(long, value_name = "FILE", requires = "teacher")]
+    distill_input: Vec<std::path::PathBuf>,
+    /// With --distill-input: pairs drawn afresh for every epoch (default: --per-kind's
+    /// number).
+    #[arg(long, value_name = "N", requires = "distill_input")]
+    distill_per_epoch: Option<usize>,
+    /// With --distill-input: which sentence's teacher vector each sentence of those pairs is
+    /// pulled towards: its own (`both`, for a multilingual teacher) or that of the pair's
+    /// source or target sentence.
+    #[arg(long, value_enum, default_value_t = super::teacher::TeacherSide::Both,
+          requires = "distill_input")]
+    distill_side: super::teacher::TeacherSide,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -113,8 +129,8 @@ mod training {
     use anyhow::{Result, bail};
     use bitext_lexical::{Ibm1, Ibm1Config, Segmenter, Symmetrization};
     use bitext_neural::aligner::{
-        AlignerConfig, AlignerTextTraining, AlignerTrainConfig, Kind, Links, Objective,
-        RankingTerm, train_aligner,
+        AlignerConfig, AlignerTextTraining, AlignerTrainConfig, DistillText, Kind, Links,
+        Objective, RankingTerm, train_aligner,
     };
     use bitext_neural::siamese::Pooling;
 
@@ -123,6 +139,34 @@ mod training {
 
     use super::{AlignerArgs, ObjectiveArg};
     use crate::cmd::train::training::report;
+
+    impl AlignerArgs {
+        /// The pairs of every --distill-input TSV (empty without).
+        fn read_distill(&self) -> Result<(Vec<String>, Vec<String>)> {
+            let (mut src, mut tgt) = (Vec::new(), Vec::new());
+            if self.distill_input.is_empty() {
+                return Ok((src, tgt));
+            }
+            let cols = self.pairs.cols.zero_based()?;
+            for f in &self.distill_input {
+                let (s, t) = crate::cmd::neural::read_pairs(
+                    Some(f),
+                    cols,
+                    (None, None),
+                    self.pairs.skip_empty,
+                )?;
+                src.extend(s);
+                tgt.extend(t);
+            }
+            if src.is_empty() {
+                bail!("--distill-input: the files hold no pairs");
+            }
+            if self.distill_per_epoch == Some(0) {
+                bail!("--distill-per-epoch must be at least 1");
+            }
+            Ok((src, tgt))
+        }
+    }
 
     /// The symmetrised IBM-1 links of pairs of tokens.
     fn align(model: &Ibm1, (src, tgt): (&[Vec<String>], &[Vec<String>])) -> Links {
@@ -226,6 +270,17 @@ mod training {
             }
             Ok(out)
         };
+        let (ds, dt) = a.read_distill()?;
+        let distill = a
+            .teacher
+            .distill_rows(&ds, &dt, a.distill_side, quiet)?
+            .map(|(src_rows, tgt_rows)| DistillText {
+                src: &ds,
+                tgt: &dt,
+                src_rows,
+                tgt_rows,
+                per_epoch: a.distill_per_epoch.unwrap_or(per_kind),
+            });
         let job = AlignerTextTraining {
             corpus,
             network,
@@ -234,6 +289,7 @@ mod training {
             per_kind,
             links: &links,
             teacher: a.teacher.teacher(&split, quiet)?,
+            distill,
         };
         let out = train_aligner(&job, &a.common.out, a.common.resume)?;
         if !quiet {
@@ -250,6 +306,13 @@ mod training {
                 a.batching.max_len(80),
                 out.dropped_pairs
             );
+            if !ds.is_empty() {
+                eprintln!(
+                    "distillation pairs: {} read, {} dropped for having no tokens",
+                    ds.len(),
+                    out.dropped_distill
+                );
+            }
             let state = &out.fitted.state;
             if let Some(v) = state
                 .history

@@ -108,10 +108,7 @@ mod vectors {
                 return Ok(None);
             };
             let (ts, tt, vs, vt) = split;
-            let cache = match &self.teacher_cache {
-                Some(d) => d.clone(),
-                None => default_cache()?,
-            };
+            let cache = self.cache()?;
             let rows = |side: Side, train: &[String], valid: &[String]| -> Result<TeacherRows> {
                 let what = match side {
                     Side::Source => "source sentences",
@@ -147,9 +144,52 @@ mod vectors {
         }
     }
 
-    /// `$XDG_CACHE_HOME/bitext/teacher`, else `$HOME/.cache/bitext/teacher`.
-    fn default_cache() -> Result<PathBuf> {
-        cache_dir("teacher")
+    impl TeacherArgs {
+        /// The teacher's vectors the source and the target sentences of pairs `(src, tgt)`
+        /// are pulled towards, under `side` (`both`: each sentence's own), or `None` without
+        /// --teacher or pairs.
+        pub(crate) fn distill_rows(
+            &self,
+            src: &[String],
+            tgt: &[String],
+            side: TeacherSide,
+            quiet: bool,
+        ) -> Result<Option<(Embeddings, Embeddings)>> {
+            let Some(spec) = &self.teacher else {
+                return Ok(None);
+            };
+            if src.is_empty() {
+                return Ok(None);
+            }
+            let cache = self.cache()?;
+            let one = |s: Side, text: &[String]| {
+                vectors(spec, s, text, &cache, quiet).with_context(|| {
+                    format!("the teacher's vectors of the distillation pairs' {s} sentences")
+                })
+            };
+            Ok(Some(match side {
+                TeacherSide::Both => (one(Side::Source, src)?, one(Side::Target, tgt)?),
+                TeacherSide::Source => {
+                    let v = one(Side::Source, src)?;
+                    (v.clone(), v)
+                }
+                TeacherSide::Target => {
+                    let v = one(Side::Target, tgt)?;
+                    (v.clone(), v)
+                }
+            }))
+        }
+    }
+
+    impl TeacherArgs {
+        /// --teacher-cache, else `$XDG_CACHE_HOME/bitext/teacher`, else
+        /// `$HOME/.cache/bitext/teacher`.
+        fn cache(&self) -> Result<PathBuf> {
+            match &self.teacher_cache {
+                Some(d) => Ok(d.clone()),
+                None => cache_dir("teacher"),
+            }
+        }
     }
 
     /// `$XDG_CACHE_HOME/bitext/WHAT`, else `$HOME/.cache/bitext/WHAT`.

@@ -1,0 +1,199 @@
+//! A second stream of pairs that trains only the aligner's sentence vectors towards a
+//! teacher's ([`crate::distill`]): each sentence of such a pair is encoded alone and pulled
+//! towards its teacher row, with no synthetic example and no word label drawn from it. The
+//! word examples can then stay on the text whose words the aligner is to label (news), while
+//! the sentence vectors also learn from text of other registers and languages (software
+//! strings, dialogue, French) that would dilute the word task.
+
+use bitext_core::{Embeddings, Rng};
+
+use crate::aligner::Aligner;
+use crate::batch::Bucketing;
+use crate::distill::{cosine_distance, gather};
+use crate::error::{Error, Result};
+use crate::train::TrainLoss;
+
+/// Pairs of token ids, each side with the teacher vectors its sentences are pulled towards.
+#[derive(Debug, Clone)]
+pub struct DistillPairs {
+    /// Source sentences (ids of the source vocabulary).
+    pub src: Vec<Vec<u32>>,
+    /// Target sentences, one per source sentence.
+    pub tgt: Vec<Vec<u32>>,
+    /// The vector each source sentence is pulled towards, one row per pair.
+    pub src_rows: Embeddings,
+    /// The vector each target sentence is pulled towards, one row per pair.
+    pub tgt_rows: Embeddings,
+    /// Pairs drawn (without replacement, afresh) for every epoch; all of them when there are
+    /// fewer.
+    pub per_epoch: usize,
+}
+
+impl DistillPairs {
+    /// Check the pairs against a student of `dim`-wide sentence vectors.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for sides or rows of different counts, an empty sentence or a
+    /// non-finite row; [`Error::Config`] for another width or `per_epoch == 0`.
+    pub fn check(&self, dim: usize) -> Result<()> {
+        let n = self.src.len();
+        if self.tgt.len() != n || self.src_rows.len() != n || self.tgt_rows.len() != n {
+            return Err(Error::Input(format!(
+                "distillation pairs: {n} source and {} target sentences, {} source and {} \
+                 target teacher rows",
+                self.tgt.len(),
+                self.src_rows.len(),
+                self.tgt_rows.len()
+            )));
+        }
+        if let Some(k) = (0..n).find(|&k| self.src[k].is_empty() || self.tgt[k].is_empty()) {
+            return Err(Error::Input(format!(
+                "distillation pair {} has a side without tokens",
+                k + 1
+            )));
+        }
+        for (what, rows) in [("source", &self.src_rows), ("target", &self.tgt_rows)] {
+            if rows.dim() != dim {
+                return Err(Error::Config(format!(
+                    "the teacher's {what} vectors of the distillation pairs have {} dimensions \
+                     but the student's {dim}",
+                    rows.dim()
+                )));
+            }
+            rows.check_finite().map_err(Error::Core)?;
+        }
+        if self.per_epoch == 0 {
+            return Err(Error::Config(
+                "at least 1 distillation pair per epoch".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The number of pairs.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    /// Whether there are no pairs.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.src.is_empty()
+    }
+
+    /// The batches of one epoch: [`DistillPairs::per_epoch`] pairs drawn from `rng`, grouped
+    /// by `batching` (cost: both lengths).
+    pub(super) fn epoch(&self, batching: &Bucketing, rng: &mut Rng) -> Vec<Vec<usize>> {
+        let picked = rng.sample_indices(self.len(), self.per_epoch.min(self.len()));
+        let costs: Vec<usize> = picked
+            .iter()
+            .map(|&k| self.src[k].len() + self.tgt[k].len())
+            .collect();
+        batching
+            .plan(&costs, Some(rng))
+            .into_iter()
+            .map(|b| b.into_iter().map(|i| picked[i]).collect())
+            .collect()
+    }
+
+    /// `weight` times the mean cosine distance of the student's vectors of pairs `batch` to
+    /// their teacher rows (both sides averaged); dropout masks from `rng`.
+    pub(super) fn loss(
+        &self,
+        model: &Aligner,
+        batch: &[usize],
+        weight: f64,
+        rng: &mut Rng,
+    ) -> Result<TrainLoss> {
+        let src: Vec<&[u32]> = batch.iter().map(|&k| &self.src[k][..]).collect();
+        let tgt: Vec<&[u32]> = batch.iter().map(|&k| &self.tgt[k][..]).collect();
+        let (s, t, deferred) = model.both_sides(&src, &tgt, Some(rng))?;
+        let a = gather(&self.src_rows, batch.iter().copied(), &s.vectors);
+        let b = gather(&self.tgt_rows, batch.iter().copied(), &t.vectors);
+        let d = (cosine_distance(s.vectors, a) + cosine_distance(t.vectors, b)).div_scalar(2.0);
+        Ok(TrainLoss {
+            value: d.mul_scalar(weight),
+            deferred,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(n: usize, per_epoch: usize) -> DistillPairs {
+        let rows = Embeddings::from_rows((0..n).map(|k| [k as f32 + 1.0, 1.0]), 2).unwrap();
+        DistillPairs {
+            src: (0..n).map(|k| vec![1; 1 + k % 5]).collect(),
+            tgt: (0..n).map(|k| vec![2; 1 + k % 3]).collect(),
+            src_rows: rows.clone(),
+            tgt_rows: rows,
+            per_epoch,
+        }
+    }
+
+    /// An epoch draws `per_epoch` distinct pairs (all when there are fewer), each in one
+    /// batch, and another draw next time.
+    #[test]
+    fn an_epoch_draws_distinct_pairs_into_batches() {
+        let batching = Bucketing {
+            max_items: 4,
+            max_tokens: 40,
+        };
+        let mut rng = Rng::seed(3);
+        let p = pairs(50, 20);
+        let draw = |rng: &mut Rng| {
+            let batches = p.epoch(&batching, rng);
+            assert!(batches.iter().all(|b| !b.is_empty() && b.len() <= 4));
+            let mut all: Vec<usize> = batches.concat();
+            all.sort_unstable();
+            all
+        };
+        let (a, b) = (draw(&mut rng), draw(&mut rng));
+        for d in [&a, &b] {
+            assert_eq!(d.len(), 20);
+            assert!(d.windows(2).all(|w| w[0] < w[1]) && d[19] < 50, "{d:?}");
+        }
+        assert_ne!(a, b);
+        let few = pairs(7, 20);
+        let mut all = few.epoch(&batching, &mut rng).concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..7).collect::<Vec<_>>());
+    }
+
+    /// Mismatched counts, an empty side, another width, a non-finite row and no pairs per
+    /// epoch are errors that say which.
+    #[test]
+    fn bad_pairs_are_errors_naming_the_fault() {
+        assert!(pairs(5, 2).check(2).is_ok());
+        let mut p = pairs(5, 2);
+        p.tgt.pop();
+        let cases: Vec<(DistillPairs, usize, &str)> = vec![
+            (p, 2, "4 target sentences"),
+            (
+                DistillPairs {
+                    src: vec![vec![1], vec![]],
+                    ..pairs(2, 1)
+                },
+                2,
+                "pair 2 has a side without tokens",
+            ),
+            (pairs(5, 2), 3, "2 dimensions but the student's 3"),
+            (
+                DistillPairs {
+                    tgt_rows: Embeddings::from_rows([[f32::NAN, 0.0]], 2).unwrap(),
+                    ..pairs(1, 1)
+                },
+                2,
+                "",
+            ),
+            (pairs(5, 0), 2, "per epoch"),
+        ];
+        for (p, dim, want) in cases {
+            let e = p.check(dim).unwrap_err().to_string();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+}
