@@ -1,8 +1,9 @@
 //! Evaluation `distill-aligner`: the word-alignment BiLSTM as a student of the production
 //! encoder (issue 31, "a distilled student per family"). It is trained from the committed
 //! recipe `recipes/aligner-distill.json` (the aligner over the fixed USE-M subword vectors with
-//! their bag, its word loss on every mix of synthetic examples, and the teacher's vectors of
-//! the paired examples' English side) with the `aligner` section's 300 held-out validation
+//! their bag, its word loss on every mix of synthetic examples, the teacher's vectors of the
+//! paired examples' English side, and the distillation pairs of the catalogues and the game
+//! dialogue when the recipe names them) with the `aligner` section's 300 held-out validation
 //! pairs, and measured as the `distill` section measures its students, side by side with the
 //! teacher, the aligner of the `aligner` section (no teacher, when it left its model in
 //! `BITEXT_EVAL_OUT`) and the mean bag of the same subword vectors; its word labels and
@@ -27,6 +28,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(m) => m,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
+    if recipe::load(RECIPE)?.1.contains("${BITEXT_DIALOGUE}")
+        && let Err(why) = recipe::dialogue()
+    {
+        return Ok(format!("Skipped: {why}.\n"));
+    }
     let mut md = String::new();
     let data = aligner::data(ctx)?;
     let valid = aligner::valid_files(&data)?;
