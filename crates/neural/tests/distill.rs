@@ -394,23 +394,28 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
     }
 }
 
+/// A small aligner with a mapped bag in its sentence vector, as wide as the teacher.
+fn aligner_student() -> bitext_neural::aligner::AlignerConfig {
+    bitext_neural::aligner::AlignerConfig {
+        emb_dim: DIM,
+        hidden: 8,
+        ff: 6,
+        objective: bitext_neural::aligner::Objective::Words,
+        pooling: Pooling::Max,
+        bag: true,
+        bag_map: true,
+        ..bitext_neural::aligner::AlignerConfig::paper(1, 1)
+    }
+}
+
 /// The aligner learns the teacher's vectors of its paired examples beside its word loss; a
 /// teacher alone, or one of another width, is an error that says so.
 #[test]
 fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
-    use bitext_neural::aligner::{AlignerConfig, Objective as AlignerObjective, train_aligner};
+    use bitext_neural::aligner::train_aligner;
     let (src, tgt) = parallel_text(80, 5);
     let (vs, vt) = parallel_text(20, 6);
-    let network = AlignerConfig {
-        emb_dim: DIM,
-        hidden: 8,
-        ff: 6,
-        objective: AlignerObjective::Words,
-        pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
-        ..AlignerConfig::paper(1, 1)
-    };
+    let network = aligner_student();
     let teacher = |dim: usize, alone: bool| Teacher {
         train: teacher_of(&tgt, dim),
         valid: Some(teacher_of(&vt, dim)),
@@ -461,22 +466,11 @@ fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
 /// pairs need a teacher, and rows for each of them.
 #[test]
 fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
-    use bitext_neural::aligner::{
-        AlignerConfig, DistillText, Objective as AlignerObjective, train_aligner,
-    };
+    use bitext_neural::aligner::{DistillText, train_aligner};
     let (src, tgt) = parallel_text(30, 5);
     let (vs, vt) = parallel_text(20, 6);
     let (ds, dt) = parallel_text(240, 7);
-    let network = AlignerConfig {
-        emb_dim: DIM,
-        hidden: 8,
-        ff: 6,
-        objective: AlignerObjective::Words,
-        pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
-        ..AlignerConfig::paper(1, 1)
-    };
+    let network = aligner_student();
     let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
     (job.train.batching, job.train.train) = small_schedule(8, 0.02, 400);
     job.per_kind = 30;
