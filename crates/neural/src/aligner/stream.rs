@@ -33,10 +33,15 @@ impl DistillPairs {
     /// Check the pairs against a student of `dim`-wide sentence vectors.
     ///
     /// # Errors
-    /// [`Error::Input`] for sides or rows of different counts, an empty sentence or a
-    /// non-finite row; [`Error::Config`] for another width or `per_epoch == 0`.
+    /// [`Error::Input`] for no pairs, sides or rows of different counts, an empty sentence
+    /// or a non-finite row; [`Error::Config`] for another width or `per_epoch == 0`.
     pub fn check(&self, dim: usize) -> Result<()> {
         let n = self.src.len();
+        if n == 0 {
+            return Err(Error::Input(
+                "no distillation pairs (none given, or none with tokens on both sides)".into(),
+            ));
+        }
         if self.tgt.len() != n || self.src_rows.len() != n || self.tgt_rows.len() != n {
             return Err(Error::Input(format!(
                 "distillation pairs: {n} source and {} target sentences, {} source and {} \
@@ -190,6 +195,7 @@ mod tests {
                 "",
             ),
             (pairs(5, 0), 2, "per epoch"),
+            (pairs(0, 1), 2, "no distillation pairs"),
         ];
         for (p, dim, want) in cases {
             let e = p.check(dim).unwrap_err().to_string();
