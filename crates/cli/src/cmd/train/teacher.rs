@@ -20,7 +20,8 @@ pub(crate) enum TeacherSide {
     Target,
     /// Both: each sentence towards the teacher's vector of itself (the teacher reads every
     /// sentence; a multilingual teacher's vector of the source sentence is then what the
-    /// student's source side reproduces). Not for an aligner.
+    /// student's source side reproduces). An aligner refuses it as --teacher-side (one
+    /// vector per paired example) but takes it as --distill-side.
     Both,
 }
 
