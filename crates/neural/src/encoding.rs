@@ -211,7 +211,8 @@ pub(crate) fn in_batch_ranking(
 
 /// Rows scaled to unit length (rows of norm below 1e-6 are divided by 1e-6).
 pub(crate) fn unit_rows(x: Tensor<2>) -> Tensor<2> {
-    let norm = (x.clone() * x.clone()).sum_dim(1).sqrt().clamp_min(1e-6);
+    // Clamped before the root: a zero row then has a zero gradient, not 0 · ∞.
+    let norm = (x.clone() * x.clone()).sum_dim(1).clamp_min(1e-12).sqrt();
     x / norm
 }
 
