@@ -269,6 +269,29 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         "{err}"
     );
     fail(&mut stream("target", "0"), "at least 1");
+    // The bags read a table of their own: the teacher's vectors of the `b` words, while the
+    // encoders keep the student's.
+    let (_, err) = succeed(train("m5", &[]).arg("--bag-vectors").arg(&teacher));
+    assert!(
+        err.contains("the bags' own table initialised from the vectors"),
+        "{err}"
+    );
+    let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
+    assert!(model.contains(r#""bag_table""#), "{model}");
+    fail(
+        common::bitext()
+            .args([
+                "train",
+                "aligner",
+                "--tsv",
+                "p.tsv",
+                "-o",
+                "x",
+                "--bag-vectors",
+            ])
+            .arg(&teacher),
+        "--bag",
+    );
     let mut no_teacher = common::bitext();
     no_teacher
         .args(["train", "aligner", "--src-text"])

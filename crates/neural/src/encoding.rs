@@ -46,11 +46,12 @@ pub(crate) fn encoder_stage(ig: InputGrads, eg: EmbeddingGrad, frozen: bool) -> 
 /// pooled·P` (see [`Bag`]). `grads`, the deferred gradients of the embedding lookup and the
 /// recurrent pass (training on an autodiff device; `x` then has no autodiff), become the
 /// returned stage, with the bag's gradient joining that of `x` before the table's unless the
-/// table is `frozen`.
+/// table is `frozen`. With `own`, the rows of a fixed table of the bag's own (the packed
+/// tokens' rows, constants), the bag pools those instead of `x`, and no gradient reaches them.
 pub(crate) fn with_bag(
     bag: Option<&Bag>,
     pooled: Tensor<2>,
-    x: Tensor<2>,
+    (x, own): (Tensor<2>, Option<Tensor<2>>),
     batch: &PackedBatch,
     grads: Option<(InputGrads, EmbeddingGrad)>,
     frozen: bool,
@@ -58,13 +59,14 @@ pub(crate) fn with_bag(
     let Some(bag) = bag else {
         return (pooled, grads.map(|(ig, eg)| encoder_stage(ig, eg, frozen)));
     };
-    let (bag_x, coef) = bag.pool(x, batch);
+    let fixed_bag = frozen || own.is_some();
+    let (bag_x, coef) = bag.pool(own.unwrap_or(x), batch);
     let Some((ig, eg)) = grads else {
         return (bag.mapped(bag_x) + pooled.matmul(bag.proj.val()), None);
     };
     // The bag enters the autodiff graph as a leaf whose gradient joins that of `x`.
     let leaf = Tensor::from_inner(bag_x);
-    let leaf = if frozen { leaf } else { leaf.require_grad() };
+    let leaf = if fixed_bag { leaf } else { leaf.require_grad() };
     let v = bag.mapped(leaf.clone()) + pooled.matmul(bag.proj.val());
     let stage: Deferred = Box::new(move |grads| {
         let (mut pg, gx) = ig.finish(grads);

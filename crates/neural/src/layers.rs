@@ -27,6 +27,26 @@ impl Embedding {
         }
     }
 
+    /// A table of zeros, to be replaced ([`Embedding::set_table`] or a checkpoint's weights)
+    /// before use.
+    pub fn zeros(vocab: usize, dim: usize, device: &Device) -> Self {
+        Self {
+            weight: Param::from_tensor(Tensor::zeros([vocab, dim], device)),
+        }
+    }
+
+    /// The table's rows when every id of `batch` is one of them.
+    fn check_ids(&self, batch: &PackedBatch) -> Result<usize> {
+        let vocab = self.vocab();
+        if batch.max_id() as usize >= vocab {
+            return Err(Error::Input(format!(
+                "token id {} is outside the embedding table of {vocab} rows",
+                batch.max_id()
+            )));
+        }
+        Ok(vocab)
+    }
+
     /// Rows of the table.
     #[must_use]
     pub fn vocab(&self) -> usize {
@@ -62,18 +82,27 @@ impl Embedding {
     /// # Errors
     /// [`Error::Input`] when an id is outside the table.
     pub fn lookup(&self, batch: &PackedBatch) -> Result<Tensor<2>> {
-        let vocab = self.vocab();
-        if batch.max_id() as usize >= vocab {
-            return Err(Error::Input(format!(
-                "token id {} is outside the embedding table of {vocab} rows",
-                batch.max_id()
-            )));
-        }
+        self.check_ids(batch)?;
         let device = self.weight.device();
         let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
         let n = ids.len();
         let ids = Tensor::from_data(TensorData::new(ids, [n]), &device);
         Ok(self.weight.val().select(0, ids))
+    }
+
+    /// [`Embedding::lookup`] of a fixed table: the rows as constants, on the inner
+    /// (non-autodiff) device when the table is on an autodiff one, so that no gradient ever
+    /// reaches the table.
+    ///
+    /// # Errors
+    /// As [`Embedding::lookup`].
+    pub fn lookup_constant(&self, batch: &PackedBatch) -> Result<Tensor<2>> {
+        self.check_ids(batch)?;
+        let table = self.weight.val().inner();
+        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
+        let n = ids.len();
+        let ids = Tensor::<1, Int>::from_data(TensorData::new(ids, [n]), &table.device());
+        Ok(table.select(0, ids))
     }
 }
 
@@ -90,13 +119,7 @@ impl Embedding {
         p: f64,
         rng: Option<&mut Rng>,
     ) -> Result<(Tensor<2>, EmbeddingGrad)> {
-        let vocab = self.vocab();
-        if batch.max_id() as usize >= vocab {
-            return Err(Error::Input(format!(
-                "token id {} is outside the embedding table of {vocab} rows",
-                batch.max_id()
-            )));
-        }
+        let vocab = self.check_ids(batch)?;
         let table = self.weight.val().inner();
         let device = table.device();
         let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();

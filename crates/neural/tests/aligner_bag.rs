@@ -232,3 +232,209 @@ sentence_encoder_suite!(
     model(),
     bitext_testkit::encoder::Expect::within(1e-5)
 );
+
+/// [`tiny`] with one vocabulary of 12 tokens and the bags reading their own table.
+fn with_table() -> AlignerConfig {
+    AlignerConfig {
+        src_vocab: 12,
+        tgt_vocab: 12,
+        bag_table: true,
+        ..tiny(Objective::Words, true)
+    }
+}
+
+/// A seeded `[12, 8]` table.
+fn own_table() -> Vec<f32> {
+    let mut rng = Rng::seed(41);
+    (0..12 * 8).map(|_| rng.normal() as f32).collect()
+}
+
+#[test]
+fn bags_with_their_own_table_pool_its_rows_on_both_sides() {
+    let config = with_table();
+    let table = own_table();
+    let (ws, wt) = (bag_row_weights(12, 1), bag_row_weights(12, 2));
+    let model = Aligner::new(&config, 5, &cpu())
+        .unwrap()
+        .with_bag_weights(ws.clone(), wt.clone())
+        .unwrap()
+        .with_bag_table(table.clone())
+        .unwrap();
+    let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[11, 8, 10]];
+    for (side, w) in [(Side::Source, &ws), (Side::Target, &wt)] {
+        let got = host2(model.encode(&sents, side).unwrap());
+        for (i, s) in sents.iter().enumerate() {
+            for (k, want) in weighted_bag(&table, 8, w, s).into_iter().enumerate() {
+                let g = f64::from(got[i * 8 + k]);
+                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
+            }
+        }
+    }
+    // A table of another size, or one for bags that read the encoders' rows, is refused.
+    let e = Aligner::new(&config, 5, &cpu())
+        .unwrap()
+        .with_bag_table(vec![0.0; 11 * 8])
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("bag-of-words embedding table"),
+        "{e}"
+    );
+    let plain = Aligner::new(&tiny(Objective::Words, true), 5, &cpu()).unwrap();
+    let e = plain.with_bag_table(table).unwrap_err();
+    assert!(e.to_string().contains("encoders' rows"), "{e}");
+}
+
+#[test]
+fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
+    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
+    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![11, 0, 1], vec![5]];
+    let labels = word_labels(&src, &tgt);
+    let b = batch(&src, &tgt, &labels, &[-1.0, 1.0, -1.0, -1.0]);
+    let config = AlignerConfig {
+        dropout: 0.2,
+        pooling: Pooling::Max,
+        ranking: Some(RankingTerm {
+            weight: 0.5,
+            scale: 20.0,
+            margin: 0.2,
+            pairs: 0,
+        }),
+        ..with_table()
+    };
+    let device = cpu().autodiff();
+    let mut model = Aligner::new(&config, 5, &device)
+        .unwrap()
+        .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(12, 2))
+        .unwrap()
+        .with_bag_table(own_table())
+        .unwrap();
+    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
+    let grads = |split: bool| {
+        let m = model.clone().with_split_sides(split);
+        Threads(2)
+            .install(|| {
+                let l = m.loss(&b, Some(&mut Rng::seed(9)))?;
+                let value = scalar(l.loss.value.clone());
+                let g = backward(&m, l.loss)?;
+                Ok((value, grad_values(&m, &g), grad_norms(&m, &g)))
+            })
+            .unwrap()
+    };
+    let ((v1, one, _), (v2, split, norms)) = (grads(false), grads(true));
+    assert!((v1 - v2).abs() < 1e-6, "{v1} vs {v2}");
+    assert!(common::assert_same_grads(&one, &split, "own table") >= 8);
+    let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
+    let norm = |id| norms[ids.iter().position(|&i| i == id).unwrap()];
+    assert_eq!(norm(model.bag_table.as_ref().unwrap().weight.id), None);
+    // The encoders' tables (not frozen) still learn through the recurrence, and `P` and `W`
+    // through the ranking term.
+    let bag = model.src_bag.as_ref().unwrap();
+    for id in [
+        model.src_embedding.weight.id,
+        model.tgt_embedding.weight.id,
+        bag.proj.id,
+        bag.map.as_ref().unwrap().id,
+    ] {
+        assert!(norm(id).is_some_and(|n| n > 0.0 && n.is_finite()), "{id:?}");
+    }
+}
+
+/// An aligner whose bags read a table of the testkit lexicon's vectors (one word vocabulary),
+/// trained from text once.
+fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
+    static MODEL: OnceLock<(tempfile::TempDir, tempfile::TempDir)> = OnceLock::new();
+    MODEL.get_or_init(|| {
+        let vectors = tempfile::tempdir().unwrap();
+        let (de, en) = bitext_testkit::data::lexicon(20, 12, 3);
+        let (pd, pe) = (vectors.path().join("de.vec"), vectors.path().join("en.vec"));
+        bitext_core::io::vec::write_vec(&pd, &de).unwrap();
+        bitext_core::io::vec::write_vec(&pe, &en).unwrap();
+        let network = AlignerConfig {
+            emb_dim: 12,
+            hidden: 8,
+            ff: 6,
+            pooling: Pooling::Max,
+            ..with_table()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (src, tgt) = parallel_text(120, 1);
+        let (vs, vt) = parallel_text(20, 2);
+        let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
+        job.corpus.vocab.joint = true;
+        // Without the table's vectors, and with them for bags that read the encoders' rows:
+        // refused before training.
+        for (bag_table, init) in [(true, None), (false, Some(pd.clone()))] {
+            let mut bad = clone_with(&job, bag_table, init);
+            bad.train.train.epochs = 1;
+            let e = bitext_neural::aligner::train_aligner(&bad, dir.path(), false).unwrap_err();
+            assert!(e.to_string().contains("own table"), "{e}");
+        }
+        job.bag_init = Some(bitext_neural::pretrained::VectorsInit {
+            source: pd,
+            target: Some(pe),
+            max_words: None,
+        });
+        let trained = bitext_neural::aligner::train_aligner(&job, dir.path(), false).unwrap();
+        let report = trained.bag_init.unwrap();
+        assert!(report.from_file >= 20, "{report:?}");
+        (dir, vectors)
+    })
+}
+
+/// A copy of `job` without a teacher, the bags' own table switched to `bag_table` and its
+/// vectors from `init`.
+fn clone_with<'a>(
+    job: &bitext_neural::aligner::AlignerTextTraining<'a>,
+    bag_table: bool,
+    init: Option<std::path::PathBuf>,
+) -> bitext_neural::aligner::AlignerTextTraining<'a> {
+    bitext_neural::aligner::AlignerTextTraining {
+        corpus: job.corpus.clone(),
+        network: AlignerConfig {
+            bag_table,
+            ..job.network
+        },
+        train: job.train.clone(),
+        kinds: job.kinds.clone(),
+        per_kind: job.per_kind,
+        links: job.links,
+        teacher: None,
+        distill: None,
+        bag_init: init.map(|source| bitext_neural::pretrained::VectorsInit {
+            source,
+            target: None,
+            max_words: None,
+        }),
+    }
+}
+
+fn model_with_table() -> AlignerModel {
+    AlignerModel::load(trained_with_table().0.path(), BackendSpec::Flex).unwrap()
+}
+
+#[test]
+fn a_model_whose_bags_have_their_own_table_keeps_the_vectors() {
+    let m = model_with_table();
+    assert!(m.description().network.bag_table);
+    let (de, _) = bitext_testkit::data::lexicon(20, 12, 3);
+    let table = m.model().bag_table.as_ref().unwrap().weight.val();
+    let table = table.into_data().try_into_vec::<f32>().unwrap();
+    let tok = m.text().tokenizer(Side::Source);
+    let mut checked = 0;
+    for (w, row) in de.words().iter().zip(de.vectors().rows()) {
+        if let Some(id) = tok.token_to_id(w) {
+            assert_eq!(&table[id as usize * 12..(id as usize + 1) * 12], row, "{w}");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} words of the lexicon in the vocabulary"
+    );
+}
+
+sentence_encoder_suite!(
+    aligner_with_its_bags_own_table,
+    model_with_table(),
+    bitext_testkit::encoder::Expect::within(1e-5)
+);

@@ -310,11 +310,11 @@ mod training {
                 .as_ref()
                 .map(|v| {
                     Ok(VectorsInit {
-                        source: super::pieces::resolve(v, quiet)?,
+                        source: super::pieces::resolve(v, "--init-vectors", quiet)?,
                         target: self
                             .init_target_vectors
                             .as_ref()
-                            .map(|t| super::pieces::resolve(t, quiet))
+                            .map(|t| super::pieces::resolve(t, "--init-tgt-vectors", quiet))
                             .transpose()?,
                         max_words: None,
                     })

@@ -84,6 +84,12 @@ pub struct AlignerConfig {
     /// identity (`bag(x)·W + P·pool(h)`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bag_map: bool,
+    /// With [`AlignerConfig::bag`]: both bags read a fixed table of their own `[src_vocab,
+    /// emb_dim]`, shared by the two sides (one vocabulary), instead of the encoders' input
+    /// rows: e.g. a teacher's own subword vectors for the sentence vector while the recurrent
+    /// encoders and the word labels keep other vectors. Not in the draft.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bag_table: bool,
     /// Shift every alignment score of a pair by a trained function of how similar its two
     /// sentences are: `S(i, j) = h_i·h_j + s·(a·cos(v_src, v_tgt) + c)` (`s` =
     /// [`SHIFT_SCALE`](super::SHIFT_SCALE)), `a` and `c` starting
@@ -115,6 +121,7 @@ impl AlignerConfig {
             pooling: Pooling::Last,
             bag: false,
             bag_map: false,
+            bag_table: false,
             sentence_shift: false,
         }
     }
@@ -190,10 +197,19 @@ impl AlignerConfig {
                 )));
             }
         }
-        if self.bag_map && !self.bag {
+        if (self.bag_map || self.bag_table) && !self.bag {
             return Err(Error::Config(
-                "a map of the bag of words (bag_map) needs the bag (bag)".into(),
+                "a map of the bag of words (bag_map) or its own table (bag_table) needs the bag \
+                 (bag)"
+                    .into(),
             ));
+        }
+        if self.bag_table && self.src_vocab != self.tgt_vocab {
+            return Err(Error::Config(format!(
+                "the bags' own table (bag_table) is shared by both sides: it needs one \
+                 vocabulary, got {} source and {} target tokens",
+                self.src_vocab, self.tgt_vocab
+            )));
         }
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(Error::Config(format!(
@@ -266,6 +282,15 @@ mod tests {
             AlignerConfig { dropout: 1.0, ..p },
             AlignerConfig { bag_map: true, ..p },
             AlignerConfig {
+                bag_table: true,
+                ..p
+            },
+            AlignerConfig {
+                bag: true,
+                bag_table: true,
+                ..p
+            },
+            AlignerConfig {
                 ranking: Some(RankingTerm {
                     weight: -1.0,
                     scale: 20.0,
@@ -301,7 +326,8 @@ mod tests {
         let bag = AlignerConfig {
             bag: true,
             bag_map: true,
-            ..p
+            bag_table: true,
+            ..AlignerConfig::paper(100, 100)
         };
         bag.check().unwrap();
         assert_eq!((bag.dim(), bag.word_dim()), (256, 512));

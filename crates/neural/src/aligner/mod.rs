@@ -59,10 +59,10 @@ pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, re
 pub use infer::Fixed;
 pub use matrix::SHIFT_SCALE;
 pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
-pub use stream::DistillPairs;
+pub use stream::{DistillPairs, DistillText};
 pub use synth::{Corpus, Example, Kind, Synthesizer};
 pub use text::{
-    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, DistillText, LinkFn,
-    Links, PairLinks, SembScorer, WordScores, train_aligner,
+    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, LinkFn, Links,
+    PairLinks, SembScorer, WordScores, train_aligner,
 };
 pub use train::{AlignerBatch, AlignerTask, WordAccuracy, evaluate};

@@ -42,6 +42,8 @@ pub struct Aligner {
     pub src_bag: Option<Bag>,
     /// The target encoder's bag of words.
     pub tgt_bag: Option<Bag>,
+    /// The bags' own fixed table, shared by both sides (see [`AlignerConfig::bag_table`]).
+    pub bag_table: Option<Embedding>,
     /// `a` `[1, 1]` and `c` of the sentence shift (see [`AlignerConfig::sentence_shift`]).
     pub shift: Option<Dense>,
     src_vocab: usize,
@@ -142,6 +144,9 @@ impl Aligner {
         Ok(Self {
             src_bag: bag(config.src_vocab),
             tgt_bag: bag(config.tgt_vocab),
+            bag_table: config
+                .bag_table
+                .then(|| Embedding::zeros(config.src_vocab, e, device)),
             shift: config.sentence_shift.then(|| Dense::zeros(1, 1, device)),
             src_embedding,
             tgt_embedding,
@@ -188,6 +193,22 @@ impl Aligner {
             (src, tgt),
             "an aligner",
         )?;
+        Ok(self)
+    }
+
+    /// The same network with the bags' own table replaced (`[src_vocab, emb_dim]` row-major;
+    /// see [`AlignerConfig::bag_table`]).
+    ///
+    /// # Errors
+    /// [`Error::Config`] when the network's bags have no table of their own, or for a table of
+    /// another size.
+    pub fn with_bag_table(mut self, table: Vec<f32>) -> Result<Self> {
+        let Some(own) = self.bag_table.as_mut() else {
+            return Err(Error::Config(
+                "a table for the bags of an aligner whose bags read the encoders' rows".into(),
+            ));
+        };
+        own.set_table(table, "bag-of-words")?;
         Ok(self)
     }
 
@@ -276,15 +297,24 @@ impl Aligner {
             None => rnn.forward(x.clone(), batch.batch_sizes(), keep),
         };
         let device = out.last.device();
+        let own = self.bag_rows(&batch)?;
         let (v, _) = with_bag(
             bag,
             self.pooled(&out),
-            x,
+            (x, own),
             &batch,
             None,
             self.frozen_embeddings,
         );
         Ok(v.select(0, int1(batch.position(), &device)))
+    }
+
+    /// The packed tokens' rows of the bags' own table, as constants (`None` without one).
+    fn bag_rows(&self, batch: &PackedBatch) -> Result<Option<Tensor<2>>> {
+        self.bag_table
+            .as_ref()
+            .map(|t| t.lookup_constant(batch))
+            .transpose()
     }
 
     /// The sentence vectors of a pass (packed order): the final states, or with max pooling
@@ -312,10 +342,11 @@ impl Aligner {
         };
         let device = out.last.device();
         let states = padded(&out, &batch);
+        let own = self.bag_rows(&batch)?;
         let (v, stage) = with_bag(
             bag,
             self.pooled(&out),
-            x,
+            (x, own),
             &batch,
             grads,
             self.frozen_embeddings,

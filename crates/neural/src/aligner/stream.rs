@@ -8,10 +8,61 @@
 use bitext_core::{Embeddings, Rng};
 
 use crate::aligner::Aligner;
+use crate::aligner::text::tokenize_pairs;
 use crate::batch::Bucketing;
 use crate::distill::{cosine_distance, gather};
 use crate::error::{Error, Result};
+use crate::text::TextCodec;
 use crate::train::TrainLoss;
+
+/// Pairs of text for [`AlignerTask::with_distill_pairs`](crate::aligner::AlignerTask::with_distill_pairs), with the teacher's rows of each
+/// side (one per pair given; pairs with a side the tokenizers leave empty are dropped with
+/// their rows, and sentences cut to the corpus's `max_len`).
+#[derive(Debug, Clone)]
+pub struct DistillText<'a> {
+    /// Source sentences.
+    pub src: &'a [String],
+    /// Target sentences, line-parallel with `src`.
+    pub tgt: &'a [String],
+    /// The vector each source sentence is pulled towards.
+    pub src_rows: Embeddings,
+    /// The vector each target sentence is pulled towards.
+    pub tgt_rows: Embeddings,
+    /// Pairs drawn for every epoch.
+    pub per_epoch: usize,
+}
+
+impl DistillText<'_> {
+    /// The pairs in `codec`'s tokens, cut to `max_len`, with how many were dropped for a side
+    /// without tokens and how many sentences were cut.
+    pub(super) fn tokens(
+        &self,
+        codec: &TextCodec,
+        max_len: Option<usize>,
+    ) -> Result<(DistillPairs, usize, usize)> {
+        for (what, rows) in [("source", &self.src_rows), ("target", &self.tgt_rows)] {
+            if rows.len() != self.src.len() {
+                return Err(Error::Input(format!(
+                    "{} teacher vectors of the {what} sentences of {} distillation pairs",
+                    rows.len(),
+                    self.src.len()
+                )));
+            }
+        }
+        let (src, tgt, _, _, kept, truncated) = tokenize_pairs(codec, self.src, self.tgt, max_len)?;
+        let keep = |e: &Embeddings| {
+            Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
+        };
+        let pairs = DistillPairs {
+            src,
+            tgt,
+            src_rows: keep(&self.src_rows)?,
+            tgt_rows: keep(&self.tgt_rows)?,
+            per_epoch: self.per_epoch,
+        };
+        Ok((pairs, self.src.len() - kept.len(), truncated))
+    }
+}
 
 /// Pairs of token ids, each side with the teacher vectors its sentences are pulled towards.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use bitext_similarity::PairScorer;
 use serde::{Deserialize, Serialize};
 
 use crate::aligner::classes::WordClass;
-use crate::aligner::stream::DistillPairs;
+use crate::aligner::stream::DistillText;
 use crate::aligner::synth::{Corpus, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
 use crate::backend::BackendSpec;
@@ -19,7 +19,7 @@ use crate::batch::Bucketing;
 use crate::distill::Teacher;
 use crate::encoding::side_bag_weights;
 use crate::error::{Error, Result};
-use crate::pretrained::InitReport;
+use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
 use crate::text::{TextCodec, TextConfig, TextCorpus};
@@ -315,55 +315,10 @@ pub struct AlignerTextTraining<'a> {
     /// More pairs that train only the sentence vectors towards the teacher's (needs
     /// `teacher`): see [`AlignerTask::with_distill_pairs`].
     pub distill: Option<DistillText<'a>>,
-}
-
-/// Pairs of text for [`AlignerTask::with_distill_pairs`], with the teacher's rows of each
-/// side (one per pair given; pairs with a side the tokenizers leave empty are dropped with
-/// their rows, and sentences cut to the corpus's `max_len`).
-#[derive(Debug, Clone)]
-pub struct DistillText<'a> {
-    /// Source sentences.
-    pub src: &'a [String],
-    /// Target sentences, line-parallel with `src`.
-    pub tgt: &'a [String],
-    /// The vector each source sentence is pulled towards.
-    pub src_rows: Embeddings,
-    /// The vector each target sentence is pulled towards.
-    pub tgt_rows: Embeddings,
-    /// Pairs drawn for every epoch.
-    pub per_epoch: usize,
-}
-
-impl DistillText<'_> {
-    /// The pairs in `codec`'s tokens, cut to `max_len`, with how many were dropped for a side
-    /// without tokens and how many sentences were cut.
-    fn tokens(
-        &self,
-        codec: &TextCodec,
-        max_len: Option<usize>,
-    ) -> Result<(DistillPairs, usize, usize)> {
-        for (what, rows) in [("source", &self.src_rows), ("target", &self.tgt_rows)] {
-            if rows.len() != self.src.len() {
-                return Err(Error::Input(format!(
-                    "{} teacher vectors of the {what} sentences of {} distillation pairs",
-                    rows.len(),
-                    self.src.len()
-                )));
-            }
-        }
-        let (src, tgt, _, _, kept, truncated) = tokenize_pairs(codec, self.src, self.tgt, max_len)?;
-        let keep = |e: &Embeddings| {
-            Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
-        };
-        let pairs = DistillPairs {
-            src,
-            tgt,
-            src_rows: keep(&self.src_rows)?,
-            tgt_rows: keep(&self.tgt_rows)?,
-            per_epoch: self.per_epoch,
-        };
-        Ok((pairs, self.src.len() - kept.len(), truncated))
-    }
+    /// The vectors of the bags' own table (needed with [`AlignerConfig::bag_table`]; one
+    /// shared tokenizer): every row a vector reaches, the rest drawn at the table's scale and
+    /// left out of the bags (weight 0), as the encoders' rows without a vector are.
+    pub bag_init: Option<VectorsInit>,
 }
 
 /// What [`train_aligner`] did besides training.
@@ -381,6 +336,8 @@ pub struct AlignerTrained {
     pub vocab_sizes: (usize, usize),
     /// How the embedding tables were initialised from vectors.
     pub init: Option<[InitReport; 2]>,
+    /// How the bags' own table was initialised from vectors.
+    pub bag_init: Option<InitReport>,
     /// The held-out pairs as a corpus (token ids, links, classes), for test examples.
     pub valid: Option<Corpus>,
 }
@@ -388,7 +345,7 @@ pub struct AlignerTrained {
 /// Token ids and token texts of both sides, pairs with an empty side dropped, cut to
 /// `max_len`: `(src ids, tgt ids, src pieces, tgt pieces, kept pairs' indices, truncated)`.
 #[allow(clippy::type_complexity)]
-fn tokenize_pairs(
+pub(super) fn tokenize_pairs(
     codec: &TextCodec,
     src: &[String],
     tgt: &[String],
@@ -538,6 +495,36 @@ pub fn train_aligner(
         init = Some([rs, rt]);
         known = Some((ks, kt));
     }
+    let mut bag_init = None;
+    match (&job.bag_init, network.bag_table) {
+        (Some(_), false) => {
+            return Err(Error::Config(
+                "vectors for the bags' own table, but the network's bags read the encoders' rows \
+                 (bag_table is off)"
+                    .into(),
+            ));
+        }
+        (None, true) if !resuming => {
+            return Err(Error::Config(
+                "the bags read their own table (bag_table): give its vectors".into(),
+            ));
+        }
+        (Some(_), true) if !codec.shared() => {
+            return Err(Error::Config(
+                "the bags' own table is shared by both sides: it needs one tokenizer for both \
+                 languages"
+                    .into(),
+            ));
+        }
+        (Some(v), true) if !resuming => {
+            let (table, k, report) =
+                v.stacked_table_filled(&codec, network.emb_dim, &mut Rng::seed(seed).fork(0xba9))?;
+            model = model.with_bag_table(table)?;
+            bag_init = Some(report);
+            known = Some((k.clone(), k));
+        }
+        _ => {}
+    }
     if network.bag && !resuming {
         // IDF of each side's rows over that side's training sentences.
         let (ws, wt) = side_bag_weights(
@@ -580,6 +567,7 @@ pub fn train_aligner(
         truncated,
         vocab_sizes: (vs, vt),
         init,
+        bag_init,
         valid: valid_corpus,
     })
 }

@@ -242,7 +242,14 @@ impl Autoencoder {
             None => rnn.forward(x.clone(), batch.batch_sizes(), true),
         };
         let device = out.last.device();
-        let (v, _) = with_bag(bag, out.max_pool(), x, &batch, None, self.frozen_embeddings);
+        let (v, _) = with_bag(
+            bag,
+            out.max_pool(),
+            (x, None),
+            &batch,
+            None,
+            self.frozen_embeddings,
+        );
         Ok(v.select(0, int1(batch.position(), &device)))
     }
 
@@ -263,7 +270,7 @@ impl Autoencoder {
         let (v, stage) = with_bag(
             bag,
             out.max_pool(),
-            x,
+            (x, None),
             &batch,
             Some((ig, eg)),
             self.frozen_embeddings,

@@ -239,7 +239,14 @@ impl Siamese {
         let position = int1(batch.position(), &device);
         if self.bag.is_none() {
             // The paper's network: dropout on the sentence vector itself.
-            let (v, stage) = with_bag(None, pooled, x, batch, stage, self.frozen_embeddings);
+            let (v, stage) = with_bag(
+                None,
+                pooled,
+                (x, None),
+                batch,
+                stage,
+                self.frozen_embeddings,
+            );
             return Ok((
                 dropout(v.select(0, position), self.dropout_output, rng),
                 stage,
@@ -249,7 +256,7 @@ impl Siamese {
         let (v, stage) = with_bag(
             self.bag.as_ref(),
             pooled,
-            x,
+            (x, None),
             batch,
             stage,
             self.frozen_embeddings,

@@ -328,6 +328,7 @@ pub fn aligner_text_job<'a>(
         links: &oracle_text_links,
         teacher: None,
         distill: None,
+        bag_init: None,
     }
 }
 

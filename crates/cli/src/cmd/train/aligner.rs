@@ -79,6 +79,14 @@ pub(crate) struct AlignerArgs {
     /// With --bag: train a linear map of each bag (starting at the identity).
     #[arg(long, requires = "bag")]
     bag_map: bool,
+    /// With --bag: both bags read a fixed table of their own, filled from these vectors (a
+    /// `.vec` or, as for --init-vectors, an ONNX encoder spec naming the graph's per-piece
+    /// tensor), shared by the two sides (one --spm), instead of the encoders' input rows:
+    /// e.g. the teacher's own piece vectors for the sentence vector while the recurrent
+    /// encoders and the word labels keep --init-vectors. Rows no vector reaches are left out
+    /// of the bags. Not in the draft.
+    #[arg(long, value_name = "FILE|SPEC", requires = "bag")]
+    bag_vectors: Option<std::path::PathBuf>,
     /// Shift every alignment score of a pair by a trained function of its two sentence
     /// vectors' cosine, 40·(a·cos + c), starting at zero: an unrelated pair then has all its
     /// words divergent without any word state having to say so. Not in the draft.
@@ -132,6 +140,7 @@ mod training {
         AlignerConfig, AlignerTextTraining, AlignerTrainConfig, DistillText, Kind, Links,
         Objective, RankingTerm, train_aligner,
     };
+    use bitext_neural::pretrained::VectorsInit;
     use bitext_neural::siamese::Pooling;
 
     use super::super::siamese::SiamesePooling;
@@ -208,6 +217,7 @@ mod training {
         };
         network.bag = a.bag;
         network.bag_map = a.bag_map;
+        network.bag_table = a.bag_vectors.is_some();
         network.sentence_shift = a.sentence_shift;
         network.dropout = a.dropout;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
@@ -290,12 +300,26 @@ mod training {
             links: &links,
             teacher: a.teacher.teacher(&split, quiet)?,
             distill,
+            bag_init: a
+                .bag_vectors
+                .as_ref()
+                .map(|v| -> Result<VectorsInit> {
+                    Ok(VectorsInit {
+                        source: super::super::pieces::resolve(v, "--bag-vectors", quiet)?,
+                        target: None,
+                        max_words: None,
+                    })
+                })
+                .transpose()?,
         };
         let out = train_aligner(&job, &a.common.out, a.common.resume)?;
         if !quiet {
             if let Some([s, t]) = &out.init {
                 eprintln!("source embeddings initialised from the vectors: {s}");
                 eprintln!("target embeddings initialised from the vectors: {t}");
+            }
+            if let Some(b) = &out.bag_init {
+                eprintln!("the bags' own table initialised from the vectors: {b}");
             }
             eprintln!(
                 "vocabularies of {} source and {} target tokens; {} sentences cut to {} tokens; \

@@ -1,5 +1,5 @@
-//! `--init-vectors SPEC` (an ONNX encoder spec): a student's embedding table taken from its teacher's own input
-//! vectors. The spec's `output` names the graph's embedding lookup (an intermediate tensor,
+//! `--init-vectors SPEC` (an ONNX encoder spec; also the aligner's `--bag-vectors`): a
+//! student's embedding table taken from its teacher's own input vectors. The spec's `output` names the graph's embedding lookup (an intermediate tensor,
 //! one row per piece, e.g. USE-M's
 //! `StatefulPartitionedCall/EncoderDNN/EmbeddingLookup/EmbeddingLookupUnique/Reshape_1:0`);
 //! every piece of the graph's own sentencepiece model is fed alone
@@ -19,15 +19,17 @@ use anyhow::Result;
 /// A spec that does not parse, is not `onnx:`, names no `output`, or whose graph has no
 /// sentencepiece tokenizer inside; as [`bitext_onnx::OnnxEncoder::load`]; a cache that
 /// cannot be written.
-pub(super) fn resolve(value: &Path, quiet: bool) -> Result<PathBuf> {
+pub(super) fn resolve(value: &Path, flag: &str, quiet: bool) -> Result<PathBuf> {
     match value.to_str() {
-        Some(s) if s.starts_with("onnx:") || s.trim_start().starts_with('{') => table(s, quiet),
+        Some(s) if s.starts_with("onnx:") || s.trim_start().starts_with('{') => {
+            table(s, flag, quiet)
+        }
         _ => Ok(value.to_path_buf()),
     }
 }
 
 #[cfg(feature = "onnx")]
-fn table(s: &str, quiet: bool) -> Result<PathBuf> {
+fn table(s: &str, flag: &str, quiet: bool) -> Result<PathBuf> {
     use std::hash::Hasher;
 
     use anyhow::{Context, bail};
@@ -36,13 +38,13 @@ fn table(s: &str, quiet: bool) -> Result<PathBuf> {
 
     let spec: EncoderSpec = s
         .parse()
-        .with_context(|| format!("--init-vectors {s}: not an encoder spec"))?;
+        .with_context(|| format!("{flag} {s}: not an encoder spec"))?;
     let EncoderSpec::Onnx(o) = &spec else {
-        bail!("--init-vectors {s}: expected an onnx: spec");
+        bail!("{flag} {s}: expected an onnx: spec");
     };
     if o.output.is_none() {
         bail!(
-            "--init-vectors {s}: name the graph's per-piece tensor (its embedding lookup) as the \
+            "{flag} {s}: name the graph's per-piece tensor (its embedding lookup) as the \
              spec's \"output\", e.g. for USE-M \
              \"StatefulPartitionedCall/EncoderDNN/EmbeddingLookup/EmbeddingLookupUnique/Reshape_1:0\""
         );
@@ -69,7 +71,7 @@ fn table(s: &str, quiet: bool) -> Result<PathBuf> {
     let enc = bitext_onnx::OnnxEncoder::load(o)?;
     let Some(pieces) = enc.pieces().map(<[String]>::to_vec) else {
         bail!(
-            "{}: --init-vectors onnx: needs a graph with its own sentencepiece tokenizer inside \
+            "{}: {flag} onnx: needs a graph with its own sentencepiece tokenizer inside \
              (its pieces key the table)",
             o.model.display()
         );
@@ -98,9 +100,9 @@ fn table(s: &str, quiet: bool) -> Result<PathBuf> {
 }
 
 #[cfg(not(feature = "onnx"))]
-fn table(s: &str, _quiet: bool) -> Result<PathBuf> {
+fn table(s: &str, flag: &str, _quiet: bool) -> Result<PathBuf> {
     anyhow::bail!(
-        "--init-vectors {s}: this bitext was built without ONNX support (cargo feature `onnx` \
+        "{flag} {s}: this bitext was built without ONNX support (cargo feature `onnx` \
          of bitext-cli)"
     )
 }
