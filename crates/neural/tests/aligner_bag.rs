@@ -151,21 +151,7 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
         let mut model = model;
         draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
         let what = format!("{objective:?}, frozen {frozen}, map {bag_map}");
-        let grads = |split: bool| {
-            let m = model.clone().with_split_sides(split);
-            Threads(2)
-                .install(|| {
-                    let l = m.loss(&b, Some(&mut Rng::seed(9)))?;
-                    let value = scalar(l.loss.value.clone());
-                    let g = backward(&m, l.loss)?;
-                    Ok((value, grad_values(&m, &g), grad_norms(&m, &g)))
-                })
-                .unwrap()
-        };
-        let ((v1, one, _), (v2, split, norms)) = (grads(false), grads(true));
-        assert!((v1 - v2).abs() < 1e-6, "{what}: {v1} vs {v2}");
-        let compared = common::assert_same_grads(&one, &split, &what);
-        assert!(compared >= 8, "{what}: only {compared} gradients");
+        let norms = split_grads_agree(&model, &b, &what);
         // Every bag parameter but the row weights (data) has a gradient: `P` and `W` of both
         // sides, through the ranking term.
         let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
@@ -183,6 +169,28 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
             }
         }
     }
+}
+
+/// The loss of `b` and its gradients are the same with the two encoders back-propagated on
+/// two threads as in one graph (at least 8 parameters compared); the gradient norm of each
+/// parameter of `model` (`None`: no gradient).
+fn split_grads_agree(model: &Aligner, b: &[LabeledRef<'_>], what: &str) -> Vec<Option<f64>> {
+    let grads = |split: bool| {
+        let m = model.clone().with_split_sides(split);
+        Threads(2)
+            .install(|| {
+                let l = m.loss(b, Some(&mut Rng::seed(9)))?;
+                let value = scalar(l.loss.value.clone());
+                let g = backward(&m, l.loss)?;
+                Ok((value, grad_values(&m, &g), grad_norms(&m, &g)))
+            })
+            .unwrap()
+    };
+    let ((v1, one, _), (v2, split, norms)) = (grads(false), grads(true));
+    assert!((v1 - v2).abs() < 1e-6, "{what}: {v1} vs {v2}");
+    let compared = common::assert_same_grads(&one, &split, what);
+    assert!(compared >= 8, "{what}: only {compared} gradients");
+    norms
 }
 
 /// An aligner with a mapped bag and the ranking term, trained from text once.
@@ -309,20 +317,7 @@ fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
         .with_bag_table(own_table())
         .unwrap();
     draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
-    let grads = |split: bool| {
-        let m = model.clone().with_split_sides(split);
-        Threads(2)
-            .install(|| {
-                let l = m.loss(&b, Some(&mut Rng::seed(9)))?;
-                let value = scalar(l.loss.value.clone());
-                let g = backward(&m, l.loss)?;
-                Ok((value, grad_values(&m, &g), grad_norms(&m, &g)))
-            })
-            .unwrap()
-    };
-    let ((v1, one, _), (v2, split, norms)) = (grads(false), grads(true));
-    assert!((v1 - v2).abs() < 1e-6, "{v1} vs {v2}");
-    assert!(common::assert_same_grads(&one, &split, "own table") >= 8);
+    let norms = split_grads_agree(&model, &b, "own table");
     let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
     let norm = |id| norms[ids.iter().position(|&i| i == id).unwrap()];
     assert_eq!(norm(model.bag_table.as_ref().unwrap().weight.id), None);

@@ -9,10 +9,29 @@ use crate::aligner::Aligner;
 use crate::aligner::fix::{
     FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key,
 };
-use crate::aligner::model::PairOutput;
 use crate::batch::Bucketing;
 use crate::encoding::{distinct, encode_in_batches, head_over_rows};
 use crate::error::{Error, Result};
+
+/// What the network computes for a batch of pairs, in input order (inference).
+#[derive(Debug, Clone)]
+pub struct PairOutput {
+    /// Alignment scores `S(i, j)`, row-major `[I, J]`.
+    pub alignment: Vec<f32>,
+    /// Source length `I`.
+    pub src_len: usize,
+    /// Target length `J`.
+    pub tgt_len: usize,
+    /// `aggr_s(i)` per source word (divergent when negative).
+    pub src_scores: Vec<f32>,
+    /// `aggr_t(j)` per target word.
+    pub tgt_scores: Vec<f32>,
+    /// `wemb`: the cosine of the two sentence vectors.
+    pub cosine: f32,
+    /// `semb`: `h_sim`, higher for more parallel pairs (eq. 5 with `Y = −1` for parallel
+    /// pairs pushes it up; a pair is predicted divergent when it is negative).
+    pub semb: f32,
+}
 
 impl Aligner {
     /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded

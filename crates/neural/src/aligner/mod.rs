@@ -56,9 +56,9 @@ mod train;
 pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
 pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key};
-pub use infer::Fixed;
+pub use infer::{Fixed, PairOutput};
 pub use matrix::SHIFT_SCALE;
-pub use model::{Aligner, AlignerLoss, LabeledRef, PairOutput};
+pub use model::{Aligner, AlignerLoss, LabeledRef};
 pub use stream::{DistillPairs, DistillText};
 pub use synth::{Corpus, Example, Kind, Synthesizer};
 pub use text::{

@@ -21,6 +21,7 @@ use crate::siamese::Pooling;
 use crate::train::split::parallel_stage;
 use crate::train::{Deferred, TrainLoss};
 
+use super::infer::PairOutput;
 use super::matrix::{MASKED, Side3, log_sum_exp, mask_values, padded, sentence_shift};
 
 /// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
@@ -90,26 +91,6 @@ pub struct AlignerLoss {
     pub ranking: Tensor<1>,
     /// The distance to the teacher's vectors `[1]`, unweighted (zero without a teacher).
     pub distill: Tensor<1>,
-}
-
-/// What the network computes for a batch of pairs, in input order (inference).
-#[derive(Debug, Clone)]
-pub struct PairOutput {
-    /// Alignment scores `S(i, j)`, row-major `[I, J]`.
-    pub alignment: Vec<f32>,
-    /// Source length `I`.
-    pub src_len: usize,
-    /// Target length `J`.
-    pub tgt_len: usize,
-    /// `aggr_s(i)` per source word (divergent when negative).
-    pub src_scores: Vec<f32>,
-    /// `aggr_t(j)` per target word.
-    pub tgt_scores: Vec<f32>,
-    /// `wemb`: the cosine of the two sentence vectors.
-    pub cosine: f32,
-    /// `semb`: `h_sim`, higher for more parallel pairs (eq. 5 with `Y = −1` for parallel
-    /// pairs pushes it up; a pair is predicted divergent when it is negative).
-    pub semb: f32,
 }
 
 impl Aligner {

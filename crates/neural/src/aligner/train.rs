@@ -8,7 +8,8 @@ use std::path::Path;
 use bitext_core::{Embeddings, Rng};
 use bitext_encode::Side;
 
-use crate::aligner::model::{LabeledRef, PairOutput};
+use crate::aligner::infer::PairOutput;
+use crate::aligner::model::LabeledRef;
 use crate::aligner::stream::DistillPairs;
 use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig};
