@@ -278,6 +278,12 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
     );
     let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
     assert!(model.contains(r#""bag_table""#), "{model}");
+    // A table file that is not there: refused before anything is trained.
+    let err = fail(
+        &mut train("m6", &["--bag-vectors", "nope.vec"]),
+        "--bag-vectors nope.vec: no such file",
+    );
+    assert!(!err.contains("IBM Model 1"), "{err}");
     fail(
         common::bitext()
             .args([

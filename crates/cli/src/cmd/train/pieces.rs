@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 /// `value` itself, or, when it is an ONNX encoder spec (`onnx:FILE`, or the JSON form
 /// `{"type": "onnx", …}` that can name the `output`), the cached `.vec` of that graph's piece
@@ -24,6 +24,8 @@ pub(super) fn resolve(value: &Path, flag: &str, quiet: bool) -> Result<PathBuf> 
         Some(s) if s.starts_with("onnx:") || s.trim_start().starts_with('{') => {
             table(s, flag, quiet)
         }
+        // Checked here, before any tokenizing or training, rather than when the table is read.
+        _ if !value.is_file() => bail!("{flag} {}: no such file", value.display()),
         _ => Ok(value.to_path_buf()),
     }
 }
@@ -32,7 +34,7 @@ pub(super) fn resolve(value: &Path, flag: &str, quiet: bool) -> Result<PathBuf> 
 fn table(s: &str, flag: &str, quiet: bool) -> Result<PathBuf> {
     use std::hash::Hasher;
 
-    use anyhow::{Context, bail};
+    use anyhow::Context;
     use bitext_core::io::vec::{WordVectors, write_vec};
     use bitext_encode::EncoderSpec;
 
@@ -101,7 +103,7 @@ fn table(s: &str, flag: &str, quiet: bool) -> Result<PathBuf> {
 
 #[cfg(not(feature = "onnx"))]
 fn table(s: &str, flag: &str, _quiet: bool) -> Result<PathBuf> {
-    anyhow::bail!(
+    bail!(
         "{flag} {s}: this bitext was built without ONNX support (cargo feature `onnx` \
          of bitext-cli)"
     )
