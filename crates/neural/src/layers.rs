@@ -35,8 +35,9 @@ impl Embedding {
         }
     }
 
-    /// The table's rows when every id of `batch` is one of them.
-    fn check_ids(&self, batch: &PackedBatch) -> Result<usize> {
+    /// The packed token ids of `batch` as a tensor on `device`, when every one is a row of the
+    /// table.
+    fn ids(&self, batch: &PackedBatch, device: &Device) -> Result<Tensor<1, Int>> {
         let vocab = self.vocab();
         if batch.max_id() as usize >= vocab {
             return Err(Error::Input(format!(
@@ -44,7 +45,9 @@ impl Embedding {
                 batch.max_id()
             )));
         }
-        Ok(vocab)
+        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
+        let n = ids.len();
+        Ok(Tensor::from_data(TensorData::new(ids, [n]), device))
     }
 
     /// Rows of the table.
@@ -82,11 +85,7 @@ impl Embedding {
     /// # Errors
     /// [`Error::Input`] when an id is outside the table.
     pub fn lookup(&self, batch: &PackedBatch) -> Result<Tensor<2>> {
-        self.check_ids(batch)?;
-        let device = self.weight.device();
-        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
-        let n = ids.len();
-        let ids = Tensor::from_data(TensorData::new(ids, [n]), &device);
+        let ids = self.ids(batch, &self.weight.device())?;
         Ok(self.weight.val().select(0, ids))
     }
 
@@ -97,11 +96,8 @@ impl Embedding {
     /// # Errors
     /// As [`Embedding::lookup`].
     pub fn lookup_constant(&self, batch: &PackedBatch) -> Result<Tensor<2>> {
-        self.check_ids(batch)?;
         let table = self.weight.val().inner();
-        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
-        let n = ids.len();
-        let ids = Tensor::<1, Int>::from_data(TensorData::new(ids, [n]), &table.device());
+        let ids = self.ids(batch, &table.device())?;
         Ok(table.select(0, ids))
     }
 }
@@ -119,12 +115,10 @@ impl Embedding {
         p: f64,
         rng: Option<&mut Rng>,
     ) -> Result<(Tensor<2>, EmbeddingGrad)> {
-        let vocab = self.check_ids(batch)?;
         let table = self.weight.val().inner();
         let device = table.device();
-        let ids: Vec<i64> = batch.ids().iter().map(|&i| i64::from(i)).collect();
-        let n = ids.len();
-        let ids = Tensor::<1, Int>::from_data(TensorData::new(ids, [n]), &device);
+        let ids = self.ids(batch, &device)?;
+        let (vocab, n) = (self.vocab(), ids.dims()[0]);
         let mut x = table.select(0, ids.clone());
         let mask = match rng {
             Some(r) if p > 0.0 => {

@@ -10,8 +10,7 @@ use bitext_encode::{SentenceEncoder, Side};
 use bitext_similarity::Measure;
 
 use crate::aligner::fix::{FixConfig, SpanPair};
-use crate::aligner::infer::PairOutput;
-use crate::aligner::infer::{Fixed, all_candidates, check_outputs, choose};
+use crate::aligner::infer::{Fixed, PairOutput, all_candidates, check_outputs, choose};
 use crate::aligner::text::AlignerModel;
 use crate::encoding::distinct;
 use crate::error::{Error, Result};

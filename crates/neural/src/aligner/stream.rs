@@ -15,9 +15,10 @@ use crate::error::{Error, Result};
 use crate::text::TextCodec;
 use crate::train::TrainLoss;
 
-/// Pairs of text for [`AlignerTask::with_distill_pairs`](crate::aligner::AlignerTask::with_distill_pairs), with the teacher's rows of each
-/// side (one per pair given; pairs with a side the tokenizers leave empty are dropped with
-/// their rows, and sentences cut to the corpus's `max_len`).
+/// Pairs of text for
+/// [`AlignerTask::with_distill_pairs`](crate::aligner::AlignerTask::with_distill_pairs), with
+/// the teacher's rows of each side (one per pair given; pairs with a side the tokenizers leave
+/// empty are dropped with their rows, and sentences cut to the corpus's `max_len`).
 #[derive(Debug, Clone)]
 pub struct DistillText<'a> {
     /// Source sentences.

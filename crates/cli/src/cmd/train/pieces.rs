@@ -1,6 +1,6 @@
 //! `--init-vectors SPEC` (an ONNX encoder spec; also the aligner's `--bag-vectors`): a
-//! student's embedding table taken from its teacher's own input vectors. The spec's `output` names the graph's embedding lookup (an intermediate tensor,
-//! one row per piece, e.g. USE-M's
+//! student's embedding table taken from its teacher's own input vectors. The spec's `output`
+//! names the graph's embedding lookup (an intermediate tensor, one row per piece, e.g. USE-M's
 //! `StatefulPartitionedCall/EncoderDNN/EmbeddingLookup/EmbeddingLookupUnique/Reshape_1:0`);
 //! every piece of the graph's own sentencepiece model is fed alone
 //! ([`bitext_onnx::OnnxEncoder::piece_vectors`]) and the rows are written as a `.vec` keyed by
