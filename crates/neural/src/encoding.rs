@@ -111,12 +111,15 @@ pub(crate) fn bag_weights(rows: usize, docs: &[&[Vec<u32>]], known: Option<&[boo
         .collect()
 }
 
+/// Sets of sentences (token ids) counted as one document collection, as [`bag_weights`] reads.
+pub(crate) type SentenceSets<'a> = &'a [&'a [Vec<u32>]];
+
 /// The bag-of-words weights of a model with a table per side: [`bag_weights`] of each side's
-/// rows over that side's training sentences, `known` each table's rows that came from the
-/// initialising vectors.
+/// rows over every sentence that side reads in training (one or more sets of them), `known`
+/// each table's rows that came from the initialising vectors.
 pub(crate) fn side_bag_weights(
     vocab: (usize, usize),
-    sentences: (&[Vec<u32>], &[Vec<u32>]),
+    sentences: (SentenceSets<'_>, SentenceSets<'_>),
     known: Option<&(Vec<bool>, Vec<bool>)>,
 ) -> (Vec<f32>, Vec<f32>) {
     let (ks, kt) = match known {
@@ -124,8 +127,8 @@ pub(crate) fn side_bag_weights(
         None => (None, None),
     };
     (
-        bag_weights(vocab.0, &[sentences.0], ks),
-        bag_weights(vocab.1, &[sentences.1], kt),
+        bag_weights(vocab.0, sentences.0, ks),
+        bag_weights(vocab.1, sentences.1, kt),
     )
 }
 

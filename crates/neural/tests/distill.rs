@@ -513,3 +513,77 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
     }
     assert!(last[1] > last[0] + 0.1, "{last:?}");
 }
+
+/// The aligner's bag weights are the IDF of each side's rows over every sentence that side
+/// reads in training: the word examples' and the distillation pairs' (whose other register
+/// or language would otherwise get the weights of pieces never seen).
+#[test]
+fn the_aligners_bag_weights_count_the_distillation_pairs() {
+    use bitext_neural::aligner::{AlignerModel, DistillText, train_aligner};
+    use bitext_neural::backend::BackendSpec;
+    let (src, tgt) = parallel_text(30, 5);
+    let (vs, vt) = parallel_text(20, 6);
+    // Another distribution of words than the training pairs': the first 60 of 240 pairs.
+    let (ds, dt) = parallel_text(240, 8);
+    let (ds, dt) = (ds[..60].to_vec(), dt[..60].to_vec());
+    let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), aligner_student());
+    (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
+    job.per_kind = 10;
+    job.teacher = Some(Teacher {
+        train: teacher_of(&tgt, DIM),
+        valid: Some(teacher_of(&vt, DIM)),
+        source: None,
+        weight: 5.0,
+        alone: false,
+    });
+    job.distill = Some(DistillText {
+        src: &ds,
+        tgt: &dt,
+        src_rows: teacher_of(&ds, DIM),
+        tgt_rows: teacher_of(&dt, DIM),
+        per_epoch: 20,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    train_aligner(&job, dir.path(), false).unwrap();
+    let m = AlignerModel::load(dir.path(), BackendSpec::Flex).unwrap();
+    let bags = [&m.model().src_bag, &m.model().tgt_bag];
+    for ((side, bag), texts) in [Side::Source, Side::Target]
+        .into_iter()
+        .zip(bags)
+        .zip([[&src, &ds], [&tgt, &dt]])
+    {
+        let w = bag.as_ref().unwrap().weight.val();
+        let w = w.into_data().try_into_vec::<f32>().unwrap();
+        let idf = |sets: &[&Vec<String>]| {
+            let mut df = vec![0usize; w.len()];
+            let mut n = 0;
+            for set in sets {
+                let s: Vec<&str> = set.iter().map(String::as_str).collect();
+                for ids in m.text().encode(side, &s).unwrap() {
+                    let mut ids = ids.clone();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    for id in ids {
+                        df[id as usize] += 1;
+                    }
+                    n += 1;
+                }
+            }
+            df.iter()
+                .map(|&d| bitext_encode::Idf::smoothed(n, d) as f32)
+                .collect::<Vec<_>>()
+        };
+        let (both, alone) = (idf(&texts), idf(&texts[..1]));
+        for (r, (&got, &want)) in w.iter().zip(&both).enumerate() {
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{side:?} row {r}: {got} vs {want}"
+            );
+        }
+        let differ = both
+            .iter()
+            .zip(&alone)
+            .filter(|(a, b)| (*a - *b).abs() > 0.1);
+        assert!(differ.count() >= 3, "{side:?}: the pairs change no weight");
+    }
+}

@@ -525,11 +525,25 @@ pub fn train_aligner(
         }
         _ => {}
     }
+    let distill = match &job.distill {
+        Some(d) => {
+            let (pairs, dropped, cut) = d.tokens(&codec, corpus.max_len)?;
+            truncated += cut;
+            Some((pairs, dropped))
+        }
+        None => None,
+    };
     if network.bag && !resuming {
-        // IDF of each side's rows over that side's training sentences.
+        // IDF of each side's rows over every sentence that side reads in training: the word
+        // examples' and the distillation pairs' (another register, another language: French
+        // function words would otherwise weigh as much as the rarest German piece).
+        let none: &[Vec<u32>] = &[];
+        let (ds, dt) = distill
+            .as_ref()
+            .map_or((none, none), |(p, _)| (&p.src[..], &p.tgt[..]));
         let (ws, wt) = side_bag_weights(
             (network.src_vocab, network.tgt_vocab),
-            (&train.src, &train.tgt),
+            (&[&train.src, ds], &[&train.tgt, dt]),
             known.as_ref(),
         );
         model = model.with_bag_weights(ws, wt)?;
@@ -547,12 +561,8 @@ pub fn train_aligner(
         Some(t) => task.with_teacher(t, model.dim(), valid_pairs)?,
         None => task,
     };
-    let (task, dropped_distill) = match &job.distill {
-        Some(d) => {
-            let (pairs, dropped, cut) = d.tokens(&codec, corpus.max_len)?;
-            truncated += cut;
-            (task.with_distill_pairs(pairs, model.dim())?, dropped)
-        }
+    let (task, dropped_distill) = match distill {
+        Some((pairs, dropped)) => (task.with_distill_pairs(pairs, model.dim())?, dropped),
         None => (task, 0),
     };
     let desc = description.clone();

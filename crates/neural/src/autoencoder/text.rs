@@ -318,7 +318,7 @@ pub fn train_autoencoder(
         // IDF of each side's rows over that side's training sentences.
         let (ws, wt) = side_bag_weights(
             (network.src_vocab, network.tgt_vocab),
-            (&train.src, &train.tgt),
+            (&[&train.src], &[&train.tgt]),
             known.as_ref(),
         );
         model = model.with_bag_weights(ws, wt)?;
