@@ -71,7 +71,8 @@ pub(crate) struct AlignerArgs {
     #[arg(long, value_enum, default_value_t = super::siamese::SiamesePooling::Last)]
     pooling: super::siamese::SiamesePooling,
     /// Add each encoder's IDF-weighted bag of its input embeddings to its sentence vector
-    /// (vectors of the embedding size; the untrained network's is the bag of words), so that
+    /// (vectors of the embedding size; the untrained network's is the bag of words; IDF over
+    /// every sentence of that side in training, --distill-input's included), so that
     /// the sentence vector reaches the word states only through a trained projection, as in
     /// the siamese network's --bag. Not in the draft.
     #[arg(long)]
