@@ -408,6 +408,18 @@ fn aligner_student() -> bitext_neural::aligner::AlignerConfig {
     }
 }
 
+/// The teacher of an aligner student: the rows of the English training and validation
+/// sentences, weight 5, beside the word loss.
+fn aligner_teacher(tgt: &[String], vt: &[String]) -> Teacher {
+    Teacher {
+        train: teacher_of(tgt, DIM),
+        valid: Some(teacher_of(vt, DIM)),
+        source: None,
+        weight: 5.0,
+        alone: false,
+    }
+}
+
 /// The aligner learns the teacher's vectors of its paired examples beside its word loss; a
 /// teacher alone, or one of another width, is an error that says so.
 #[test]
@@ -487,13 +499,7 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("teacher"), "{e}");
-    job.teacher = Some(Teacher {
-        train: teacher_of(&tgt, DIM),
-        valid: Some(teacher_of(&vt, DIM)),
-        source: None,
-        weight: 5.0,
-        alone: false,
-    });
+    job.teacher = Some(aligner_teacher(&tgt, &vt));
     job.distill = Some(stream(dt.len() - 1));
     let e = train_aligner(&job, dir.path(), false)
         .unwrap_err()
@@ -529,13 +535,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
     let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), aligner_student());
     (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
     job.per_kind = 10;
-    job.teacher = Some(Teacher {
-        train: teacher_of(&tgt, DIM),
-        valid: Some(teacher_of(&vt, DIM)),
-        source: None,
-        weight: 5.0,
-        alone: false,
-    });
+    job.teacher = Some(aligner_teacher(&tgt, &vt));
     job.distill = Some(DistillText {
         src: &ds,
         tgt: &dt,
