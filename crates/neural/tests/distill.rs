@@ -550,29 +550,10 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
     for ((side, bag), texts) in [Side::Source, Side::Target]
         .into_iter()
         .zip(bags)
-        .zip([[&src, &ds], [&tgt, &dt]])
+        .zip([[&src[..], &ds[..]], [&tgt[..], &dt[..]]])
     {
-        let w = bag.as_ref().unwrap().weight.val();
-        let w = w.into_data().try_into_vec::<f32>().unwrap();
-        let idf = |sets: &[&Vec<String>]| {
-            let mut df = vec![0usize; w.len()];
-            let mut n = 0;
-            for set in sets {
-                let s: Vec<&str> = set.iter().map(String::as_str).collect();
-                for ids in m.text().encode(side, &s).unwrap() {
-                    let mut ids = ids.clone();
-                    ids.sort_unstable();
-                    ids.dedup();
-                    for id in ids {
-                        df[id as usize] += 1;
-                    }
-                    n += 1;
-                }
-            }
-            df.iter()
-                .map(|&d| bitext_encode::Idf::smoothed(n, d) as f32)
-                .collect::<Vec<_>>()
-        };
+        let w = common::bag_weights_of(bag);
+        let idf = |sets: &[&[String]]| common::idf_over(m.text(), side, sets, w.len());
         let (both, alone) = (idf(&texts), idf(&texts[..1]));
         for (r, (&got, &want)) in w.iter().zip(&both).enumerate() {
             assert!(

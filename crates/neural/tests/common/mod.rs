@@ -224,6 +224,39 @@ pub fn assert_same_grads(a: &Grads, b: &Grads, what: &str) -> usize {
     compared
 }
 
+/// The smoothed IDF (`bitext_encode::Idf::smoothed`) of each of `rows` ids over the sentences
+/// of `sets` in `codec`'s tokens of `side`, each sentence one document: what a trained bag's
+/// weights should be.
+pub fn idf_over(
+    codec: &bitext_neural::text::TextCodec,
+    side: bitext_encode::Side,
+    sets: &[&[String]],
+    rows: usize,
+) -> Vec<f32> {
+    let mut df = vec![0usize; rows];
+    let mut n = 0;
+    for set in sets {
+        let s: Vec<&str> = set.iter().map(String::as_str).collect();
+        for mut ids in codec.encode(side, &s).unwrap() {
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                df[id as usize] += 1;
+            }
+            n += 1;
+        }
+    }
+    df.iter()
+        .map(|&d| bitext_encode::Idf::smoothed(n, d) as f32)
+        .collect()
+}
+
+/// The row weights of a bag.
+pub fn bag_weights_of(bag: &Option<bitext_neural::layers::Bag>) -> Vec<f32> {
+    let w = bag.as_ref().unwrap().weight.val();
+    w.into_data().try_into_vec::<f32>().unwrap()
+}
+
 /// Bag-of-words row weights for tests: drawn in [0.5, 3), zero for every fourth row (rows that
 /// no vector file filled).
 pub fn bag_row_weights(rows: usize, seed: u64) -> Vec<f32> {
