@@ -548,3 +548,46 @@ bitext_testkit::pair_scorer_suite!(
     cosine_scorer(),
     bitext_testkit::scorer::Expect::within(1e-6)
 );
+
+/// The bags' IDF weights count every sentence an encoder reads in training: on the decoded
+/// side the monolingual sentences it autoencodes too, not only the pairs'.
+#[test]
+fn the_bag_weights_count_the_monolingual_sentences() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, tgt) = parallel_text(30, 1);
+    let (vs, vt) = parallel_text(10, 2);
+    // Another distribution of words than the pairs': the first 40 English sides of 200.
+    let mono = parallel_text(200, 4).1[..40].to_vec();
+    let mut job = job(&src, &tgt, (&vs, &vt), dir.path(), 24);
+    job.corpus.init = None;
+    job.mono = &mono;
+    job.network.bag = true;
+    (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
+    let out = dir.path().join("model");
+    train_autoencoder(&job, &out, false).unwrap();
+    let m = AutoencoderEncoder::load(&out, BackendSpec::Flex).unwrap();
+    // The decoded (target) side: the pairs' English and the monolingual sentences.
+    let (ws, wt) = (
+        common::bag_weights_of(&m.model().src_bag),
+        common::bag_weights_of(&m.model().tgt_bag),
+    );
+    let cases = [
+        (Side::Source, &ws, vec![&src[..]]),
+        (Side::Target, &wt, vec![&tgt[..], &mono[..]]),
+    ];
+    for (side, got, sets) in cases {
+        let want = common::idf_over(m.text(), side, &sets, got.len());
+        for (r, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!((g - w).abs() < 1e-5, "{side:?} row {r}: {g} vs {w}");
+        }
+    }
+    let pairs_only = common::idf_over(m.text(), Side::Target, &[&tgt[..]], wt.len());
+    let differ = wt
+        .iter()
+        .zip(&pairs_only)
+        .filter(|(a, b)| (*a - *b).abs() > 0.1);
+    assert!(
+        differ.count() >= 3,
+        "the monolingual sentences change no weight"
+    );
+}

@@ -315,10 +315,16 @@ pub fn train_autoencoder(
         known = Some((ks, kt));
     }
     if network.bag && !resuming {
-        // IDF of each side's rows over that side's training sentences.
+        // IDF of each side's rows over every sentence that side's encoder reads in training:
+        // the pairs', and on the decoded side the monolingual sentences it autoencodes.
+        let none: &[Vec<u32>] = &[];
+        let (ms, mt) = match network.decoded {
+            Side::Source => (&mono[..], none),
+            Side::Target => (none, &mono[..]),
+        };
         let (ws, wt) = side_bag_weights(
             (network.src_vocab, network.tgt_vocab),
-            (&[&train.src], &[&train.tgt]),
+            (&[&train.src, ms], &[&train.tgt, mt]),
             known.as_ref(),
         );
         model = model.with_bag_weights(ws, wt)?;
