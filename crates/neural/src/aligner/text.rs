@@ -536,7 +536,7 @@ pub fn train_aligner(
     if network.bag && !resuming {
         // IDF of each side's rows over every sentence that side reads in training: the word
         // examples' and the distillation pairs' (another register, another language: French
-        // function words would otherwise weigh as much as the rarest German piece).
+        // function words would otherwise weigh as rare German pieces do).
         let none: &[Vec<u32>] = &[];
         let (ds, dt) = distill
             .as_ref()
