@@ -270,14 +270,35 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
     );
     fail(&mut stream("target", "0"), "at least 1");
     // The bags read a table of their own: the teacher's vectors of the `b` words, while the
-    // encoders keep the student's.
-    let (_, err) = succeed(train("m5", &[]).arg("--bag-vectors").arg(&teacher));
+    // encoders keep the student's; n-gram convolutions read it too.
+    let ngrams = ["--ngrams", "2,3", "--ngram-channels", "4"];
+    let (_, err) = succeed(train("m5", &ngrams).arg("--bag-vectors").arg(&teacher));
     assert!(
         err.contains("the bags' own table initialised from the vectors"),
         "{err}"
     );
     let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
-    assert!(model.contains(r#""bag_table""#), "{model}");
+    for field in [r#""bag_table""#, r#""ngrams""#, r#""ngram_channels""#] {
+        assert!(model.contains(field), "{model}");
+    }
+    let encoded = d.path().join("m5.emb");
+    succeed(
+        common::bitext()
+            .args(["embed", "--model"])
+            .arg(d.path().join("m5"))
+            .arg("--input")
+            .arg(&src)
+            .arg("-o")
+            .arg(&encoded),
+    );
+    assert!(encoded.is_file());
+    // Without --bag the convolutions are refused by the parser.
+    fail(
+        common::bitext()
+            .args(["train", "aligner", "--tsv", "p.tsv", "-o", "x"])
+            .args(ngrams),
+        "--bag",
+    );
     // A table file that is not there: refused before anything is trained.
     let err = fail(
         &mut train("m6", &["--bag-vectors", "nope.vec"]),

@@ -156,6 +156,77 @@ impl Ngrams {
 }
 
 impl Ngrams {
+    /// `pooled` `[sentences, w]` with the n-gram features of the packed inputs `x` of `batch`
+    /// beside it, `[sentences, w + orders·channels]`. With `deferred` (training on an autodiff
+    /// device) `x` is a constant of the inner device: the table it comes from is fixed. `host`,
+    /// when given, runs the convolutions by id on the host (inference: `by_id` and not
+    /// `deferred`).
+    pub(crate) fn beside(
+        &self,
+        pooled: Tensor<2>,
+        x: Tensor<2>,
+        batch: &PackedBatch,
+        (by_id, deferred): (bool, bool),
+        host: Option<&mut HostNgrams>,
+    ) -> Tensor<2> {
+        let x = if deferred { Tensor::from_inner(x) } else { x };
+        let on_host = match host {
+            Some(h) if by_id && !deferred => h.forward(x.clone(), batch),
+            _ => None,
+        };
+        let features = on_host.unwrap_or_else(|| self.forward(x, batch, by_id));
+        Tensor::cat(vec![pooled, features], 1)
+    }
+}
+
+/// Check an encoder's n-gram settings: `orders` and `channels` both given or both left out,
+/// and convolutions only with a bag of words (`bag`, whose projection starts at zero) over a
+/// fixed table (`fixed`; `fixed_by` names the settings that make one).
+///
+/// # Errors
+/// [`Error::Config`] naming the missing setting.
+pub(crate) fn check_config(
+    orders: NgramOrders,
+    channels: usize,
+    bag: bool,
+    (fixed, fixed_by): (bool, &str),
+) -> Result<()> {
+    let missing = match (orders.is_empty(), channels) {
+        (true, 0) => return Ok(()),
+        (true, _) => "n-gram channels (ngram_channels) without n-gram orders (ngrams)".into(),
+        (false, 0) => "n-gram convolutions (ngrams) need ngram_channels of at least 1".into(),
+        (false, _) if !bag => "n-gram convolutions (ngrams) need the bag (bag)".into(),
+        (false, _) if !fixed => format!(
+            "n-gram convolutions (ngrams) need a fixed table to read ({fixed_by}): the table \
+             gets no gradient through them"
+        ),
+        _ => return Ok(()),
+    };
+    Err(Error::Config(missing))
+}
+
+/// The parts of an encoder prepared for inference on the host (the CPU), reused by every
+/// batch of one encoding run: the recurrence ([`crate::rnn::BiRnn::host`]) and the n-gram
+/// convolutions ([`Ngrams::host`]); each `None` where it runs as tensor operations.
+#[derive(Debug, Default)]
+pub(crate) struct HostEncoder {
+    /// The recurrence.
+    pub(crate) rnn: Option<crate::rnn::HostBiRnn>,
+    /// The convolutions.
+    pub(crate) ngrams: Option<HostNgrams>,
+}
+
+impl HostEncoder {
+    /// The host parts of `rnn` and `ngrams`.
+    pub(crate) fn new(rnn: &crate::rnn::BiRnn, ngrams: Option<&Ngrams>) -> Self {
+        Self {
+            rnn: rnn.host(),
+            ngrams: ngrams.and_then(Ngrams::host),
+        }
+    }
+}
+
+impl Ngrams {
     /// The convolutions prepared for inference on the host, when they live on the Flex CPU
     /// device without autodiff (`None` otherwise, or when a weight cannot be read back):
     /// reuse it for the batches of one encoding run over one embedding table.

@@ -3,7 +3,8 @@
 //! `wemb` cosine), the word scores do not depend on it, gradients reach the projection and the
 //! map through the ranking term (the same with the encoders back-propagated on two threads as
 //! in one graph), and a model trained from text with a bag passes the `SentenceEncoder`
-//! conformance suite.
+//! conformance suite. N-gram convolutions beside the recurrence read the bags' own table and
+//! reach the sentence vector through `P`, on the host as in tensor operations.
 
 mod common;
 
@@ -15,6 +16,8 @@ use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, RankingTerm,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
+use bitext_neural::batch::Bucketing;
+use bitext_neural::ngrams::{NgramOrders, Ngrams};
 use bitext_neural::siamese::Pooling;
 use bitext_neural::train::backward;
 use bitext_similarity::Measure;
@@ -292,6 +295,158 @@ fn bags_with_their_own_table_pool_its_rows_on_both_sides() {
     assert!(e.to_string().contains("encoders' rows"), "{e}");
 }
 
+/// [`with_table`] with n-gram convolutions of orders 1 and 3, 3 filters each.
+fn with_ngrams() -> AlignerConfig {
+    AlignerConfig {
+        ngrams: NgramOrders::new(&[1, 3]).unwrap(),
+        ngram_channels: 3,
+        ..with_table()
+    }
+}
+
+/// The pooled n-gram features of `s` over the `d`-wide rows of `table`, by their definition:
+/// `p_t = relu(x_t·A + a)`, per order `k` the maximum over positions of
+/// `relu([p_t; p_{t−1}; …; p_{t−k+1}]·W_k + b_k)` (zero rows before the first token).
+fn ngram_features(ng: &Ngrams, table: &[f32], d: usize, s: &[u32]) -> Vec<f64> {
+    let (a, ab) = (
+        host2(ng.input.weight.val()),
+        host2(ng.input.bias.val().unsqueeze()),
+    );
+    let c = ab.len();
+    let p: Vec<Vec<f64>> = s
+        .iter()
+        .map(|&id| {
+            let x = &table[id as usize * d..(id as usize + 1) * d];
+            (0..c)
+                .map(|q| {
+                    let z: f64 = (0..d).map(|i| f64::from(x[i] * a[i * c + q])).sum();
+                    (z + f64::from(ab[q])).max(0.0)
+                })
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::new();
+    for conv in &ng.convs {
+        let (w, b) = (host2(conv.weight.val()), host2(conv.bias.val().unsqueeze()));
+        let k = w.len() / (c * c);
+        let mut pool = vec![0.0f64; c];
+        for t in 0..s.len() {
+            for (q, m) in pool.iter_mut().enumerate() {
+                let mut z = f64::from(b[q]);
+                for j in 0..k.min(t + 1) {
+                    for r in 0..c {
+                        z += p[t - j][r] * f64::from(w[(j * c + r) * c + q]);
+                    }
+                }
+                *m = m.max(z.max(0.0));
+            }
+        }
+        out.extend(pool);
+    }
+    out
+}
+
+#[test]
+fn ngram_features_read_the_bags_table_and_reach_the_sentence_vector_through_p() {
+    let config = with_ngrams();
+    assert_eq!(config.pooled_dim(), 12 + 6);
+    let table = own_table();
+    let (ws, wt) = (bag_row_weights(12, 1), bag_row_weights(12, 2));
+    let device = cpu();
+    let mut model = Aligner::new(&config, 5, &device)
+        .unwrap()
+        .with_bag_weights(ws.clone(), wt.clone())
+        .unwrap()
+        .with_bag_table(table.clone())
+        .unwrap();
+    // `P` zero on the word states' 12 rows and drawn on the features' 6: the sentence vector
+    // is the bag plus the features through `P`, whatever the recurrence says.
+    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
+    for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()] {
+        let bag = bag.unwrap();
+        let mut proj = host2(bag.proj.val());
+        proj[..12 * 8].fill(0.0);
+        bag.proj = burn::module::Param::from_tensor(burn::tensor::Tensor::from_data(
+            burn::tensor::TensorData::new(proj, [18, 8]),
+            &device,
+        ));
+    }
+    let sents: [&[u32]; 4] = [&[1, 2, 3], &[5, 7, 7, 9, 4], &[11], &[8, 10]];
+    let mut fired = 0;
+    let sides = [
+        (Side::Source, &ws, &model.src_ngrams, &model.src_bag),
+        (Side::Target, &wt, &model.tgt_ngrams, &model.tgt_bag),
+    ];
+    for (side, w, ng, bag) in sides {
+        let (ng, proj) = (
+            ng.as_ref().unwrap(),
+            host2(bag.as_ref().unwrap().proj.val()),
+        );
+        let tensors = host2(model.encode(&sents, side).unwrap());
+        let on_host = model
+            .encode_all(&sents, side, &Bucketing::default())
+            .unwrap();
+        for (i, s) in sents.iter().enumerate() {
+            let f = ngram_features(ng, &table, 8, s);
+            for (k, bag) in weighted_bag(&table, 8, w, s).into_iter().enumerate() {
+                let through: f64 = (0..6)
+                    .map(|r| f[r] * f64::from(proj[(12 + r) * 8 + k]))
+                    .sum();
+                let want = bag + through;
+                for (how, got) in [("tensors", tensors[i * 8 + k]), ("host", on_host.row(i)[k])] {
+                    let g = f64::from(got);
+                    assert!(
+                        (g - want).abs() < 1e-4,
+                        "{side:?} {how} {i} {k}: {g} vs {want}"
+                    );
+                }
+            }
+            fired += f.iter().filter(|&&v| v > 0.0).count();
+        }
+    }
+    // The comparison means something only where features fire.
+    assert!(fired >= 12, "only {fired} features fired");
+}
+
+#[test]
+fn ngram_convolutions_learn_and_split_sides_agree() {
+    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
+    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![11, 0, 1], vec![5]];
+    let labels = word_labels(&src, &tgt);
+    let b = batch(&src, &tgt, &labels, &[-1.0, 1.0, -1.0, -1.0]);
+    let config = AlignerConfig {
+        dropout: 0.2,
+        pooling: Pooling::Max,
+        ranking: Some(RankingTerm {
+            weight: 0.5,
+            scale: 20.0,
+            margin: 0.2,
+            pairs: 0,
+        }),
+        ..with_ngrams()
+    };
+    let device = cpu().autodiff();
+    let mut model = Aligner::new(&config, 5, &device)
+        .unwrap()
+        .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(12, 2))
+        .unwrap()
+        .with_bag_table(own_table())
+        .unwrap();
+    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
+    let norms = split_grads_agree(&model, &b, "n-grams");
+    let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
+    let norm = |id| norms[ids.iter().position(|&i| i == id).unwrap()];
+    assert_eq!(norm(model.bag_table.as_ref().unwrap().weight.id), None);
+    for ng in [&model.src_ngrams, &model.tgt_ngrams] {
+        let ng = ng.as_ref().unwrap();
+        let mut trained = vec![ng.input.weight.id];
+        trained.extend(ng.convs.iter().map(|c| c.weight.id));
+        for id in trained {
+            assert!(norm(id).is_some_and(|n| n > 0.0 && n.is_finite()), "{id:?}");
+        }
+    }
+}
+
 #[test]
 fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
     let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
@@ -334,8 +489,8 @@ fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
     }
 }
 
-/// An aligner whose bags read a table of the testkit lexicon's vectors (one word vocabulary),
-/// trained from text once.
+/// An aligner whose bags read a table of the testkit lexicon's vectors (one word vocabulary)
+/// and whose n-gram convolutions read it too, trained from text once.
 fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
     static MODEL: OnceLock<(tempfile::TempDir, tempfile::TempDir)> = OnceLock::new();
     MODEL.get_or_init(|| {
@@ -349,7 +504,7 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
             hidden: 8,
             ff: 6,
             pooling: Pooling::Max,
-            ..with_table()
+            ..with_ngrams()
         };
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = parallel_text(120, 1);
@@ -376,8 +531,8 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
     })
 }
 
-/// A copy of `job` without a teacher, the bags' own table switched to `bag_table` and its
-/// vectors from `init`.
+/// A copy of `job` without a teacher, the bags' own table switched to `bag_table` (and the
+/// n-gram convolutions, which read it, kept only with it) and its vectors from `init`.
 fn clone_with<'a>(
     job: &bitext_neural::aligner::AlignerTextTraining<'a>,
     bag_table: bool,
@@ -387,6 +542,16 @@ fn clone_with<'a>(
         corpus: job.corpus.clone(),
         network: AlignerConfig {
             bag_table,
+            ngrams: if bag_table {
+                job.network.ngrams
+            } else {
+                NgramOrders::default()
+            },
+            ngram_channels: if bag_table {
+                job.network.ngram_channels
+            } else {
+                0
+            },
             ..job.network
         },
         train: job.train.clone(),
@@ -410,7 +575,12 @@ fn model_with_table() -> AlignerModel {
 #[test]
 fn a_model_whose_bags_have_their_own_table_keeps_the_vectors() {
     let m = model_with_table();
-    assert!(m.description().network.bag_table);
+    let network = m.description().network;
+    assert!(network.bag_table);
+    assert_eq!(
+        (network.ngrams.orders(), network.ngram_channels),
+        (vec![1, 3], 3)
+    );
     let (de, _) = bitext_testkit::data::lexicon(20, 12, 3);
     let table = m.model().bag_table.as_ref().unwrap().weight.val();
     let table = table.into_data().try_into_vec::<f32>().unwrap();

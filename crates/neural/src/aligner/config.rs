@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Bucketing;
 pub use crate::encoding::RankingTerm;
 use crate::error::{Error, Result};
+use crate::ngrams::NgramOrders;
 use crate::rnn::CellKind;
 use crate::siamese::Pooling;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
@@ -99,6 +100,23 @@ pub struct AlignerConfig {
     /// the sentence vectors too. Not in the draft.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sentence_shift: bool,
+    /// N-gram convolutions beside each encoder's recurrence ([`crate::ngrams`], as the
+    /// siamese network's [`SiameseConfig::ngrams`](crate::siamese::SiameseConfig::ngrams)):
+    /// their max-pooled features join the pooled word states before `P`, so that the sentence
+    /// vector reads fixed phrases as a CNN teacher does; the word states and labels are
+    /// untouched. They read the bags' own table ([`AlignerConfig::bag_table`]) or else the
+    /// encoders' rows, which must then be fixed ([`AlignerConfig::frozen_embeddings`]). Needs
+    /// the bag. Not in the draft. Default: none.
+    #[serde(default, skip_serializing_if = "NgramOrders::is_empty")]
+    pub ngrams: NgramOrders,
+    /// Filters per order of [`AlignerConfig::ngrams`] (and the width of their input
+    /// projection). Default: 0 (no convolutions).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ngram_channels: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl AlignerConfig {
@@ -124,6 +142,8 @@ impl AlignerConfig {
             bag_map: false,
             bag_table: false,
             sentence_shift: false,
+            ngrams: NgramOrders::default(),
+            ngram_channels: 0,
         }
     }
 
@@ -155,6 +175,13 @@ impl AlignerConfig {
     #[must_use]
     pub fn word_dim(&self) -> usize {
         2 * self.hidden
+    }
+
+    /// Width of the pooled states `P` maps: `2 × hidden`, plus orders × channels of the
+    /// n-gram convolutions.
+    #[must_use]
+    pub fn pooled_dim(&self) -> usize {
+        self.word_dim() + self.ngrams.orders().len() * self.ngram_channels
     }
 
     /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
@@ -212,6 +239,15 @@ impl AlignerConfig {
                 self.src_vocab, self.tgt_vocab
             )));
         }
+        crate::ngrams::check_config(
+            self.ngrams,
+            self.ngram_channels,
+            self.bag,
+            (
+                self.bag_table || self.frozen_embeddings,
+                "bag_table or frozen_embeddings",
+            ),
+        )?;
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(Error::Config(format!(
                 "aligner dropout must be in [0, 1), got {}",
@@ -334,6 +370,51 @@ mod tests {
         assert_eq!((bag.dim(), bag.word_dim()), (256, 512));
         let j = serde_json::to_string(&bag).unwrap();
         assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), bag);
+        assert!(!j.contains("ngram"), "{j}");
+        let ng = AlignerConfig {
+            ngrams: NgramOrders::new(&[2, 3, 5]).unwrap(),
+            ngram_channels: 16,
+            ..bag
+        };
+        ng.check().unwrap();
+        assert_eq!((ng.pooled_dim(), ng.dim()), (512 + 48, 256));
+        let j = serde_json::to_string(&ng).unwrap();
+        assert!(j.contains(r#""ngrams":[2,3,5],"ngram_channels":16"#), "{j}");
+        assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), ng);
+        // Without the bags' own table the encoders' rows must be fixed.
+        let rows = AlignerConfig {
+            bag_table: false,
+            ..ng
+        };
+        let e = rows.check().unwrap_err().to_string();
+        assert!(e.contains("bag_table or frozen_embeddings"), "{e}");
+        AlignerConfig {
+            frozen_embeddings: true,
+            ..rows
+        }
+        .check()
+        .unwrap();
+        for (bad, want) in [
+            (
+                AlignerConfig {
+                    bag: false,
+                    bag_map: false,
+                    bag_table: false,
+                    ..ng
+                },
+                "need the bag",
+            ),
+            (
+                AlignerConfig {
+                    ngram_channels: 0,
+                    ..ng
+                },
+                "at least 1",
+            ),
+        ] {
+            let e = bad.check().unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
         AlignerTrainConfig::paper(1).check().unwrap();
         assert!(Objective::Both.words() && Objective::Both.sentence());
         assert!(!Objective::Words.sentence() && !Objective::Sentence.words());

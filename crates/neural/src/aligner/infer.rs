@@ -47,8 +47,55 @@ impl Aligner {
     ) -> Result<Embeddings> {
         let mut host = self.host(side);
         encode_in_batches(seqs, self.dim(), batching, &mut |_| {}, |sents| {
-            self.encode_with(sents, side, host.as_mut())
+            self.encode_with(sents, side, Some(&mut host))
         })
+    }
+
+    /// Alignment matrices, word scores, `wemb` cosines and `semb` scores of pairs
+    /// `(src[k], tgt[k])`, in input order (inference; one batch).
+    ///
+    /// # Errors
+    /// As [`Aligner::loss`]; [`Error::Input`] when the sides differ in length.
+    pub fn pairs(&self, src: &[&[u32]], tgt: &[&[u32]]) -> Result<Vec<PairOutput>> {
+        if src.len() != tgt.len() {
+            return Err(Error::Input(format!(
+                "{} source but {} target sentences",
+                src.len(),
+                tgt.len()
+            )));
+        }
+        let s = self.side_states(src, Side::Source, None)?;
+        let t = self.side_states(tgt, Side::Target, None)?;
+        let (scores, aggr_s, aggr_t) = self.align(&s, &t);
+        let semb = self.head(s.vectors.clone(), t.vectors.clone());
+        let cos = crate::init::to_host2(s.vectors)?;
+        let cot = crate::init::to_host2(t.vectors)?;
+        let [b, i, j] = scores.dims();
+        let (scores, _) = crate::init::to_host2(scores.reshape([b * i, j]))?;
+        let (aggr_s, _) = crate::init::to_host2(aggr_s)?;
+        let (aggr_t, _) = crate::init::to_host2(aggr_t)?;
+        let semb = crate::init::to_host1(semb)?;
+        let d = cos.1[1];
+        let mut out = Vec::with_capacity(b);
+        for k in 0..b {
+            let (il, jl) = (s.lengths[k], t.lengths[k]);
+            let mut alignment = Vec::with_capacity(il * jl);
+            for r in 0..il {
+                let row = (k * i + r) * j;
+                alignment.extend_from_slice(&scores[row..row + jl]);
+            }
+            let (va, vb) = (&cos.0[k * d..(k + 1) * d], &cot.0[k * d..(k + 1) * d]);
+            out.push(PairOutput {
+                alignment,
+                src_len: il,
+                tgt_len: jl,
+                src_scores: aggr_s[k * i..k * i + il].to_vec(),
+                tgt_scores: aggr_t[k * j..k * j + jl].to_vec(),
+                cosine: Measure::Cosine.apply(va, vb),
+                semb: semb[k],
+            });
+        }
+        Ok(out)
     }
 
     /// [`Aligner::pairs`] over any number of pairs, in batches; outputs in input order.

@@ -7,6 +7,7 @@ use crate::batch::PackedBatch;
 use crate::encoding::unit_rows;
 use crate::init::int1;
 use crate::layers::{Bag, Dense};
+use crate::ngrams::Ngrams;
 use crate::rnn::{BiRnn, BiRnnOutput};
 use crate::train::Deferred;
 use crate::train::split::Cut;
@@ -33,7 +34,12 @@ pub(super) struct Side3 {
 impl Side3 {
     /// Cut this side's states and vectors off the graph (see [`Cut`]): the side as the loss
     /// sees it and the cut sub-graph of `encoder`.
-    pub(super) fn cut(self, encoder: &BiRnn, bag: Option<&Bag>) -> (Self, Cut) {
+    pub(super) fn cut(
+        self,
+        encoder: &BiRnn,
+        bag: Option<&Bag>,
+        ngrams: Option<&Ngrams>,
+    ) -> (Self, Cut) {
         let [b, t, w] = self.states.dims();
         let (cut, leaves) = Cut::new(
             encoder,
@@ -42,6 +48,10 @@ impl Side3 {
         );
         let cut = match bag {
             Some(bag) => cut.with_params(bag),
+            None => cut,
+        };
+        let cut = match ngrams {
+            Some(ngrams) => cut.with_params(ngrams),
             None => cut,
         };
         let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");

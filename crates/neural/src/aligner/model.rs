@@ -4,7 +4,6 @@
 
 use bitext_core::Rng;
 use bitext_encode::Side;
-use bitext_similarity::Measure;
 use burn::module::Module;
 use burn::tensor::activation::softplus;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -16,12 +15,12 @@ use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding, dropout};
-use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput, HostBiRnn};
+use crate::ngrams::{HostEncoder, HostNgrams, Ngrams};
+use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput};
 use crate::siamese::Pooling;
 use crate::train::split::parallel_stage;
 use crate::train::{Deferred, TrainLoss};
 
-use super::infer::PairOutput;
 use super::matrix::{MASKED, Side3, log_sum_exp, mask_values, padded, sentence_shift};
 
 /// The word-alignment BiLSTM (see the module docs of [`crate::aligner`]).
@@ -45,6 +44,10 @@ pub struct Aligner {
     pub tgt_bag: Option<Bag>,
     /// The bags' own fixed table, shared by both sides (see [`AlignerConfig::bag_table`]).
     pub bag_table: Option<Embedding>,
+    /// The source encoder's n-gram convolutions (see [`AlignerConfig::ngrams`]).
+    pub src_ngrams: Option<Ngrams>,
+    /// The target encoder's n-gram convolutions.
+    pub tgt_ngrams: Option<Ngrams>,
     /// `a` `[1, 1]` and `c` of the sentence shift (see [`AlignerConfig::sentence_shift`]).
     pub shift: Option<Dense>,
     src_vocab: usize,
@@ -118,12 +121,20 @@ impl Aligner {
         let output = Dense::new(config.ff, 1, &mut rng, device);
         let bag = |rows: usize| {
             config.bag.then(|| {
-                let bag = Bag::new(rows, config.word_dim(), e, device);
+                let bag = Bag::new(rows, config.pooled_dim(), e, device);
                 if config.bag_map { bag.with_map() } else { bag }
             })
         };
+        let mut ngrams = || {
+            (!config.ngrams.is_empty())
+                .then(|| Ngrams::new(e, config.ngrams, config.ngram_channels, &mut rng, device))
+                .transpose()
+        };
+        let (src_ngrams, tgt_ngrams) = (ngrams()?, ngrams()?);
         Ok(Self {
             src_bag: bag(config.src_vocab),
+            src_ngrams,
+            tgt_ngrams,
             tgt_bag: bag(config.tgt_vocab),
             bag_table: config
                 .bag_table
@@ -226,23 +237,27 @@ impl Aligner {
         }
     }
 
-    fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>) {
+    fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>, Option<&Ngrams>) {
         match side {
             Side::Source => (
                 &self.src_embedding,
                 &self.src_encoder,
                 self.src_bag.as_ref(),
+                self.src_ngrams.as_ref(),
             ),
             Side::Target => (
                 &self.tgt_embedding,
                 &self.tgt_encoder,
                 self.tgt_bag.as_ref(),
+                self.tgt_ngrams.as_ref(),
             ),
         }
     }
 
-    pub(crate) fn host(&self, side: Side) -> Option<HostBiRnn> {
-        self.parts(side).1.host()
+    /// The recurrence and n-gram convolutions of `side` prepared for inference on the host.
+    pub(crate) fn host(&self, side: Side) -> HostEncoder {
+        let (_, rnn, _, ngrams) = self.parts(side);
+        HostEncoder::new(rnn, ngrams)
     }
 
     fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
@@ -251,7 +266,8 @@ impl Aligner {
 
     /// Sentence vectors `[n, dim]` of sentences of `side` (rows in input order): the forward
     /// state after the last word and the backward state after the first (or their maximum over
-    /// positions), added through `P` to the bag of words when the network has one.
+    /// positions) and any n-gram features, added through `P` to the bag of words when the
+    /// network has one.
     ///
     /// # Errors
     /// [`Error::Input`] for an empty batch, an empty sentence or an id outside the vocabulary.
@@ -264,14 +280,18 @@ impl Aligner {
         &self,
         seqs: &[&[u32]],
         side: Side,
-        host: Option<&mut HostBiRnn>,
+        host: Option<&mut HostEncoder>,
     ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn, bag) = self.parts(side);
+        let (emb, rnn, bag, _) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
         let keep = self.max_pool;
-        let out = match host
+        let (rnn_host, ngrams_host) = match host {
+            Some(h) => (h.rnn.as_mut(), h.ngrams.as_mut()),
+            None => (None, None),
+        };
+        let out = match rnn_host
             .and_then(|h| h.forward(x.clone(), Some(batch.ids()), batch.batch_sizes(), keep))
         {
             Some(out) => out,
@@ -279,14 +299,9 @@ impl Aligner {
         };
         let device = out.last.device();
         let own = self.bag_rows(&batch)?;
-        let (v, _) = with_bag(
-            bag,
-            self.pooled(&out),
-            (x, own),
-            &batch,
-            None,
-            self.frozen_embeddings,
-        );
+        let pooled = self.pooled(&out);
+        let pooled = self.with_ngrams(side, pooled, (&x, &own), &batch, (true, false), ngrams_host);
+        let (v, _) = with_bag(bag, pooled, (x, own), &batch, None, self.frozen_embeddings);
         Ok(v.select(0, int1(batch.position(), &device)))
     }
 
@@ -296,6 +311,30 @@ impl Aligner {
             .as_ref()
             .map(|t| t.lookup_constant(batch))
             .transpose()
+    }
+
+    /// `pooled` with `side`'s n-gram features beside it (itself without convolutions), over
+    /// the bags' own rows `own` when the network has them, else the encoder's rows `x`; `flags`
+    /// and `host` as [`Ngrams::beside`]'s.
+    fn with_ngrams(
+        &self,
+        side: Side,
+        pooled: Tensor<2>,
+        (x, own): (&Tensor<2>, &Option<Tensor<2>>),
+        batch: &PackedBatch,
+        flags: (bool, bool),
+        host: Option<&mut HostNgrams>,
+    ) -> Tensor<2> {
+        match self.parts(side).3 {
+            Some(ng) => ng.beside(
+                pooled,
+                own.as_ref().unwrap_or(x).clone(),
+                batch,
+                flags,
+                host,
+            ),
+            None => pooled,
+        }
     }
 
     /// The sentence vectors of a pass (packed order): the final states, or with max pooling
@@ -309,11 +348,19 @@ impl Aligner {
     }
 
     /// One side of a batch with its word states; deferred gradients on an autodiff device.
-    fn side_states(&self, seqs: &[&[u32]], side: Side, rng: Option<&mut Rng>) -> Result<Side3> {
+    pub(super) fn side_states(
+        &self,
+        seqs: &[&[u32]],
+        side: Side,
+        rng: Option<&mut Rng>,
+    ) -> Result<Side3> {
         self.check_ids(seqs, side)?;
-        let (emb, rnn, bag) = self.parts(side);
+        let (emb, rnn, bag, _) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
-        let (x, out, grads) = if emb.weight.device().is_autodiff() {
+        // Rows of one id are equal unless dropout draws masks: n-gram projections by id.
+        let by_id = self.bag_table.is_some() || rng.is_none() || self.dropout == 0.0;
+        let deferred = emb.weight.device().is_autodiff();
+        let (x, out, grads) = if deferred {
             let (x, eg) = emb.lookup_deferred(&batch, self.dropout, rng)?;
             let (out, ig) = rnn.forward_deferred(x.clone(), batch.batch_sizes(), true);
             (x, out, Some((ig, eg)))
@@ -324,14 +371,9 @@ impl Aligner {
         let device = out.last.device();
         let states = padded(&out, &batch);
         let own = self.bag_rows(&batch)?;
-        let (v, stage) = with_bag(
-            bag,
-            self.pooled(&out),
-            (x, own),
-            &batch,
-            grads,
-            self.frozen_embeddings,
-        );
+        let pooled = self.pooled(&out);
+        let pooled = self.with_ngrams(side, pooled, (&x, &own), &batch, (by_id, deferred), None);
+        let (v, stage) = with_bag(bag, pooled, (x, own), &batch, grads, self.frozen_embeddings);
         let vectors = v.select(0, int1(batch.position(), &device));
         Ok(Side3 {
             states,
@@ -368,15 +410,23 @@ impl Aligner {
             || self.side_states(src, Side::Source, rs),
             || self.side_states(tgt, Side::Target, rt.as_mut()),
         );
-        let (s, cs) = s?.cut(&self.src_encoder, self.src_bag.as_ref());
-        let (t, ct) = t?.cut(&self.tgt_encoder, self.tgt_bag.as_ref());
+        let (s, cs) = s?.cut(
+            &self.src_encoder,
+            self.src_bag.as_ref(),
+            self.src_ngrams.as_ref(),
+        );
+        let (t, ct) = t?.cut(
+            &self.tgt_encoder,
+            self.tgt_bag.as_ref(),
+            self.tgt_ngrams.as_ref(),
+        );
         Ok((s, t, vec![parallel_stage(vec![cs, ct])]))
     }
 
     /// Alignment matrices `[B, I, J]` (with the sentence shift when the network has one) and
     /// the aggregates `aggr_s` `[B, I]`, `aggr_t` `[B, J]` (padding positions hold
     /// meaningless values; mask them).
-    fn align(&self, s: &Side3, t: &Side3) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
+    pub(super) fn align(&self, s: &Side3, t: &Side3) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
         let device = s.states.device();
         let [b, i, _] = s.states.dims();
         let j = t.states.dims()[1];
@@ -531,52 +581,5 @@ impl Aligner {
             ranking,
             distill,
         })
-    }
-
-    /// Alignment matrices, word scores, `wemb` cosines and `semb` scores of pairs
-    /// `(src[k], tgt[k])`, in input order (inference; one batch).
-    ///
-    /// # Errors
-    /// As [`Aligner::loss`]; [`Error::Input`] when the sides differ in length.
-    pub fn pairs(&self, src: &[&[u32]], tgt: &[&[u32]]) -> Result<Vec<PairOutput>> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
-        let s = self.side_states(src, Side::Source, None)?;
-        let t = self.side_states(tgt, Side::Target, None)?;
-        let (scores, aggr_s, aggr_t) = self.align(&s, &t);
-        let semb = self.head(s.vectors.clone(), t.vectors.clone());
-        let cos = crate::init::to_host2(s.vectors)?;
-        let cot = crate::init::to_host2(t.vectors)?;
-        let [b, i, j] = scores.dims();
-        let (scores, _) = crate::init::to_host2(scores.reshape([b * i, j]))?;
-        let (aggr_s, _) = crate::init::to_host2(aggr_s)?;
-        let (aggr_t, _) = crate::init::to_host2(aggr_t)?;
-        let semb = crate::init::to_host1(semb)?;
-        let d = cos.1[1];
-        let mut out = Vec::with_capacity(b);
-        for k in 0..b {
-            let (il, jl) = (s.lengths[k], t.lengths[k]);
-            let mut alignment = Vec::with_capacity(il * jl);
-            for r in 0..il {
-                let row = (k * i + r) * j;
-                alignment.extend_from_slice(&scores[row..row + jl]);
-            }
-            let (va, vb) = (&cos.0[k * d..(k + 1) * d], &cot.0[k * d..(k + 1) * d]);
-            out.push(PairOutput {
-                alignment,
-                src_len: il,
-                tgt_len: jl,
-                src_scores: aggr_s[k * i..k * i + il].to_vec(),
-                tgt_scores: aggr_t[k * j..k * j + jl].to_vec(),
-                cosine: Measure::Cosine.apply(va, vb),
-                semb: semb[k],
-            });
-        }
-        Ok(out)
     }
 }

@@ -249,32 +249,12 @@ impl SiameseConfig {
                 "a hidden layer of the bag of words (bag_hidden) needs the bag (bag)".into(),
             ));
         }
-        match (self.ngrams.is_empty(), self.ngram_channels) {
-            (true, 0) => {}
-            (true, _) => {
-                return Err(Error::Config(
-                    "n-gram channels (ngram_channels) without n-gram orders (ngrams)".into(),
-                ));
-            }
-            (false, 0) => {
-                return Err(Error::Config(
-                    "n-gram convolutions (ngrams) need ngram_channels of at least 1".into(),
-                ));
-            }
-            (false, _) if !self.bag => {
-                return Err(Error::Config(
-                    "n-gram convolutions (ngrams) need the bag (bag)".into(),
-                ));
-            }
-            (false, _) if !self.frozen_embeddings => {
-                return Err(Error::Config(
-                    "n-gram convolutions (ngrams) need a fixed embedding table \
-                     (frozen_embeddings): the table gets no gradient through them"
-                        .into(),
-                ));
-            }
-            _ => {}
-        }
+        crate::ngrams::check_config(
+            self.ngrams,
+            self.ngram_channels,
+            self.bag,
+            (self.frozen_embeddings, "frozen_embeddings"),
+        )?;
         Ok(())
     }
 }
@@ -430,7 +410,7 @@ mod tests {
                     frozen_embeddings: false,
                     ..n
                 },
-                "fixed embedding table",
+                "need a fixed table to read (frozen_embeddings)",
             ),
             (
                 SiameseConfig {

@@ -12,21 +12,12 @@ use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
-use crate::ngrams::{HostNgrams, Ngrams};
-use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn};
+use crate::ngrams::{HostEncoder, Ngrams};
+use crate::rnn::{BiRnn, BiRnnConfig};
 use crate::siamese::{Pooling, SiameseConfig};
 use crate::train::split::{Cut, fresh_leaves, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
 use rayon::prelude::*;
-
-/// The parts of a siamese encoder prepared for inference on the host (the CPU), reused by
-/// every batch of one encoding run: the recurrence ([`BiRnn::host`]) and the n-gram
-/// convolutions ([`Ngrams::host`]); each `None` where it runs as tensor operations.
-#[derive(Debug, Default)]
-pub(crate) struct SiameseHost {
-    rnn: Option<HostBiRnn>,
-    ngrams: Option<HostNgrams>,
-}
 
 /// The siamese classifier. Both languages share the recurrent encoder; each has its own rows
 /// of the embedding table unless the configuration shares them.
@@ -192,7 +183,7 @@ impl Siamese {
         batch: &PackedBatch,
         mut rng: Option<&mut Rng>,
         deferred: bool,
-        mut host: Option<&mut SiameseHost>,
+        mut host: Option<&mut HostEncoder>,
     ) -> Result<(Tensor<2>, Option<Deferred>)> {
         let keep = self.max_pool;
         // Without dropout (inference), rows of one id are equal: projections by id.
@@ -220,19 +211,13 @@ impl Siamese {
         let pooled = match &self.ngrams {
             // The n-gram features beside the recurrent states (training: the looked-up rows
             // are constants on the inner device, the table being fixed).
-            Some(ng) => {
-                let x = if deferred {
-                    Tensor::from_inner(x.clone())
-                } else {
-                    x.clone()
-                };
-                let on_host = match host.and_then(|h| h.ngrams.as_mut()) {
-                    Some(h) if by_id && !deferred => h.forward(x.clone(), batch),
-                    _ => None,
-                };
-                let features = on_host.unwrap_or_else(|| ng.forward(x, batch, by_id));
-                Tensor::cat(vec![pooled, features], 1)
-            }
+            Some(ng) => ng.beside(
+                pooled,
+                x.clone(),
+                batch,
+                (by_id, deferred),
+                host.and_then(|h| h.ngrams.as_mut()),
+            ),
             None => pooled,
         };
         let device = pooled.device();
@@ -279,11 +264,8 @@ impl Siamese {
 
     /// The recurrence and n-gram convolutions prepared for inference on the host, for
     /// [`Siamese::encode_with`] (empty off the Flex CPU device).
-    pub(crate) fn host(&self) -> SiameseHost {
-        SiameseHost {
-            rnn: self.rnn.host(),
-            ngrams: self.ngrams.as_ref().and_then(Ngrams::host),
-        }
+    pub(crate) fn host(&self) -> HostEncoder {
+        HostEncoder::new(&self.rnn, self.ngrams.as_ref())
     }
 
     /// [`Siamese::encode`] with the parts prepared for the host ([`Siamese::host`]).
@@ -292,7 +274,7 @@ impl Siamese {
         seqs: &[&[u32]],
         side: Side,
         rng: Option<&mut Rng>,
-        host: Option<&mut SiameseHost>,
+        host: Option<&mut HostEncoder>,
     ) -> Result<Tensor<2>> {
         self.check_ids(seqs, side)?;
         let batch = PackedBatch::new(&self.table_ids(seqs, side))?;

@@ -88,6 +88,10 @@ pub(crate) struct AlignerArgs {
     /// of the bags. Not in the draft.
     #[arg(long, value_name = "FILE|SPEC", requires = "bag")]
     bag_vectors: Option<std::path::PathBuf>,
+    // With --bag and --bag-vectors (or --freeze-embeddings): n-gram convolutions beside each
+    // encoder's recurrence, over the bags' table, for the sentence vector only.
+    #[command(flatten)]
+    ngrams: super::siamese::NgramArgs,
     /// Shift every alignment score of a pair by a trained function of its two sentence
     /// vectors' cosine, 40·(a·cos + c), starting at zero: an unrelated pair then has all its
     /// words divergent without any word state having to say so. Not in the draft.
@@ -220,6 +224,7 @@ mod training {
         network.bag_map = a.bag_map;
         network.bag_table = a.bag_vectors.is_some();
         network.sentence_shift = a.sentence_shift;
+        (network.ngrams, network.ngram_channels) = a.ngrams.config()?;
         network.dropout = a.dropout;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,

@@ -27,6 +27,35 @@ pub(crate) enum SiamesePooling {
     Max,
 }
 
+/// N-gram convolutions beside an encoder's recurrence (`bitext train siamese` and `aligner`).
+#[derive(Debug, Args)]
+pub(crate) struct NgramArgs {
+    /// With --bag and a fixed table to read (--freeze-embeddings, or the aligner's
+    /// --bag-vectors): n-gram convolutions of these orders beside the recurrence (e.g. 2,3,5,
+    /// as the USE-M teacher's CNN), max-pooled over the sentence; their features join the
+    /// recurrent states the bag's projection maps, so that a student reads fixed phrases as a
+    /// CNN teacher does.
+    #[arg(long, value_name = "K,K,…", value_delimiter = ',', requires = "bag")]
+    ngrams: Vec<usize>,
+    /// Filters per order of --ngrams (and the width of their input projection).
+    #[arg(long, value_name = "N", default_value_t = 128, requires = "ngrams")]
+    ngram_channels: usize,
+}
+
+#[cfg(feature = "neural")]
+impl NgramArgs {
+    /// The orders and channels of the network's configuration (no channels without orders).
+    pub(crate) fn config(&self) -> anyhow::Result<(bitext_neural::ngrams::NgramOrders, usize)> {
+        let orders = bitext_neural::ngrams::NgramOrders::new(&self.ngrams)?;
+        let channels = if self.ngrams.is_empty() {
+            0
+        } else {
+            self.ngram_channels
+        };
+        Ok((orders, channels))
+    }
+}
+
 /// Arguments of `bitext train siamese`.
 #[derive(Debug, Args)]
 pub(crate) struct SiameseArgs {
@@ -74,15 +103,9 @@ pub(crate) struct SiameseArgs {
     /// network of it rather than a linear map (0: none).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "bag")]
     bag_hidden: usize,
-    /// With --bag and --freeze-embeddings: n-gram convolutions of these orders beside the
-    /// recurrence (e.g. 2,3,5, as the USE-M teacher's CNN), max-pooled over the sentence;
-    /// their features join the recurrent states the bag's projection maps, so that a student
-    /// reads fixed phrases as a CNN teacher does.
-    #[arg(long, value_name = "K,K,…", value_delimiter = ',', requires = "bag")]
-    ngrams: Vec<usize>,
-    /// Filters per order of --ngrams (and the width of their input projection).
-    #[arg(long, value_name = "N", default_value_t = 128, requires = "ngrams")]
-    ngram_channels: usize,
+    // With --bag and --freeze-embeddings: n-gram convolutions beside the recurrence.
+    #[command(flatten)]
+    ngrams: NgramArgs,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
     /// are not projected).
     #[arg(long, value_name = "N")]
@@ -123,7 +146,6 @@ pub(in crate::cmd::train) use training::train;
 mod training {
     use anyhow::Result;
     use bitext_core::io::text::{EmptyLines, read_lines};
-    use bitext_neural::ngrams::NgramOrders;
     use bitext_neural::siamese::{
         Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
     };
@@ -155,10 +177,7 @@ mod training {
         network.bag = a.bag;
         network.bag_map = a.bag_map;
         network.bag_hidden = a.bag_hidden;
-        network.ngrams = NgramOrders::new(&a.ngrams)?;
-        if !a.ngrams.is_empty() {
-            network.ngram_channels = a.ngram_channels;
-        }
+        (network.ngrams, network.ngram_channels) = a.ngrams.config()?;
         if a.bag {
             network.dropout_input = 0.0;
         }
