@@ -114,7 +114,7 @@ const TASKS: &[(&str, &str, Task)] = &[
     ),
     (
         "distill",
-        "students of USE-M: the siamese network and the autoencoder trained towards the teacher's vectors (45 min for the siamese, 15 for the autoencoder, + the teacher's vectors once), side by side with the teacher",
+        "students of USE-M: the siamese network and the autoencoder trained towards the teacher's vectors (minutes set by their recipes, 15 each now, + the teacher's vectors once), side by side with the teacher",
         distill::run,
     ),
     (
