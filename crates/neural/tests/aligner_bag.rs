@@ -17,15 +17,15 @@ use bitext_neural::aligner::{
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
-use bitext_neural::ngrams::{NgramOrders, Ngrams};
+use bitext_neural::ngrams::NgramOrders;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::train::backward;
 use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use common::{
-    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, params, scalar,
-    weighted_bag,
+    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, ngram_features,
+    params, scalar, weighted_bag,
 };
 
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
@@ -302,48 +302,6 @@ fn with_ngrams() -> AlignerConfig {
         ngram_channels: 3,
         ..with_table()
     }
-}
-
-/// The pooled n-gram features of `s` over the `d`-wide rows of `table`, by their definition:
-/// `p_t = relu(x_t·A + a)`, per order `k` the maximum over positions of
-/// `relu([p_t; p_{t−1}; …; p_{t−k+1}]·W_k + b_k)` (zero rows before the first token).
-fn ngram_features(ng: &Ngrams, table: &[f32], d: usize, s: &[u32]) -> Vec<f64> {
-    let (a, ab) = (
-        host2(ng.input.weight.val()),
-        host2(ng.input.bias.val().unsqueeze()),
-    );
-    let c = ab.len();
-    let p: Vec<Vec<f64>> = s
-        .iter()
-        .map(|&id| {
-            let x = &table[id as usize * d..(id as usize + 1) * d];
-            (0..c)
-                .map(|q| {
-                    let z: f64 = (0..d).map(|i| f64::from(x[i] * a[i * c + q])).sum();
-                    (z + f64::from(ab[q])).max(0.0)
-                })
-                .collect()
-        })
-        .collect();
-    let mut out = Vec::new();
-    for conv in &ng.convs {
-        let (w, b) = (host2(conv.weight.val()), host2(conv.bias.val().unsqueeze()));
-        let k = w.len() / (c * c);
-        let mut pool = vec![0.0f64; c];
-        for t in 0..s.len() {
-            for (q, m) in pool.iter_mut().enumerate() {
-                let mut z = f64::from(b[q]);
-                for j in 0..k.min(t + 1) {
-                    for r in 0..c {
-                        z += p[t - j][r] * f64::from(w[(j * c + r) * c + q]);
-                    }
-                }
-                *m = m.max(z.max(0.0));
-            }
-        }
-        out.extend(pool);
-    }
-    out
 }
 
 #[test]
