@@ -23,6 +23,7 @@ use bitext_neural::train::backward;
 use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
+use burn::module::ParamId;
 use common::{
     bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, ngram_features,
     params, scalar, weighted_bag,
@@ -368,33 +369,8 @@ fn ngram_features_read_the_bags_table_and_reach_the_sentence_vector_through_p() 
 
 #[test]
 fn ngram_convolutions_learn_and_split_sides_agree() {
-    let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
-    let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![11, 0, 1], vec![5]];
-    let labels = word_labels(&src, &tgt);
-    let b = batch(&src, &tgt, &labels, &[-1.0, 1.0, -1.0, -1.0]);
-    let config = AlignerConfig {
-        dropout: 0.2,
-        pooling: Pooling::Max,
-        ranking: Some(RankingTerm {
-            weight: 0.5,
-            scale: 20.0,
-            margin: 0.2,
-            pairs: 0,
-        }),
-        ..with_ngrams()
-    };
-    let device = cpu().autodiff();
-    let mut model = Aligner::new(&config, 5, &device)
-        .unwrap()
-        .with_bag_weights(bag_row_weights(12, 1), bag_row_weights(12, 2))
-        .unwrap()
-        .with_bag_table(own_table())
-        .unwrap();
-    draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
-    let norms = split_grads_agree(&model, &b, "n-grams");
-    let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
-    let norm = |id| norms[ids.iter().position(|&i| i == id).unwrap()];
-    assert_eq!(norm(model.bag_table.as_ref().unwrap().weight.id), None);
+    let (model, norms) = own_table_grads(with_ngrams(), "n-grams");
+    let norm = |id| norms.iter().find(|(i, _)| *i == id).unwrap().1;
     for ng in [&model.src_ngrams, &model.tgt_ngrams] {
         let ng = ng.as_ref().unwrap();
         let mut trained = vec![ng.input.weight.id];
@@ -405,8 +381,10 @@ fn ngram_convolutions_learn_and_split_sides_agree() {
     }
 }
 
-#[test]
-fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
+/// An aligner of `base` (bags with their own table) with dropout, max pooling and the ranking
+/// term: its loss and gradients the same with split sides as in one graph, none for the bags'
+/// table; the model and the gradient norm of each parameter.
+fn own_table_grads(base: AlignerConfig, what: &str) -> (Aligner, Vec<(ParamId, Option<f64>)>) {
     let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8], vec![9, 10]];
     let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![11, 0, 1], vec![5]];
     let labels = word_labels(&src, &tgt);
@@ -420,7 +398,7 @@ fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
             margin: 0.2,
             pairs: 0,
         }),
-        ..with_table()
+        ..base
     };
     let device = cpu().autodiff();
     let mut model = Aligner::new(&config, 5, &device)
@@ -430,10 +408,21 @@ fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
         .with_bag_table(own_table())
         .unwrap();
     draw_bag_projections([model.src_bag.as_mut(), model.tgt_bag.as_mut()], &device);
-    let norms = split_grads_agree(&model, &b, "own table");
-    let ids: Vec<_> = params(&model).into_iter().map(|(id, _)| id).collect();
-    let norm = |id| norms[ids.iter().position(|&i| i == id).unwrap()];
-    assert_eq!(norm(model.bag_table.as_ref().unwrap().weight.id), None);
+    let norms = split_grads_agree(&model, &b, what);
+    let norms: Vec<_> = params(&model)
+        .into_iter()
+        .map(|(id, _)| id)
+        .zip(norms)
+        .collect();
+    let table = model.bag_table.as_ref().unwrap().weight.id;
+    assert_eq!(norms.iter().find(|(i, _)| *i == table).unwrap().1, None);
+    (model, norms)
+}
+
+#[test]
+fn the_bags_own_table_gets_no_gradient_and_split_sides_agree() {
+    let (model, norms) = own_table_grads(with_table(), "own table");
+    let norm = |id| norms.iter().find(|(i, _)| *i == id).unwrap().1;
     // The encoders' tables (not frozen) still learn through the recurrence, and `P` and `W`
     // through the ranking term.
     let bag = model.src_bag.as_ref().unwrap();
