@@ -486,27 +486,29 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
     let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
     (job.train.batching, job.train.train) = small_schedule(8, 0.02, 400);
     job.per_kind = 30;
-    let stream = |rows: usize| DistillText {
+    let (src_rows, tgt_rows) = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
+    let short = teacher_of(&dt[..dt.len() - 1], DIM);
+    let stream = |tgt_rows| DistillText {
         src: &ds,
         tgt: &dt,
-        src_rows: teacher_of(&ds, DIM),
-        tgt_rows: teacher_of(&dt[..rows], DIM),
+        src_rows: &src_rows,
+        tgt_rows,
         per_epoch: 120,
     };
-    job.distill = Some(stream(dt.len()));
+    job.distill = Some(stream(&tgt_rows));
     let dir = tempfile::tempdir().unwrap();
     let e = train_aligner(&job, dir.path(), false)
         .unwrap_err()
         .to_string();
     assert!(e.contains("teacher"), "{e}");
     job.teacher = Some(aligner_teacher(&tgt, &vt));
-    job.distill = Some(stream(dt.len() - 1));
+    job.distill = Some(stream(&short));
     let e = train_aligner(&job, dir.path(), false)
         .unwrap_err()
         .to_string();
     assert!(e.contains("239 teacher vectors"), "{e}");
     let mut last = Vec::new();
-    for distill in [None, Some(stream(dt.len()))] {
+    for distill in [None, Some(stream(&tgt_rows))] {
         let with = distill.is_some();
         job.distill = distill;
         let dir = tempfile::tempdir().unwrap();
@@ -536,11 +538,12 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
     (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
     job.per_kind = 10;
     job.teacher = Some(aligner_teacher(&tgt, &vt));
+    let rows = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
     job.distill = Some(DistillText {
         src: &ds,
         tgt: &dt,
-        src_rows: teacher_of(&ds, DIM),
-        tgt_rows: teacher_of(&dt, DIM),
+        src_rows: &rows.0,
+        tgt_rows: &rows.1,
         per_epoch: 20,
     });
     let dir = tempfile::tempdir().unwrap();

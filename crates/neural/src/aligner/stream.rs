@@ -26,9 +26,10 @@ pub struct DistillText<'a> {
     /// Target sentences, line-parallel with `src`.
     pub tgt: &'a [String],
     /// The vector each source sentence is pulled towards.
-    pub src_rows: Embeddings,
-    /// The vector each target sentence is pulled towards.
-    pub tgt_rows: Embeddings,
+    pub src_rows: &'a Embeddings,
+    /// The vector each target sentence is pulled towards (the same rows as `src_rows` where
+    /// both sentences of a pair go towards one vector: no copy is needed).
+    pub tgt_rows: &'a Embeddings,
     /// Pairs drawn for every epoch.
     pub per_epoch: usize,
 }
@@ -41,7 +42,7 @@ impl DistillText<'_> {
         codec: &TextCodec,
         max_len: Option<usize>,
     ) -> Result<(DistillPairs, usize, usize)> {
-        for (what, rows) in [("source", &self.src_rows), ("target", &self.tgt_rows)] {
+        for (what, rows) in [("source", self.src_rows), ("target", self.tgt_rows)] {
             if rows.len() != self.src.len() {
                 return Err(Error::Input(format!(
                     "{} teacher vectors of the {what} sentences of {} distillation pairs",
@@ -57,8 +58,8 @@ impl DistillText<'_> {
         let pairs = DistillPairs {
             src,
             tgt,
-            src_rows: keep(&self.src_rows)?,
-            tgt_rows: keep(&self.tgt_rows)?,
+            src_rows: keep(self.src_rows)?,
+            tgt_rows: keep(self.tgt_rows)?,
             per_epoch: self.per_epoch,
         };
         Ok((pairs, self.src.len() - kept.len(), truncated))

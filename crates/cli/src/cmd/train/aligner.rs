@@ -287,16 +287,17 @@ mod training {
             Ok(out)
         };
         let (ds, dt) = a.read_distill()?;
-        let distill = a
-            .teacher
-            .distill_rows(&ds, &dt, a.distill_side, quiet)?
-            .map(|(src_rows, tgt_rows)| DistillText {
+        let distill_rows = a.teacher.distill_rows(&ds, &dt, a.distill_side, quiet)?;
+        let distill = distill_rows.as_ref().map(|rows| {
+            let (src_rows, tgt_rows) = rows.sides();
+            DistillText {
                 src: &ds,
                 tgt: &dt,
                 src_rows,
                 tgt_rows,
                 per_epoch: a.distill_per_epoch.unwrap_or(per_kind),
-            });
+            }
+        });
         let job = AlignerTextTraining {
             corpus,
             network,

@@ -155,7 +155,7 @@ mod vectors {
             tgt: &[String],
             side: TeacherSide,
             quiet: bool,
-        ) -> Result<Option<(Embeddings, Embeddings)>> {
+        ) -> Result<Option<DistillRows>> {
             let Some(spec) = &self.teacher else {
                 return Ok(None);
             };
@@ -169,16 +169,31 @@ mod vectors {
                 })
             };
             Ok(Some(match side {
-                TeacherSide::Both => (one(Side::Source, src)?, one(Side::Target, tgt)?),
-                TeacherSide::Source => {
-                    let v = one(Side::Source, src)?;
-                    (v.clone(), v)
+                TeacherSide::Both => {
+                    DistillRows::Sides(one(Side::Source, src)?, one(Side::Target, tgt)?)
                 }
-                TeacherSide::Target => {
-                    let v = one(Side::Target, tgt)?;
-                    (v.clone(), v)
-                }
+                TeacherSide::Source => DistillRows::Shared(one(Side::Source, src)?),
+                TeacherSide::Target => DistillRows::Shared(one(Side::Target, tgt)?),
             }))
+        }
+    }
+
+    /// The teacher's vectors distillation pairs are pulled towards: one set per side, or one
+    /// set for both sides (kept once).
+    pub(crate) enum DistillRows {
+        /// The source sentences' vectors, then the target sentences'.
+        Sides(Embeddings, Embeddings),
+        /// The vectors of one side, for the sentences of both.
+        Shared(Embeddings),
+    }
+
+    impl DistillRows {
+        /// The rows of the source sentences and of the target sentences.
+        pub(crate) fn sides(&self) -> (&Embeddings, &Embeddings) {
+            match self {
+                Self::Sides(s, t) => (s, t),
+                Self::Shared(v) => (v, v),
+            }
         }
     }
 
