@@ -76,7 +76,8 @@ pub struct AlignerConfig {
     /// Add each encoder's bag of its input vectors to its sentence vector, as the siamese
     /// network's [`SiameseConfig::bag`](crate::siamese::SiameseConfig::bag): `v = bag(x) +
     /// P·pool(h)`, IDF-weighted over each side's training text (the word examples' and any
-    /// distillation pairs' sentences), `P` `[2·hidden, emb_dim]`
+    /// distillation pairs' sentences), `P` `[2·hidden, emb_dim]` (more rows with
+    /// [`AlignerConfig::ngrams`]: [`AlignerConfig::pooled_dim`])
     /// starting at zero, so that training starts from the bag of words and the sentence
     /// vector (`wemb`, `semb`, the ranking term) reaches the word states only through `P`.
     /// Not in the draft; the sentence vector then has `emb_dim` components.
