@@ -269,6 +269,18 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         "{err}"
     );
     fail(&mut stream("target", "0"), "at least 1");
+    // Their batches ranked too, beside the pull towards the teacher; a negative weight is
+    // refused, and so is the flag without the pairs.
+    let (_, err) = succeed(stream("target", "10").args(["--distill-ranking-weight", "0.5"]));
+    assert!(err.contains("distillation pairs: 30 read"), "{err}");
+    fail(
+        stream("target", "10").arg("--distill-ranking-weight=-1"),
+        "finite weight and margin ≥ 0",
+    );
+    fail(
+        &mut train("m4", &["--distill-ranking-weight", "1"]),
+        "--distill-input <FILE>",
+    );
     // The bags read a table of their own: the teacher's vectors of the `b` words, while the
     // encoders keep the student's; n-gram convolutions read it too.
     let ngrams = ["--ngrams", "2,3", "--ngram-channels", "4"];
@@ -292,13 +304,26 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
             .arg(&encoded),
     );
     assert!(encoded.is_file());
-    // Without --bag the convolutions are refused by the parser.
+    // Without --bag the convolutions are refused by the parser; without a fixed table to
+    // read, before training, naming the flags that give one.
     fail(
         common::bitext()
             .args(["train", "aligner", "--tsv", "p.tsv", "-o", "x"])
             .args(ngrams),
         "--bag",
     );
+    let err = fail(
+        common::bitext()
+            .args(["train", "aligner", "--src-text"])
+            .arg(&src)
+            .arg("--tgt-text")
+            .arg(&tgt)
+            .args(["--bag", "--min-count", "1", "-o"])
+            .arg(d.path().join("m7"))
+            .args(ngrams),
+        "give --bag-vectors (the bags' own table) or --freeze-embeddings",
+    );
+    assert!(!err.contains("IBM Model 1"), "{err}");
     // A table file that is not there: refused before anything is trained.
     let err = fail(
         &mut train("m6", &["--bag-vectors", "nope.vec"]),

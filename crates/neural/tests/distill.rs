@@ -494,6 +494,7 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
         src_rows: &src_rows,
         tgt_rows,
         per_epoch: 120,
+        ranking: None,
     };
     job.distill = Some(stream(&tgt_rows));
     let dir = tempfile::tempdir().unwrap();
@@ -545,6 +546,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
         src_rows: &rows.0,
         tgt_rows: &rows.1,
         per_epoch: 20,
+        ranking: None,
     });
     let dir = tempfile::tempdir().unwrap();
     train_aligner(&job, dir.path(), false).unwrap();

@@ -3,7 +3,11 @@
 //! towards its teacher row, with no synthetic example and no word label drawn from it. The
 //! word examples can then stay on the text whose words the aligner is to label (news), while
 //! the sentence vectors also learn from text of other registers and languages (software
-//! strings, dialogue, French) that would dilute the word task.
+//! strings, dialogue, French) that would dilute the word task. Optionally the two sides of
+//! each batch are also ranked against each other ([`DistillText::ranking`]): the pull towards
+//! the teacher says where a sentence's vector should lie, the in-batch ranking that it should
+//! lie nearer its translation's than the batch's other sentences' (the siamese student's
+//! ranking loss over its pairs, which reach French the same way).
 
 use bitext_core::{Embeddings, Rng};
 
@@ -11,6 +15,7 @@ use crate::aligner::Aligner;
 use crate::aligner::text::tokenize_pairs;
 use crate::batch::Bucketing;
 use crate::distill::{cosine_distance, gather};
+use crate::encoding::{RankingTerm, in_batch_ranking};
 use crate::error::{Error, Result};
 use crate::text::TextCodec;
 use crate::train::TrainLoss;
@@ -32,6 +37,10 @@ pub struct DistillText<'a> {
     pub tgt_rows: &'a Embeddings,
     /// Pairs drawn for every epoch.
     pub per_epoch: usize,
+    /// The in-batch ranking loss of each batch's source vectors against its target vectors,
+    /// beside the pull towards the teacher ([`DistillPairs::ranking`]); `None`: the pull
+    /// alone.
+    pub ranking: Option<RankingTerm>,
 }
 
 impl DistillText<'_> {
@@ -61,6 +70,7 @@ impl DistillText<'_> {
             src_rows: keep(self.src_rows)?,
             tgt_rows: keep(self.tgt_rows)?,
             per_epoch: self.per_epoch,
+            ranking: self.ranking,
         };
         Ok((pairs, self.src.len() - kept.len(), truncated))
     }
@@ -80,6 +90,12 @@ pub struct DistillPairs {
     /// Pairs drawn (without replacement, afresh) for every epoch; all of them when there are
     /// fewer.
     pub per_epoch: usize,
+    /// Beside the pull towards the teacher, [`RankingTerm::weight`] times the in-batch
+    /// ranking loss of the batch's source against its target vectors (the aligner's and the
+    /// siamese network's, with [`RankingTerm::scale`] and [`RankingTerm::margin`]): each pair
+    /// against the batch's other pairs, a pair sharing a source or target sentence with
+    /// another not counted as its negative. [`RankingTerm::pairs`] must be 0.
+    pub ranking: Option<RankingTerm>,
 }
 
 impl DistillPairs {
@@ -87,7 +103,8 @@ impl DistillPairs {
     ///
     /// # Errors
     /// [`Error::Input`] for no pairs, sides or rows of different counts, an empty sentence
-    /// or a non-finite row; [`Error::Config`] for another width or `per_epoch == 0`.
+    /// or a non-finite row; [`Error::Config`] for another width, `per_epoch == 0` or a bad
+    /// ranking term.
     pub fn check(&self, dim: usize) -> Result<()> {
         let n = self.src.len();
         if n == 0 {
@@ -125,6 +142,16 @@ impl DistillPairs {
                 "at least 1 distillation pair per epoch".into(),
             ));
         }
+        if let Some(r) = &self.ranking {
+            r.check()?;
+            if r.pairs != 0 {
+                return Err(Error::Config(format!(
+                    "the distillation pairs' ranking term ranks each batch's pairs only: pairs \
+                     must be 0, got {}",
+                    r.pairs
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -156,7 +183,9 @@ impl DistillPairs {
     }
 
     /// `weight` times the mean cosine distance of the student's vectors of pairs `batch` to
-    /// their teacher rows (both sides averaged); dropout masks from `rng`.
+    /// their teacher rows (both sides averaged), plus the weighted ranking term of
+    /// [`DistillPairs::ranking`] when it has a weight and the batch two pairs; dropout masks
+    /// from `rng`.
     pub(super) fn loss(
         &self,
         model: &Aligner,
@@ -169,17 +198,36 @@ impl DistillPairs {
         let (s, t, deferred) = model.both_sides(&src, &tgt, Some(rng))?;
         let a = gather(&self.src_rows, batch.iter().copied(), &s.vectors);
         let b = gather(&self.tgt_rows, batch.iter().copied(), &t.vectors);
-        let d = (cosine_distance(s.vectors, a) + cosine_distance(t.vectors, b)).div_scalar(2.0);
-        Ok(TrainLoss {
-            value: d.mul_scalar(weight),
-            deferred,
-        })
+        let d = (cosine_distance(s.vectors.clone(), a) + cosine_distance(t.vectors.clone(), b))
+            .div_scalar(2.0);
+        let mut value = d.mul_scalar(weight);
+        if let Some(r) = self.ranking.filter(|r| r.weight > 0.0 && batch.len() >= 2) {
+            // A sentence repeated in the batch is not a negative of its copies.
+            let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
+            let (l, _) = in_batch_ranking(s.vectors, t.vectors, r.scale, r.margin, same);
+            value = value + l.mul_scalar(r.weight);
+        }
+        Ok(TrainLoss { value, deferred })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aligner::{AlignerConfig, Objective};
+    use crate::init::to_host1;
+    use crate::siamese::Pooling;
+    use bitext_encode::Side;
+    use burn::tensor::Device;
+
+    fn ranking(weight: f64) -> RankingTerm {
+        RankingTerm {
+            weight,
+            scale: 7.0,
+            margin: 0.3,
+            pairs: 0,
+        }
+    }
 
     fn pairs(n: usize, per_epoch: usize) -> DistillPairs {
         let rows = Embeddings::from_rows((0..n).map(|k| [k as f32 + 1.0, 1.0]), 2).unwrap();
@@ -189,6 +237,7 @@ mod tests {
             src_rows: rows.clone(),
             tgt_rows: rows,
             per_epoch,
+            ranking: None,
         }
     }
 
@@ -249,10 +298,139 @@ mod tests {
             ),
             (pairs(5, 0), 2, "per epoch"),
             (pairs(0, 1), 2, "no distillation pairs"),
+            (
+                DistillPairs {
+                    ranking: Some(RankingTerm {
+                        pairs: 64,
+                        ..ranking(1.0)
+                    }),
+                    ..pairs(5, 2)
+                },
+                2,
+                "pairs must be 0, got 64",
+            ),
+            (
+                DistillPairs {
+                    ranking: Some(RankingTerm {
+                        scale: 0.0,
+                        ..ranking(1.0)
+                    }),
+                    ..pairs(5, 2)
+                },
+                2,
+                "positive finite scale",
+            ),
         ];
         for (p, dim, want) in cases {
             let e = p.check(dim).unwrap_err().to_string();
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    /// The in-batch ranking loss by its definition, on host vectors: the mean over pairs of
+    /// the cross-entropies of row `i` and column `i` of `scale·(S − margin·I)`, with the
+    /// entries `same` names left out.
+    fn ranking_reference(
+        a: &Embeddings,
+        b: &Embeddings,
+        r: &RankingTerm,
+        same: impl Fn(usize, usize) -> bool,
+    ) -> f64 {
+        let n = a.len();
+        let logit = |i: usize, j: usize| {
+            let c = f64::from(bitext_similarity::cosine(a.row(i), b.row(j)));
+            r.scale * (c - if i == j { r.margin } else { 0.0 })
+        };
+        let xent = |i: usize, row: bool| {
+            let at = |j: usize| if row { logit(i, j) } else { logit(j, i) };
+            let lse = (0..n)
+                .filter(|&j| j == i || !same(i, j))
+                .map(|j| at(j).exp())
+                .sum::<f64>()
+                .ln();
+            lse - at(i)
+        };
+        (0..n).map(|i| xent(i, true) + xent(i, false)).sum::<f64>() / (2.0 * n as f64)
+    }
+
+    /// With a ranking term, a batch's loss is the teacher's weighted distance plus the term's
+    /// weight times the in-batch ranking of its source against its target vectors, pairs that
+    /// repeat a sentence not counted as each other's negatives; a batch of one pair has no
+    /// ranking term.
+    #[test]
+    fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
+        let config = AlignerConfig {
+            emb_dim: 6,
+            hidden: 5,
+            ff: 4,
+            objective: Objective::Words,
+            pooling: Pooling::Max,
+            bag: true,
+            bag_map: true,
+            ..AlignerConfig::paper(12, 12)
+        };
+        let model = Aligner::new(&config, 5, &Device::flex()).unwrap();
+        // Pairs 0 and 3 share their source sentence, 1 and 4 their target sentence.
+        let src: Vec<Vec<u32>> = vec![
+            vec![1, 2, 3],
+            vec![4, 5],
+            vec![6, 7, 8],
+            vec![1, 2, 3],
+            vec![9],
+        ];
+        let tgt: Vec<Vec<u32>> = vec![
+            vec![2, 9],
+            vec![3, 4, 5],
+            vec![10, 11],
+            vec![7],
+            vec![3, 4, 5],
+        ];
+        let dim = model.dim();
+        let mut rng = Rng::seed(8);
+        let rows = Embeddings::from_rows(
+            (0..src.len()).map(|_| (0..dim).map(|_| rng.normal() as f32).collect::<Vec<_>>()),
+            dim,
+        )
+        .unwrap();
+        let mut p = DistillPairs {
+            src: src.clone(),
+            tgt: tgt.clone(),
+            src_rows: rows.clone(),
+            tgt_rows: rows,
+            per_epoch: 5,
+            ranking: None,
+        };
+        let batch = [0, 1, 2, 3, 4];
+        let value = |p: &DistillPairs, batch: &[usize]| {
+            let l = p.loss(&model, batch, 2.0, &mut Rng::seed(1)).unwrap();
+            f64::from(to_host1(l.value).unwrap()[0])
+        };
+        let pull = value(&p, &batch);
+        let r = ranking(1.5);
+        p.ranking = Some(r);
+        let with = value(&p, &batch);
+        fn seqs(s: &[Vec<u32>]) -> Vec<&[u32]> {
+            s.iter().map(|x| &x[..]).collect()
+        }
+        let bucketing = Bucketing::default();
+        let a = model
+            .encode_all(&seqs(&src), Side::Source, &bucketing)
+            .unwrap();
+        let b = model
+            .encode_all(&seqs(&tgt), Side::Target, &bucketing)
+            .unwrap();
+        let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
+        let want = ranking_reference(&a, &b, &r, same);
+        assert!(want > 0.1, "{want}");
+        let got = (with - pull) / r.weight;
+        assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+        // Counting the repeats as negatives would give another loss.
+        let all = ranking_reference(&a, &b, &r, |_, _| false);
+        assert!((all - want).abs() > 1e-3, "{all} vs {want}");
+        // One pair: nothing to rank against.
+        p.ranking = None;
+        let one = value(&p, &[2]);
+        p.ranking = Some(r);
+        assert!((value(&p, &[2]) - one).abs() < 1e-6);
     }
 }

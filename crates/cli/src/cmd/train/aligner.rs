@@ -60,10 +60,12 @@ pub(crate) struct AlignerArgs {
     /// sentence vectors mine; 0 leaves it out.
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     ranking_weight: f64,
-    /// With --ranking-weight: inverse temperature of the ranking softmax.
+    /// With --ranking-weight or --distill-ranking-weight: inverse temperature of the ranking
+    /// softmax.
     #[arg(long, default_value_t = 20.0)]
     scale: f64,
-    /// With --ranking-weight: margin subtracted from each parallel pair's cosine.
+    /// With --ranking-weight or --distill-ranking-weight: margin subtracted from each parallel
+    /// pair's cosine.
     #[arg(long = "loss-margin", default_value_t = 0.2)]
     margin: f64,
     /// How the word states become the sentence vector: `last` (the final states, the paper's)
@@ -121,6 +123,18 @@ pub(crate) struct AlignerArgs {
     #[arg(long, value_enum, default_value_t = super::teacher::TeacherSide::Both,
           requires = "distill_input")]
     distill_side: super::teacher::TeacherSide,
+    /// With --distill-input: add the in-batch ranking loss of each batch of those pairs (its
+    /// source sentences' vectors against its target sentences', as --ranking-weight ranks the
+    /// paired examples), with this weight, beside the pull towards the teacher, so that a
+    /// sentence's vector lies nearer its translation's than the batch's other sentences'; 0
+    /// leaves it out.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "W",
+        requires = "distill_input"
+    )]
+    distill_ranking_weight: f64,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -224,7 +238,10 @@ mod training {
         network.bag_map = a.bag_map;
         network.bag_table = a.bag_vectors.is_some();
         network.sentence_shift = a.sentence_shift;
-        (network.ngrams, network.ngram_channels) = a.ngrams.config()?;
+        (network.ngrams, network.ngram_channels) = a.ngrams.config(
+            a.bag_vectors.is_some() || a.text.freeze_embeddings,
+            "--bag-vectors (the bags' own table) or --freeze-embeddings",
+        )?;
         network.dropout = a.dropout;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,
@@ -296,6 +313,12 @@ mod training {
                 src_rows,
                 tgt_rows,
                 per_epoch: a.distill_per_epoch.unwrap_or(per_kind),
+                ranking: (a.distill_ranking_weight != 0.0).then_some(RankingTerm {
+                    weight: a.distill_ranking_weight,
+                    scale: a.scale,
+                    margin: a.margin,
+                    pairs: 0,
+                }),
             }
         });
         let job = AlignerTextTraining {

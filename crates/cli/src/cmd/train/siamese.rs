@@ -45,7 +45,20 @@ pub(crate) struct NgramArgs {
 #[cfg(feature = "neural")]
 impl NgramArgs {
     /// The orders and channels of the network's configuration (no channels without orders).
-    pub(crate) fn config(&self) -> anyhow::Result<(bitext_neural::ngrams::NgramOrders, usize)> {
+    /// `fixed`: whether the table the convolutions read is fixed, which `flags` make so (they
+    /// get no gradient through to a trained table, so one is refused before training, naming
+    /// those flags).
+    pub(crate) fn config(
+        &self,
+        fixed: bool,
+        flags: &str,
+    ) -> anyhow::Result<(bitext_neural::ngrams::NgramOrders, usize)> {
+        if !self.ngrams.is_empty() && !fixed {
+            anyhow::bail!(
+                "--ngrams: the n-gram convolutions read a fixed table (they pass it no \
+                 gradient); give {flags}"
+            );
+        }
         let orders = bitext_neural::ngrams::NgramOrders::new(&self.ngrams)?;
         let channels = if self.ngrams.is_empty() {
             0
@@ -177,7 +190,9 @@ mod training {
         network.bag = a.bag;
         network.bag_map = a.bag_map;
         network.bag_hidden = a.bag_hidden;
-        (network.ngrams, network.ngram_channels) = a.ngrams.config()?;
+        (network.ngrams, network.ngram_channels) = a
+            .ngrams
+            .config(a.text.freeze_embeddings, "--freeze-embeddings")?;
         if a.bag {
             network.dropout_input = 0.0;
         }
