@@ -200,6 +200,25 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
             needs,
         );
     }
+    // Convolutions over a table that trains: refused before training, naming the flag.
+    fail(
+        common::bitext()
+            .args(["train", "siamese", "--tsv"])
+            .arg(&tsv)
+            .args([
+                "--src-col",
+                "2",
+                "--tgt-col",
+                "3",
+                "--bag",
+                "--min-count",
+                "1",
+            ])
+            .args(["--ngrams", "2,3", "-o"])
+            .arg(d.path().join("m7")),
+        "the n-gram convolutions read a fixed table (they pass it no gradient); give \
+         --freeze-embeddings",
+    );
 }
 
 #[test]
