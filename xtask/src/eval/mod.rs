@@ -217,17 +217,9 @@ pub(crate) fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// A one-line description of this machine: CPU model, cores, memory.
+/// A one-line description of this machine: CPU (see [`cpu`]), cores, memory.
 pub(crate) fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu = cpu(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -237,6 +229,46 @@ pub(crate) fn machine() -> String {
         })
         .unwrap_or_default();
     format!("{cpu}, {cores} cores{mem}")
+}
+
+/// The vector extensions that bitext's kernels (gemm, the recurrent cells, the kNN and
+/// reduced-precision paths) choose between at run time, in the order [`cpu`] names them.
+const VECTOR_FLAGS: [&str; 5] = ["fma", "avx2", "avx512f", "avx512_bf16", "avx512_vnni"];
+
+/// The CPU that a `/proc/cpuinfo` text describes (its first processor): the model name, the
+/// family and model numbers where given (one "AMD EPYC" name covers both Zen 3, family 25
+/// model 1, and Zen 4, family 25 model 17, whose speeds differ severalfold) and which of
+/// [`VECTOR_FLAGS`] it has, e.g. `AMD EPYC (family 25 model 1; fma avx2)`; "unknown CPU"
+/// without a model name, and no brackets for what the text does not say.
+fn cpu(cpuinfo: &str) -> String {
+    let field = |key: &str| {
+        cpuinfo.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim())
+        })
+    };
+    let name = field("model name").unwrap_or("unknown CPU");
+    let mut detail = Vec::new();
+    if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
+        detail.push(format!("family {family} model {model}"));
+    }
+    if let Some(flags) = field("flags") {
+        let have: Vec<&str> = flags.split_whitespace().collect();
+        let vector: Vec<&str> = VECTOR_FLAGS
+            .into_iter()
+            .filter(|f| have.contains(f))
+            .collect();
+        detail.push(if vector.is_empty() {
+            "no FMA, AVX2 or AVX-512".to_string()
+        } else {
+            vector.join(" ")
+        });
+    }
+    if detail.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", detail.join("; "))
+    }
 }
 
 /// Margin mining of two embedding matrices with exact kNN both ways (one pass), `k`
@@ -256,4 +288,29 @@ pub(super) fn mine_every_strategy(
         .into_iter()
         .map(|r| Ok((r, miner.retrieval(r).select(&fwd, &bwd)?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu;
+
+    #[test]
+    fn the_cpu_line_names_family_model_and_vector_flags() {
+        let zen3 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n\
+                    model name\t: AMD EPYC\nflags\t\t: fpu sse2 fma avx2 f16c\n\n\
+                    processor\t: 1\ncpu family\t: 26\nmodel\t\t: 2\n";
+        assert_eq!(cpu(zen3), "AMD EPYC (family 25 model 1; fma avx2)");
+        let zen4 = "cpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC 9R14\n\
+                    flags\t\t: avx512_vnni fma avx512f avx2 avx512_bf16 avx512bw\n";
+        assert_eq!(
+            cpu(zen4),
+            "AMD EPYC 9R14 (family 25 model 17; fma avx2 avx512f avx512_bf16 avx512_vnni)"
+        );
+        assert_eq!(
+            cpu("model name\t: Old\nflags\t: fpu sse2\n"),
+            "Old (no FMA, AVX2 or AVX-512)"
+        );
+        assert_eq!(cpu("processor : 0\nBogoMIPS : 50.00\n"), "unknown CPU");
+        assert_eq!(cpu(""), "unknown CPU");
+    }
 }
