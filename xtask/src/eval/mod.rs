@@ -253,10 +253,9 @@ fn cpu(cpuinfo: &str) -> String {
         detail.push(format!("family {family} model {model}"));
     }
     if let Some(flags) = field("flags") {
-        let have: Vec<&str> = flags.split_whitespace().collect();
         let vector: Vec<&str> = VECTOR_FLAGS
             .into_iter()
-            .filter(|f| have.contains(f))
+            .filter(|f| flags.split_whitespace().any(|h| h == *f))
             .collect();
         detail.push(if vector.is_empty() {
             "no FMA, AVX2 or AVX-512".to_string()
