@@ -300,6 +300,18 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         &mut train("m4", &["--distill-ranking-weight", "1"]),
         "--distill-input <FILE>",
     );
+    // The term's gradient stopped at the word states; the flag asks for the term.
+    let spare = [
+        "--distill-ranking-weight",
+        "0.5",
+        "--distill-ranking-spares-words",
+    ];
+    let (_, err) = succeed(stream("target", "10").args(spare));
+    assert!(err.contains("distillation pairs: 30 read"), "{err}");
+    fail(
+        stream("target", "10").arg("--distill-ranking-spares-words"),
+        "--distill-ranking-weight <W>",
+    );
     // The bags read a table of their own: the teacher's vectors of the `b` words, while the
     // encoders keep the student's; n-gram convolutions read it too.
     let ngrams = ["--ngrams", "2,3", "--ngram-channels", "4"];

@@ -495,6 +495,7 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
         tgt_rows,
         per_epoch: 120,
         ranking: None,
+        ranking_spares_words: false,
     };
     job.distill = Some(stream(&tgt_rows));
     let dir = tempfile::tempdir().unwrap();
@@ -547,6 +548,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
         tgt_rows: &rows.1,
         per_epoch: 20,
         ranking: None,
+        ranking_spares_words: false,
     });
     let dir = tempfile::tempdir().unwrap();
     train_aligner(&job, dir.path(), false).unwrap();

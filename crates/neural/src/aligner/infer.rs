@@ -64,8 +64,8 @@ impl Aligner {
                 tgt.len()
             )));
         }
-        let s = self.side_states(src, Side::Source, None)?;
-        let t = self.side_states(tgt, Side::Target, None)?;
+        let s = self.side_states(src, Side::Source, None, false)?;
+        let t = self.side_states(tgt, Side::Target, None, false)?;
         let (scores, aggr_s, aggr_t) = self.align(&s, &t);
         let semb = self.head(s.vectors.clone(), t.vectors.clone());
         let cos = crate::init::to_host2(s.vectors)?;

@@ -23,10 +23,13 @@ pub const SHIFT_SCALE: f64 = 40.0;
 pub(super) const MASKED: f32 = -1.0e9;
 
 /// Encoder outputs of one side of a batch: padded word states `[B, T, 2H]`, sentence vectors
-/// `[B, 2H]` (both in input order), the lengths and the deferred gradient stage.
+/// `[B, 2H]` (both in input order), the lengths and the deferred gradient stage; `ranked`,
+/// when asked for, the same sentence vectors as a loss sees them whose gradient stops at the
+/// pooled word states (see [`super::Aligner::side_states`]).
 pub(super) struct Side3 {
     pub(super) states: Tensor<3>,
     pub(super) vectors: Tensor<2>,
+    pub(super) ranked: Option<Tensor<2>>,
     pub(super) lengths: Vec<usize>,
     pub(super) stage: Option<Deferred>,
 }
@@ -41,11 +44,9 @@ impl Side3 {
         ngrams: Option<&Ngrams>,
     ) -> (Self, Cut) {
         let [b, t, w] = self.states.dims();
-        let (cut, leaves) = Cut::new(
-            encoder,
-            vec![self.states.reshape([b * t, w]), self.vectors],
-            self.stage,
-        );
+        let mut outputs = vec![self.states.reshape([b * t, w]), self.vectors];
+        outputs.extend(self.ranked);
+        let (cut, leaves) = Cut::new(encoder, outputs, self.stage);
         let cut = match bag {
             Some(bag) => cut.with_params(bag),
             None => cut,
@@ -54,11 +55,14 @@ impl Side3 {
             Some(ngrams) => cut.with_params(ngrams),
             None => cut,
         };
-        let [states, vectors]: [Tensor<2>; 2] = leaves.try_into().expect("two leaves");
+        let mut leaves = leaves.into_iter();
+        let states = leaves.next().expect("a leaf per output");
+        let vectors = leaves.next().expect("a leaf per output");
         (
             Self {
                 states: states.reshape([b, t, w]),
                 vectors,
+                ranked: leaves.next(),
                 lengths: self.lengths,
                 stage: None,
             },

@@ -348,13 +348,31 @@ impl Aligner {
     }
 
     /// One side of a batch with its word states; deferred gradients on an autodiff device.
+    /// With `spare_words` also [`Side3::ranked`]: the sentence vectors again, equal in value,
+    /// through which a loss's gradient reaches the bag, its map, `P` and the n-gram
+    /// convolutions but not the pooled word states, so not the recurrent encoder or its
+    /// inputs (a sentence-level term that is not to move the word states the word labels
+    /// read). `v + (h̄ − h)·P_h`, with `h` the pooled states, `h̄` the same values detached
+    /// and `P_h` the rows of `P` that project them: its gradient with respect to `h` is zero,
+    /// with respect to everything else that of `v`.
+    ///
+    /// # Errors
+    /// As [`Aligner::loss`]; [`Error::Config`] for `spare_words` on a network without a bag.
     pub(super) fn side_states(
         &self,
         seqs: &[&[u32]],
         side: Side,
         rng: Option<&mut Rng>,
+        spare_words: bool,
     ) -> Result<Side3> {
         self.check_ids(seqs, side)?;
+        if spare_words && self.src_bag.is_none() {
+            return Err(Error::Config(
+                "a term that spares the word states needs a bag in the sentence vector: with \
+                 the pooled states alone it would train nothing"
+                    .into(),
+            ));
+        }
         let (emb, rnn, bag, _) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         // Rows of one id are equal unless dropout draws masks: n-gram projections by id.
@@ -371,13 +389,31 @@ impl Aligner {
         let device = out.last.device();
         let states = padded(&out, &batch);
         let own = self.bag_rows(&batch)?;
-        let pooled = self.pooled(&out);
-        let pooled = self.with_ngrams(side, pooled, (&x, &own), &batch, (by_id, deferred), None);
+        let words = self.pooled(&out);
+        let pooled = self.with_ngrams(
+            side,
+            words.clone(),
+            (&x, &own),
+            &batch,
+            (by_id, deferred),
+            None,
+        );
         let (v, stage) = with_bag(bag, pooled, (x, own), &batch, grads, self.frozen_embeddings);
-        let vectors = v.select(0, int1(batch.position(), &device));
+        let order = int1(batch.position(), &device);
+        let ranked = match bag.filter(|_| spare_words) {
+            Some(bag) => {
+                let [h, d] = [words.dims()[1], bag.proj.dims()[1]];
+                let p_h = bag.proj.val().slice([0..h, 0..d]);
+                let r = v.clone() + (words.clone().detach() - words).matmul(p_h);
+                Some(r.select(0, order.clone()))
+            }
+            None => None,
+        };
+        let vectors = v.select(0, order);
         Ok(Side3 {
             states,
             vectors,
+            ranked,
             lengths: seqs.iter().map(|s| s.len()).collect(),
             stage,
         })
@@ -387,11 +423,13 @@ impl Aligner {
     /// side draws its dropout masks from `rng`, the target side from a generator seeded by
     /// it. On an autodiff device with split sides the two encoders run on two threads and are
     /// cut off the loss ([`Cut`]): one stage back-propagates both, in parallel.
+    /// With `spare_words`, each side has its [`Side3::ranked`] vectors too.
     pub(super) fn both_sides(
         &self,
         src: &[&[u32]],
         tgt: &[&[u32]],
         rng: Option<&mut Rng>,
+        spare_words: bool,
     ) -> Result<(Side3, Side3, Vec<Deferred>)> {
         let (rs, mut rt) = match rng {
             Some(r) => {
@@ -401,14 +439,14 @@ impl Aligner {
             None => (None, None),
         };
         if !(self.split_sides && self.src_embedding.weight.device().is_autodiff()) {
-            let mut s = self.side_states(src, Side::Source, rs)?;
-            let mut t = self.side_states(tgt, Side::Target, rt.as_mut())?;
+            let mut s = self.side_states(src, Side::Source, rs, spare_words)?;
+            let mut t = self.side_states(tgt, Side::Target, rt.as_mut(), spare_words)?;
             let stages = s.stage.take().into_iter().chain(t.stage.take()).collect();
             return Ok((s, t, stages));
         }
         let (s, t) = rayon::join(
-            || self.side_states(src, Side::Source, rs),
-            || self.side_states(tgt, Side::Target, rt.as_mut()),
+            || self.side_states(src, Side::Source, rs, spare_words),
+            || self.side_states(tgt, Side::Target, rt.as_mut(), spare_words),
         );
         let (s, cs) = s?.cut(
             &self.src_encoder,
@@ -495,7 +533,7 @@ impl Aligner {
         }
         let src: Vec<&[u32]> = batch.iter().map(|e| e.src).collect();
         let tgt: Vec<&[u32]> = batch.iter().map(|e| e.tgt).collect();
-        let (s, t, stages) = self.both_sides(&src, &tgt, rng)?;
+        let (s, t, stages) = self.both_sides(&src, &tgt, rng, false)?;
         let device = s.vectors.device();
         let n = batch.len();
         let zero = || Tensor::<1>::zeros([1], &device);

@@ -41,6 +41,9 @@ pub struct DistillText<'a> {
     /// beside the pull towards the teacher ([`DistillPairs::ranking`]); `None`: the pull
     /// alone.
     pub ranking: Option<RankingTerm>,
+    /// Whether the ranking term's gradient stops at the pooled word states
+    /// ([`DistillPairs::ranking_spares_words`]).
+    pub ranking_spares_words: bool,
 }
 
 impl DistillText<'_> {
@@ -71,6 +74,7 @@ impl DistillText<'_> {
             tgt_rows: keep(self.tgt_rows)?,
             per_epoch: self.per_epoch,
             ranking: self.ranking,
+            ranking_spares_words: self.ranking_spares_words,
         };
         Ok((pairs, self.src.len() - kept.len(), truncated))
     }
@@ -96,6 +100,12 @@ pub struct DistillPairs {
     /// against the batch's other pairs, a pair sharing a source or target sentence with
     /// another not counted as its negative. [`RankingTerm::pairs`] must be 0.
     pub ranking: Option<RankingTerm>,
+    /// With a ranking term: `true` stops its gradient at the pooled word states, so that it
+    /// trains the bag, its map, `P` and the n-gram convolutions of the sentence vector but not
+    /// the recurrent encoders, whose word states the word labels read (the pull towards the
+    /// teacher still reaches them); `false` lets it reach the whole network. Needs a network
+    /// with a bag in its sentence vector.
+    pub ranking_spares_words: bool,
 }
 
 impl DistillPairs {
@@ -195,16 +205,19 @@ impl DistillPairs {
     ) -> Result<TrainLoss> {
         let src: Vec<&[u32]> = batch.iter().map(|&k| &self.src[k][..]).collect();
         let tgt: Vec<&[u32]> = batch.iter().map(|&k| &self.tgt[k][..]).collect();
-        let (s, t, deferred) = model.both_sides(&src, &tgt, Some(rng))?;
+        let ranking = self.ranking.filter(|r| r.weight > 0.0 && batch.len() >= 2);
+        let spare = ranking.is_some() && self.ranking_spares_words;
+        let (s, t, deferred) = model.both_sides(&src, &tgt, Some(rng), spare)?;
         let a = gather(&self.src_rows, batch.iter().copied(), &s.vectors);
         let b = gather(&self.tgt_rows, batch.iter().copied(), &t.vectors);
         let d = (cosine_distance(s.vectors.clone(), a) + cosine_distance(t.vectors.clone(), b))
             .div_scalar(2.0);
         let mut value = d.mul_scalar(weight);
-        if let Some(r) = self.ranking.filter(|r| r.weight > 0.0 && batch.len() >= 2) {
+        if let Some(r) = ranking {
             // A sentence repeated in the batch is not a negative of its copies.
             let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
-            let (l, _) = in_batch_ranking(s.vectors, t.vectors, r.scale, r.margin, same);
+            let (a, b) = (s.ranked.unwrap_or(s.vectors), t.ranked.unwrap_or(t.vectors));
+            let (l, _) = in_batch_ranking(a, b, r.scale, r.margin, same);
             value = value + l.mul_scalar(r.weight);
         }
         Ok(TrainLoss { value, deferred })
@@ -238,6 +251,7 @@ mod tests {
             tgt_rows: rows,
             per_epoch,
             ranking: None,
+            ranking_spares_words: false,
         }
     }
 
@@ -399,6 +413,7 @@ mod tests {
             tgt_rows: rows,
             per_epoch: 5,
             ranking: None,
+            ranking_spares_words: false,
         };
         let batch = [0, 1, 2, 3, 4];
         let value = |p: &DistillPairs, batch: &[usize]| {
@@ -432,5 +447,171 @@ mod tests {
         let one = value(&p, &[2]);
         p.ranking = Some(r);
         assert!((value(&p, &[2]) - one).abs() < 1e-6);
+    }
+
+    /// Every float parameter's gradient of `grads` in `module`, in visiting order.
+    fn grads_of<M: burn::module::Module>(
+        module: &M,
+        grads: &burn::optim::GradientsParams,
+    ) -> Vec<Vec<f32>> {
+        use burn::module::{ModuleVisitor, Param};
+        struct V<'a>(&'a burn::optim::GradientsParams, Vec<Vec<f32>>);
+        impl ModuleVisitor for V<'_> {
+            fn visit_float<const D: usize>(&mut self, p: &Param<burn::tensor::Tensor<D>>) {
+                let g = self.0.get::<D>(p.id).map_or_else(Vec::new, |g| {
+                    g.into_data().try_into_vec::<f32>().expect("f32 gradient")
+                });
+                self.1.push(g);
+            }
+        }
+        let mut v = V(grads, Vec::new());
+        module.visit(&mut v);
+        v.1
+    }
+
+    fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+        assert_eq!(a.len(), b.len());
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| {
+                assert_eq!(x.len(), y.len(), "a gradient missing on one side");
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| (p - q).abs())
+                    .fold(0f32, f32::max)
+            })
+            .fold(0f32, f32::max)
+    }
+
+    /// A ranking term that spares the word states has the full term's value, gives the bags
+    /// (their weights, maps and `P`) and the n-gram convolutions the full term's gradient, and
+    /// leaves the recurrent encoders the gradient of the pull alone, with the sides split on
+    /// two threads or in one graph; a network without a bag refuses it.
+    #[test]
+    fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
+        use bitext_core::Rng as R;
+        use burn::module::Param;
+        use burn::tensor::{Tensor, TensorData};
+        let config = AlignerConfig {
+            emb_dim: 6,
+            hidden: 5,
+            ff: 4,
+            objective: Objective::Words,
+            pooling: Pooling::Max,
+            bag: true,
+            bag_map: true,
+            ngrams: crate::ngrams::NgramOrders::new(&[1, 2]).unwrap(),
+            ngram_channels: 3,
+            frozen_embeddings: true,
+            ..AlignerConfig::paper(12, 12)
+        };
+        let device = Device::flex().autodiff();
+        let mut model = Aligner::new(&config, 5, &device).unwrap();
+        // P starts at zero, which would hide any gradient through it: draw it.
+        let mut rng = R::seed(4);
+        for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            let [h, d] = bag.proj.dims();
+            let v: Vec<f32> = (0..h * d).map(|_| rng.normal() as f32).collect();
+            bag.proj = Param::from_tensor(Tensor::from_data(TensorData::new(v, [h, d]), &device));
+        }
+        let src: Vec<Vec<u32>> = vec![vec![1, 2, 3], vec![4, 5], vec![6, 7, 8, 2], vec![9]];
+        let tgt: Vec<Vec<u32>> = vec![vec![2, 9], vec![3, 4, 5], vec![10, 11], vec![7, 1]];
+        let dim = model.dim();
+        let rows = Embeddings::from_rows(
+            (0..src.len()).map(|_| (0..dim).map(|_| rng.normal() as f32).collect::<Vec<_>>()),
+            dim,
+        )
+        .unwrap();
+        let base = DistillPairs {
+            src,
+            tgt,
+            src_rows: rows.clone(),
+            tgt_rows: rows,
+            per_epoch: 4,
+            ranking: None,
+            ranking_spares_words: false,
+        };
+        let batch = [0, 1, 2, 3];
+        for split in [true, false] {
+            let model = model.clone().with_split_sides(split);
+            let run = |ranking: Option<RankingTerm>, spare: bool| {
+                let p = DistillPairs {
+                    ranking,
+                    ranking_spares_words: spare,
+                    ..base.clone()
+                };
+                let l = p.loss(&model, &batch, 2.0, &mut Rng::seed(1)).unwrap();
+                let value = l.value.clone().into_data().try_into_vec::<f32>().unwrap()[0];
+                let g = crate::train::backward(&model, l).unwrap();
+                let encoders = [&model.src_encoder, &model.tgt_encoder]
+                    .map(|e| grads_of(e, &g))
+                    .concat();
+                let mut sentence = Vec::new();
+                for bag in [&model.src_bag, &model.tgt_bag].into_iter().flatten() {
+                    sentence.extend(grads_of(bag, &g));
+                }
+                for ng in [&model.src_ngrams, &model.tgt_ngrams].into_iter().flatten() {
+                    sentence.extend(grads_of(ng, &g));
+                }
+                (value, encoders, sentence)
+            };
+            let r = Some(ranking(1.5));
+            let (v0, enc0, sent0) = run(None, false);
+            let (v1, enc1, sent1) = run(r, false);
+            let (v2, enc2, sent2) = run(r, true);
+            assert!(
+                (v1 - v0).abs() > 0.01,
+                "{split}: the term adds nothing: {v0} {v1}"
+            );
+            assert!((v2 - v1).abs() < 1e-5, "{split}: {v2} vs {v1}");
+            assert!(
+                enc0.iter().all(|g| !g.is_empty()),
+                "{split}: an encoder has no gradient"
+            );
+            assert!(
+                max_diff(&enc1, &enc0) > 1e-4,
+                "{split}: the full term misses the encoders"
+            );
+            let d = max_diff(&enc2, &enc0);
+            assert!(
+                d < 1e-6,
+                "{split}: the spared encoders' gradient moved by {d}"
+            );
+            assert!(max_diff(&sent1, &sent0) > 1e-4, "{split}");
+            let d = max_diff(&sent2, &sent1);
+            assert!(
+                d < 1e-5,
+                "{split}: the bags' gradient differs from the full term's by {d}"
+            );
+            // A batch of one pair has no term, so nothing to spare.
+            let p = DistillPairs {
+                ranking: r,
+                ranking_spares_words: true,
+                ..base.clone()
+            };
+            assert!(p.loss(&model, &[1], 2.0, &mut Rng::seed(1)).is_ok());
+        }
+        let plain = Aligner::new(
+            &AlignerConfig {
+                bag: false,
+                bag_map: false,
+                ngrams: crate::ngrams::NgramOrders::default(),
+                ngram_channels: 0,
+                ..config
+            },
+            5,
+            &device,
+        )
+        .unwrap();
+        let p = DistillPairs {
+            ranking: Some(ranking(1.0)),
+            ranking_spares_words: true,
+            ..base
+        };
+        let e = p.loss(&plain, &batch, 2.0, &mut Rng::seed(1)).unwrap_err();
+        assert!(e.to_string().contains("needs a bag"), "{e}");
     }
 }

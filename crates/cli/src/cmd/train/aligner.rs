@@ -135,6 +135,12 @@ pub(crate) struct AlignerArgs {
         requires = "distill_input"
     )]
     distill_ranking_weight: f64,
+    /// With --distill-ranking-weight: stop that term's gradient at the pooled word states, so
+    /// that it trains the bag, its map, the projection of the states and the n-gram
+    /// convolutions of the sentence vector but not the recurrent encoders whose word states
+    /// the word labels read (the pull towards the teacher still trains them). Needs --bag.
+    #[arg(long, requires_all = ["distill_ranking_weight", "bag"])]
+    distill_ranking_spares_words: bool,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -319,6 +325,7 @@ mod training {
                     margin: a.margin,
                     pairs: 0,
                 }),
+                ranking_spares_words: a.distill_ranking_spares_words,
             }
         });
         let job = AlignerTextTraining {
