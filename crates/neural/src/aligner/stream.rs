@@ -454,19 +454,10 @@ mod tests {
         module: &M,
         grads: &burn::optim::GradientsParams,
     ) -> Vec<Vec<f32>> {
-        use burn::module::{ModuleVisitor, Param};
-        struct V<'a>(&'a burn::optim::GradientsParams, Vec<Vec<f32>>);
-        impl ModuleVisitor for V<'_> {
-            fn visit_float<const D: usize>(&mut self, p: &Param<burn::tensor::Tensor<D>>) {
-                let g = self.0.get::<D>(p.id).map_or_else(Vec::new, |g| {
-                    g.into_data().try_into_vec::<f32>().expect("f32 gradient")
-                });
-                self.1.push(g);
-            }
-        }
-        let mut v = V(grads, Vec::new());
-        module.visit(&mut v);
-        v.1
+        crate::train::grads_of(module, grads)
+            .into_iter()
+            .map(|(_, g)| g)
+            .collect()
     }
 
     fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {

@@ -169,29 +169,12 @@ pub fn candidates(classes: &[u32], want: usize, total: usize, rng: &mut Rng) -> 
 
 #[cfg(test)]
 mod tests {
-    use burn::module::{Module, ModuleVisitor, Param, ParamId};
-    use burn::optim::GradientsParams;
     use burn::tensor::Device;
 
     use super::*;
     use crate::autoencoder::{AutoencoderConfig, Softmax};
     use crate::rnn::CellKind;
-    use crate::train::backward;
-
-    fn grads_of(model: &Autoencoder, grads: &GradientsParams) -> Vec<(ParamId, Vec<f32>)> {
-        struct V<'a>(&'a GradientsParams, Vec<(ParamId, Vec<f32>)>);
-        impl ModuleVisitor for V<'_> {
-            fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-                let g = self.0.get::<D>(p.id).map_or_else(Vec::new, |g| {
-                    g.into_data().try_into_vec::<f32>().expect("f32 gradient")
-                });
-                self.1.push((p.id, g));
-            }
-        }
-        let mut v = V(grads, Vec::new());
-        model.visit(&mut v);
-        v.1
-    }
+    use crate::train::{backward, grads_of};
 
     /// The fused full softmax gives burn's `log_softmax` loss, both parts of it, and the same
     /// gradient for every parameter.

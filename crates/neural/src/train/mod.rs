@@ -318,6 +318,25 @@ pub fn backward<M: Module>(model: &M, loss: TrainLoss) -> Result<GradientsParams
     Ok(params)
 }
 
+/// Every float parameter of `module` with its gradient in `grads` (empty where it has none),
+/// in visiting order: for tests that compare gradients parameter by parameter.
+#[cfg(test)]
+pub(crate) fn grads_of<M: Module>(module: &M, grads: &GradientsParams) -> Vec<(ParamId, Vec<f32>)> {
+    use burn::module::{ModuleVisitor, Param};
+    struct V<'a>(&'a GradientsParams, Vec<(ParamId, Vec<f32>)>);
+    impl ModuleVisitor for V<'_> {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let g = self.0.get::<D>(p.id).map_or_else(Vec::new, |g| {
+                g.into_data().try_into_vec::<f32>().expect("f32 gradient")
+            });
+            self.1.push((p.id, g));
+        }
+    }
+    let mut v = V(grads, Vec::new());
+    module.visit(&mut v);
+    v.1
+}
+
 /// One optimisation step at a time: back-propagation, global-norm clipping, the optimiser's
 /// update. [`fit`] uses it; benchmarks and custom loops can too.
 pub struct Updater {
