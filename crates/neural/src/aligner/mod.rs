@@ -48,6 +48,7 @@ mod infer;
 mod matrix;
 mod model;
 mod rerank;
+mod sides;
 pub mod stream;
 pub mod synth;
 mod text;
