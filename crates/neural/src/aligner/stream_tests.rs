@@ -8,6 +8,20 @@ use crate::siamese::Pooling;
 use bitext_encode::Side;
 use burn::tensor::Device;
 
+/// A small aligner whose max-pooled sentence vector has a mapped bag.
+fn bagged() -> AlignerConfig {
+    AlignerConfig {
+        emb_dim: 6,
+        hidden: 5,
+        ff: 4,
+        objective: Objective::Words,
+        pooling: Pooling::Max,
+        bag: true,
+        bag_map: true,
+        ..AlignerConfig::paper(12, 12)
+    }
+}
+
 fn ranking(weight: f64) -> RankingTerm {
     RankingTerm {
         weight,
@@ -148,16 +162,7 @@ fn ranking_reference(
 /// ranking term.
 #[test]
 fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
-    let config = AlignerConfig {
-        emb_dim: 6,
-        hidden: 5,
-        ff: 4,
-        objective: Objective::Words,
-        pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
-        ..AlignerConfig::paper(12, 12)
-    };
+    let config = bagged();
     let model = Aligner::new(&config, 5, &Device::flex()).unwrap();
     // Pairs 0 and 3 share their source sentence, 1 and 4 their target sentence.
     let src: Vec<Vec<u32>> = vec![
@@ -255,26 +260,18 @@ fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 /// two threads or in one graph; a network without a bag refuses it.
 #[test]
 fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
-    use bitext_core::Rng as R;
     use burn::module::Param;
     use burn::tensor::{Tensor, TensorData};
     let config = AlignerConfig {
-        emb_dim: 6,
-        hidden: 5,
-        ff: 4,
-        objective: Objective::Words,
-        pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
         ngrams: crate::ngrams::NgramOrders::new(&[1, 2]).unwrap(),
         ngram_channels: 3,
         frozen_embeddings: true,
-        ..AlignerConfig::paper(12, 12)
+        ..bagged()
     };
     let device = Device::flex().autodiff();
     let mut model = Aligner::new(&config, 5, &device).unwrap();
     // P starts at zero, which would hide any gradient through it: draw it.
-    let mut rng = R::seed(4);
+    let mut rng = Rng::seed(4);
     for bag in [model.src_bag.as_mut(), model.tgt_bag.as_mut()]
         .into_iter()
         .flatten()
