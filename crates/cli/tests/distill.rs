@@ -312,6 +312,52 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         stream("target", "10").arg("--distill-ranking-spares-words"),
         "--distill-ranking-weight <W>",
     );
+    // Span pairs of pairs of 7 words a side (words the teacher knows on both), each span
+    // towards the teacher's vector of itself and left out of the ranking; a side whose
+    // teacher vector is another sentence's is refused.
+    let long: String = (0..10)
+        .map(|k| {
+            let side = |o: usize| {
+                (0..7)
+                    .map(|i| format!("b{}", (k + i * o) % 15))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            format!("id{k}\t{}\t{}\n", side(1), side(2))
+        })
+        .collect();
+    let long = common::write(d.path(), "long.tsv", long);
+    let spans = |side: &str| {
+        let mut c = train("m6", &["--src-col", "2", "--tgt-col", "3"]);
+        c.arg("--distill-input").arg(&long).args([
+            "--distill-side",
+            side,
+            "--distill-spans",
+            "2",
+            "--distill-ranking-weight",
+            "0.5",
+        ]);
+        c
+    };
+    let (_, err) = succeed(&mut spans("both"));
+    let drawn = err
+        .lines()
+        .find_map(|l| l.strip_prefix("distillation: "))
+        .and_then(|l| l.strip_suffix(" span pairs of the 10 pairs"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((11..=20).contains(&drawn), "{err}");
+    assert!(
+        err.contains(&format!(
+            "distillation pairs: {} read, 0 dropped",
+            10 + drawn
+        )),
+        "{err}"
+    );
+    fail(
+        &mut spans("target"),
+        "--distill-spans needs --distill-side both",
+    );
     // The bags read a table of their own: the teacher's vectors of the `b` words, while the
     // encoders keep the student's; n-gram convolutions read it too.
     let ngrams = ["--ngrams", "2,3", "--ngram-channels", "4"];

@@ -496,6 +496,7 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
         per_epoch: 120,
         ranking: None,
         ranking_spares_words: false,
+        parallel: ds.len(),
     };
     job.distill = Some(stream(&tgt_rows));
     let dir = tempfile::tempdir().unwrap();
@@ -549,6 +550,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
         per_epoch: 20,
         ranking: None,
         ranking_spares_words: false,
+        parallel: ds.len(),
     });
     let dir = tempfile::tempdir().unwrap();
     train_aligner(&job, dir.path(), false).unwrap();

@@ -7,7 +7,9 @@
 //! each batch are also ranked against each other ([`DistillText::ranking`]): the pull towards
 //! the teacher says where a sentence's vector should lie, the in-batch ranking that it should
 //! lie nearer its translation's than the batch's other sentences' (the siamese student's
-//! ranking loss over its pairs, which reach French the same way).
+//! ranking loss over its pairs, which reach French the same way). Pairs after the first
+//! [`DistillText::parallel`] are not translations (spans of each side of a pair,
+//! [`crate::distill::span_pairs`]): they are pulled towards the teacher and not ranked.
 
 use bitext_core::{Embeddings, Rng};
 
@@ -17,6 +19,7 @@ use crate::batch::Bucketing;
 use crate::distill::{cosine_distance, gather};
 use crate::encoding::{RankingTerm, in_batch_ranking};
 use crate::error::{Error, Result};
+use crate::init::int1;
 use crate::text::TextCodec;
 use crate::train::TrainLoss;
 
@@ -44,6 +47,11 @@ pub struct DistillText<'a> {
     /// Whether the ranking term's gradient stops at the pooled word states
     /// ([`DistillPairs::ranking_spares_words`]).
     pub ranking_spares_words: bool,
+    /// How many of the pairs, from the first, are translations of each other, which the
+    /// ranking term ranks ([`DistillPairs::parallel`]): `src.len()` where all are; the pairs
+    /// after them (spans of the sentences, [`crate::distill::span_pairs`]) are only pulled
+    /// towards their teacher rows.
+    pub parallel: usize,
 }
 
 impl DistillText<'_> {
@@ -63,6 +71,13 @@ impl DistillText<'_> {
                 )));
             }
         }
+        if self.parallel > self.src.len() {
+            return Err(Error::Input(format!(
+                "{} parallel distillation pairs of {}",
+                self.parallel,
+                self.src.len()
+            )));
+        }
         let (src, tgt, _, _, kept, truncated) = tokenize_pairs(codec, self.src, self.tgt, max_len)?;
         let keep = |e: &Embeddings| {
             Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
@@ -75,6 +90,8 @@ impl DistillText<'_> {
             per_epoch: self.per_epoch,
             ranking: self.ranking,
             ranking_spares_words: self.ranking_spares_words,
+            // `kept` ascends: the kept pairs before the first that is not parallel.
+            parallel: kept.partition_point(|&k| k < self.parallel),
         };
         Ok((pairs, self.src.len() - kept.len(), truncated))
     }
@@ -106,6 +123,13 @@ pub struct DistillPairs {
     /// teacher still reaches them); `false` lets it reach the whole network. Needs a network
     /// with a bag in its sentence vector.
     pub ranking_spares_words: bool,
+    /// Pairs `0..parallel` are translations of each other, and the ranking term ranks those
+    /// of a batch against each other; the pairs after them are not (spans of each side,
+    /// [`crate::distill::span_pairs`]) and are only pulled towards the teacher. [`len`]
+    /// where all are.
+    ///
+    /// [`len`]: DistillPairs::len
+    pub parallel: usize,
 }
 
 impl DistillPairs {
@@ -152,6 +176,12 @@ impl DistillPairs {
                 "at least 1 distillation pair per epoch".into(),
             ));
         }
+        if self.parallel > n {
+            return Err(Error::Input(format!(
+                "{} parallel distillation pairs of {n}",
+                self.parallel
+            )));
+        }
         if let Some(r) = &self.ranking {
             r.check()?;
             if r.pairs != 0 {
@@ -194,8 +224,8 @@ impl DistillPairs {
 
     /// `weight` times the mean cosine distance of the student's vectors of pairs `batch` to
     /// their teacher rows (both sides averaged), plus the weighted ranking term of
-    /// [`DistillPairs::ranking`] when it has a weight and the batch two pairs; dropout masks
-    /// from `rng`.
+    /// [`DistillPairs::ranking`] when it has a weight and the batch two parallel pairs (the
+    /// others take no part in it); dropout masks from `rng`.
     pub(super) fn loss(
         &self,
         model: &Aligner,
@@ -205,7 +235,11 @@ impl DistillPairs {
     ) -> Result<TrainLoss> {
         let src: Vec<&[u32]> = batch.iter().map(|&k| &self.src[k][..]).collect();
         let tgt: Vec<&[u32]> = batch.iter().map(|&k| &self.tgt[k][..]).collect();
-        let ranking = self.ranking.filter(|r| r.weight > 0.0 && batch.len() >= 2);
+        // The batch's positions of parallel pairs, which alone are ranked.
+        let ranked: Vec<usize> = (0..batch.len())
+            .filter(|&i| batch[i] < self.parallel)
+            .collect();
+        let ranking = self.ranking.filter(|r| r.weight > 0.0 && ranked.len() >= 2);
         let spare = ranking.is_some() && self.ranking_spares_words;
         let (s, t, deferred) = model.both_sides(&src, &tgt, Some(rng), spare)?;
         let a = gather(&self.src_rows, batch.iter().copied(), &s.vectors);
@@ -215,8 +249,15 @@ impl DistillPairs {
         let mut value = d.mul_scalar(weight);
         if let Some(r) = ranking {
             // A sentence repeated in the batch is not a negative of its copies.
-            let same = |i: usize, j: usize| i != j && (src[i] == src[j] || tgt[i] == tgt[j]);
-            let (a, b) = (s.ranked.unwrap_or(s.vectors), t.ranked.unwrap_or(t.vectors));
+            let same = |i: usize, j: usize| {
+                let (i, j) = (ranked[i], ranked[j]);
+                i != j && (src[i] == src[j] || tgt[i] == tgt[j])
+            };
+            let (mut a, mut b) = (s.ranked.unwrap_or(s.vectors), t.ranked.unwrap_or(t.vectors));
+            if ranked.len() < batch.len() {
+                let rows = int1(&ranked, &a.device());
+                (a, b) = (a.select(0, rows.clone()), b.select(0, rows));
+            }
             let (l, _) = in_batch_ranking(a, b, r.scale, r.margin, same);
             value = value + l.mul_scalar(r.weight);
         }

@@ -41,6 +41,7 @@ fn pairs(n: usize, per_epoch: usize) -> DistillPairs {
         per_epoch,
         ranking: None,
         ranking_spares_words: false,
+        parallel: n,
     }
 }
 
@@ -73,8 +74,8 @@ fn an_epoch_draws_distinct_pairs_into_batches() {
     assert_eq!(all, (0..7).collect::<Vec<_>>());
 }
 
-/// Mismatched counts, an empty side, another width, a non-finite row and no pairs per
-/// epoch are errors that say which.
+/// Mismatched counts, an empty side, another width, a non-finite row, no pairs per epoch and
+/// more parallel pairs than pairs are errors that say which.
 #[test]
 fn bad_pairs_are_errors_naming_the_fault() {
     assert!(pairs(5, 2).check(2).is_ok());
@@ -100,6 +101,14 @@ fn bad_pairs_are_errors_naming_the_fault() {
             "",
         ),
         (pairs(5, 0), 2, "per epoch"),
+        (
+            DistillPairs {
+                parallel: 6,
+                ..pairs(5, 2)
+            },
+            2,
+            "6 parallel distillation pairs of 5",
+        ),
         (pairs(0, 1), 2, "no distillation pairs"),
         (
             DistillPairs {
@@ -158,8 +167,8 @@ fn ranking_reference(
 
 /// With a ranking term, a batch's loss is the teacher's weighted distance plus the term's
 /// weight times the in-batch ranking of its source against its target vectors, pairs that
-/// repeat a sentence not counted as each other's negatives; a batch of one pair has no
-/// ranking term.
+/// repeat a sentence not counted as each other's negatives and pairs that are not parallel
+/// left out; a batch of one parallel pair has no ranking term.
 #[test]
 fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
     let config = bagged();
@@ -194,6 +203,7 @@ fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
         per_epoch: 5,
         ranking: None,
         ranking_spares_words: false,
+        parallel: 5,
     };
     let batch = [0, 1, 2, 3, 4];
     let value = |p: &DistillPairs, batch: &[usize]| {
@@ -227,6 +237,22 @@ fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
     let one = value(&p, &[2]);
     p.ranking = Some(r);
     assert!((value(&p, &[2]) - one).abs() < 1e-6);
+    // Only the parallel pairs 0..4 are ranked, wherever the batch puts them; pair 4 (not
+    // parallel) is only pulled, and no longer shares a target with pair 1.
+    let mixed = [4, 2, 0, 3, 1];
+    p.parallel = 4;
+    p.ranking = None;
+    let pull = value(&p, &mixed);
+    p.ranking = Some(r);
+    let got = (value(&p, &mixed) - pull) / r.weight;
+    let first = |e: &Embeddings| e.slice_rows(0..4).to_owned();
+    let want = ranking_reference(&first(&a), &first(&b), &r, same);
+    assert!((got - want).abs() < 1e-4, "{got} vs {want}");
+    // A batch with one parallel pair has no term.
+    p.ranking = None;
+    let lone = value(&p, &[4, 1]);
+    p.ranking = Some(r);
+    assert!((value(&p, &[4, 1]) - lone).abs() < 1e-6);
 }
 
 /// Every float parameter's gradient of `grads` in `module`, in visiting order.
@@ -296,6 +322,7 @@ fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
         per_epoch: 4,
         ranking: None,
         ranking_spares_words: false,
+        parallel: 4,
     };
     let batch = [0, 1, 2, 3];
     for split in [true, false] {

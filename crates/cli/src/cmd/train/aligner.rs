@@ -141,6 +141,19 @@ pub(crate) struct AlignerArgs {
     /// the word labels read (the pull towards the teacher still trains them). Needs --bag.
     #[arg(long, requires_all = ["distill_ranking_weight", "bag"])]
     distill_ranking_spares_words: bool,
+    /// With --distill-input: N span pairs of each distinct pair of those files whose two
+    /// sentences have at least 6 words each: a span of 3 to 12 words of each side, drawn with
+    /// the seed, each pulled towards the teacher's vector of itself (so it needs
+    /// --distill-side both) and never ranked, the two spans not being translations of each
+    /// other. Short phrases of the other registers and languages, each with the teacher's own
+    /// vector of it, as --teacher-spans gives the siamese student.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        requires = "distill_input"
+    )]
+    distill_spans: usize,
     #[command(flatten)]
     text: TextArgs,
     #[command(flatten)]
@@ -171,6 +184,7 @@ mod training {
     use super::super::siamese::SiamesePooling;
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
+    use super::super::teacher::TeacherSide;
     use super::{AlignerArgs, ObjectiveArg};
     use crate::cmd::train::training::report;
 
@@ -199,6 +213,35 @@ mod training {
                 bail!("--distill-per-epoch must be at least 1");
             }
             Ok((src, tgt))
+        }
+
+        /// The --distill-spans span pairs of the distillation pairs `(src, tgt)` (none
+        /// without).
+        fn distill_spans(
+            &self,
+            src: &[String],
+            tgt: &[String],
+        ) -> Result<(Vec<String>, Vec<String>)> {
+            if self.distill_spans == 0 {
+                return Ok((Vec::new(), Vec::new()));
+            }
+            if self.distill_side != TeacherSide::Both {
+                bail!(
+                    "--distill-spans needs --distill-side both: a span has no translation \
+                     whose teacher vector it could take"
+                );
+            }
+            let mut rng = bitext_core::Rng::seed(self.common.seed).fork(0x5A46);
+            let spans =
+                bitext_neural::distill::span_pairs(src, tgt, self.distill_spans, 3..=12, &mut rng)?;
+            if !self.common.quiet {
+                eprintln!(
+                    "distillation: {} span pairs of the {} pairs",
+                    spans.0.len(),
+                    src.len()
+                );
+            }
+            Ok(spans)
         }
     }
 
@@ -310,7 +353,18 @@ mod training {
             Ok(out)
         };
         let (ds, dt) = a.read_distill()?;
+        let (ss, st) = a.distill_spans(&ds, &dt)?;
         let distill_rows = a.teacher.distill_rows(&ds, &dt, a.distill_side, quiet)?;
+        // The spans' teacher vectors are cached apart, so that the pairs' cache stays.
+        let distill_rows = match (
+            distill_rows,
+            a.teacher.distill_rows(&ss, &st, TeacherSide::Both, quiet)?,
+        ) {
+            (Some(rows), Some(spans)) => Some(rows.then(&spans)?),
+            (rows, _) => rows,
+        };
+        let parallel = ds.len();
+        let (ds, dt) = ([ds, ss].concat(), [dt, st].concat());
         let distill = distill_rows.as_ref().map(|rows| {
             let (src_rows, tgt_rows) = rows.sides();
             DistillText {
@@ -326,6 +380,7 @@ mod training {
                     pairs: 0,
                 }),
                 ranking_spares_words: a.distill_ranking_spares_words,
+                parallel,
             }
         });
         let job = AlignerTextTraining {

@@ -195,6 +195,18 @@ mod vectors {
                 Self::Shared(v) => (v, v),
             }
         }
+
+        /// These rows, then `more`'s: one set per side.
+        pub(crate) fn then(self, more: &Self) -> Result<Self> {
+            let (mut s, mut t) = match self {
+                Self::Sides(s, t) => (s, t),
+                Self::Shared(v) => (v.clone(), v),
+            };
+            let (ms, mt) = more.sides();
+            s.extend_from_view(ms.view())?;
+            t.extend_from_view(mt.view())?;
+            Ok(Self::Sides(s, t))
+        }
     }
 
     impl TeacherArgs {
