@@ -11,7 +11,8 @@
 //!   factor, kept so that rows read later are scaled bit for bit alike.
 //! - [`io`]: the file formats of the field (LASER raw embeddings, `.npy`, BUCC sentence and gold
 //!   files, line-parallel text, mined-pair and bicleaner TSV, fastText `.vec`), read streaming
-//!   and written atomically ([`io::AtomicFile`]); [`io::LineReader`] (`each_line`, the one loop
+//!   and written through one writer ([`io::output`]: a regular file atomically, a device,
+//!   FIFO or socket in place, a link followed); [`io::LineReader`] (`each_line`, the one loop
 //!   of the line-based readers, and `fields`); [`io::checksum`], the integrity check of saved
 //!   quantised copies and of sharded mining's completion records; [`io::proto`], the protobuf
 //!   wire format read and written by hand (sentencepiece models, ONNX graphs);

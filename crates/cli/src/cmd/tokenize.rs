@@ -300,16 +300,16 @@ impl Lines {
     }
 }
 
-/// Standard output, or an atomically written file.
+/// Standard output, or a file written through the one writer (boxed: it is the larger).
 enum Output {
     Stdout(BufWriter<io::StdoutLock<'static>>),
-    File(AtomicFile),
+    File(Box<AtomicFile>),
 }
 
 impl Output {
     fn new(path: Option<&Path>) -> Result<Self> {
         Ok(match path {
-            Some(p) => Output::File(AtomicFile::create_text(p)?),
+            Some(p) => Output::File(Box::new(AtomicFile::create_text(p)?)),
             None => Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
         })
     }

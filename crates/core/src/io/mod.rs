@@ -1,6 +1,7 @@
 //! File formats shared by every crate, and the two mechanisms all of them use: [`AtomicFile`]
-//! (outputs are written to a temporary file and renamed into place) and [`LineReader`] (text read
-//! line by line with UTF-8 checked per line, so errors name the line).
+//! (an output is written to a temporary file and renamed into place, or, for a device, FIFO or
+//! socket, written in place: [`output`]) and [`LineReader`] (text read line by line with UTF-8
+//! checked per line, so errors name the line).
 //!
 //! | format | module |
 //! |---|---|
@@ -22,6 +23,7 @@
 pub mod beads;
 pub mod bucc;
 pub mod npy;
+pub mod output;
 pub mod proto;
 pub mod raw;
 pub mod stream;
@@ -30,178 +32,12 @@ pub mod tsv;
 pub mod vec;
 pub mod writer;
 
-use std::fs::{self, File};
-use std::io::{self, BufRead, Write};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Location, Result};
-use stream::{Compression, Sink};
+pub use output::{AtomicFile, Placement, Special, TempPath, check_output, placement};
 pub use stream::{Input, STDIO, is_stdio};
-
-/// A file written under a temporary name in the destination's directory and renamed into place
-/// by [`AtomicFile::commit`]. Dropped without `commit` (an error on the way), the temporary
-/// file is removed and the destination is left untouched. A text output
-/// ([`AtomicFile::create_text`]) may also be standard output (`-`, written as it comes) or
-/// compressed by its extension.
-#[derive(Debug)]
-pub struct AtomicFile {
-    /// The temporary file (`None` for standard output).
-    tmp: Option<PathBuf>,
-    dest: PathBuf,
-    writer: Option<Sink>,
-}
-
-static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-impl AtomicFile {
-    /// Create the temporary file for `dest`, a binary file written as it is.
-    ///
-    /// # Errors
-    /// [`Error::Io`] naming `dest` when the temporary file cannot be created (its directory
-    /// missing or not writable); [`Error::InvalidArgument`] for `-` or a compression extension
-    /// (see [`stream::require_plain`]).
-    pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
-        stream::require_plain(dest.as_ref(), "this binary output")?;
-        Self::make(dest.as_ref(), Compression::None)
-    }
-
-    /// Create a text output: `-` is standard output; a `.gz`, `.xz` or `.zst` destination is
-    /// compressed; anything else as [`AtomicFile::create`].
-    ///
-    /// # Errors
-    /// As [`AtomicFile::create`].
-    pub fn create_text(dest: impl AsRef<Path>) -> Result<Self> {
-        let dest = dest.as_ref();
-        if is_stdio(dest) {
-            return Ok(Self {
-                tmp: None,
-                dest: PathBuf::from(stream::STDOUT_NAME),
-                writer: Some(Sink::stdout()),
-            });
-        }
-        Self::make(dest, Compression::of(dest))
-    }
-
-    fn make(dest: &Path, format: Compression) -> Result<Self> {
-        let dest = dest.to_path_buf();
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = dest.file_name().ok_or_else(|| {
-            Error::InvalidArgument(format!("{} is not a file path", dest.display()))
-        })?;
-        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(
-            ".{}.{}.{}.tmp",
-            name.to_string_lossy(),
-            std::process::id(),
-            n
-        ));
-        let file = File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
-        let writer = Sink::file(file, format).map_err(|e| Error::io(&dest, e))?;
-        Ok(Self {
-            tmp: Some(tmp),
-            dest,
-            writer: Some(writer),
-        })
-    }
-
-    /// The final path.
-    #[must_use]
-    pub fn dest(&self) -> &Path {
-        &self.dest
-    }
-
-    fn writer(&mut self) -> &mut Sink {
-        self.writer.as_mut().expect("AtomicFile used after commit")
-    }
-
-    /// Finish compressing, flush, sync and rename into place (standard output: flush).
-    ///
-    /// # Errors
-    /// [`Error::Io`] naming the destination.
-    pub fn commit(mut self) -> Result<()> {
-        let writer = self.writer.take().expect("AtomicFile committed twice");
-        let file = writer.finish().map_err(|e| Error::io(&self.dest, e))?;
-        if let (Some(file), Some(tmp)) = (file, &self.tmp) {
-            file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
-            drop(file);
-            fs::rename(tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))?;
-        }
-        Ok(())
-    }
-
-    /// Wrap an I/O error of this file with its destination path.
-    pub fn err(&self, e: io::Error) -> Error {
-        Error::io(&self.dest, e)
-    }
-}
-
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer().write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer().write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer().flush()
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.writer.take().is_some()
-            && let Some(tmp) = &self.tmp
-        {
-            let _ = fs::remove_file(tmp);
-        }
-    }
-}
-
-/// Check, before any long work, that an output can be written at `path`: its directory exists
-/// and a file can be created in it (a probe file is created and removed), and `path` is not a
-/// directory. `-` (standard output) always can.
-///
-/// # Errors
-/// [`Error::InvalidArgument`] naming the path and the reason.
-pub fn check_output(path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    if is_stdio(path) {
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let refuse = |why: String| {
-        Err(Error::InvalidArgument(format!(
-            "cannot write {}: {why}",
-            path.display()
-        )))
-    };
-    if !dir.is_dir() {
-        return refuse(format!("its directory {} does not exist", dir.display()));
-    }
-    if path.is_dir() {
-        return refuse("it is a directory".into());
-    }
-    match AtomicFile::make(path, Compression::None) {
-        Ok(probe) => {
-            drop(probe);
-            Ok(())
-        }
-        Err(Error::Io { error, .. }) => refuse(format!(
-            "no file can be created in {} ({error})",
-            dir.display()
-        )),
-        Err(e) => Err(e),
-    }
-}
 
 /// Open a text input for buffered reading (`-`: standard input; `.gz`, `.xz`, `.zst`:
 /// decompressed), naming the path in the error.
@@ -480,63 +316,5 @@ mod tests {
         r.advance().unwrap();
         let e = r.advance().unwrap_err().to_string();
         assert_eq!(e, "t.txt:2: invalid UTF-8 at byte 4 of the line");
-    }
-
-    #[test]
-    fn outputs_are_checked_before_work() {
-        let dir = tempfile::tempdir().unwrap();
-        check_output(dir.path().join("x.tsv")).unwrap();
-        check_output("-").unwrap();
-        let e = check_output(dir.path().join("missing/x.tsv")).unwrap_err();
-        assert!(
-            e.to_string().contains("missing/x.tsv")
-                && e.to_string().contains("directory")
-                && e.to_string().contains("does not exist"),
-            "{e}"
-        );
-        let e = check_output(dir.path()).unwrap_err();
-        assert!(e.to_string().contains("it is a directory"), "{e}");
-        // The probe leaves nothing behind.
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn text_outputs_compress_by_extension_and_stay_atomic() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = dir.path().join("out.tsv.gz");
-        let mut f = AtomicFile::create_text(&dest).unwrap();
-        f.write_all(b"a\tb\n").unwrap();
-        assert!(!dest.exists());
-        f.commit().unwrap();
-        let mut r = LineReader::open(&dest).unwrap();
-        assert!(r.advance().unwrap());
-        assert_eq!(r.line(), "a\tb");
-        assert!(fs::read(&dest).unwrap().starts_with(b"\x1f\x8b"));
-        // A binary output refuses both.
-        assert!(AtomicFile::create(dir.path().join("x.f32.gz")).is_err());
-        assert!(AtomicFile::create("-").is_err());
-    }
-
-    #[test]
-    fn atomic_file_renames_on_commit_and_cleans_up_on_drop() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = dir.path().join("out.txt");
-        let mut f = AtomicFile::create(&dest).unwrap();
-        f.write_all(b"hello").unwrap();
-        assert!(!dest.exists());
-        f.commit().unwrap();
-        assert_eq!(fs::read_to_string(&dest).unwrap(), "hello");
-
-        let dest2 = dir.path().join("never.txt");
-        {
-            let mut f = AtomicFile::create(&dest2).unwrap();
-            f.write_all(b"partial").unwrap();
-        }
-        assert!(!dest2.exists());
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "temporary file left behind"
-        );
     }
 }

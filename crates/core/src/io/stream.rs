@@ -205,12 +205,40 @@ pub fn require_plain(path: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// Where a text output goes: a file (plain or compressing), or standard output.
+/// What an output's bytes are written into: a file (a temporary file to be renamed, or a
+/// device, FIFO or held-open file written in place), or a Unix socket connected to.
+#[derive(Debug)]
+pub(crate) enum Out {
+    File(File),
+    #[cfg(unix)]
+    Socket(std::os::unix::net::UnixStream),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Out::File(f) => f.write(buf),
+            #[cfg(unix)]
+            Out::Socket(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Out::File(f) => f.flush(),
+            #[cfg(unix)]
+            Out::Socket(s) => s.flush(),
+        }
+    }
+}
+
+/// Where a text output goes: a file, device or socket (plain or compressing), or standard
+/// output.
 pub(crate) enum Sink {
-    File(BufWriter<File>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    Xz(liblzma::write::XzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    File(BufWriter<Out>),
+    Gzip(flate2::write::GzEncoder<BufWriter<Out>>),
+    Xz(liblzma::write::XzEncoder<BufWriter<Out>>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<Out>>),
     Stdout(BufWriter<Stdout>),
 }
 
@@ -227,9 +255,9 @@ impl std::fmt::Debug for Sink {
 }
 
 impl Sink {
-    /// A sink writing `format` into `file`.
-    pub(crate) fn file(file: File, format: Compression) -> io::Result<Self> {
-        let w = BufWriter::with_capacity(1 << 20, file);
+    /// A sink writing `format` into `out`.
+    pub(crate) fn new(out: Out, format: Compression) -> io::Result<Self> {
+        let w = BufWriter::with_capacity(1 << 20, out);
         Ok(match format {
             Compression::None => Sink::File(w),
             Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(
@@ -246,8 +274,9 @@ impl Sink {
         Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))
     }
 
-    /// Finish the compressed stream and flush: the file, if any, to sync and rename.
-    pub(crate) fn finish(self) -> io::Result<Option<File>> {
+    /// Finish the compressed stream and flush: what was written into (`None` for standard
+    /// output), a temporary file to sync and rename.
+    pub(crate) fn finish(self) -> io::Result<Option<Out>> {
         let w = match self {
             Sink::File(w) => w,
             Sink::Gzip(e) => e.finish()?,
@@ -301,9 +330,9 @@ mod tests {
     fn compress(format: Compression, data: &[u8]) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("x");
-        let mut s = Sink::file(File::create(&p).unwrap(), format).unwrap();
+        let mut s = Sink::new(Out::File(File::create(&p).unwrap()), format).unwrap();
         s.write_all(data).unwrap();
-        s.finish().unwrap().unwrap().sync_all().unwrap();
+        drop(s.finish().unwrap().unwrap());
         std::fs::read(&p).unwrap()
     }
 
