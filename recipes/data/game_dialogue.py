@@ -13,8 +13,9 @@ Downloads the packages with `apt-get download` (about 1.4 GB, Debian's registry)
 French and German catalogues out of them with `dpkg-deb` (gettext `.mo` and `.po` files, and
 the Lua translation tables of Fish Fillets and Hedgewars), and writes OUT_DIR/games.en-fr.tsv
 and OUT_DIR/games.en-de.tsv (english<TAB>translation, the layout of gettext.en-*.tsv), each
-written to a temporary file and renamed into place. A message counts when its English and its
-translation split into the same number of lines; markup is dropped, fuzzy entries and lines
+written to a temporary file and renamed into place (a link is followed, a device or FIFO
+written in place). A message counts when its English and its translation split into the same
+number of lines; markup is dropped, fuzzy entries and lines
 with a placeholder (`%`, `$`, `{`), a tab or of one word are left out, and so is every pair
 with a side equal to a sentence of the dev and test sets under BITEXT_DATA/dev (Tatoeba,
 newsdev, newstest-dev, docalign). A catalogue that cannot be read is an error naming the file
@@ -253,9 +254,15 @@ def main():
                             seen.add((x, y))
                             pairs.append(f"{x}\t{y}\n")
             path = out / f"games.en-{lang}.tsv"
-            part = path.with_suffix(".tsv.part")
-            part.write_text("".join(pairs), encoding="utf8")
-            part.replace(path)
+            # As bitext writes: a link is followed (the link stays) and its target replaced
+            # through a rename; a device or FIFO is written in place.
+            target = path.resolve()
+            if target.exists() and not target.is_file():
+                target.write_text("".join(pairs), encoding="utf8")
+            else:
+                part = target.with_suffix(".tsv.part")
+                part.write_text("".join(pairs), encoding="utf8")
+                part.replace(target)
             print(f"{path}: {len(pairs)} pairs ({dropped} left out as dev/test sentences)")
 
 

@@ -215,31 +215,13 @@ impl KnnIndex for FaissIndex {
     }
 
     fn save(&self, path: &Path) -> Result<()> {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => std::path::PathBuf::from("."),
-        };
-        let name = path
-            .file_name()
-            .ok_or_else(|| Error::Invalid(format!("{} is not a file path", path.display())))?;
-        let tmp = dir.join(format!(
-            ".{}.{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let written = fio::write_index(&*self.lock(), utf8(&tmp)?)
-            .map_err(|e| backend(format!("{}: {e}", path.display())));
-        let io = |e| Error::Core(bitext_core::Error::io(path, e));
-        let result = written.and_then(|()| {
-            std::fs::File::open(&tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(io)?;
-            std::fs::rename(&tmp, path).map_err(io)
-        });
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        // faiss writes a file by name: a temporary path, placed as every output of bitext is
+        // (renamed onto a regular file or a link's target, streamed into a device or FIFO).
+        let tmp = bitext_core::io::TempPath::new(path)?;
+        fio::write_index(&*self.lock(), utf8(tmp.path())?)
+            .map_err(|e| backend(format!("{}: {e}", path.display())))?;
+        tmp.commit()?;
+        Ok(())
     }
 }
 

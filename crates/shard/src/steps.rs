@@ -94,11 +94,10 @@ pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Resul
     arrays::write(out, o.kind, o.shape, &o.arrays)
 }
 
-/// Save a faiss index to `out` through a temporary name and a rename.
+/// Save an index to `out` (every `KnnIndex::save` writes atomically, through bitext-core's one
+/// writer).
 fn save_index(index: &dyn KnnIndex, out: &Path) -> Result<()> {
-    let tmp = out.with_extension("partial");
-    index.save(&tmp)?;
-    std::fs::rename(&tmp, out).map_err(|e| bitext_core::Error::io(out, e))?;
+    index.save(out)?;
     Ok(())
 }
 

@@ -193,9 +193,9 @@ pub(crate) fn record(path: &Path, name: &str, body: &str) -> Result<()> {
         (Some(b), Some(e)) if e > b => format!("{}{block}{}", &old[..b], &old[e + end.len()..]),
         _ => format!("{}\n{block}\n", old.trim_end()),
     };
-    let tmp = path.with_extension("md.tmp");
-    std::fs::write(&tmp, new).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    let mut f = bitext::core::io::AtomicFile::create(path)?;
+    std::io::Write::write_all(&mut f, new.as_bytes()).map_err(|e| f.err(e))?;
+    f.commit()?;
     Ok(())
 }
 

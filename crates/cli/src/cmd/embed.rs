@@ -317,6 +317,13 @@ pub(crate) fn embed_cached(
              reuse earlier embeddings, then embedded); give a file"
         );
     }
+    if let bitext_core::io::Placement::InPlace(_) = bitext_core::io::placement(out)? {
+        bail!(
+            "{}: these embeddings are read back (to mine, or to train from), so they must be a \
+             file, not a device, FIFO or socket",
+            out.display()
+        );
+    }
     // The text's bytes hashed as they are read, never held whole.
     let mut h = std::hash::DefaultHasher::new();
     let mut r = bitext_core::io::open(text)?;
