@@ -366,4 +366,30 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
         ],
         "--src-text",
     );
+    // Embeddings that are read back cannot go to a FIFO (or a device): refused before work.
+    #[cfg(unix)]
+    {
+        let pipe = d.path().join("x.fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let mut c = cli![
+            "mine",
+            "-q",
+            "--encoder",
+            &spec,
+            "--src-embeddings",
+            &pipe,
+            "--trg-embeddings",
+            &yo,
+            "--src-text",
+            &src,
+            "--trg-text",
+            &trg
+        ];
+        let err = fail(&mut c, "x.fifo");
+        assert!(err.contains("must be a file"), "{err}");
+    }
 }

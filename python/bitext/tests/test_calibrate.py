@@ -65,3 +65,32 @@ def test_bad_calibration_input_raises_value_error():
     cal = bitext.calibrate(scores, labels)
     with pytest.raises(ValueError):
         cal.min_score(1.5)
+
+
+def test_save_follows_a_link_and_streams_into_a_fifo(tmp_path):
+    """The bindings' save methods write through bitext's one writer: a link stays a link, a
+    FIFO stays a FIFO and receives the file."""
+    import os
+    import stat
+    import threading
+
+    cal = bitext.calibrate(*sample())
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "c.json").write_text("old")
+    link = tmp_path / "c.json"
+    link.symlink_to("real/c.json")
+    cal.save(link)
+    assert link.is_symlink() and os.readlink(link) == "real/c.json"
+    assert bitext.Calibration.load(tmp_path / "real" / "c.json").to_json() == cal.to_json()
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["c.json"]
+
+    fifo = tmp_path / "c.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    cal.save(fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    reader.join(timeout=30)
+    assert not reader.is_alive()
+    assert got[0] == (tmp_path / "real" / "c.json").read_bytes()

@@ -1,0 +1,219 @@
+//! Outputs that are not regular files: `-o FIFO` streams into the FIFO and leaves it a FIFO,
+//! `-o LINK` writes through a symbolic link and leaves the link, `-o /proc/self/fd/1` writes
+//! into the command's open standard output (a pipe, or a file a shell opened for appending),
+//! and a failed run leaves no partial regular file. No test names a real device: what the
+//! writer chooses for `/dev/null` is asked of `bitext_core::io::placement` in bitext-core.
+
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use bitext_core::io::raw::{self, RawDtype};
+
+mod common;
+use common::{cli, fail, succeed, write};
+
+const PAIRS: &str = "u1\tDer Hund schläft .\tThe dog sleeps .\n\
+                     u2\tJa\tThis sentence is much longer than its source .\n\
+                     u3\tEin Haus\tA house\n";
+
+/// `bitext score --scorer length-ratio` of `input` into `output`.
+fn score(input: &Path, output: &Path) -> std::process::Command {
+    cli![
+        "score",
+        "--scorer",
+        "length-ratio",
+        "--src-col",
+        "2",
+        "--tgt-col",
+        "3",
+        "--input",
+        input,
+        "--output",
+        output
+    ]
+}
+
+/// A FIFO at `dir/name`, made by `mkfifo`.
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", p.display());
+    p
+}
+
+/// Everything a reader of the FIFO `p` receives, read on another thread.
+fn drain(p: &Path) -> std::thread::JoinHandle<Vec<u8>> {
+    let p = p.to_path_buf();
+    std::thread::spawn(move || {
+        let mut got = Vec::new();
+        fs::File::open(p).unwrap().read_to_end(&mut got).unwrap();
+        got
+    })
+}
+
+/// Linux's `O_NONBLOCK` (the same on x86-64 and AArch64).
+const O_NONBLOCK: i32 = 0o4000;
+
+/// What the reader of the FIFO `p` received, once the command is over. The FIFO is checked
+/// first (a FIFO replaced by a file would leave the reader waiting), then opened for writing
+/// without waiting and closed, so that a reader still waiting for a writer (a run that failed
+/// before it opened its output) sees the end; with no reader left, that open fails at once.
+fn received(p: &Path, reader: std::thread::JoinHandle<Vec<u8>>) -> Vec<u8> {
+    let kind = fs::symlink_metadata(p).unwrap().file_type();
+    assert!(
+        kind.is_fifo(),
+        "{} is no longer a FIFO: {kind:?}",
+        p.display()
+    );
+    let _ = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(O_NONBLOCK)
+        .open(p);
+    reader.join().unwrap()
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn score_streams_into_a_fifo_and_leaves_it_a_fifo() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(d.path(), "pairs.tsv", PAIRS);
+    let plain = d.path().join("plain.tsv");
+    succeed(&mut score(&input, &plain));
+    let want = fs::read(&plain).unwrap();
+    assert_eq!(String::from_utf8_lossy(&want).lines().count(), 3);
+
+    let out = fifo(d.path(), "out.tsv");
+    let reader = drain(&out);
+    succeed(&mut score(&input, &out));
+    assert_eq!(received(&out, reader), want);
+
+    // A failed run reports its error; the FIFO stays, holding nothing of the bad line.
+    let bad = write(
+        d.path(),
+        "bad.tsv",
+        [PAIRS.as_bytes(), b"u4\t\xff\tx\n"].concat(),
+    );
+    let reader = drain(&out);
+    let err = fail(&mut score(&bad, &out), "bad.tsv:4");
+    assert!(err.contains("UTF-8"), "{err}");
+    let got = received(&out, reader);
+    assert!(!String::from_utf8_lossy(&got).contains("u4"));
+    assert_eq!(
+        names(d.path()),
+        ["bad.tsv", "out.tsv", "pairs.tsv", "plain.tsv"]
+    );
+}
+
+#[test]
+fn embed_writes_through_a_link_and_leaves_the_link() {
+    let d = tempfile::tempdir().unwrap();
+    let vectors = write(
+        d.path(),
+        "de.vec",
+        "3 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\n",
+    );
+    let input = write(d.path(), "de.txt", "Hund und Katze\nHaus\n");
+    let embed = |out: &Path| {
+        cli![
+            "embed",
+            "-q",
+            "--input",
+            &input,
+            "--vectors",
+            &vectors,
+            "-o",
+            out
+        ]
+    };
+    let plain = d.path().join("plain.f32");
+    succeed(&mut embed(&plain));
+
+    fs::create_dir(d.path().join("real")).unwrap();
+    let target = write(&d.path().join("real"), "de.f32", "old bytes");
+    let link = d.path().join("de.f32");
+    symlink("real/de.f32", &link).unwrap();
+    succeed(&mut embed(&link));
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_link(&link).unwrap(), Path::new("real/de.f32"));
+    assert_eq!(fs::read(&target).unwrap(), fs::read(&plain).unwrap());
+    assert_eq!(raw::read_raw(&link, 3, RawDtype::F32).unwrap().len(), 2);
+    assert_eq!(names(&d.path().join("real")), ["de.f32"]);
+}
+
+#[test]
+fn a_failed_run_through_a_link_leaves_the_old_file_and_no_temporary_file() {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir(d.path().join("real")).unwrap();
+    let target = write(&d.path().join("real"), "out.tsv", "old\n");
+    let link = d.path().join("out.tsv");
+    symlink(&target, &link).unwrap();
+    // Many good lines first, so that the output is written before the bad line is met.
+    let good: String = (0..5000)
+        .map(|i| format!("u{i}\tein Satz\ta sentence\n"))
+        .collect();
+    let bad = write(
+        d.path(),
+        "bad.tsv",
+        [good.as_bytes(), b"u\t\xff\tx\n"].concat(),
+    );
+    fail(&mut score(&bad, &link), "bad.tsv:5001");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "old\n");
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(names(&d.path().join("real")), ["out.tsv"]);
+    assert_eq!(names(d.path()), ["bad.tsv", "out.tsv", "real"]);
+}
+
+#[test]
+fn the_open_standard_output_is_written_in_place() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(d.path(), "pairs.tsv", PAIRS);
+    let plain = d.path().join("plain.tsv");
+    succeed(&mut score(&input, &plain));
+    let want = fs::read_to_string(&plain).unwrap();
+    // `/proc/self/fd/1` is the command's own standard output: here a pipe,
+    let fd1 = Path::new("/proc/self/fd/1");
+    let (out, _) = succeed(&mut score(&input, fd1));
+    assert_eq!(out, want);
+    // and here a file the "shell" opened for appending (`>> log`), which keeps its head.
+    let log = write(d.path(), "log.tsv", "head\n");
+    let held = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let run = score(&input, fd1)
+        .stdout(Stdio::from(held))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(fs::read_to_string(&log).unwrap(), format!("head\n{want}"));
+    assert_eq!(names(d.path()), ["log.tsv", "pairs.tsv", "plain.tsv"]);
+}
