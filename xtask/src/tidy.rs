@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::project_root;
 
+mod writes;
+
 /// Longest a source file may grow before it must be split by role.
 const MAX_LINES: usize = 600;
 
@@ -57,7 +59,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn all_sources() -> Vec<PathBuf> {
+pub(super) fn all_sources() -> Vec<PathBuf> {
     let root = project_root();
     let mut files = Vec::new();
     for dir in ["crates", "src", "examples", "benches", "xtask"] {
@@ -314,7 +316,7 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
 ];
 
 /// `line` without its `//` comment and with the contents of its string literals blanked out.
-fn code_of(line: &str) -> String {
+pub(super) fn code_of(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars().peekable();
     let mut in_string = false;
