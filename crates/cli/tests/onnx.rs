@@ -10,6 +10,7 @@ use std::path::Path;
 use bitext_core::io::npy;
 use bitext_encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext_onnx::graph::build::token_states;
+use bitext_testkit::needs::{self, group};
 use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
 
 mod common;
@@ -54,8 +55,7 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
         ],
         "missing.onnx",
     );
-    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
-        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+    if needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok()).is_none() {
         return;
     }
     let (g, spm) = graph(d.path());
@@ -187,8 +187,7 @@ fn spec_again(encoder: &str) -> OnnxSpec {
 #[cfg(feature = "neural")]
 #[test]
 fn a_student_starts_from_its_teachers_piece_vectors() {
-    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
-        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+    if needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok()).is_none() {
         return;
     }
     let d = tempfile::tempdir().unwrap();

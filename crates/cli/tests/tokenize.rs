@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use bitext_core::Rng;
+use bitext_testkit::needs::{self, group};
 
 mod common;
 use common::{assert_help, bitext, cli, fail, succeed, write};
@@ -219,20 +220,17 @@ fn train_encode_decode_one_line_per_line() {
     assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
 
     // Debian's spm_encode gives the same bytes for the same model.
-    match which("spm_encode") {
-        Some(spm) => {
-            for (format, ours) in ["id", "piece"].iter().zip(&outputs) {
-                let (ok, theirs, err) = pipe(
-                    debian(&spm)
-                        .arg(format!("--model={}", model.display()))
-                        .arg(format!("--output_format={format}")),
-                    &input,
-                );
-                assert!(ok, "{err}");
-                assert_eq!(String::from_utf8(theirs).unwrap(), *ours, "{format}");
-            }
+    if let Some(spm) = needs::file(group::SPM_ENCODE, which("spm_encode")) {
+        for (format, ours) in ["id", "piece"].iter().zip(&outputs) {
+            let (ok, theirs, err) = pipe(
+                debian(&spm)
+                    .arg(format!("--model={}", model.display()))
+                    .arg(format!("--output_format={format}")),
+                &input,
+            );
+            assert!(ok, "{err}");
+            assert_eq!(String::from_utf8(theirs).unwrap(), *ours, "{format}");
         }
-        None => eprintln!("spm_encode not installed: comparison with it skipped"),
     }
 }
 

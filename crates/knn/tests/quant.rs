@@ -8,20 +8,21 @@ use bitext_core::{Embeddings, Rng};
 use bitext_knn::{
     Certification, ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, OnePass, Precision,
 };
-use bitext_testkit::knn::Expect;
+use bitext_testkit::knn::{Expect, kernel_needs};
 use bitext_testkit::knn_index_suite;
 use proptest::prelude::*;
 
-/// Parameters that force `kernel` (or, when it is `Auto` or this CPU cannot run it, the
-/// fastest kernel it can), so that `precision` runs as asked: with the kernel left to `Auto`,
-/// a CPU without a fast kernel for it would search in `f32` instead.
+/// Parameters that force `kernel` (for `Auto`, the fastest kernel this CPU runs), so that
+/// `precision` runs as asked: with the kernel left to `Auto`, a CPU without a fast kernel for
+/// it would search in `f32` instead. The suites of a kernel this CPU lacks are skipped
+/// (`kernel_needs`), never run through another kernel.
 fn params(precision: Precision, kernel: Kernel, candidates: usize, block: usize) -> ExactParams {
     ExactParams {
         query_block: block,
-        kernel: if kernel != Kernel::Auto && kernel.is_available() {
-            kernel
-        } else {
+        kernel: if kernel == Kernel::Auto {
             Kernel::detect()
+        } else {
+            kernel
         },
         precision,
         candidates,
@@ -59,22 +60,24 @@ knn_index_suite!(
     Expect::exact()
 );
 
-// Each x86 kernel forced (where this CPU cannot run it, the fastest it can: the suite then
-// repeats another's).
+// Each kernel forced; on a CPU without it, its suite is recorded as skipped.
 knn_index_suite!(
     int8_avx2,
     |d, m| reduced(d, m, params(Precision::Int8, Kernel::Avx2, 0, 256)),
-    Expect::exact()
+    Expect::exact(),
+    needs = Some(kernel_needs(Kernel::Avx2))
 );
 knn_index_suite!(
     int8_avx_vnni,
     |d, m| reduced(d, m, params(Precision::Int8, Kernel::AvxVnni, 0, 256)),
-    Expect::exact()
+    Expect::exact(),
+    needs = Some(kernel_needs(Kernel::AvxVnni))
 );
 knn_index_suite!(
     int8_neon_sdot,
     |d, m| reduced(d, m, params(Precision::Int8, Kernel::Neon, 0, 256)),
-    Expect::exact()
+    Expect::exact(),
+    needs = Some(kernel_needs(Kernel::Neon))
 );
 
 bitext_testkit::bidirectional_search_suite!(

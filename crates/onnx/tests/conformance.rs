@@ -11,6 +11,7 @@ use bitext_encode::{OnnxSpec, Pooling};
 use bitext_onnx::OnnxEncoder;
 use bitext_onnx::graph::build::token_states;
 use bitext_testkit::encoder::{self as suite, Expect};
+use bitext_testkit::needs::{self, group};
 use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
 
 /// The files the encoder is loaded from (kept for the whole test binary).
@@ -50,8 +51,8 @@ fn make() -> OnnxEncoder {
 
 #[test]
 fn onnx_encoder_passes_the_sentence_encoder_suite() {
-    if bitext_onnx::runtime_path(None).map_or(true, |p| !p.is_file()) {
-        eprintln!("skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)");
+    let runtime = bitext_onnx::runtime_path(None).ok();
+    if needs::file(group::ONNX_RUNTIME, runtime).is_none() {
         return;
     }
     let e = Expect::within(1e-6);

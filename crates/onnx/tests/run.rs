@@ -15,19 +15,12 @@ use bitext_onnx::graph::build::{
     attr_int, model, node, piece_lookup, tensor, token_states, tokenizer_node,
 };
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
+use bitext_testkit::needs::{self, group};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
 
-/// The runtime, or `None` (and a message) when this machine has none.
+/// The runtime, or `None` (the test recorded as skipped) when this machine has none.
 fn runtime() -> Option<PathBuf> {
-    match bitext_onnx::runtime_path(None) {
-        Ok(p) if p.is_file() => Some(p),
-        _ => {
-            eprintln!(
-                "skipped: no ONNX Runtime library (set BITEXT_ONNXRUNTIME to libonnxruntime.so)"
-            );
-            None
-        }
-    }
+    needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok())
 }
 
 /// A small sentencepiece model trained on generated text, its bytes.

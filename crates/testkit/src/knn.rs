@@ -9,10 +9,34 @@
 //! overflow) with the documented errors, adding nothing on a failed add.
 
 use bitext_core::{Embeddings, Rng};
-use bitext_knn::{Error, KnnIndex, Metric, Neighbors, load_index};
+use bitext_knn::{Error, Kernel, KnnIndex, Metric, Neighbors, load_index};
 
 use crate::data::{integers, normal, planted_knn};
 use crate::reference::{BruteForce, rank, score};
+
+/// What a test of `kernel` needs, as [`crate::needs::available`] takes it: the kernel's group
+/// ([`crate::needs::group::kernel`]) and, when this CPU cannot run it, why.
+#[must_use]
+pub fn kernel_needs(kernel: Kernel) -> (String, Option<String>) {
+    // `Auto` is the kernel it stands for; the group is named after the variant (`avx_vnni`
+    // and `avx2` share a display name).
+    let kernel = if kernel == Kernel::Auto {
+        Kernel::detect()
+    } else {
+        kernel
+    };
+    let id = format!("{kernel:?}").to_lowercase();
+    let missing = (!kernel.is_available()).then(|| format!("this CPU cannot run the {id} kernel"));
+    (crate::needs::group::kernel(&id), missing)
+}
+
+/// Whether this CPU runs `kernel`, recorded as one check of its group: a loop over kernels
+/// tests each one the CPU has and reports the others skipped.
+#[must_use]
+pub fn kernel_runs(kernel: Kernel) -> bool {
+    let (group, missing) = kernel_needs(kernel);
+    crate::needs::available(&group, missing)
+}
 
 /// Builds the index under test over `data` (trained on it when it needs training) with `metric`.
 pub type Build = for<'a> fn(&'a Embeddings, Metric) -> Box<dyn KnnIndex + 'a>;
@@ -379,7 +403,9 @@ pub fn rejects_bad_input(build: Build, _e: Expect) {
 /// check of [`bitext_testkit::knn`](crate::knn).
 ///
 /// `$build` is a [`Build`] (a function or a closure that captures nothing) and `$expect` an
-/// [`Expect`]. Items of the calling module are in scope.
+/// [`Expect`]. Items of the calling module are in scope. A backend that needs a kernel of the
+/// CPU adds `needs = Some(kernel_needs(kernel))` ([`kernel_needs`]): on a CPU without it, each
+/// check is recorded as skipped and runs nothing.
 ///
 /// ```ignore
 /// use bitext_knn::{ExactIndex, KnnIndex};
@@ -394,11 +420,14 @@ pub fn rejects_bad_input(build: Build, _e: Expect) {
 #[macro_export]
 macro_rules! knn_index_suite {
     ($name:ident, $build:expr, $expect:expr $(,)?) => {
+        $crate::knn_index_suite! { $name, $build, $expect, needs = None }
+    };
+    ($name:ident, $build:expr, $expect:expr, needs = $needs:expr $(,)?) => {
         $crate::__suite! { $name, knn, ($build, $expect), [
             matches_the_reference, finds_planted_neighbours,
             single_queries_equal_batches, added_vectors_continue_the_ids,
             saves_and_loads, reports_progress, searches_from_many_threads,
             rejects_bad_input
-        ] }
+        ], needs = $needs }
     };
 }

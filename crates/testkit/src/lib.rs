@@ -15,7 +15,8 @@
 //! The references: [`BruteForce`], the reference kNN (`f64` scores, a full sort, ties to the
 //! lower id), and [`transport::ssp_cost`], min-cost flow by successive shortest paths. The
 //! seeded data ([`data`]): planted neighbours and translations, a learnable parallel text and its
-//! lexicon, sample texts.
+//! lexicon, sample texts. [`needs`]: the one way for a test to say that it ran or skipped for
+//! want of something outside the workspace or the CPU (counted and shown by `cargo xtask ci`).
 //!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
 //! implementation and the check (`exact_owned::matches_the_reference`). The checks are public
@@ -37,6 +38,7 @@ pub mod both;
 pub mod data;
 pub mod encoder;
 pub mod knn;
+pub mod needs;
 mod reference;
 pub mod scorer;
 pub mod tokenizer;
@@ -46,11 +48,16 @@ pub use reference::{BruteForce, rank, score};
 
 /// Expands to a module `$name` holding one `#[test]` per check, each calling
 /// `$crate::$module::$check` with the arguments `$args` (one parenthesised group): the body of
-/// every suite macro.
+/// every suite macro. With `needs = EXPR` (a `(group, missing)` pair, as
+/// [`needs::available`] takes), each test first records itself in that group and returns,
+/// skipped, when something is missing.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __suite {
     ($name:ident, $module:ident, $args:tt, [$($check:ident),* $(,)?]) => {
+        $crate::__suite! { $name, $module, $args, [$($check),*], needs = None }
+    };
+    ($name:ident, $module:ident, $args:tt, [$($check:ident),* $(,)?], needs = $needs:expr) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -58,6 +65,12 @@ macro_rules! __suite {
             $(
                 #[test]
                 fn $check() {
+                    let needs: Option<(String, Option<String>)> = $needs;
+                    if let Some((group, missing)) = needs {
+                        if !$crate::needs::available(&group, missing) {
+                            return;
+                        }
+                    }
                     $crate::$module::$check $args;
                 }
             )*
