@@ -10,8 +10,9 @@ use crate::{cargo, run_cmd};
 /// The steps CI ran and their wall times, printed as a table at the end of every run, passed or
 /// failed, so that each submission's log shows where its time went.
 pub(crate) struct Steps {
-    /// `(name, seconds, passed)` in the order they ran.
-    done: Vec<(String, f64, bool)>,
+    /// `(name, seconds, passed)` in the order they ran; no seconds for a line that reports
+    /// rather than runs ([`Steps::note`]).
+    done: Vec<(String, Option<f64>, bool)>,
     /// When xtask started.
     start: Instant,
     /// What happened before xtask ran, from `.ci/run`: package setup and the build of xtask.
@@ -51,23 +52,33 @@ impl Steps {
         let t = Instant::now();
         let r = f();
         self.done
-            .push((name.to_string(), t.elapsed().as_secs_f64(), r.is_ok()));
+            .push((name.to_string(), Some(t.elapsed().as_secs_f64()), r.is_ok()));
         r
     }
 
-    /// Record a step that did not run, with the reason.
-    pub(crate) fn skipped(&mut self, name: &str, why: &str) {
+    /// Record a step that did not run, with the reason. Under `CI=true` that is an error when
+    /// `.ci/run` installs what the step needs: installed, it must be found.
+    pub(crate) fn skipped(&mut self, name: &str, why: &str) -> Result<()> {
         eprintln!("{name} SKIPPED: {why}");
         self.done
-            .push((format!("{name} (SKIPPED, see above)"), 0.0, true));
+            .push((format!("{name} (SKIPPED, see above)"), Some(0.0), true));
+        if crate::report::under_ci() {
+            bail!("{name} skipped under CI=true: {why}");
+        }
+        Ok(())
+    }
+
+    /// A line of the table that reports rather than runs (what a step ran and skipped).
+    pub(crate) fn note(&mut self, line: &str) {
+        self.done.push((format!("  {line}"), None, true));
     }
 
     /// The table of steps and the total.
     pub(crate) fn table(&self) -> String {
-        let rows: Vec<(String, f64)> = self
+        let rows: Vec<(String, Option<f64>)> = self
             .before
             .iter()
-            .cloned()
+            .map(|(n, s)| (n.clone(), Some(*s)))
             .chain(self.done.iter().map(|(n, s, ok)| {
                 let n = if *ok {
                     n.clone()
@@ -79,10 +90,19 @@ impl Steps {
             .collect();
         let total =
             self.before.iter().map(|(_, s)| s).sum::<f64>() + self.start.elapsed().as_secs_f64();
-        let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(5);
+        let width = rows
+            .iter()
+            .filter(|(_, s)| s.is_some())
+            .map(|(n, _)| n.len())
+            .max()
+            .unwrap_or(0)
+            .max(5);
         let mut out = String::from("ci: step times (wall)\n");
         for (n, s) in &rows {
-            out.push_str(&format!("  {n:width$}  {s:8.1} s\n"));
+            match s {
+                Some(s) => out.push_str(&format!("  {n:width$}  {s:8.1} s\n")),
+                None => out.push_str(&format!("  {n}\n")),
+            }
         }
         out.push_str(&format!(
             "  {:width$}  {total:8.1} s ({})",
@@ -247,22 +267,6 @@ pub(crate) const FULL_EXTRA: &[&[&str]] = &[
     ],
 ];
 
-/// Why the tests that run ONNX graphs (`crates/onnx/tests/run.rs`) passed without running
-/// them (no ONNX Runtime library), or `None` when they ran.
-fn onnxruntime_missing() -> Option<String> {
-    for var in ["BITEXT_ONNXRUNTIME", "ORT_DYLIB_PATH"] {
-        if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
-            return (!std::path::Path::new(&p).is_file())
-                .then(|| format!("{var} names {}, which is not a file", p.to_string_lossy()));
-        }
-    }
-    Some(
-        "no ONNX Runtime library: .ci/run installs the onnxruntime wheel into a virtual \
-         environment and sets BITEXT_ONNXRUNTIME"
-            .into(),
-    )
-}
-
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let full = match args {
         [] => false,
@@ -295,6 +299,56 @@ fn cargo_with(args: &[&str], features: &[&str]) -> Command {
     cmd
 }
 
+/// The workspace's tests, with the report of what they ran and skipped for want of something
+/// outside the workspace or the CPU ([`crate::report`]): a line per group in the step table;
+/// under `CI=true`, a skipped group that `.ci/run` installs fails the run.
+fn test_step(steps: &mut Steps) -> Result<()> {
+    let report = crate::report::path();
+    crate::report::fresh(&report)?;
+    let mut test = cargo_with(&["test", "--workspace", "--locked"], TEST_FEATURES);
+    steps.run(
+        "test (workspace)",
+        test.env(crate::report::REPORT_VAR, &report),
+    )?;
+    let mut groups = crate::report::read(&report)?;
+    crate::report::expect_installed(&mut groups);
+    for line in crate::report::rows(&groups) {
+        steps.note(&line);
+    }
+    steps.note(
+        "GPU backends (wgpu, CUDA): not built by the test step (no GPU here); clippy checks \
+         their code and tests",
+    );
+    let missing = crate::report::missing_installed(&groups);
+    if crate::report::under_ci() && !missing.is_empty() {
+        bail!(
+            "under CI=true, tests were skipped for want of what .ci/run installs:\n  {}",
+            missing.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+/// bitext-knn's tests for aarch64 under `qemu-aarch64` ([`crate::cross`]): the NEON kernels,
+/// which the x86-64 test step reports skipped. Its report lists the kernels that ran.
+#[cfg(target_arch = "x86_64")]
+fn aarch64_step(steps: &mut Steps) -> Result<()> {
+    const NAME: &str = "test bitext-knn on aarch64 (qemu-aarch64)";
+    if let Some(why) = crate::cross::missing() {
+        return steps.skipped(NAME, &why);
+    }
+    let report = crate::report::path().with_extension("aarch64.tsv");
+    crate::report::fresh(&report)?;
+    steps.run(
+        NAME,
+        crate::cross::knn_tests().env(crate::report::REPORT_VAR, &report),
+    )?;
+    for line in crate::report::rows(&crate::report::read(&report)?) {
+        steps.note(&line);
+    }
+    Ok(())
+}
+
 /// Every check, in the order that fails fastest. Where each check of the earlier CI went:
 /// the wgpu compile check is in clippy's features ([`CHECK_FEATURES`]); the fuzz targets,
 /// once a workspace of their own built with `cargo build`, are a workspace member checked by
@@ -322,10 +376,10 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
         &mut cargo_with(NO_NEURAL_CLIPPY, &[]),
     )?;
 
-    steps.run(
-        "test (workspace)",
-        &mut cargo_with(&["test", "--workspace", "--locked"], TEST_FEATURES),
-    )?;
+    test_step(steps)?;
+
+    #[cfg(target_arch = "x86_64")]
+    aarch64_step(steps)?;
 
     let mut doc = cargo_with(DOC, CHECK_FEATURES);
     steps.run(
@@ -333,18 +387,12 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
         doc.env("RUSTDOCFLAGS", "-D warnings"),
     )?;
 
-    if let Some(why) = onnxruntime_missing() {
-        steps.skipped(
-            "ONNX graphs run through ONNX Runtime (in the test step)",
-            &why,
-        );
-    }
     match crate::pytest::bindings_missing() {
-        Some(why) => steps.skipped("Python bindings (pytest)", &why),
+        Some(why) => steps.skipped("Python bindings (pytest)", &why)?,
         None => steps.time("Python bindings (pytest)", crate::pytest::bindings_test)?,
     }
     match crate::pytest::ray_missing() {
-        Some(why) => steps.skipped("Ray driver test", &why),
+        Some(why) => steps.skipped("Ray driver test", &why)?,
         None => steps.time("Ray driver test", crate::pytest::ray_test)?,
     }
 
@@ -366,10 +414,11 @@ mod tests {
         steps.before = vec![("build xtask".into(), 12.0)];
         steps.time("fmt", || Ok(())).unwrap();
         assert!(steps.time("test", || anyhow::bail!("boom")).is_err());
-        steps.skipped("ray", "no ray");
+        steps.skipped("ray", "no ray").unwrap_or_default();
+        steps.note("ONNX Runtime: 3 run, 0 skipped");
         let t = steps.table();
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 6, "{t}");
+        assert_eq!(lines.len(), 7, "{t}");
         assert!(
             lines[1].contains("build xtask") && lines[1].ends_with("12.0 s"),
             "{t}"
@@ -377,8 +426,9 @@ mod tests {
         assert!(lines[2].contains("fmt"), "{t}");
         assert!(lines[3].contains("test (FAILED)"), "{t}");
         assert!(lines[4].contains("ray (SKIPPED"), "{t}");
-        assert!(lines[5].trim_start().starts_with("total"), "{t}");
-        assert!(lines[5].contains("(0 min 12 s)"), "{t}");
+        assert_eq!(lines[5], "    ONNX Runtime: 3 run, 0 skipped", "{t}");
+        assert!(lines[6].trim_start().starts_with("total"), "{t}");
+        assert!(lines[6].contains("(0 min 12 s)"), "{t}");
         assert_eq!(minutes(1234.4), "20 min 34 s");
     }
 

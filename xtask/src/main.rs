@@ -10,9 +10,12 @@
 //! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
 
 mod ci;
+#[cfg(target_arch = "x86_64")]
+mod cross;
 #[cfg(feature = "eval")]
 mod eval;
 mod pytest;
+mod report;
 #[cfg(test)]
 mod tidy;
 
@@ -102,6 +105,11 @@ pub(crate) fn project_root() -> PathBuf {
         .parent()
         .expect("xtask lives in the workspace")
         .to_path_buf()
+}
+
+/// The target directory: `CARGO_TARGET_DIR` (which `.ci/run` sets), else the workspace's.
+pub(crate) fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| project_root().join("target"), Into::into)
 }
 
 /// A `cargo` command (the one running us, when known).

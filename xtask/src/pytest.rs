@@ -58,9 +58,7 @@ pub(crate) fn bindings_missing() -> Option<String> {
 
 /// The target directory's dev-profile outputs (`cargo test --workspace` built them).
 fn debug_dir() -> PathBuf {
-    let target: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| crate::project_root().join("target"), Into::into);
-    target.join("debug")
+    crate::target_dir().join("debug")
 }
 
 /// A file the workspace tests built, or an error saying so.
