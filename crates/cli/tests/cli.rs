@@ -1,7 +1,7 @@
 //! End-to-end tests of the `bitext` binary on small files built here.
 
 mod common;
-use common::{assert_help, cli, fail, succeed, write};
+use common::{assert_help, bitext, cli, fail, succeed, write};
 
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {
@@ -69,11 +69,66 @@ fn eval_bucc_errors_name_file_and_line() {
     );
 }
 
+/// The subcommands a `--help` text lists under "Commands:" (without `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn every_subcommand_has_help() {
-    assert_help(&[
-        &["--help"],
-        &["eval", "--help"],
-        &["eval", "bucc", "--help"],
-    ]);
+    // Walk the tree that `--help` shows, so that a new command is covered by being listed.
+    let mut todo: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen = Vec::new();
+    while let Some(path) = todo.pop() {
+        let (out, _) = succeed(bitext().args(&path).arg("--help"));
+        let usage = format!("Usage: bitext {}", path.join(" "));
+        assert!(out.contains(usage.trim_end()), "{path:?}: {out}");
+        for sub in subcommands(&out) {
+            let mut next = path.clone();
+            next.push(sub);
+            todo.push(next);
+        }
+        seen.push(path.join(" "));
+    }
+    seen.sort();
+    for want in [
+        "",
+        "align-docs",
+        "calibrate",
+        "emd",
+        "embed",
+        "eval",
+        "eval beads",
+        "eval bucc",
+        "extract",
+        "filter",
+        "fix",
+        "mine",
+        "mine-step",
+        "score",
+        "tokenize",
+        "tokenize decode",
+        "tokenize encode",
+        "tokenize train",
+        "train",
+        "train aligner",
+        "train autoencoder",
+        "train ibm1",
+        "train mlp",
+        "train siamese",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == want),
+            "{want:?} not reached: {seen:?}"
+        );
+    }
+    // `help CMD` prints the same usage.
+    assert_help(&[&["help", "mine"], &["train", "help", "mlp"]]);
 }

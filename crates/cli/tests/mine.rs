@@ -7,7 +7,7 @@ use bitext_core::io::npy;
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{bitext, cli, fail, run, succeed, write_raw};
+use common::{bitext, cli, fail, succeed, write_raw};
 
 /// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
 /// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must
@@ -175,15 +175,18 @@ fn threshold_top_n_score_and_search_modes() {
     let (xp, yp) = write_pair(d.path(), &x, &y);
     let all = parse(&succeed(mine(&xp, &yp).args(["-k", "3", "--margin", "distance"])).0);
     let cut = all[2].0;
-    let (_, kept, _) = run(mine(&xp, &yp)
-        .args(["-k", "3", "--margin", "distance", "--threshold"])
-        .arg(cut.to_string()));
+    let (kept, _) = succeed(
+        mine(&xp, &yp)
+            .args(["-k", "3", "--margin", "distance", "--threshold"])
+            .arg(cut.to_string()),
+    );
     assert_eq!(
         parse(&kept).len(),
         2,
         "score > threshold keeps the two above it"
     );
-    let (_, top, _) = run(mine(&xp, &yp).args(["-k", "3", "--margin", "distance", "--top-n", "1"]));
+    let (top, _) =
+        succeed(mine(&xp, &yp).args(["-k", "3", "--margin", "distance", "--top-n", "1"]));
     assert_eq!(parse(&top), all[..1].to_vec());
 
     // Score mode: aligned pairs (i, i) in input order; needs equal sizes.
@@ -202,7 +205,7 @@ fn threshold_top_n_score_and_search_modes() {
     let rp = write_raw(d.path(), "rev.f32", &rev);
     let (out, _) = succeed(mine(&xp, &xp).args(["--mode", "search", "-k", "1"]));
     assert!(out.starts_with(" - errors: 0=0.00%"), "{out}");
-    let (_, out, _) = run(mine(&xp, &rp).args(["--mode", "search", "-k", "1"]));
+    let (out, _) = succeed(mine(&xp, &rp).args(["--mode", "search", "-k", "1"]));
     assert!(out.starts_with(" - errors: 30=100.00%"), "{out}");
 }
 
