@@ -96,3 +96,127 @@ fn score_and_filter_write_the_calibrated_probability() {
         "bad.json",
     );
 }
+
+/// `bitext mine` of 40 sources against 40 targets in 32 dimensions: target `j < 20` is source
+/// `j` plus noise that grows with `j` (so that parallel pairs score over the whole range), the
+/// rest are random; forward retrieval, one pair per source.
+fn mine_cmd(dir: &std::path::Path) -> std::process::Command {
+    use bitext_core::{Embeddings, Rng};
+    let mut rng = Rng::seed(11);
+    let mut row = || (0..32).map(|_| rng.normal() as f32).collect::<Vec<_>>();
+    let x: Vec<Vec<f32>> = (0..40).map(|_| row()).collect();
+    let y: Vec<Vec<f32>> = (0..40)
+        .map(|j| {
+            let noise = row();
+            if j < 20 {
+                let s = 0.1 + 0.09 * j as f32;
+                x[j].iter().zip(&noise).map(|(a, n)| a + s * n).collect()
+            } else {
+                noise
+            }
+        })
+        .collect();
+    let xp = common::write_raw(dir, "x.f32", &Embeddings::from_rows(x, 32).unwrap());
+    let yp = common::write_raw(dir, "y.f32", &Embeddings::from_rows(y, 32).unwrap());
+    cli![
+        "mine",
+        "-q",
+        "--dim",
+        "32",
+        "--src-embeddings",
+        &xp,
+        "--trg-embeddings",
+        &yp,
+        "--retrieval",
+        "fwd",
+        "-k",
+        "4"
+    ]
+}
+
+/// `mine --calibration` and `--min-precision` against `bitext calibrate`'s own table, fitted on
+/// the same mined pairs labelled by the planted truth: every pair gets the probability the
+/// calibration gives its score, and `--min-precision 0.9` keeps exactly the pairs at or above
+/// the table's threshold for precision 0.9, as many as the table says it keeps.
+#[test]
+fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
+    let d = tempfile::tempdir().unwrap();
+    let (plain, _) = succeed(&mut mine_cmd(d.path()));
+    let pairs: Vec<(f64, usize, usize)> = plain
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs.len(), 40);
+    let labelled: String = pairs
+        .iter()
+        .map(|(s, i, j)| format!("{s}\t{}\n", u8::from(i == j && *i < 20)))
+        .collect();
+    let positives = labelled.lines().filter(|l| l.ends_with("\t1")).count();
+    assert!(
+        (10..20).contains(&positives),
+        "{positives} parallel pairs found"
+    );
+    let labelled = write(d.path(), "labelled.tsv", labelled);
+    let cal_path = d.path().join("cal.json");
+    succeed(&mut cli![
+        "calibrate",
+        "--scores",
+        &labelled,
+        "--target-precision",
+        "0.9",
+        "-o",
+        &cal_path
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cal_path).unwrap()).unwrap();
+    let row = json["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["target"]["kind"] == "precision" && r["target"]["value"] == 0.9)
+        .expect("the table's row for precision 0.9");
+    let threshold = row["threshold"].as_f64().unwrap();
+    let predicted = row["prf"]["predicted"].as_u64().unwrap() as usize;
+    assert!(0 < predicted && predicted < 40, "{row}");
+    let cal = Calibration::load(&cal_path).unwrap();
+
+    let read = |out: &str| -> Vec<(f64, f64, usize, usize)> {
+        out.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert_eq!(f.len(), 4, "{l}");
+                let n = |i: usize| f[i].parse::<f64>().unwrap();
+                (n(0), n(1), f[2].parse().unwrap(), f[3].parse().unwrap())
+            })
+            .collect()
+    };
+    let (all, _) = succeed(mine_cmd(d.path()).arg("--calibration").arg(&cal_path));
+    let all = read(&all);
+    assert_eq!(all.len(), 40);
+    for ((s, p, i, j), (s0, i0, j0)) in all.iter().zip(&pairs) {
+        assert_eq!((s, i, j), (s0, i0, j0));
+        assert_eq!(*p, cal.probability(*s), "pair {i} {j}");
+    }
+    let (kept, _) = succeed(
+        mine_cmd(d.path())
+            .arg("--calibration")
+            .arg(&cal_path)
+            .args(["--min-precision", "0.9"]),
+    );
+    let kept: Vec<(usize, usize)> = read(&kept).iter().map(|r| (r.2, r.3)).collect();
+    let want: Vec<(usize, usize)> = pairs
+        .iter()
+        .filter(|(s, _, _)| *s >= threshold)
+        .map(|&(_, i, j)| (i, j))
+        .collect();
+    assert_eq!(kept, want);
+    assert_eq!(kept.len(), predicted);
+    assert_eq!(cal.min_score(0.9).unwrap(), threshold);
+}
