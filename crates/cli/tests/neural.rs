@@ -61,8 +61,10 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, tsv) = corpus(d.path(), 40);
     let model = d.path().join("siamese");
+    // Trained long enough (2 s) that its vectors carry the pairs, for the MLP below.
     let (ok, err) = run(train_cmd("siamese", &src, &tgt, &model)
-        .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
+        .args(["--preset", "small", "--epochs", "30", "--lr", "0.01"])
+        .args(["--patience", "30", "--negatives", "2"])
         .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]));
     assert!(ok, "{err}");
     for f in [
@@ -113,7 +115,8 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         .arg(&src)
         .arg("--tgt")
         .arg(&tgt)
-        .args(["--hidden", "16,16", "--epochs", "2", "-q", "-o"])
+        .args(["--hidden", "16,16", "--epochs", "60", "--patience", "60"])
+        .args(["--lr", "0.01", "-q", "-o"])
         .arg(&mlp));
     assert!(ok, "{err}");
     // §5.2's random negatives are random lines of a noisy corpus, which must be given.
@@ -147,6 +150,27 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         .args(["--src-col", "2", "--tgt-col", "3", "--output"])
         .arg(d.path().join("mlp.tsv")));
     assert!(ok, "{err}");
+    // Each score is the MLP's probability of the encoder's two vectors, as the library gives it
+    // for the saved model; trained, it tells its parallel pairs from the same sentences
+    // misaligned.
+    let (m, _) = bitext_neural::mlp::load_mlp(&mlp, Default::default()).unwrap();
+    let src_e = embed(&model, &src, "source", &d.path().join("s.npy"));
+    let scorer = bitext_neural::mlp::MlpScorer::new(&m, src_e, e).unwrap();
+    let aligned: Vec<(usize, usize)> = (0..40).map(|i| (i, i)).collect();
+    let want = scorer.probabilities(&aligned).unwrap();
+    let out = std::fs::read_to_string(d.path().join("mlp.tsv")).unwrap();
+    let got: Vec<f64> = out
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(got.len(), 40);
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() < 1e-6, "pair {k}: {g} vs {w}");
+    }
+    let shifted: Vec<(usize, usize)> = (0..40).map(|i| (i, (i + 7) % 40)).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (par, mis) = (mean(&want), mean(&scorer.probabilities(&shifted).unwrap()));
+    assert!(par > mis + 0.3, "parallel {par} vs misaligned {mis}");
 
     // An empty field is an error that names the file and line.
     let bad = d.path().join("bad.tsv");
@@ -495,6 +519,7 @@ fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
 
     // The commands and flags are the same in every build; `--help` marks the missing ones.
     let help = bitext().arg("--help").output().unwrap();
+    assert!(help.status.success());
     let help = String::from_utf8(help.stdout).unwrap();
     for line in [
         "train      Train a model: IBM Model 1 (the neural models are not in this build: they \
