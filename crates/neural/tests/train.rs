@@ -124,6 +124,35 @@ fn step_limit_cuts_an_epoch() {
 }
 
 #[test]
+fn time_limit_cuts_an_epoch_and_keeps_it() {
+    // A limit shorter than any update (a picosecond): the first update reaches it, so the
+    // first epoch stops after one of its three batches, is validated, saved as the best, and
+    // training ends there, whatever the machine's speed.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TrainConfig::new(10, 0.1, 1);
+    c.time_limit_secs = Some(1e-12);
+    let f = fit(&mut task(&[1.0, 0.9]), model(), &c, dir.path(), false).unwrap();
+    let s = &f.state;
+    assert_eq!((s.epochs_done, s.best_epoch, s.step), (1, 1, 1));
+    assert_eq!(s.history.len(), 1);
+    assert!(s.history[0].truncated);
+    assert_eq!((s.history[0].steps, s.history[0].items), (1, 4));
+    assert_eq!(s.best_loss, Some(1.0));
+    let why = s.stopped.as_deref().unwrap();
+    assert!(why.starts_with("reached the time limit"), "{why}");
+    let saved: serde_json::Value =
+        checkpoint::read_json(&dir.path().join("resume/trainer.json")).unwrap();
+    assert_eq!(
+        (saved["epochs_done"].clone(), saved["step"].clone()),
+        (1.into(), 1.into())
+    );
+    assert!(dir.path().join(checkpoint::WEIGHTS_FILE).is_file());
+    // A limit that is not positive is refused before any work.
+    c.time_limit_secs = Some(0.0);
+    assert!(c.check().is_err());
+}
+
+#[test]
 fn linear_schedule_decays_over_the_budget() {
     // Over the epochs: 2 epochs of 3 batches; the last update of each epoch is made with
     // 2 of 6 and 5 of 6 batches spent.
