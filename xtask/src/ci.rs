@@ -250,34 +250,15 @@ fn check_no_burn_without_neural() -> Result<()> {
     Ok(())
 }
 
-/// Extra `cargo` invocations of `cargo xtask ci --full`: checks kept out of the default run
-/// because they are slow under load, run by hand before resolving the issues that need them.
-pub(crate) const FULL_EXTRA: &[&[&str]] = &[
-    // faiss OPQ training (10 s on an idle machine, about two minutes under load).
-    &[
-        "test",
-        "-p",
-        "bitext-knn",
-        "--features",
-        "faiss",
-        "--test",
-        "conformance",
-        "--",
-        "--ignored",
-    ],
-];
-
 pub(crate) fn run(args: &[String]) -> Result<()> {
-    let full = match args {
-        [] => false,
-        [a] if a == "--full" => true,
-        _ => anyhow::bail!("usage: cargo xtask ci [--full]"),
-    };
+    if !args.is_empty() {
+        anyhow::bail!("usage: cargo xtask ci");
+    }
     let mut steps = Steps::new();
-    let r = run_steps(&mut steps, full);
+    let r = run_steps(&mut steps);
     eprintln!("{}", steps.table());
     r?;
-    eprintln!("ci: all checks passed{}", if full { " (full)" } else { "" });
+    eprintln!("ci: all checks passed");
     Ok(())
 }
 
@@ -353,7 +334,7 @@ fn aarch64_step(steps: &mut Steps) -> Result<()> {
 /// the wgpu compile check is in clippy's features ([`CHECK_FEATURES`]); the fuzz targets,
 /// once a workspace of their own built with `cargo build`, are a workspace member checked by
 /// the same clippy run.
-fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
+fn run_steps(steps: &mut Steps) -> Result<()> {
     steps.run(
         "cargo fmt --check",
         cargo().args(["fmt", "--all", "--", "--check"]),
@@ -394,12 +375,6 @@ fn run_steps(steps: &mut Steps, full: bool) -> Result<()> {
     match crate::pytest::ray_missing() {
         Some(why) => steps.skipped("Ray driver test", &why)?,
         None => steps.time("Ray driver test", crate::pytest::ray_test)?,
-    }
-
-    if full {
-        for extra in FULL_EXTRA {
-            steps.run(&extra.join(" "), cargo().args(*extra))?;
-        }
     }
     Ok(())
 }

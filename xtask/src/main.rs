@@ -1,9 +1,10 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
-//! - `cargo xtask ci [--full]`: format check, a check that the CLI without its `neural` feature
-//!   links no burn, clippy with `-D warnings` on all targets (and on that CLI), tests, docs with
-//!   `-D warnings`, and a compile check of the wgpu backend. This is exactly what
-//!   `.ci/run` runs. `--full` adds the slow checks kept out of CI (see [`ci::FULL_EXTRA`]).
+//! - `cargo xtask ci`: format check, a check that the CLI without its `neural` feature links no
+//!   burn, clippy with `-D warnings` on all targets (and on that CLI, with the GPU backends),
+//!   tests (with a report of what they skipped for want of a tool or a CPU kernel), bitext-knn's
+//!   tests on aarch64 under qemu, docs with `-D warnings`, and the Python tests. This is exactly
+//!   what `.ci/run` runs.
 //! - `cargo xtask eval [TASK...]`: evaluations on the real data in `../shared/data` (or
 //!   `$BITEXT_SHARED/data`), recorded in `docs/EVALUATION.md`; a notice and exit code 0 when the
 //!   data is absent. Runs in release mode.
@@ -28,8 +29,8 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci [--full]        format check, burn-free CLI check, clippy -D warnings, tests,
-                     docs -D warnings, wgpu check
+  ci                 format check, burn-free CLI check, clippy -D warnings, tests and
+                     what they skipped, aarch64 kNN tests (qemu), docs -D warnings, pytest
   eval [TASK...]     real-data evaluations into docs/EVALUATION.md (tasks: see `eval --list`)
   bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
 

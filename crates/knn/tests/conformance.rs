@@ -130,7 +130,6 @@ fn exact_scores_are_the_f32_formula_bit_for_bit() {
 #[cfg(feature = "faiss")]
 mod faiss_backends {
     use super::*;
-    use bitext_testkit::data::planted_knn;
 
     /// A faiss index from `spec` (a factory string or JSON), trained on and holding `data`.
     fn faiss<'a>(spec: &str, data: &'a Embeddings, metric: Metric) -> Box<dyn KnnIndex + 'a> {
@@ -166,24 +165,4 @@ mod faiss_backends {
         ),
         Expect::recall(0.85)
     );
-
-    /// OPQ trains an 8-bit product quantiser for its rotation (50 rounds of 256-centroid
-    /// k-means per sub-space): too slow for CI with faiss's generic build, so it runs with
-    /// `cargo xtask ci --full` (faiss warns that 2048 training vectors are few: it is a test).
-    #[test]
-    #[ignore = "OPQ training is slow; run by `cargo xtask ci --full`"]
-    fn opq_ivf_pq_planted_recall() {
-        let data = planted_knn(32, 64, 16, 200, 9);
-        for metric in [Metric::InnerProduct, Metric::L2] {
-            let index = faiss(
-                r#"{"type":"faiss","factory":"OPQ8,IVF32,PQ8x4np","nprobe":8}"#,
-                &data.db,
-                metric,
-            );
-            let got = index.search(data.queries.view(), 4).unwrap();
-            let r = data.recall(|q| got.ids(q).to_vec());
-            // Measured: 0.820 (inner product), 1.000 (L2).
-            assert!(r >= 0.75, "{metric:?}: recall@4 {r:.3}");
-        }
-    }
 }
