@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::{assert_help, cli, write};
 #[cfg(feature = "neural")]
-use common::{fail, succeed};
+use common::{fail, rows, succeed};
 
 /// Toy pairs of 3 to 8 words: `a3 a1 a7` ↔ `b7 b1 b3`.
 fn sentence(k: usize) -> (String, String) {
@@ -61,16 +61,6 @@ fn train(src: &Path, tgt: &Path, out: &Path, extra: &[&str]) -> std::process::Co
     ];
     c.args(extra);
     c
-}
-
-/// The fields of each line of a TSV.
-#[cfg(feature = "neural")]
-fn rows(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
 }
 
 /// Train (one epoch, then a second by `--resume`), embed both sides, score with each score

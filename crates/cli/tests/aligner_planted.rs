@@ -10,7 +10,7 @@ use std::path::Path;
 use bitext_core::Rng;
 
 mod common;
-use common::{cli, succeed, write};
+use common::{cli, rows, succeed, write};
 
 /// Size of the toy vocabulary of each side: `a0 … a59` translate to `b0 … b59`.
 const WORDS: usize = 60;
@@ -59,15 +59,6 @@ fn data(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, Vec<[String; 4]>
         planted.push([ns, nt, a, b]);
     }
     (write(dir, "src.txt", s), write(dir, "tgt.txt", t), planted)
-}
-
-/// The fields of each line of a TSV.
-fn rows(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
 }
 
 #[test]

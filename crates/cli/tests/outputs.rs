@@ -7,12 +7,12 @@
 #![cfg(target_os = "linux")]
 
 use std::fs;
-use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, symlink};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::symlink;
+use std::path::Path;
 use std::process::Stdio;
 
 use bitext_core::io::raw::{self, RawDtype};
+use bitext_testkit::files::{drain, fifo, names, received};
 
 mod common;
 use common::{cli, fail, succeed, write};
@@ -36,59 +36,6 @@ fn score(input: &Path, output: &Path) -> std::process::Command {
         "--output",
         output
     ]
-}
-
-/// A FIFO at `dir/name`, made by `mkfifo`.
-fn fifo(dir: &Path, name: &str) -> PathBuf {
-    let p = dir.join(name);
-    let ok = std::process::Command::new("mkfifo")
-        .arg(&p)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "mkfifo {}", p.display());
-    p
-}
-
-/// Everything a reader of the FIFO `p` receives, read on another thread.
-fn drain(p: &Path) -> std::thread::JoinHandle<Vec<u8>> {
-    let p = p.to_path_buf();
-    std::thread::spawn(move || {
-        let mut got = Vec::new();
-        fs::File::open(p).unwrap().read_to_end(&mut got).unwrap();
-        got
-    })
-}
-
-/// Linux's `O_NONBLOCK` (the same on x86-64 and AArch64).
-const O_NONBLOCK: i32 = 0o4000;
-
-/// What the reader of the FIFO `p` received, once the command is over. The FIFO is checked
-/// first (a FIFO replaced by a file would leave the reader waiting), then opened for writing
-/// without waiting and closed, so that a reader still waiting for a writer (a run that failed
-/// before it opened its output) sees the end; with no reader left, that open fails at once.
-fn received(p: &Path, reader: std::thread::JoinHandle<Vec<u8>>) -> Vec<u8> {
-    let kind = fs::symlink_metadata(p).unwrap().file_type();
-    assert!(
-        kind.is_fifo(),
-        "{} is no longer a FIFO: {kind:?}",
-        p.display()
-    );
-    let _ = fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(O_NONBLOCK)
-        .open(p);
-    reader.join().unwrap()
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! seeded data ([`data`]): planted neighbours and translations, a learnable parallel text and its
 //! lexicon, sample texts. [`needs`]: the one way for a test to say that it ran or skipped for
 //! want of something outside the workspace or the CPU (counted and shown by `cargo xtask ci`).
+//! [`files`]: FIFOs and their readers, for the tests of outputs that are not regular files.
 //!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
 //! implementation and the check (`exact_owned::matches_the_reference`). The checks are public
@@ -37,6 +38,7 @@
 pub mod both;
 pub mod data;
 pub mod encoder;
+pub mod files;
 pub mod knn;
 pub mod needs;
 mod reference;

@@ -69,6 +69,15 @@ pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     p
 }
 
+/// The tab-separated fields of each line of a text file.
+pub fn rows(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
 /// Write `e` as a raw little-endian `f32` file `dir/name` and return the path.
 pub fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
     let p = dir.join(name);
