@@ -293,7 +293,7 @@ fn test_step(steps: &mut Steps) -> Result<()> {
     )?;
     let mut groups = crate::report::read(&report)?;
     crate::report::expect_installed(&mut groups);
-    for line in crate::report::rows(&groups) {
+    for line in crate::report::rows(&groups, "on this CPU") {
         steps.note(&line);
     }
     steps.note(
@@ -324,7 +324,8 @@ fn aarch64_step(steps: &mut Steps) -> Result<()> {
         NAME,
         crate::cross::knn_tests().env(crate::report::REPORT_VAR, &report),
     )?;
-    for line in crate::report::rows(&crate::report::read(&report)?) {
+    let groups = crate::report::read(&report)?;
+    for line in crate::report::rows(&groups, "under qemu-aarch64") {
         steps.note(&line);
     }
     Ok(())

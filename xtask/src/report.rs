@@ -94,8 +94,8 @@ pub(crate) fn read(path: &Path) -> Result<BTreeMap<String, Group>> {
 }
 
 /// The step table's lines: one per group (dependencies first, then kernels), then the kernels
-/// that ran on this CPU.
-pub(crate) fn rows(groups: &BTreeMap<String, Group>) -> Vec<String> {
+/// that ran at `place` (on this CPU, under an emulator).
+pub(crate) fn rows(groups: &BTreeMap<String, Group>, place: &str) -> Vec<String> {
     let line = |name: &str, g: &Group| {
         let mut s = format!("{name}: {} run, {} skipped", g.ran, g.skipped);
         if g.ran + g.skipped == 0 {
@@ -117,7 +117,7 @@ pub(crate) fn rows(groups: &BTreeMap<String, Group>) -> Vec<String> {
         .collect();
     if !kernels.is_empty() {
         out.push(format!(
-            "kNN kernels run on this CPU: {}",
+            "kNN kernels run {place}: {}",
             if ran.is_empty() {
                 "none".to_string()
             } else {
@@ -170,7 +170,7 @@ mod tests {
             }
         );
         assert_eq!(
-            rows(&g),
+            rows(&g, "on this CPU"),
             [
                 "ONNX Runtime: 1 run, 2 skipped (no lib)",
                 "USE-M graph: 0 run, 0 skipped (no test reached it)",
