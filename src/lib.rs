@@ -16,11 +16,16 @@
 //! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, calibration, word translation |
 //! | [`shard`] | `bitext-shard` | sharded, resumable mining: plans and their steps |
 //! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, shared-decoder autoencoder, word-alignment BiLSTM, MLP similarity, training loop |
+//! | `onnx` (feature `onnx`) | `bitext-onnx` | pretrained encoders as ONNX graphs, run by ONNX Runtime |
 //!
-//! Pretrained ONNX encoders (`bitext-onnx`) are not re-exported: depend on that crate.
+//! [`build`] is the one place that builds every spec (encoders, scorers, neural models) into
+//! its implementation, with what this build's features allow.
 //!
 //! Features: `sentencepiece` (sentencepiece models and subword training, C++), `faiss` (the
-//! faiss kNN backend, C++), `neural` (the burn models; without it nothing here compiles burn).
+//! faiss kNN backend, C++), `neural` (the burn models; without it nothing here compiles burn),
+//! `onnx` (ONNX Runtime, loaded at run time).
+
+pub mod build;
 
 pub use bitext_core as core;
 pub use bitext_encode as encode;
@@ -30,6 +35,8 @@ pub use bitext_lexical as lexical;
 pub use bitext_mine as mine;
 #[cfg(feature = "neural")]
 pub use bitext_neural as neural;
+#[cfg(feature = "onnx")]
+pub use bitext_onnx as onnx;
 pub use bitext_shard as shard;
 pub use bitext_similarity as similarity;
 pub use bitext_tokenize as tokenize;

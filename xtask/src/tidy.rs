@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::project_root;
 
+mod specs;
 mod writes;
 
 /// Longest a source file may grow before it must be split by role.

@@ -66,13 +66,13 @@ pub(crate) enum Backend {
 }
 
 impl Backend {
-    /// The name `BackendSpec::parse` takes.
-    pub(crate) fn name(self) -> &'static str {
+    /// The backend of a model spec.
+    pub(crate) fn spec(self) -> bitext_encode::Backend {
         match self {
-            Backend::Flex => "flex",
-            Backend::Ndarray => "ndarray",
-            Backend::Wgpu => "wgpu",
-            Backend::Cuda => "cuda",
+            Backend::Flex => bitext_encode::Backend::Flex,
+            Backend::Ndarray => bitext_encode::Backend::Ndarray,
+            Backend::Wgpu => bitext_encode::Backend::Wgpu,
+            Backend::Cuda => bitext_encode::Backend::Cuda,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The `bitext` command-line tool. Each subcommand lives in its own module under `cmd/`; this
 //! file only parses arguments and reports errors.
 
+mod build;
 mod cmd;
 mod index;
 mod input;

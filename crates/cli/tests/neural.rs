@@ -479,7 +479,7 @@ fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
             ],
         ),
         (
-            "`bitext embed --model`",
+            "the neural model",
             vec![
                 "embed".into(),
                 "--model".into(),
@@ -491,7 +491,7 @@ fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
             ],
         ),
         (
-            "`bitext score --model`",
+            "the neural model",
             vec![
                 "score".into(),
                 "--model".into(),

@@ -37,4 +37,4 @@ pub use encoder::{SentenceEncoder, Side};
 pub use error::{Error, Result};
 pub use idf::Idf;
 pub use onnx_spec::{BatchOrder, OnnxSpec, Pooling};
-pub use spec::{BowSpec, EncoderSpec, ModelSpec};
+pub use spec::{Backend, BowSpec, EncoderSpec, ModelSpec};

@@ -34,8 +34,68 @@ use crate::error::{Error, Result};
 use crate::idf::Idf;
 use crate::onnx_spec::OnnxSpec;
 
-/// Backend of a neural model when the spec names none.
-const DEFAULT_BACKEND: &str = "flex";
+/// The burn backend a neural model runs on, serialised by name (`"flex"`); `cpu` and `gpu` are
+/// read as `flex` and `wgpu`. Which of them a build can run is `bitext-neural`'s features'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Backend {
+    /// burn's Flex CPU backend (the default).
+    #[default]
+    #[serde(alias = "cpu")]
+    Flex,
+    /// burn-ndarray (CPU).
+    Ndarray,
+    /// wgpu (Vulkan, Metal, DX12, GL).
+    #[serde(alias = "gpu")]
+    Wgpu,
+    /// CUDA (NVIDIA GPUs).
+    Cuda,
+}
+
+impl Backend {
+    /// Every backend, in this order.
+    pub const ALL: [Backend; 4] = [
+        Backend::Flex,
+        Backend::Ndarray,
+        Backend::Wgpu,
+        Backend::Cuda,
+    ];
+
+    /// The backend's name (`flex`, `ndarray`, `wgpu`, `cuda`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Flex => "flex",
+            Backend::Ndarray => "ndarray",
+            Backend::Wgpu => "wgpu",
+            Backend::Cuda => "cuda",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Backend {
+    type Err = Error;
+
+    /// A backend by name (case-insensitive; `cpu` is `flex`, `gpu` is `wgpu`).
+    fn from_str(name: &str) -> Result<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "flex" | "cpu" => Ok(Backend::Flex),
+            "ndarray" => Ok(Backend::Ndarray),
+            "wgpu" | "gpu" => Ok(Backend::Wgpu),
+            "cuda" => Ok(Backend::Cuda),
+            other => Err(Error::Invalid(format!(
+                "unknown backend {other:?} (expected flex, ndarray, wgpu or cuda)"
+            ))),
+        }
+    }
+}
 
 /// Which sentence encoder to use, with its parameters.
 ///
@@ -80,10 +140,10 @@ pub enum EncoderSpec {
 pub struct ModelSpec {
     /// The model directory (written by `bitext train`).
     pub dir: PathBuf,
-    /// The burn backend (`flex`, `ndarray`, `wgpu`; the last two need cargo features of
+    /// The burn backend (`ndarray`, `wgpu` and `cuda` need cargo features of
     /// `bitext-neural`).
-    #[serde(default = "default_backend")]
-    pub backend: String,
+    #[serde(default)]
+    pub backend: Backend,
 }
 
 impl ModelSpec {
@@ -92,20 +152,19 @@ impl ModelSpec {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         ModelSpec {
             dir: dir.into(),
-            backend: default_backend(),
+            backend: Backend::Flex,
         }
     }
 
-    /// Check that the directory and backend are named.
+    /// Check that the directory is named.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for an empty directory or backend name.
+    /// [`Error::Invalid`] for an empty directory.
     pub fn check(&self) -> Result<()> {
-        if self.dir.as_os_str().is_empty() || self.backend.trim().is_empty() {
-            return Err(Error::Invalid(format!(
-                "a model spec needs a directory and a backend, got {:?} and {:?}",
-                self.dir, self.backend
-            )));
+        if self.dir.as_os_str().is_empty() {
+            return Err(Error::Invalid(
+                "a model spec needs a directory, got an empty path".into(),
+            ));
         }
         Ok(())
     }
@@ -203,8 +262,22 @@ fn is_error(p: &NoKnownWord) -> bool {
     *p == NoKnownWord::Error
 }
 
-fn default_backend() -> String {
-    DEFAULT_BACKEND.into()
+impl From<BowSpec> for EncoderSpec {
+    fn from(b: BowSpec) -> Self {
+        EncoderSpec::Bow(b)
+    }
+}
+
+impl From<ModelSpec> for EncoderSpec {
+    fn from(m: ModelSpec) -> Self {
+        EncoderSpec::Model(m)
+    }
+}
+
+impl From<OnnxSpec> for EncoderSpec {
+    fn from(o: OnnxSpec) -> Self {
+        EncoderSpec::Onnx(o)
+    }
 }
 
 impl EncoderSpec {
@@ -219,6 +292,41 @@ impl EncoderSpec {
     #[must_use]
     pub fn model(dir: impl Into<PathBuf>) -> Self {
         EncoderSpec::Model(ModelSpec::new(dir))
+    }
+
+    /// The bag-of-words settings, when the spec is one.
+    #[must_use]
+    pub fn as_bow(&self) -> Option<&BowSpec> {
+        match self {
+            EncoderSpec::Bow(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The neural model, when the spec names one.
+    #[must_use]
+    pub fn as_model(&self) -> Option<&ModelSpec> {
+        match self {
+            EncoderSpec::Model(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The ONNX graph, when the spec names one.
+    #[must_use]
+    pub fn as_onnx(&self) -> Option<&OnnxSpec> {
+        match self {
+            EncoderSpec::Onnx(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Whether building the encoder reads the sentences it will encode: a bag of words counts
+    /// its IDF over them (unless its spec names a corpus) and reports its coverage of them, so
+    /// a caller builds it over the whole input; the other encoders stream.
+    #[must_use]
+    pub fn reads_input(&self) -> bool {
+        self.as_bow().is_some()
     }
 
     /// Check the parameters.

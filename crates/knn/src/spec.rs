@@ -300,17 +300,12 @@ impl IndexSpec {
             IndexSpec::Exact { metric, .. } => Ok(Box::new(
                 ExactIndex::over(vectors, *metric)?.with_params(self.exact_params())?,
             )),
-            IndexSpec::Faiss {
-                train_size, seed, ..
-            } => {
+            IndexSpec::Faiss { .. } => {
                 crate::check::vectors(vectors.dim(), vectors, "vectors to index")?;
                 let mut index = self.build_faiss(vectors.dim())?;
                 if index.needs_training() {
-                    match train_size.filter(|&n| n < vectors.len()) {
-                        Some(n) => {
-                            let mut rows =
-                                bitext_core::Rng::seed(*seed).sample_indices(vectors.len(), n);
-                            rows.sort_unstable();
+                    match self.training_rows(vectors.len()) {
+                        Some(rows) => {
                             let sample = bitext_core::Embeddings::from_rows(
                                 rows.iter().map(|&r| vectors.row(r)),
                                 vectors.dim(),
@@ -324,6 +319,25 @@ impl IndexSpec {
                 Ok(index)
             }
         }
+    }
+
+    /// The rows of `n` that an index needing training trains on: a seeded sample of
+    /// `train_size` of them, in order, when the spec asks for fewer than `n`; `None` for all.
+    #[must_use]
+    pub fn training_rows(&self, n: usize) -> Option<Vec<usize>> {
+        let IndexSpec::Faiss {
+            train_size: Some(size),
+            seed,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        (*size < n).then(|| {
+            let mut rows = bitext_core::Rng::seed(*seed).sample_indices(n, *size);
+            rows.sort_unstable();
+            rows
+        })
     }
 
     /// Load an index saved with [`KnnIndex::save`] and apply this spec's search parameters.

@@ -284,7 +284,22 @@ impl ScorerSpec {
     /// Whether the spec names a neural model (built only by `bitext-neural`).
     #[must_use]
     pub fn is_neural(&self) -> bool {
-        matches!(self, ScorerSpec::Model(_))
+        self.as_model().is_some()
+    }
+
+    /// The neural model, when the spec names one.
+    #[must_use]
+    pub fn as_model(&self) -> Option<&ModelSpec> {
+        match self {
+            ScorerSpec::Model(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether the spec is a margin (scored over kNN neighbourhoods of the whole corpus).
+    #[must_use]
+    pub fn is_margin(&self) -> bool {
+        matches!(self, ScorerSpec::Margin { .. })
     }
 
     /// Whether [`ScorerSpec::sentence_scorers`] needs reference sentences for the IDF.

@@ -37,6 +37,17 @@ pub enum BackendSpec {
     Cuda,
 }
 
+impl From<bitext_encode::Backend> for BackendSpec {
+    fn from(b: bitext_encode::Backend) -> Self {
+        match b {
+            bitext_encode::Backend::Ndarray => Self::Ndarray,
+            bitext_encode::Backend::Wgpu => Self::Wgpu,
+            bitext_encode::Backend::Cuda => Self::Cuda,
+            _ => Self::Flex,
+        }
+    }
+}
+
 impl BackendSpec {
     /// Parse a backend name as given on a command line (`flex`, `ndarray`, `wgpu`, `cuda`).
     ///

@@ -53,9 +53,8 @@
 //!   entities first), word vocabularies built from training text.
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019), a `PairScorer` over the vectors of any
 //!   `spec::ModelEncoder`.
-//! - [`spec`]: encoders and scorers from their specs (`bitext_encode::EncoderSpec`, the
-//!   `ModelSpec` of a scorer spec): [`spec::build_encoder`] builds every encoder variant,
-//!   [`spec::NeuralModel`] loads a model directory as an encoder or a scorer.
+//! - [`spec`]: [`spec::NeuralModel`] loads the model directory a `bitext_encode::ModelSpec`
+//!   names as an encoder or a scorer (`bitext::build` calls it for `model:DIR` specs).
 //!
 //! `backend::tune_allocator` makes glibc reuse freed large blocks instead of returning them:
 //! neural training runs about 20% faster, and the process keeps its peak memory until it exits.

@@ -1,21 +1,14 @@
-//! Building encoders and scorers from their specs where the neural models are: [`build_encoder`]
-//! handles every [`EncoderSpec`] (the bag of words through `bitext-encode`, a model directory
-//! here), and [`NeuralModel::load`] loads the [`ModelSpec`] of an encoder spec or of
-//! `bitext_mine::ScorerSpec::Model` (the miner cannot depend on this crate, so its callers hand
-//! the model spec over) as a sentence encoder or a scorer of sentence pairs.
+//! Neural models from their specs: [`NeuralModel::load`] loads the [`ModelSpec`] of an encoder
+//! spec or of `bitext_mine::ScorerSpec::Model` as a sentence encoder or a scorer of sentence
+//! pairs. Which spec names which model is decided once, by `bitext::build` (the facade), which
+//! calls this for `model:DIR`.
 //!
 //! ```
-//! use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
+//! use bitext_encode::ModelSpec;
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let vec = dir.path().join("w.vec");
-//! std::fs::write(&vec, "2 2\nhaus 1 0\nkatze 0 1\n")?;
-//! let spec: EncoderSpec = format!("bow:{}", vec.display()).parse()?;
-//! let enc = bitext_neural::spec::build_encoder(&spec, None::<&[&str]>)?;
-//! assert_eq!(enc.encode(Side::Source, &["Haus"])?.row(0), [1.0, 0.0]);
 //! // A directory that holds no model is an error naming it.
-//! let model: EncoderSpec = format!("model:{}", dir.path().display()).parse()?;
-//! let err = bitext_neural::spec::build_encoder(&model, None::<&[&str]>).err().unwrap();
+//! let err = bitext_neural::spec::NeuralModel::load(&ModelSpec::new(dir.path())).err().unwrap();
 //! assert!(err.to_string().contains(&dir.path().display().to_string()));
 //! # Ok(())
 //! # }
@@ -24,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use bitext_core::Embeddings;
-use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
+use bitext_encode::{ModelSpec, SentenceEncoder, Side};
 use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
 
 use crate::aligner::AlignerModel;
@@ -33,22 +26,6 @@ use crate::backend::BackendSpec;
 use crate::error::{Error, Result};
 use crate::mlp::{Mlp, MlpScorer, load_mlp};
 use crate::siamese::{SiameseEncoder, SiameseScorer, model_kind};
-
-/// Build the encoder of any [`EncoderSpec`]: `bow` by [`EncoderSpec::build`] (IDF over
-/// `idf_reference` when the spec names no corpus), `model` by loading the directory
-/// ([`NeuralModel::load`]; an MLP contributes its encoder).
-///
-/// # Errors
-/// As [`EncoderSpec::build`] and [`NeuralModel::load`].
-pub fn build_encoder<S: AsRef<str>>(
-    spec: &EncoderSpec,
-    idf_reference: Option<&[S]>,
-) -> bitext_encode::Result<Box<dyn SentenceEncoder>> {
-    match spec {
-        EncoderSpec::Model(m) => Ok(Box::new(NeuralModel::load(m)?.into_encoder())),
-        other => other.build(idf_reference),
-    }
-}
 
 /// The sentence encoder of a trained model directory: the siamese classifier's encoder or the
 /// autoencoder's two encoders.
@@ -155,7 +132,7 @@ impl NeuralModel {
     pub fn load(spec: &ModelSpec) -> Result<Self> {
         spec.check()
             .map_err(|e| Error::Config(format!("model spec: {e}")))?;
-        let backend = BackendSpec::parse(&spec.backend)?;
+        let backend = BackendSpec::from(spec.backend);
         let dir = spec.dir.as_path();
         match model_kind(dir)?.as_str() {
             "siamese" | "autoencoder" | "aligner" => Ok(match ModelEncoder::load(dir, backend)? {

@@ -8,7 +8,7 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::siamese::{
     SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, train_siamese,
 };
-use bitext_neural::spec::{NeuralModel, build_encoder};
+use bitext_neural::spec::NeuralModel;
 use bitext_neural::text::{TextCorpus, WordVocabConfig};
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
@@ -56,7 +56,9 @@ fn model_specs_build_the_loaded_siamese_model() {
     let hand = SiameseEncoder::load(dir.path(), BackendSpec::Flex).unwrap();
 
     let spec: EncoderSpec = format!("model:{}", dir.path().display()).parse().unwrap();
-    let enc = build_encoder(&spec, None::<&[&str]>).unwrap();
+    let enc = NeuralModel::load(spec.as_model().unwrap())
+        .unwrap()
+        .into_encoder();
     for (side, text) in [(Side::Source, &s), (Side::Target, &t)] {
         assert_eq!(
             enc.encode(side, text).unwrap(),
@@ -81,10 +83,11 @@ fn bad_model_specs_name_the_directory() {
         e.to_string().contains(&dir.path().display().to_string()),
         "{e}"
     );
-    let bad_backend = ModelSpec {
-        backend: "tpu".into(),
-        ..ModelSpec::new(dir.path())
-    };
-    let e = NeuralModel::load(&bad_backend).unwrap_err();
+    // An unknown backend is refused when the spec is read, naming it.
+    let e = serde_json::from_str::<ModelSpec>(r#"{"dir": "m", "backend": "tpu"}"#).unwrap_err();
     assert!(e.to_string().contains("tpu"), "{e}");
+    let e = "tpu".parse::<bitext_encode::Backend>().unwrap_err();
+    assert!(e.to_string().contains("tpu"), "{e}");
+    let cpu: ModelSpec = serde_json::from_str(r#"{"dir": "m", "backend": "cpu"}"#).unwrap();
+    assert_eq!(cpu.backend, bitext_encode::Backend::Flex);
 }

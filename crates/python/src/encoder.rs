@@ -1,7 +1,7 @@
-//! `Encoder`: any sentence encoder of an `EncoderSpec`, as `bitext embed --encoder` builds it:
-//! a bag of words (`bow:FILE` or JSON), a trained neural model (`model:DIR`, feature `neural`)
-//! or a pretrained ONNX graph (`onnx:FILE`, feature `onnx`; ONNX Runtime found at run time as
-//! for the CLI, e.g. `BITEXT_ONNXRUNTIME`).
+//! `Encoder`: any sentence encoder of an `EncoderSpec`, built by `bitext::build` as `bitext
+//! embed --encoder` builds it: a bag of words (`bow:FILE` or JSON), a trained neural model
+//! (`model:DIR`, feature `neural`) or a pretrained ONNX graph (`onnx:FILE`, feature `onnx`;
+//! ONNX Runtime found at run time as for the CLI, e.g. `BITEXT_ONNXRUNTIME`).
 
 use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
 use numpy::PyArray2;
@@ -19,37 +19,7 @@ pub(crate) struct Encoder {
 }
 
 fn build(spec: &EncoderSpec, reference: Option<&[String]>) -> PyResult<Box<dyn SentenceEncoder>> {
-    match spec {
-        EncoderSpec::Model(_) => neural(spec),
-        EncoderSpec::Onnx(o) => onnx(o),
-        _ => Ok(Box::new(spec.build_bow(reference).or_raise()?)),
-    }
-}
-
-#[cfg(feature = "neural")]
-fn neural(spec: &EncoderSpec) -> PyResult<Box<dyn SentenceEncoder>> {
-    bitext_neural::spec::build_encoder(spec, None::<&[&str]>).or_raise()
-}
-
-#[cfg(not(feature = "neural"))]
-fn neural(_: &EncoderSpec) -> PyResult<Box<dyn SentenceEncoder>> {
-    Err(invalid(
-        "this bitext module was built without the neural models (cargo feature `neural` of \
-         bitext-python)",
-    ))
-}
-
-#[cfg(feature = "onnx")]
-fn onnx(spec: &bitext_encode::OnnxSpec) -> PyResult<Box<dyn SentenceEncoder>> {
-    Ok(Box::new(bitext_onnx::OnnxEncoder::load(spec).or_raise()?))
-}
-
-#[cfg(not(feature = "onnx"))]
-fn onnx(_: &bitext_encode::OnnxSpec) -> PyResult<Box<dyn SentenceEncoder>> {
-    Err(invalid(
-        "this bitext module was built without ONNX support (cargo feature `onnx` of \
-         bitext-python)",
-    ))
+    bitext::build::encoder(spec, reference).or_raise()
 }
 
 #[pymethods]

@@ -100,7 +100,7 @@ impl FilterPlan {
     ) -> Result<FilterPlan> {
         let r = recipe;
         r.scorer.check()?;
-        if matches!(r.scorer, ScorerSpec::Margin { .. }) || r.scorer.needs_reference() {
+        if r.scorer.is_margin() || r.scorer.needs_reference() {
             return Err(Error::Invalid(
                 "a sharded filter scores each line from that line alone: margins (which search \
                  the whole corpus) and an EMD whose IDF is counted over the input (give it IDF \

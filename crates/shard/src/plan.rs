@@ -478,7 +478,7 @@ impl Plan {
             ));
         }
         encoder.check()?;
-        if let EncoderSpec::Bow(b) = encoder
+        if let Some(b) = encoder.as_bow()
             && b.weighting == Weighting::TfIdf
             && b.idf_corpus.is_none()
         {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use bitext_knn::{IndexSpec, KnnIndex, Neighbors};
+use bitext_knn::{KnnIndex, Neighbors};
 use bitext_mine::{ScoredCandidates, ScoredPair};
 use bitext_similarity::{Margin, neighbourhood_means};
 
@@ -108,20 +108,12 @@ fn train_index(c: &Ctx<'_>, side: Side, out: &Path) -> Result<()> {
     let m = p.open()?;
     let mut index = c.plan.spec.index.build(p.dim)?;
     if index.needs_training() {
-        let (size, seed) = match &c.plan.spec.index {
-            IndexSpec::Faiss {
-                train_size, seed, ..
-            } => (*train_size, *seed),
-            _ => (None, 0),
-        };
-        let rows: Vec<usize> = match size.filter(|&n| n < p.rows) {
-            Some(n) => {
-                let mut r = bitext_core::Rng::seed(seed).sample_indices(p.rows, n);
-                r.sort_unstable();
-                r
-            }
-            None => (0..p.rows).collect(),
-        };
+        let rows = c
+            .plan
+            .spec
+            .index
+            .training_rows(p.rows)
+            .unwrap_or_else(|| (0..p.rows).collect());
         index.train(gather(&m, p.dim, &rows, p.unit)?.view())?;
     }
     save_index(&*index, out)

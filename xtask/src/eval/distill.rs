@@ -17,10 +17,6 @@ use bitext::core::Embeddings;
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext::similarity::MarginFunction;
-use bitext_neural::aligner::AlignerModel;
-use bitext_neural::autoencoder::AutoencoderEncoder;
-use bitext_neural::backend::BackendSpec;
-use bitext_neural::siamese::SiameseEncoder;
 use bitext_neural::train::TrainerState;
 use bitext_onnx::OnnxEncoder;
 
@@ -47,13 +43,13 @@ const STUDENTS: [(&str, &str, &str, &str, &str); 2] = [
     ),
 ];
 
-/// A model directory of `family` as an encoder.
-pub(super) fn load(family: &str, dir: &std::path::Path) -> Result<Box<dyn SentenceEncoder>> {
-    Ok(match family {
-        "siamese" => Box::new(SiameseEncoder::load(dir, BackendSpec::Flex)?),
-        "aligner" => Box::new(AlignerModel::load(dir, BackendSpec::Flex)?),
-        _ => Box::new(AutoencoderEncoder::load(dir, BackendSpec::Flex)?),
-    })
+/// A trained model directory as an encoder (its `model.json` says which family), built by
+/// `bitext::build` as `model:DIR` is everywhere.
+pub(super) fn load(dir: &std::path::Path) -> Result<Box<dyn SentenceEncoder>> {
+    Ok(bitext::build::encoder(
+        &bitext::encode::EncoderSpec::model(dir),
+        None::<&[&str]>,
+    )?)
 }
 
 /// What is measured of every encoder.
@@ -207,14 +203,14 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     for ((family, trained), (_, recipe_name, _, plain_dir, plain_recipe)) in
         students.iter().zip(STUDENTS)
     {
-        let student = load(family, &trained.dir)?;
+        let student = load(&trained.dir)?;
         rows.push(measure(
             ctx,
             &bucc,
             &format!("{family} student: `{recipe_name}`"),
             &*student,
         )?);
-        match load(family, &out_dir(plain_dir)) {
+        match load(&out_dir(plain_dir)) {
             Ok(enc) => rows.push(measure(
                 ctx,
                 &bucc,

@@ -69,7 +69,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Some(aligner::LONG_R),
         Some(aligner::LONG_MINUTES),
     );
-    match load("aligner", &out_dir(&long)) {
+    match load(&out_dir(&long)) {
         Ok(enc) => rows.push(measure(
             ctx,
             &bucc,

@@ -145,7 +145,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     )?;
     let mut encoders = Vec::new();
     for ((name, what, _), t) in runs.iter().zip(&trained) {
-        encoders.push((*name, format!("{name}: {what}"), load("siamese", &t.dir)?));
+        encoders.push((*name, format!("{name}: {what}"), load(&t.dir)?));
     }
     // The bag the students start from: the mean of the same subword vectors, no training.
     let bag: Box<dyn SentenceEncoder> = Box::new(super::bucc_bow::pieces_encoder(ctx)?);

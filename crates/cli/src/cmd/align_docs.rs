@@ -165,7 +165,7 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
         _ => bail!("give --src-text and --tgt-text, or --docs"),
     };
     super::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;
-    let enc = crate::cmd::embed::sentence_encoder(&a.encoder)?;
+    let enc = crate::build::encoder(&a.encoder, None::<&[&str]>)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs)
         .build()

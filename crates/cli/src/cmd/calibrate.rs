@@ -134,7 +134,7 @@ fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
         .into_iter()
         .copied()
         .collect();
-    let build = crate::cmd::score::sentence_scorers(spec, || Ok((src.clone(), tgt.clone())))?;
+    let build = crate::build::batch_scorers(spec, || Ok((src.clone(), tgt.clone())))?;
     let scorer = build(&test_src, &targets).with_context(|| path.display().to_string())?;
     let pairs = if a.product {
         NoisyPairs::Product

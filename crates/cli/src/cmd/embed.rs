@@ -120,7 +120,8 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     super::check_outputs([Some(a.output.as_path()), a.unknown_list.as_deref()])?;
     let spec = encoder_spec(a)?;
     check_embeddings_output(&a.output, a.fp16)?;
-    if let Some(encoder) = streaming_encoder(&spec)? {
+    if !spec.reads_input() {
+        let encoder = crate::build::encoder(&spec, None::<&[&str]>)?;
         let side = Side::from(a.side);
         let (rows, secs) = encode_streaming(
             &*encoder,
@@ -141,7 +142,8 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     }
     let input = Sentences::read(&a.input, a.text_format)
         .with_context(|| format!("reading {}", a.input.display()))?;
-    // The bag of words (every other encoder streamed above): its IDF is counted over the input.
+    // The bag of words (every other encoder streamed above): its IDF is counted over the input,
+    // and its coverage of the input reported.
     let encoder = spec.build_bow(Some(&input.sentences))?;
     let side = Side::from(a.side);
     let bar = progress_bar(input.len(), "embedding", a.quiet);
@@ -277,26 +279,6 @@ fn encode_streaming(
     Ok((w.finish()?, secs))
 }
 
-/// The encoder of any spec, for sentences that come in batches (`score --encoder`): a bag of
-/// words is built without a reference corpus (TF-IDF weighting then needs the spec's
-/// `idf_corpus`).
-pub(crate) fn sentence_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
-    match streaming_encoder(spec)? {
-        Some(e) => Ok(e),
-        None => Ok(Box::new(spec.build_bow(None::<&[&str]>)?)),
-    }
-}
-
-/// The encoder of a spec that is not a bag of words (which needs its input for the IDF and
-/// reports coverage, so it is built over the input in memory); `None` for a bag of words.
-fn streaming_encoder(spec: &EncoderSpec) -> Result<Option<Box<dyn SentenceEncoder>>> {
-    match spec {
-        EncoderSpec::Onnx(o) => Ok(Some(onnx_encoder(o)?)),
-        EncoderSpec::Model(_) => Ok(Some(neural_encoder(spec)?)),
-        _ => Ok(None),
-    }
-}
-
 /// Embed the sentences of `text` with `spec` into `out` (`.npy` by extension, raw f32
 /// otherwise), written as `bitext embed` writes them, unless `out` was made earlier by the same
 /// spec, for the same side, from the same text: a sidecar `OUT.encoder` records the spec, the
@@ -347,13 +329,14 @@ pub(crate) fn embed_cached(
         return Ok(());
     }
     check_embeddings_output(out, false)?;
-    let (rows, dim, secs) = match streaming_encoder(spec)? {
-        Some(encoder) => {
+    let (rows, dim, secs) = match spec.reads_input() {
+        false => {
+            let encoder = crate::build::encoder(spec, None::<&[&str]>)?;
             let (rows, secs) =
                 encode_streaming(&*encoder, text, format, side, (out, false), quiet)?;
             (rows, encoder.dim(), secs)
         }
-        None => {
+        true => {
             let input = Sentences::read(text, format)
                 .with_context(|| format!("reading {}", text.display()))?;
             let encoder = spec.build_bow(Some(&input.sentences))?;
@@ -388,11 +371,11 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
         return Ok(spec.clone());
     }
     Ok(match (&a.model, &a.vectors) {
-        (Some(dir), _) => EncoderSpec::Model(ModelSpec {
+        (Some(dir), _) => EncoderSpec::from(ModelSpec {
             dir: dir.clone(),
-            backend: a.backend.name().to_string(),
+            backend: a.backend.spec(),
         }),
-        (None, Some(vectors)) => EncoderSpec::Bow(BowSpec {
+        (None, Some(vectors)) => EncoderSpec::from(BowSpec {
             max_words: a.max_words,
             lowercase: !a.keep_case,
             pieces: a.spm.as_ref().map(|model| TokenizerSpec::Sentencepiece {
@@ -416,34 +399,6 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
     })
 }
 
-/// The encoder of a trained neural model (loaded by `bitext-neural`).
-#[cfg(feature = "neural")]
-fn neural_encoder(spec: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
-    crate::cmd::neural::start_neural_command();
-    Ok(bitext_neural::spec::build_encoder(spec, None::<&[&str]>)?)
-}
-
-/// The encoder of a pretrained ONNX graph (run by `bitext-onnx`).
-#[cfg(feature = "onnx")]
-fn onnx_encoder(spec: &bitext_encode::OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
-    Ok(Box::new(bitext_onnx::OnnxEncoder::load(spec)?))
-}
-
-/// `--encoder onnx:…` in a binary without ONNX support.
-#[cfg(not(feature = "onnx"))]
-fn onnx_encoder(spec: &bitext_encode::OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
-    bail!(
-        "{}: this bitext was built without ONNX support (cargo feature `onnx` of bitext-cli)",
-        spec.model.display()
-    )
-}
-
-/// `--model` in a binary without the neural models: the error that says how to get them.
-#[cfg(not(feature = "neural"))]
-fn neural_encoder(_: &EncoderSpec) -> Result<Box<dyn SentenceEncoder>> {
-    Err(crate::cmd::neural_unavailable("`bitext embed --model`"))
-}
-
 /// The error of a sentence without a known word, naming its line (`offset`: the sentences
 /// before the chunk).
 fn no_known_word(
@@ -452,12 +407,12 @@ fn no_known_word(
     offset: usize,
     e: bitext_encode::Error,
 ) -> anyhow::Error {
-    match (e, spec) {
+    match (e, spec.as_bow()) {
         (
             bitext_encode::Error::NoKnownWord {
                 index, sentence, ..
             },
-            EncoderSpec::Bow(b),
+            Some(b),
         ) => {
             anyhow::anyhow!(
                 "{}:{}: no word of the sentence is in the vocabulary of {} (use \

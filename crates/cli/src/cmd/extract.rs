@@ -12,7 +12,7 @@ use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
 use crate::cmd::mine::Output;
-use crate::cmd::score::{LengthUnitArg, ModelArgs, sentence_scorers};
+use crate::cmd::score::{LengthUnitArg, ModelArgs};
 use crate::index::SearchArgs;
 use crate::input::{Labels, OptionalEmbeddingArgs, Sentences, TextFormat};
 
@@ -124,7 +124,7 @@ pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
     let tgt = Sentences::read(&a.tgt, a.text_format)?;
     let candidates = candidates(a, &src, &tgt)?;
     let (s, t) = (src.sentences.clone(), tgt.sentences.clone());
-    let build = sentence_scorers(&spec, move || Ok((s, t)))?;
+    let build = crate::build::batch_scorers(&spec, move || Ok((s, t)))?;
     let ss: Vec<&str> = src.sentences.iter().map(String::as_str).collect();
     let ts: Vec<&str> = tgt.sentences.iter().map(String::as_str).collect();
     let scorer = build(&ss, &ts)

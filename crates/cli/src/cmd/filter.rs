@@ -13,7 +13,7 @@ use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
-use crate::cmd::score::{EmdArgs, LengthUnitArg, ModelArgs, read_columns, sentence_scorers};
+use crate::cmd::score::{EmdArgs, LengthUnitArg, ModelArgs, read_columns};
 use crate::index::SearchArgs;
 use crate::input::{CalibrationArgs, ColumnArgs, OptionalEmbeddingArgs};
 
@@ -209,7 +209,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     if let Some(encoder) = &a.encoder {
         // The TSV's columns, encoded in memory (as the scorers of sentences read them).
         let (src, tgt) = read_columns(&a.input, cols.0, cols.1)?;
-        let enc = crate::cmd::embed::sentence_encoder(encoder)?;
+        let enc = crate::build::encoder(encoder, None::<&[&str]>)?;
         let encode = |side: bitext_encode::Side, s: &[String]| -> Result<bitext_core::Embeddings> {
             let refs: Vec<&str> = s.iter().map(String::as_str).collect();
             enc.encode(side, &refs)
@@ -275,7 +275,7 @@ fn filter_sentences(
 ) -> Result<()> {
     let (src, tgt) = read_columns(&a.input, src_col, tgt_col)?;
     let (s, t) = (src.clone(), tgt.clone());
-    let build = sentence_scorers(spec, move || Ok((s, t)))?;
+    let build = crate::build::batch_scorers(spec, move || Ok((s, t)))?;
     let src: Vec<&str> = src.iter().map(String::as_str).collect();
     let tgt: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let scorer = build(&src, &tgt).with_context(|| format!("scoring {}", a.input.display()))?;

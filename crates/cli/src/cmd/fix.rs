@@ -180,12 +180,12 @@ mod fixing {
         };
         let reranker = match &a.rerank_encoder {
             Some(spec) => Some(
-                crate::cmd::embed::sentence_encoder(spec)
+                crate::build::encoder(spec, None::<&[&str]>)
                     .context("loading the --rerank-encoder")?,
             ),
             None => None,
         };
-        let model = AlignerModel::load(&a.model, BackendSpec::parse(a.backend.name())?)
+        let model = AlignerModel::load(&a.model, BackendSpec::from(a.backend.spec()))
             .with_context(|| format!("loading the aligner {}", a.model.display()))?;
         // Which sides' tokens are sentencepiece pieces (one tokenizer for both sides when the
         // model has no target tokenizer).

@@ -17,6 +17,7 @@ use bitext_similarity::PairScorer;
 use bitext_transport::sentence::{OovPolicy, SentenceConfig};
 use clap::{Args, ValueEnum};
 
+use crate::build::BatchScorers;
 use crate::input::{CalibrationArgs, ColumnArgs};
 
 /// Which scorer computes the score column.
@@ -149,7 +150,7 @@ impl ModelArgs {
         } else {
             ScorerSpec::Model(ModelSpec {
                 dir,
-                backend: self.backend.name().to_string(),
+                backend: self.backend.spec(),
             })
         })
     }
@@ -261,41 +262,6 @@ pub(crate) enum Oov {
     Match,
 }
 
-/// Builds the scorer of each batch of (source, target) sentences.
-pub(crate) type Scorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
-
-/// The cosine of an encoder's two vectors of each pair, over vectors it owns (one batch).
-struct EncodedPairs {
-    src: bitext_core::Embeddings,
-    tgt: bitext_core::Embeddings,
-}
-
-impl PairScorer for EncodedPairs {
-    fn sizes(&self) -> (usize, usize) {
-        (self.src.len(), self.tgt.len())
-    }
-
-    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
-        bitext_similarity::EmbeddingScorer::new(
-            self.src.view(),
-            self.tgt.view(),
-            bitext_similarity::Measure::Cosine,
-        )?
-        .score_batch(pairs)
-    }
-}
-
-/// Scorers of `--encoder`: each batch's sentences encoded, each pair scored by the cosine.
-fn encoder_scorers(encoder: Box<dyn bitext_encode::SentenceEncoder>) -> Scorers {
-    use bitext_encode::Side;
-    Box::new(move |src: &[&str], tgt: &[&str]| {
-        Ok(Box::new(EncodedPairs {
-            src: encoder.encode(Side::Source, src)?,
-            tgt: encoder.encode(Side::Target, tgt)?,
-        }) as Box<dyn PairScorer>)
-    })
-}
-
 /// Builds the `--words` columns of each batch of (source, target) sentences: one string per
 /// pair, its columns joined by tabs.
 pub(crate) type WordColumns = Box<dyn Fn(&[&str], &[&str]) -> Result<Vec<String>>>;
@@ -314,26 +280,6 @@ fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
             unit: a.length_unit.unit(),
         },
     })
-}
-
-/// The builder of each batch's scorer for a spec that scores sentences: the EMD's word
-/// vectors and IDF (counted over `reference`, the input's own columns, unless the spec names
-/// reference files), an IBM-1 model or a neural model, loaded once.
-pub(crate) fn sentence_scorers(
-    spec: &ScorerSpec,
-    reference: impl FnOnce() -> Result<(Vec<String>, Vec<String>)>,
-) -> Result<Scorers> {
-    if let ScorerSpec::Model(m) = spec {
-        return neural_scorers(m);
-    }
-    spec.check()?;
-    let reference = if spec.needs_reference() {
-        Some(reference()?)
-    } else {
-        None
-    };
-    let built = spec.sentence_scorers(reference.as_ref().map(|(s, t)| (&s[..], &t[..])))?;
-    Ok(Box::new(move |src, tgt| Ok(built.build(src, tgt)?)))
 }
 
 /// The source and target columns (0-based) of a TSV. Standard input (`-`) is held in memory
@@ -356,20 +302,6 @@ pub(crate) fn read_columns(
     Ok((s, t))
 }
 
-/// The scorers of a trained neural model.
-#[cfg(feature = "neural")]
-fn neural_scorers(m: &ModelSpec) -> Result<Scorers> {
-    crate::cmd::neural::start_neural_command();
-    let model = bitext_neural::spec::NeuralModel::load(m)?;
-    Ok(Box::new(move |src, tgt| Ok(model.scorer(src, tgt)?)))
-}
-
-/// `--model` in a binary without the neural models: the error that says how to get them.
-#[cfg(not(feature = "neural"))]
-fn neural_scorers(_: &ModelSpec) -> Result<Scorers> {
-    Err(crate::cmd::neural_unavailable("`bitext score --model`"))
-}
-
 /// The scorers of an aligner (`--aligner-score`; `score`: its default when `None`) and, with
 /// `words`, the builder of its word columns; the model is loaded once for both.
 #[cfg(feature = "neural")]
@@ -377,14 +309,13 @@ fn aligner_scorers(
     m: &ModelSpec,
     score: Option<AlignerScore>,
     words: bool,
-) -> Result<(Scorers, Option<WordColumns>)> {
+) -> Result<(BatchScorers, Option<WordColumns>)> {
     use std::rc::Rc;
 
     use bitext_neural::spec::NeuralModel;
 
-    crate::cmd::neural::start_neural_command();
     let flag = if words { "--words" } else { "--aligner-score" };
-    let model = match NeuralModel::load(m)? {
+    let model = match crate::build::neural_model(m)? {
         NeuralModel::Aligner(a) => Rc::<bitext_neural::aligner::AlignerModel>::from(a),
         _ => bail!(
             "{flag} needs a word-alignment model (`bitext train aligner`), but {} holds a \
@@ -404,7 +335,7 @@ fn aligner_scorers(
         None => trained_head,
     };
     let scoring = Rc::clone(&model);
-    let scorers: Scorers = Box::new(move |src, tgt| Ok(scoring.scorer(src, tgt, semb)?));
+    let scorers: BatchScorers = Box::new(move |src, tgt| Ok(scoring.scorer(src, tgt, semb)?));
     let columns = words.then(|| -> WordColumns {
         Box::new(move |src, tgt| {
             let join = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(" ");
@@ -433,7 +364,7 @@ fn aligner_scorers(
     _: &ModelSpec,
     _: Option<AlignerScore>,
     _: bool,
-) -> Result<(Scorers, Option<WordColumns>)> {
+) -> Result<(BatchScorers, Option<WordColumns>)> {
     Err(crate::cmd::neural_unavailable("`bitext score --model`"))
 }
 
@@ -470,12 +401,12 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     let (build, words) = if let Some(encoder) = &a.encoder {
         (
-            encoder_scorers(crate::cmd::embed::sentence_encoder(encoder)?),
+            crate::build::encoder_scorers(crate::build::encoder(encoder, None::<&[&str]>)?),
             None,
         )
     } else if a.words || a.aligner_score.is_some() {
         let spec = scorer_spec(a)?;
-        let ScorerSpec::Model(m) = &spec else {
+        let Some(m) = spec.as_model() else {
             bail!(
                 "--words and --aligner-score need a word-alignment model: --model DIR (`bitext \
                  train aligner`)"
@@ -486,7 +417,8 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         // Two passes when the EMD needs an IDF: the input's own columns are the reference
         // corpus.
         let spec = scorer_spec(a)?;
-        let build = sentence_scorers(&spec, || read_columns(&a.io.input, src_col, tgt_col))?;
+        let build =
+            crate::build::batch_scorers(&spec, || read_columns(&a.io.input, src_col, tgt_col))?;
         (build, None)
     };
     let start = Instant::now();

@@ -352,7 +352,7 @@ mod training {
                 seed: self.seed,
                 max_steps: None,
                 time_limit_secs: self.time_limit.map(|m| m * 60.0),
-                backend: BackendSpec::parse(self.backend.name())?,
+                backend: BackendSpec::from(self.backend.spec()),
                 threads: Threads(self.threads),
                 progress: !self.quiet,
             };
@@ -398,7 +398,7 @@ mod training {
 
     pub(super) fn mlp(a: &MlpArgs) -> Result<()> {
         a.pairs.refuse_repeat("train mlp")?;
-        let backend = BackendSpec::parse(a.common.backend.name())?;
+        let backend = BackendSpec::from(a.common.backend.spec());
         let enc = ModelEncoder::load(&a.encoder, backend)
             .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
         let (src, tgt) = a.pairs.read()?;

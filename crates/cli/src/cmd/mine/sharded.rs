@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bitext_mine::{MineSpec, ScoredPair};
 use bitext_shard::{
-    Encoders, Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput,
-    mined_pairs, run_all,
+    Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput, mined_pairs,
+    run_all,
 };
 
 use super::{MineArgs, Mode, write_mined};
@@ -129,13 +129,11 @@ pub(crate) fn run_steps(
 pub(crate) fn run_options() -> RunOptions {
     RunOptions {
         fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
-        encoders: Some(std::sync::Arc::new(Encoders::new(Box::new(|spec| {
-            crate::cmd::embed::sentence_encoder(spec).map_err(|e| format!("{e:#}"))
-        })))),
+        encoders: Some(std::sync::Arc::new(bitext::build::shard_encoders())),
         line_scorers: Some(std::sync::Arc::new(|spec| {
             let no_reference = || bail!("a sharded filter's scorer has no reference corpus");
-            let build = crate::cmd::score::sentence_scorers(spec, no_reference)
-                .map_err(|e| format!("{e:#}"))?;
+            let build =
+                crate::build::batch_scorers(spec, no_reference).map_err(|e| format!("{e:#}"))?;
             let scorer: Box<bitext_shard::ShardScorer> =
                 Box::new(move |src, tgt| build(src, tgt).map_err(|e| format!("{e:#}")));
             Ok(scorer)

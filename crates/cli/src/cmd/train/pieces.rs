@@ -41,7 +41,7 @@ fn table(s: &str, flag: &str, quiet: bool) -> Result<PathBuf> {
     let spec: EncoderSpec = s
         .parse()
         .with_context(|| format!("{flag} {s}: not an encoder spec"))?;
-    let EncoderSpec::Onnx(o) = &spec else {
+    let Some(o) = spec.as_onnx() else {
         bail!("{flag} {s}: expected an onnx: spec");
     };
     if o.output.is_none() {

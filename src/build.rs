@@ -1,0 +1,207 @@
+//! One place builds every spec: an [`EncoderSpec`] into its sentence encoder ([`encoder`]), a
+//! [`ScorerSpec`] into the scorer of each batch of sentence pairs ([`batch_scorers`]), a
+//! neural [`ModelSpec`] into its model ([`neural_model`], feature `neural`), and the encoders
+//! of sharded runs ([`shard_encoders`]). The CLI, the Python module and xtask's evaluations
+//! call these; nothing else dispatches on the specs' variants (xtask's tidy checks it), so a
+//! new kind of encoder or scorer is added here once.
+//!
+//! Each spec crate builds what it can without the heavy backends (`EncoderSpec::build_bow`,
+//! `ScorerSpec::sentence_scorers`, `IndexSpec::build`); what needs burn (`model:DIR`) or ONNX
+//! Runtime (`onnx:FILE`) is built here behind the features `neural` and `onnx`. A build without
+//! one gives [`Error::Unavailable`], naming the feature: the feature stubs of the workspace are
+//! the functions at the end of this file.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let vec = dir.path().join("w.vec");
+//! std::fs::write(&vec, "2 2\nhaus 1 0\nkatze 0 1\n")?;
+//! let spec: bitext::encode::EncoderSpec = format!("bow:{}", vec.display()).parse()?;
+//! let enc = bitext::build::encoder(&spec, None::<&[&str]>)?;
+//! assert_eq!(enc.encode(bitext::encode::Side::Source, &["Haus"])?.row(0), [1.0, 0.0]);
+//! # Ok(())
+//! # }
+//! ```
+
+use bitext_encode::{EncoderSpec, ModelSpec, OnnxSpec, SentenceEncoder, Side};
+use bitext_mine::ScorerSpec;
+use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
+
+/// Why a spec could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An encoder spec that does not build (missing files, bad settings, an ONNX graph that
+    /// does not load).
+    #[error(transparent)]
+    Encode(#[from] bitext_encode::Error),
+    /// A scorer spec that does not build.
+    #[error(transparent)]
+    Mine(#[from] bitext_mine::Error),
+    /// A scorer that failed on a batch.
+    #[error(transparent)]
+    Similarity(#[from] bitext_similarity::Error),
+    /// A neural model that does not load.
+    #[cfg(feature = "neural")]
+    #[error(transparent)]
+    Neural(#[from] bitext_neural::Error),
+    /// What this build lacks: `what` needs the cargo feature `feature`.
+    #[error(
+        "{what} is not available: this bitext was built without the cargo feature `{feature}` \
+         ({why})"
+    )]
+    Unavailable {
+        /// What was asked for.
+        what: String,
+        /// The feature it needs.
+        feature: &'static str,
+        /// What the feature brings.
+        why: &'static str,
+    },
+}
+
+/// The result of building a spec.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Builds the scorer of each batch of (source, target) sentences.
+pub type BatchScorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
+
+/// The sentence encoder of `spec`: a bag of words (its IDF counted over `idf_reference` when the
+/// spec names no corpus), a trained neural model, or a pretrained ONNX graph.
+///
+/// # Errors
+/// As the spec's builder; [`Error::Unavailable`] for a kind this build lacks.
+pub fn encoder<S: AsRef<str>>(
+    spec: &EncoderSpec,
+    idf_reference: Option<&[S]>,
+) -> Result<Box<dyn SentenceEncoder>> {
+    match spec {
+        EncoderSpec::Model(m) => neural_encoder(m),
+        EncoderSpec::Onnx(o) => onnx_encoder(o),
+        _ => Ok(Box::new(spec.build_bow(idf_reference)?)),
+    }
+}
+
+/// The scorer of each batch of sentence pairs for a spec that scores sentences: the EMD over
+/// word vectors (its IDF counted over `reference()`, the caller's own input, unless the spec
+/// names reference files), IBM Model 1, Levenshtein, the length ratio, or a trained neural
+/// model; each loaded once. Embedding scorers (cosine, margins) score vectors, not sentences:
+/// pair them with an encoder ([`encoder_scorers`]) or mine their embeddings.
+///
+/// # Errors
+/// As [`ScorerSpec::check`] and [`ScorerSpec::sentence_scorers`], `reference`'s error, a model
+/// that does not load; [`Error::Unavailable`] for a neural model in a build without it.
+pub fn batch_scorers<E>(
+    spec: &ScorerSpec,
+    reference: impl FnOnce() -> std::result::Result<(Vec<String>, Vec<String>), E>,
+) -> std::result::Result<BatchScorers, E>
+where
+    E: From<Error>,
+{
+    if let ScorerSpec::Model(m) = spec {
+        return Ok(neural_scorers(m)?);
+    }
+    spec.check().map_err(Error::from)?;
+    let reference = if spec.needs_reference() {
+        Some(reference()?)
+    } else {
+        None
+    };
+    let built = spec
+        .sentence_scorers(reference.as_ref().map(|(s, t)| (&s[..], &t[..])))
+        .map_err(Error::from)?;
+    Ok(Box::new(move |src, tgt| Ok(built.build(src, tgt)?)))
+}
+
+/// The scorer of each batch for an encoder: both sides encoded, each pair scored by the cosine
+/// of its two vectors.
+#[must_use]
+pub fn encoder_scorers(encoder: Box<dyn SentenceEncoder>) -> BatchScorers {
+    Box::new(move |src: &[&str], tgt: &[&str]| {
+        Ok(Box::new(EncodedPairs {
+            src: encoder.encode(Side::Source, src)?,
+            tgt: encoder.encode(Side::Target, tgt)?,
+        }) as Box<dyn PairScorer>)
+    })
+}
+
+/// The encoders of a sharded run's embed steps, built by [`encoder`] (once per process).
+#[must_use]
+pub fn shard_encoders() -> bitext_shard::Encoders {
+    bitext_shard::Encoders::new(Box::new(|spec| {
+        encoder(spec, None::<&[&str]>).map_err(|e| e.to_string())
+    }))
+}
+
+/// The cosine of an encoder's two vectors of each pair, over vectors it owns (one batch).
+struct EncodedPairs {
+    src: bitext_core::Embeddings,
+    tgt: bitext_core::Embeddings,
+}
+
+impl PairScorer for EncodedPairs {
+    fn sizes(&self) -> (usize, usize) {
+        (self.src.len(), self.tgt.len())
+    }
+
+    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
+        EmbeddingScorer::new(self.src.view(), self.tgt.view(), Measure::Cosine)?.score_batch(pairs)
+    }
+}
+
+/// The neural model that `spec` names (a siamese classifier, an autoencoder, an aligner or an
+/// MLP over one of them), for what a caller does with one kind: the aligner's word labels,
+/// for instance.
+///
+/// # Errors
+/// As `bitext_neural::spec::NeuralModel::load`.
+#[cfg(feature = "neural")]
+pub fn neural_model(spec: &ModelSpec) -> Result<bitext_neural::spec::NeuralModel> {
+    Ok(bitext_neural::spec::NeuralModel::load(spec)?)
+}
+
+#[cfg(feature = "neural")]
+fn neural_encoder(m: &ModelSpec) -> Result<Box<dyn SentenceEncoder>> {
+    Ok(Box::new(neural_model(m)?.into_encoder()))
+}
+
+#[cfg(feature = "neural")]
+fn neural_scorers(m: &ModelSpec) -> Result<BatchScorers> {
+    let model = neural_model(m)?;
+    Ok(Box::new(move |src, tgt| Ok(model.scorer(src, tgt)?)))
+}
+
+#[cfg(feature = "onnx")]
+fn onnx_encoder(o: &OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
+    Ok(Box::new(bitext_onnx::OnnxEncoder::load(o)?))
+}
+
+/// The neural model `m` in a build without burn.
+#[cfg(not(feature = "neural"))]
+fn neural_unavailable<T>(m: &ModelSpec) -> Result<T> {
+    Err(Error::Unavailable {
+        what: format!("the neural model {}", m.dir.display()),
+        feature: "neural",
+        why: "the burn models: siamese, autoencoder, aligner, MLP",
+    })
+}
+
+#[cfg(not(feature = "neural"))]
+fn neural_encoder(m: &ModelSpec) -> Result<Box<dyn SentenceEncoder>> {
+    neural_unavailable(m)
+}
+
+#[cfg(not(feature = "neural"))]
+fn neural_scorers(m: &ModelSpec) -> Result<BatchScorers> {
+    neural_unavailable(m)
+}
+
+/// The ONNX graph `o` in a build without ONNX Runtime.
+#[cfg(not(feature = "onnx"))]
+fn onnx_encoder(o: &OnnxSpec) -> Result<Box<dyn SentenceEncoder>> {
+    Err(Error::Unavailable {
+        what: format!("the ONNX graph {}", o.model.display()),
+        feature: "onnx",
+        why: "pretrained encoders run by ONNX Runtime",
+    })
+}
