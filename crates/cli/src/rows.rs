@@ -66,21 +66,6 @@ pub(crate) struct RowOptions {
     pub(crate) aligned: bool,
 }
 
-/// Rows whose sentence repeats an earlier row's, and each first occurrence's rows.
-pub(crate) fn repeats(sentences: &[String]) -> (Vec<usize>, HashMap<usize, Vec<usize>>) {
-    let mut first: HashMap<&str, usize> = HashMap::new();
-    let mut dups = Vec::new();
-    let mut occurrences: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (i, text) in sentences.iter().enumerate() {
-        let f = *first.entry(text.as_str()).or_insert(i);
-        if f != i {
-            dups.push(i);
-            occurrences.entry(f).or_insert_with(|| vec![f]).push(i);
-        }
-    }
-    (dups, occurrences)
-}
-
 fn list(rows: &[usize]) -> String {
     let shown: Vec<String> = rows.iter().take(10).map(ToString::to_string).collect();
     let more = if rows.len() > 10 { ", …" } else { "" };
@@ -144,7 +129,7 @@ impl Rows {
             };
             for (side, text, zeros) in [(&mut src_side, st, &mut sz), (&mut trg_side, tt, &mut tz)]
             {
-                let (dups, occ) = repeats(&text.sentences);
+                let (dups, occ) = bitext_mine::unify::repeats(&text.sentences);
                 eprintln!(
                     "--unify: {} of {} sentences of {} repeat an earlier one",
                     dups.len(),

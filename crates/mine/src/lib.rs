@@ -47,6 +47,7 @@ mod recipe;
 mod retrieval;
 mod scorer_spec;
 mod sentence_scorers;
+pub mod unify;
 mod unit;
 
 pub use error::{Error, Result};

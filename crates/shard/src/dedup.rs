@@ -4,29 +4,15 @@
 //! `--unify`), so that each distinct sentence is embedded and searched once. Its output lists,
 //! per shard, the lines read and the kept lines; the embed steps encode only the kept lines,
 //! and [`Plan::original_lines`] maps mined rows back to the input's lines (each pair at the
-//! first occurrence of its sentences). Memory: 16 bytes per distinct sentence (a 128-bit hash)
-//! plus the set's overhead, and 8 bytes per kept line.
+//! first occurrence of its sentences). The first occurrences are `bitext_mine::unify`'s, the
+//! single-process `--unify`'s own. Memory: 24 bytes per distinct sentence plus the map's
+//! overhead, and 8 bytes per kept line.
 
-use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use crate::arrays::{self, Array};
 use crate::error::{Error, Result};
 use crate::plan::{Plan, PlannedSide, Side};
-
-/// A 128-bit hash of `s` (two independent 64-bit ones), so that two distinct sentences among
-/// billions are told apart (a 64-bit hash would confuse some pair at that scale). Only the
-/// dedup step hashes, so the hash need not be stable across builds.
-fn hash128(s: &str) -> u128 {
-    let half = |salt: u8| {
-        let mut h = std::hash::DefaultHasher::new();
-        salt.hash(&mut h);
-        s.hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(1)) << 64) | u128::from(half(2))
-}
 
 /// The dedup step of `side`: every shard's line count, kept count and kept lines (local).
 pub(crate) fn dedup(plan: &Plan, side: Side, out: &Path) -> Result<()> {
@@ -36,12 +22,13 @@ pub(crate) fn dedup(plan: &Plan, side: Side, out: &Path) -> Result<()> {
             side.name()
         )));
     };
-    let mut seen: HashSet<u128> = HashSet::new();
+    let mut seen = bitext_mine::unify::Occurrences::new();
     let (mut lines, mut counts, mut kept) = (Vec::new(), Vec::new(), Vec::new());
     for s in 0..text.bytes.len() {
         let (mut n, before) = (0u64, kept.len());
         text.each_sentence(s, |x| {
-            if seen.insert(hash128(x)) {
+            let (row, first) = seen.push(x);
+            if row == first {
                 kept.push(n);
             }
             n += 1;
@@ -111,17 +98,5 @@ impl Plan {
             first += n;
         }
         Ok(Some((first, rows)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hash_tells_apart_what_differs() {
-        assert_eq!(hash128("a b"), hash128("a b"));
-        assert_ne!(hash128("a b"), hash128("a  b"));
-        assert_ne!(hash128(""), hash128(" "));
     }
 }

@@ -242,7 +242,7 @@ mod vectors {
         cache: &Path,
         quiet: bool,
     ) -> Result<Embeddings> {
-        let (dups, occurrences) = crate::rows::repeats(sentences);
+        let (dups, occurrences) = bitext_mine::unify::repeats(sentences);
         if dups.is_empty() {
             return unique_vectors(spec, side, sentences, cache, quiet);
         }
