@@ -300,6 +300,11 @@ fn test_step(steps: &mut Steps) -> Result<()> {
         "GPU backends (wgpu, CUDA): not built by the test step (no GPU here); clippy checks \
          their code and tests",
     );
+    steps.note(
+        "CLI without `neural`: its tests (crates/cli/tests/neural.rs, aligner.rs) compiled by \
+         clippy, not run (a second `bitext` binary); by hand: `cargo test -p bitext-cli \
+         --no-default-features --target-dir target/no-neural --test neural --test aligner`",
+    );
     let missing = crate::report::missing_installed(&groups);
     if crate::report::under_ci() && !missing.is_empty() {
         bail!(

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::project_root;
 
+mod commands;
 mod specs;
 mod writes;
 
@@ -42,7 +43,7 @@ const RANKS: &[(&str, u32)] = &[
 /// module): the only ones that may depend on bitext-neural.
 const BINARIES: &[&str] = &["bitext-cli", "bitext-python"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -1,5 +1,5 @@
 //! The commands' door to `bitext::build`, the one builder of specs: the process settings a
-//! neural model wants ([`crate::cmd::neural::start_neural_command`]) applied first, then the
+//! neural model wants ([`crate::neural::start_neural_command`]) applied first, then the
 //! facade's builder. No command dispatches on a spec's variants itself.
 
 use anyhow::Result;
@@ -13,7 +13,7 @@ pub(crate) use bitext::build::BatchScorers;
 fn before(model: Option<&ModelSpec>) {
     #[cfg(feature = "neural")]
     if model.is_some() {
-        crate::cmd::neural::start_neural_command();
+        crate::neural::start_neural_command();
     }
     #[cfg(not(feature = "neural"))]
     let _ = model;

@@ -5,8 +5,11 @@ mod build;
 mod cmd;
 mod index;
 mod input;
+#[cfg(feature = "neural")]
+mod neural;
 mod recipe;
 mod rows;
+mod run;
 
 use std::process::ExitCode;
 

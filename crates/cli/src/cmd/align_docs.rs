@@ -164,7 +164,7 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
         (None, Some(s), Some(t)) => vec![(s.clone(), t.clone(), out.clone())],
         _ => bail!("give --src-text and --tgt-text, or --docs"),
     };
-    super::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;
+    crate::run::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;
     let enc = crate::build::encoder(&a.encoder, None::<&[&str]>)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs)

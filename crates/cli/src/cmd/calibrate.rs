@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::Rng;
-use bitext_core::io::AtomicFile;
 use bitext_core::io::bucc::read_bucc_gold;
 use bitext_core::io::tsv::read_mined_pairs;
 use bitext_eval::bucc::GoldSet;
@@ -112,7 +111,7 @@ fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
         bail!("--noise must be in [0, 1], got {}", a.noise);
     }
     let (src_col, tgt_col) = a.cols.zero_based()?;
-    let (src, tgt) = crate::cmd::score::read_columns(path, src_col, tgt_col)?;
+    let (src, tgt) = crate::run::read_columns(path, src_col, tgt_col)?;
     let mut rng = Rng::seed(a.seed);
     let mut order: Vec<usize> = (0..src.len()).collect();
     rng.shuffle(&mut order);
@@ -153,7 +152,7 @@ fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
 }
 
 pub(crate) fn run(a: &CalibrateArgs) -> Result<()> {
-    super::check_outputs([Some(a.output.as_path()), a.plot.as_deref()])?;
+    crate::run::check_outputs([Some(a.output.as_path()), a.plot.as_deref()])?;
     let (sample, source) = labels(a)?;
     let mut targets = FitOptions::DEFAULT_TARGETS.to_vec();
     targets.extend(a.target_precision.iter().map(|&p| Target::Precision(p)));
@@ -190,16 +189,7 @@ pub(crate) fn run(a: &CalibrateArgs) -> Result<()> {
         }
     }
     if let Some(plot) = &a.plot {
-        write_svg(plot, &cal.figure(&sample, "calibration"))?;
+        crate::run::write_svg(plot, &cal.figure(&sample, "calibration"))?;
     }
-    Ok(())
-}
-
-/// Write an SVG document atomically.
-pub(crate) fn write_svg(path: &std::path::Path, svg: &str) -> Result<()> {
-    use std::io::Write as _;
-    let mut out = AtomicFile::create_text(path)?;
-    out.write_all(svg.as_bytes()).map_err(|e| out.err(e))?;
-    out.commit()?;
     Ok(())
 }

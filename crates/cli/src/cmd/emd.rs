@@ -207,7 +207,7 @@ fn translate(a: &TranslateArgs) -> Result<()> {
     if a.src_words == 0 || a.tgt_words == 0 {
         bail!("--src-words and --tgt-words must be at least 1");
     }
-    super::check_outputs([Some(a.out.as_path())])?;
+    crate::run::check_outputs([Some(a.out.as_path())])?;
     if a.k == Some(0) {
         bail!("--k must be at least 1");
     }

@@ -49,7 +49,7 @@ fn beads(a: &BeadsArgs) -> Result<()> {
             a.test.len()
         );
     }
-    super::check_outputs([a.labels_output.as_deref()])?;
+    crate::run::check_outputs([a.labels_output.as_deref()])?;
     let mut total = BeadCounts::default();
     let mut labelled = String::new();
     for (g, t) in a.gold.iter().zip(&a.test) {
@@ -135,7 +135,7 @@ pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
 }
 
 fn bucc(a: &BuccArgs) -> Result<()> {
-    super::check_outputs([a.plot.as_deref()])?;
+    crate::run::check_outputs([a.plot.as_deref()])?;
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }
@@ -188,7 +188,7 @@ fn bucc(a: &BuccArgs) -> Result<()> {
             .file_name()
             .map_or_else(|| "mined".to_string(), |n| n.to_string_lossy().into_owned());
         let chart = pr_chart("BUCC precision–recall", &[(name.as_str(), &curve[..])]);
-        crate::cmd::calibrate::write_svg(plot, &render(&[chart]))?;
+        crate::run::write_svg(plot, &render(&[chart]))?;
     }
     match a.threshold {
         Some(t) => {

@@ -11,10 +11,10 @@ use bitext_mine::{MineSpec, Miner, ScoredPair, ScorerSpec, all_pairs, extract};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
-use crate::cmd::mine::Output;
-use crate::cmd::score::{LengthUnitArg, ModelArgs};
+use crate::flags::{LengthUnitArg, ModelArgs};
 use crate::index::SearchArgs;
 use crate::input::{Labels, OptionalEmbeddingArgs, Sentences, TextFormat};
+use crate::run::Output;
 
 /// Where the candidate pairs come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -112,7 +112,7 @@ fn scorer_spec(a: &ExtractArgs) -> Result<ScorerSpec> {
 }
 
 pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
-    super::check_outputs([a.output.as_deref()])?;
+    crate::run::check_outputs([a.output.as_deref()])?;
     if !a.rho.is_finite() {
         bail!("--threshold must be a finite number, got {}", a.rho);
     }

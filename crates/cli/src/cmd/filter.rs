@@ -13,9 +13,10 @@ use bitext_mine::{Budget, ScorerSpec, Threshold, TsvFilter, WordSide};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
-use crate::cmd::score::{EmdArgs, LengthUnitArg, ModelArgs, read_columns};
+use crate::flags::{EmdArgs, LengthUnitArg, ModelArgs};
 use crate::index::SearchArgs;
 use crate::input::{CalibrationArgs, ColumnArgs, OptionalEmbeddingArgs};
+use crate::run::read_columns;
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -158,7 +159,7 @@ impl FilterArgs {
 }
 
 pub(crate) fn run(a: &FilterArgs) -> Result<()> {
-    super::check_outputs([Some(a.output.as_path())])?;
+    crate::run::check_outputs([Some(a.output.as_path())])?;
     if bitext_core::io::is_stdio(&a.input) {
         // Read three times (the columns, the word counts, the kept lines): held in memory.
         bitext_core::io::stream::hold_stdin()?;
@@ -187,7 +188,12 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             recipe.threshold = Some(Threshold::AtLeast { value });
         }
         let files = (a.input.as_path(), a.output.as_path());
-        let done = run_sharded(files, &recipe, (shards, dir, a.sharded.plan_only), a.quiet)?;
+        let done = crate::run::filter_sharded(
+            files,
+            &recipe,
+            (shards, dir, a.sharded.plan_only),
+            a.quiet,
+        )?;
         if let Some(report) = done {
             print_report(&report);
         }
@@ -313,40 +319,6 @@ fn filter_recipe(
         decimals: a.decimals,
         calibration: None,
     })
-}
-
-/// `--shards N --work-dir DIR` of `filter` and `score`: plan (or reuse the plan), run the steps
-/// not done, copy the filtered TSV to `output`; the report of what was kept (`None` with
-/// `--plan-only`, which stops after planning).
-pub(crate) fn run_sharded(
-    (input, output): (&std::path::Path, &std::path::Path),
-    recipe: &bitext_shard::FilterRecipe,
-    (shards, dir, plan_only): (usize, &std::path::Path, bool),
-    quiet: bool,
-) -> Result<Option<bitext_mine::filter::FilterReport>> {
-    use bitext_shard::{FilterPlan, run_filter_all};
-    let plan = FilterPlan::make(dir, input, recipe, shards)
-        .with_context(|| format!("planning in {}", dir.display()))?;
-    if plan_only {
-        eprintln!(
-            "plan {} ({} steps, {shards} shards) in {}",
-            plan.id,
-            plan.steps.len(),
-            dir.join(bitext_shard::PLAN_FILE).display()
-        );
-        return Ok(None);
-    }
-    let opts = crate::cmd::mine::run_options();
-    crate::cmd::mine::run_steps(plan.steps.len(), dir, quiet, &mut |progress| {
-        run_filter_all(&plan, dir, &opts, progress)
-    })?;
-    let filtered = plan.output(dir)?;
-    let mut out = bitext_core::io::AtomicFile::create(output)?;
-    let mut src =
-        std::fs::File::open(&filtered).map_err(|e| bitext_core::Error::io(&filtered, e))?;
-    std::io::copy(&mut src, &mut out).map_err(|e| out.err(e))?;
-    out.commit()?;
-    Ok(Some(plan.report(dir)?))
 }
 
 fn print_report(report: &bitext_mine::filter::FilterReport) {

@@ -108,15 +108,15 @@ pub(crate) enum FixObjectiveArg {
 /// Fix the pairs of `a.input` into `a.output`.
 #[cfg(feature = "neural")]
 pub(crate) fn run(a: &FixArgs) -> Result<()> {
-    super::check_outputs([Some(a.output.as_path())])?;
-    crate::cmd::neural::start_neural_command();
+    crate::run::check_outputs([Some(a.output.as_path())])?;
+    crate::neural::start_neural_command();
     fixing::run(a)
 }
 
 /// `bitext fix` in a binary without the neural models: the error that says how to get them.
 #[cfg(not(feature = "neural"))]
 pub(crate) fn run(_: &FixArgs) -> Result<()> {
-    Err(crate::cmd::neural_unavailable("`bitext fix`"))
+    Err(crate::run::neural_unavailable("`bitext fix`"))
 }
 
 /// The fixing itself, on burn.

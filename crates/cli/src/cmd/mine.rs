@@ -2,11 +2,9 @@
 //! LASER's `mine_bitexts.py` options (`--margin`, `-k`, `--retrieval`, `--threshold`, `--mode
 //! {mine,score,search}`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use bitext_core::io::AtomicFile;
 use bitext_mine::{MineSpec, Miner, Retrieval, ScoredPair, Threshold};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 use clap::{Args, ValueEnum};
@@ -24,7 +22,6 @@ use crate::rows::{RowOptions, Rows, Unify};
 
 mod sharded;
 use sharded::run_sharded;
-pub(crate) use sharded::{run_options, run_steps};
 
 /// What `bitext mine` does with the neighbourhoods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -186,7 +183,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let e = &a.embeddings;
     // With --shards, the plan embeds the text itself (embed steps in --work-dir).
     let made = a.encoder.is_some() && a.shards.is_none();
-    super::check_outputs([
+    crate::run::check_outputs([
         a.output.as_deref(),
         e.src_embeddings.as_deref().filter(|_| made),
         e.trg_embeddings.as_deref().filter(|_| made),
@@ -202,7 +199,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             (st, bitext_encode::Side::Source, sp),
             (tt, bitext_encode::Side::Target, tp),
         ] {
-            crate::cmd::embed::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
+            crate::run::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
         }
     }
     match execution(a, &spec) {
@@ -274,7 +271,7 @@ fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
         )
     })?;
     let (cal, min) = a.calibration.load()?;
-    let out = Output {
+    let out = crate::run::Output {
         src: &src_labels,
         trg: &trg_labels,
         decimals: a.decimals,
@@ -379,7 +376,7 @@ fn write_mined(
     }
     eprintln!("mined {} pairs", pairs.len());
     let (src_labels, trg_labels) = (Labels::of(src_text), Labels::of(trg_text));
-    Output {
+    crate::run::Output {
         src: &src_labels,
         trg: &trg_labels,
         decimals: a.decimals,
@@ -408,65 +405,5 @@ fn retrieval(r: RetrievalArg) -> Retrieval {
         RetrievalArg::Bwd => Retrieval::Backward,
         RetrievalArg::Intersect => Retrieval::Intersection,
         RetrievalArg::Max => Retrieval::Max,
-    }
-}
-
-/// Writes `score<TAB>src<TAB>tgt` lines (`score<TAB>probability<TAB>src<TAB>tgt` with a
-/// calibration).
-pub(crate) struct Output<'a> {
-    pub(crate) src: &'a Labels,
-    pub(crate) trg: &'a Labels,
-    pub(crate) decimals: Option<usize>,
-    pub(crate) calibration: Option<&'a Calibration>,
-}
-
-impl Output<'_> {
-    pub(crate) fn write(&self, path: Option<&PathBuf>, pairs: &[ScoredPair]) -> Result<()> {
-        let mut line = String::new();
-        let mut emit = |w: &mut dyn Write, p: &ScoredPair| -> std::io::Result<()> {
-            use std::fmt::Write as _;
-            line.clear();
-            let _ = match self.decimals {
-                Some(d) => write!(line, "{:.d$}", p.score),
-                None => write!(line, "{}", p.score),
-            };
-            if let Some(c) = self.calibration {
-                let prob = c.probability(p.score);
-                let _ = match self.decimals {
-                    Some(d) => write!(line, "\t{prob:.d$}"),
-                    None => write!(line, "\t{prob}"),
-                };
-            }
-            for label in [self.src.get(p.src), self.trg.get(p.tgt)] {
-                if label.contains(['\t', '\n', '\r']) {
-                    return Err(std::io::Error::other(format!(
-                        "sentence {label:?} holds a tab or line break and cannot be written \
-                         to a TSV field"
-                    )));
-                }
-                line.push('\t');
-                line.push_str(&label);
-            }
-            line.push('\n');
-            w.write_all(line.as_bytes())
-        };
-        match path {
-            Some(p) => {
-                let mut f = AtomicFile::create_text(p)?;
-                for pair in pairs {
-                    emit(&mut f, pair).with_context(|| format!("writing {}", p.display()))?;
-                }
-                f.commit()?;
-            }
-            None => {
-                let stdout = std::io::stdout();
-                let mut w = std::io::BufWriter::new(stdout.lock());
-                for pair in pairs {
-                    emit(&mut w, pair)?;
-                }
-                w.flush()?;
-            }
-        }
-        Ok(())
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let opts = crate::cmd::mine::run_options();
+    let opts = crate::run::run_options();
     for name in &a.steps {
         let o = plan
             .run(&a.work_dir, name, &opts)

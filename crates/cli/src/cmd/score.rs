@@ -11,14 +11,14 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader, ScoredTsvWriter};
 use bitext_encode::ModelSpec;
-use bitext_lexical::LengthUnit;
-use bitext_mine::{EmdSpec, ScorerSpec};
+use bitext_mine::ScorerSpec;
 use bitext_similarity::PairScorer;
-use bitext_transport::sentence::{OovPolicy, SentenceConfig};
 use clap::{Args, ValueEnum};
 
 use crate::build::BatchScorers;
+use crate::flags::{EmdArgs, LengthUnitArg, ModelArgs};
 use crate::input::{CalibrationArgs, ColumnArgs};
+use crate::run::read_columns;
 
 /// Which scorer computes the score column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,56 +106,6 @@ pub(crate) enum AlignerScore {
     Semb,
 }
 
-/// What the length ratio counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LengthUnitArg {
-    /// Characters (Unicode scalar values).
-    Chars,
-    /// Word tokens (punctuation included).
-    Tokens,
-}
-
-impl LengthUnitArg {
-    pub(crate) fn unit(self) -> LengthUnit {
-        match self {
-            LengthUnitArg::Chars => LengthUnit::Chars,
-            LengthUnitArg::Tokens => LengthUnit::Tokens,
-        }
-    }
-}
-
-/// Options of `--scorer model` and `--scorer ibm1`.
-#[derive(Debug, Args)]
-pub(crate) struct ModelArgs {
-    /// Model directory written by `bitext train`: a neural model (siamese classifier,
-    /// autoencoder, aligner or MLP similarity; needs the cargo feature `neural`) or IBM Model 1
-    /// (`--scorer ibm1`).
-    #[arg(long, value_name = "DIR", required_if_eq_any([("scorer", "model"), ("scorer", "ibm1")]))]
-    pub(crate) model: Option<PathBuf>,
-    /// Backend of the neural model (flex, ndarray, wgpu, cuda; the last three need cargo features).
-    #[arg(long, value_enum, default_value_t = crate::flags::Backend::Flex)]
-    pub(crate) backend: crate::flags::Backend,
-}
-
-impl ModelArgs {
-    /// The spec of `--scorer model` or `--scorer ibm1` (`ibm1`) with --model.
-    pub(crate) fn spec(&self, ibm1: bool) -> Result<ScorerSpec> {
-        let name = if ibm1 { "ibm1" } else { "model" };
-        let dir = self
-            .model
-            .clone()
-            .with_context(|| format!("--scorer {name} needs --model DIR"))?;
-        Ok(if ibm1 {
-            ScorerSpec::Ibm1 { model: dir }
-        } else {
-            ScorerSpec::Model(ModelSpec {
-                dir,
-                backend: self.backend.spec(),
-            })
-        })
-    }
-}
-
 /// Input and output, common to every scorer.
 #[derive(Debug, Args)]
 pub(crate) struct IoArgs {
@@ -176,92 +126,6 @@ pub(crate) struct IoArgs {
     batch: usize,
 }
 
-/// Options of `--scorer emd`.
-#[derive(Debug, Args)]
-pub(crate) struct EmdArgs {
-    /// Source-language word vectors (fastText `.vec`), in one space with the target vectors.
-    #[arg(long, value_name = "FILE", required_if_eq("scorer", "emd"))]
-    src_vec: Option<PathBuf>,
-    /// Target-language word vectors.
-    #[arg(
-        long,
-        visible_alias = "trg-vec",
-        value_name = "FILE",
-        required_if_eq("scorer", "emd")
-    )]
-    tgt_vec: Option<PathBuf>,
-    /// Source reference corpus for the IDF (one sentence per line); default: the input's
-    /// source column.
-    #[arg(long, value_name = "FILE", requires = "tgt_idf")]
-    src_idf: Option<PathBuf>,
-    /// Target reference corpus for the IDF; default: the input's target column.
-    #[arg(
-        long,
-        visible_alias = "trg-idf",
-        value_name = "FILE",
-        requires = "src_idf"
-    )]
-    tgt_idf: Option<PathBuf>,
-    /// Weight words by term frequency alone (no IDF).
-    #[arg(long)]
-    no_idf: bool,
-    /// Words without a vector: `drop` them, or `match` (keep them; free to match the
-    /// identical word on the other side, `--oov-cost` to any other).
-    #[arg(long, value_enum, default_value_t = Oov::Drop)]
-    oov: Oov,
-    /// With `--oov match`: cost of moving mass from an unknown word to a different word; also
-    /// the distance of a sentence with no known word.
-    #[arg(
-        long,
-        default_value_t = 1.0,
-        value_name = "COST",
-        allow_negative_numbers = true
-    )]
-    oov_cost: f64,
-    /// Transport solver as JSON (default: the exact network simplex).
-    #[arg(long, value_name = "JSON")]
-    solver: Option<String>,
-}
-
-impl EmdArgs {
-    /// The spec of `--scorer emd` with these options.
-    pub(crate) fn spec(&self) -> Result<ScorerSpec> {
-        let (Some(sv), Some(tv)) = (&self.src_vec, &self.tgt_vec) else {
-            bail!("--scorer emd needs --src-vec and --tgt-vec");
-        };
-        let distance = SentenceConfig {
-            use_idf: !self.no_idf,
-            oov: match self.oov {
-                Oov::Match => OovPolicy::MatchIdentical,
-                Oov::Drop => OovPolicy::Drop,
-            },
-            oov_cost: self.oov_cost,
-            solver: match &self.solver {
-                Some(j) => {
-                    serde_json::from_str(j).context("--solver is not a valid solver spec")?
-                }
-                None => Default::default(),
-            },
-            ..SentenceConfig::default()
-        };
-        Ok(ScorerSpec::Emd(EmdSpec {
-            src_idf: self.src_idf.clone(),
-            tgt_idf: self.tgt_idf.clone(),
-            distance,
-            ..EmdSpec::new(sv, tv)
-        }))
-    }
-}
-
-/// The OOV policy on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Oov {
-    /// Drop unknown words.
-    Drop,
-    /// Keep unknown words; identical strings match for free.
-    Match,
-}
-
 /// Builds the `--words` columns of each batch of (source, target) sentences: one string per
 /// pair, its columns joined by tabs.
 pub(crate) type WordColumns = Box<dyn Fn(&[&str], &[&str]) -> Result<Vec<String>>>;
@@ -280,26 +144,6 @@ fn scorer_spec(a: &ScoreArgs) -> Result<ScorerSpec> {
             unit: a.length_unit.unit(),
         },
     })
-}
-
-/// The source and target columns (0-based) of a TSV. Standard input (`-`) is held in memory
-/// first, so that the pass over the lines that follows reads it again.
-pub(crate) fn read_columns(
-    path: &std::path::Path,
-    src_col: usize,
-    tgt_col: usize,
-) -> Result<(Vec<String>, Vec<String>)> {
-    if bitext_core::io::is_stdio(path) {
-        // A first pass (the scorer's reference corpus): the main pass reads it again.
-        bitext_core::io::stream::hold_stdin()?;
-    }
-    let (mut s, mut t) = (Vec::new(), Vec::new());
-    for rec in BitextTsvReader::open(path, src_col, tgt_col)? {
-        let rec = rec?;
-        s.push(rec.src);
-        t.push(rec.tgt);
-    }
-    Ok((s, t))
 }
 
 /// The scorers of an aligner (`--aligner-score`; `score`: its default when `None`) and, with
@@ -365,11 +209,11 @@ fn aligner_scorers(
     _: Option<AlignerScore>,
     _: bool,
 ) -> Result<(BatchScorers, Option<WordColumns>)> {
-    Err(crate::cmd::neural_unavailable("`bitext score --model`"))
+    Err(crate::run::neural_unavailable("`bitext score --model`"))
 }
 
 pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
-    super::check_outputs([Some(a.io.output.as_path())])?;
+    crate::run::check_outputs([Some(a.io.output.as_path())])?;
     if a.io.batch == 0 {
         bail!("--batch must be at least 1");
     }
@@ -394,7 +238,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         };
         let files = (a.io.input.as_path(), a.io.output.as_path());
         let plan = (shards, dir.as_path(), a.sharded.plan_only);
-        if let Some(r) = crate::cmd::filter::run_sharded(files, &recipe, plan, true)? {
+        if let Some(r) = crate::run::filter_sharded(files, &recipe, plan, true)? {
             eprintln!("scored {} pairs", r.lines);
         }
         return Ok(());

@@ -10,7 +10,7 @@
 //!   synthetic examples and IBM-1 word links.
 //! - `bitext train mlp`: the MLP similarity (Kim et al. 2019) on the sentence vectors of a
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
-//! - `bitext train ibm1`: IBM Model 1 in both directions (`crate::cmd::ibm1`; no burn, in
+//! - `bitext train ibm1`: IBM Model 1 in both directions (`train/ibm1.rs`; no burn, in
 //!   every build).
 //!
 //! The arguments parse in every build, so that `--help` and the flags are the same; the neural
@@ -29,6 +29,7 @@ use crate::flags::{Backend, Optimizer};
 
 mod aligner;
 mod autoencoder;
+mod ibm1;
 mod pairs;
 #[cfg(feature = "neural")]
 mod pieces;
@@ -59,7 +60,7 @@ pub(crate) enum TrainCommand {
     Mlp(Box<MlpArgs>),
     /// IBM Model 1 in both directions on a parallel TSV (lexical baseline; no neural feature
     /// needed).
-    Ibm1(Box<crate::cmd::ibm1::Ibm1Args>),
+    Ibm1(Box<ibm1::Ibm1Args>),
 }
 
 /// Options shared by every model's training.
@@ -218,15 +219,15 @@ pub(crate) struct MlpArgs {
 #[cfg(feature = "neural")]
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     if let TrainCommand::Ibm1(a) = cmd {
-        return crate::cmd::ibm1::run(a);
+        return ibm1::run(a);
     }
-    crate::cmd::neural::start_neural_command();
+    crate::neural::start_neural_command();
     match cmd {
         TrainCommand::Siamese(a) => siamese::train(a),
         TrainCommand::Autoencoder(a) => autoencoder::train(a),
         TrainCommand::Aligner(a) => aligner::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
-        TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
+        TrainCommand::Ibm1(a) => ibm1::run(a),
     }
 }
 
@@ -235,8 +236,8 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
 #[cfg(not(feature = "neural"))]
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     match cmd {
-        TrainCommand::Ibm1(a) => crate::cmd::ibm1::run(a),
-        _ => Err(crate::cmd::neural_unavailable(
+        TrainCommand::Ibm1(a) => ibm1::run(a),
+        _ => Err(crate::run::neural_unavailable(
             "`bitext train siamese|autoencoder|aligner|mlp`",
         )),
     }
@@ -264,8 +265,8 @@ mod training {
 
     use super::pairs::Split;
     use super::{BatchArgs, CommonArgs, MlpArgs, TextArgs};
-    use crate::cmd::neural::read_pairs;
     use crate::flags::Optimizer;
+    use crate::neural::read_pairs;
 
     impl TextArgs {
         /// The word vocabularies to build (when no sentencepiece model is given).

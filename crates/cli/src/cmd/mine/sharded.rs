@@ -7,13 +7,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use bitext_mine::{MineSpec, ScoredPair};
 use bitext_shard::{
-    Format, Input, Outcome, Plan, PlannedSide, RunOptions, Sharding, Side, TextInput, mined_pairs,
-    run_all,
+    Format, Input, Plan, PlannedSide, Sharding, Side, TextInput, mined_pairs, run_all,
 };
 
 use super::{MineArgs, Mode, write_mined};
-use crate::input::{TextFormat, progress_bar, sentences_for_rows};
+use crate::input::{TextFormat, sentences_for_rows};
 use crate::rows::Unify;
+use crate::run::{run_options, run_steps};
 
 /// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, write the
 /// output as the single-process run writes it. With `--encoder`, the plan embeds the text
@@ -92,59 +92,6 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
         .map(|p| ScoredPair::new(p.score, line(&src_of, p.src), line(&trg_of, p.tgt)))
         .collect();
     write_mined(a, pairs, (src_text, trg_text), calibration)
-}
-
-/// A step's name, outcome, and the count done and in all (what the runners report).
-type Progress<'a> = &'a mut dyn FnMut(&str, Outcome, usize, usize);
-
-/// Run a plan's `total` steps in `dir` through `run` with a progress bar, then say how many ran
-/// and how many were done already (every sharded command's loop).
-pub(crate) fn run_steps(
-    total: usize,
-    dir: &Path,
-    quiet: bool,
-    run: &mut dyn FnMut(Progress<'_>) -> bitext_shard::Result<()>,
-) -> Result<()> {
-    let bar = progress_bar(total, "steps", quiet);
-    let (mut ran, mut skipped) = (0, 0);
-    run(&mut |_, outcome, done, _| {
-        match outcome {
-            Outcome::Ran => ran += 1,
-            Outcome::Skipped => skipped += 1,
-        }
-        bar.set_position(done as u64);
-    })
-    .with_context(|| format!("in {} (rerun to resume)", dir.display()))?;
-    bar.finish_and_clear();
-    eprintln!(
-        "steps: {ran} ran, {skipped} already done ({})",
-        dir.display()
-    );
-    Ok(())
-}
-
-/// How a sharded run's steps run: the failure asked for by `BITEXT_FAIL_STEP` (tests), and
-/// builders of every encoder and sentence scorer this binary can build (neural and ONNX
-/// included).
-pub(crate) fn run_options() -> RunOptions {
-    RunOptions {
-        fail_step: std::env::var("BITEXT_FAIL_STEP").ok(),
-        encoders: Some(std::sync::Arc::new(bitext::build::shard_encoders())),
-        line_scorers: Some(std::sync::Arc::new(|spec| {
-            let no_reference = || bail!("a sharded filter's scorer has no reference corpus");
-            let build =
-                crate::build::batch_scorers(spec, no_reference).map_err(|e| format!("{e:#}"))?;
-            let scorer: Box<bitext_shard::ShardScorer> =
-                Box::new(move |src, tgt| build(src, tgt).map_err(|e| format!("{e:#}")));
-            Ok(scorer)
-        })),
-        calibrations: Some(std::sync::Arc::new(|path| {
-            let cal =
-                bitext_eval::calibration::Calibration::load(path).map_err(|e| format!("{e:#}"))?;
-            let probability: Box<dyn Fn(f64) -> f64> = Box::new(move |s| cal.probability(s));
-            Ok(probability)
-        })),
-    }
 }
 
 /// The plan of mining two embedding files (`--index auto` chosen from their sizes).

@@ -8,7 +8,7 @@
 use clap::{Args, ValueEnum};
 
 use super::{CommonArgs, PairArgs, TextArgs};
-use crate::flags::{Cell, Preset};
+use crate::flags::{Cell, Preset, RankingArgs, SentenceVectorArgs};
 
 /// What the aligner is trained to predict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -60,28 +60,14 @@ pub(crate) struct AlignerArgs {
     /// sentence vectors mine; 0 leaves it out.
     #[arg(long, default_value_t = 0.0, value_name = "W")]
     ranking_weight: f64,
-    /// With --ranking-weight or --distill-ranking-weight: inverse temperature of the ranking
-    /// softmax.
-    #[arg(long, default_value_t = 20.0)]
-    scale: f64,
-    /// With --ranking-weight or --distill-ranking-weight: margin subtracted from each parallel
-    /// pair's cosine.
-    #[arg(long = "loss-margin", default_value_t = 0.2)]
-    margin: f64,
-    /// How the word states become the sentence vector: `last` (the final states, the paper's)
-    /// or `max` (their maximum over positions).
-    #[arg(long, value_enum, default_value_t = super::siamese::SiamesePooling::Last)]
-    pooling: super::siamese::SiamesePooling,
-    /// Add each encoder's IDF-weighted bag of its input embeddings to its sentence vector
-    /// (vectors of the embedding size; the untrained network's is the bag of words; IDF over
-    /// every sentence of that side in training, --distill-input's included), so that
-    /// the sentence vector reaches the word states only through a trained projection, as in
-    /// the siamese network's --bag. Not in the draft.
-    #[arg(long)]
-    bag: bool,
-    /// With --bag: train a linear map of each bag (starting at the identity).
-    #[arg(long, requires = "bag")]
-    bag_map: bool,
+    // With --ranking-weight or --distill-ranking-weight: the ranking softmax's temperature and
+    // margin.
+    #[command(flatten)]
+    ranking: RankingArgs,
+    // Pooling, the bags (IDF over every sentence of that side in training, --distill-input's
+    // included) and n-gram convolutions.
+    #[command(flatten)]
+    vector: SentenceVectorArgs,
     /// With --bag: both bags read a fixed table of their own, filled from these vectors (a
     /// `.vec` or, as for --init-vectors, an ONNX encoder spec naming the graph's per-piece
     /// tensor), shared by the two sides (one --spm), instead of the encoders' input rows:
@@ -90,10 +76,6 @@ pub(crate) struct AlignerArgs {
     /// of the bags. Not in the draft.
     #[arg(long, value_name = "FILE|SPEC", requires = "bag")]
     bag_vectors: Option<std::path::PathBuf>,
-    // With --bag and --bag-vectors (or --freeze-embeddings): n-gram convolutions beside each
-    // encoder's recurrence, over the bags' table, for the sentence vector only.
-    #[command(flatten)]
-    ngrams: super::siamese::NgramArgs,
     /// Shift every alignment score of a pair by a trained function of its two sentence
     /// vectors' cosine, 40·(a·cos + c), starting at zero: an unrelated pair then has all its
     /// words divergent without any word state having to say so. Not in the draft.
@@ -179,9 +161,7 @@ mod training {
         Objective, RankingTerm, train_aligner,
     };
     use bitext_neural::pretrained::VectorsInit;
-    use bitext_neural::siamese::Pooling;
 
-    use super::super::siamese::SiamesePooling;
     use bitext_tokenize::{SequenceConfig, WordConfig};
 
     use super::super::teacher::TeacherSide;
@@ -197,12 +177,8 @@ mod training {
             }
             let cols = self.pairs.cols.zero_based()?;
             for f in &self.distill_input {
-                let (s, t) = crate::cmd::neural::read_pairs(
-                    Some(f),
-                    cols,
-                    (None, None),
-                    self.pairs.skip_empty,
-                )?;
+                let (s, t) =
+                    crate::neural::read_pairs(Some(f), cols, (None, None), self.pairs.skip_empty)?;
                 src.extend(s);
                 tgt.extend(t);
             }
@@ -279,23 +255,20 @@ mod training {
             ObjectiveArg::Sentence => Objective::Sentence,
             ObjectiveArg::Both => Objective::Both,
         };
-        network.pooling = match a.pooling {
-            SiamesePooling::Last => Pooling::Last,
-            SiamesePooling::Max => Pooling::Max,
-        };
-        network.bag = a.bag;
-        network.bag_map = a.bag_map;
+        network.pooling = a.vector.pooling.pooling();
+        network.bag = a.vector.bag;
+        network.bag_map = a.vector.bag_map;
         network.bag_table = a.bag_vectors.is_some();
         network.sentence_shift = a.sentence_shift;
-        (network.ngrams, network.ngram_channels) = a.ngrams.config(
+        (network.ngrams, network.ngram_channels) = a.vector.ngrams.config(
             a.bag_vectors.is_some() || a.text.freeze_embeddings,
             "--bag-vectors (the bags' own table) or --freeze-embeddings",
         )?;
         network.dropout = a.dropout;
         network.ranking = (a.ranking_weight != 0.0).then_some(RankingTerm {
             weight: a.ranking_weight,
-            scale: a.scale,
-            margin: a.margin,
+            scale: a.ranking.scale,
+            margin: a.ranking.margin,
             pairs: 0,
         });
         let mut train = AlignerTrainConfig::paper(a.common.seed);
@@ -375,8 +348,8 @@ mod training {
                 per_epoch: a.distill_per_epoch.unwrap_or(per_kind),
                 ranking: (a.distill_ranking_weight != 0.0).then_some(RankingTerm {
                     weight: a.distill_ranking_weight,
-                    scale: a.scale,
-                    margin: a.margin,
+                    scale: a.ranking.scale,
+                    margin: a.ranking.margin,
                     pairs: 0,
                 }),
                 ranking_spares_words: a.distill_ranking_spares_words,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{CommonArgs, PairArgs, TextArgs};
-use crate::flags::{Cell, Preset};
+use crate::flags::{Cell, Preset, RankingArgs};
 
 /// Arguments of `bitext train autoencoder`.
 #[derive(Debug, Args)]
@@ -57,12 +57,8 @@ pub(crate) struct AutoencoderArgs {
         allow_negative_numbers = true
     )]
     ranking: f64,
-    /// Inverse temperature of the ranking softmax.
-    #[arg(long, default_value_t = 20.0)]
-    scale: f64,
-    /// Margin subtracted from each parallel pair's cosine in the ranking loss.
-    #[arg(long = "loss-margin", alias = "margin", default_value_t = 0.2)]
-    margin: f64,
+    #[command(flatten)]
+    ranking_loss: RankingArgs,
     /// Pairs the ranking loss sees per step: the batch's translation pairs topped up with
     /// random training pairs (encoded, not decoded; 0 = the batch's pairs only).
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -144,8 +140,8 @@ mod training {
         if a.ranking != 0.0 {
             train.ranking = Some(RankingTerm {
                 weight: a.ranking,
-                scale: a.scale,
-                margin: a.margin,
+                scale: a.ranking_loss.scale,
+                margin: a.ranking_loss.margin,
                 pairs: a.ranking_pairs,
             });
         }

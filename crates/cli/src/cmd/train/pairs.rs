@@ -65,8 +65,8 @@ mod reading {
     use bitext_neural::siamese::split_indices;
 
     use super::{PairArgs, ValidArgs};
-    use crate::cmd::neural::read_pairs;
     use crate::cmd::train::CommonArgs;
+    use crate::neural::read_pairs;
 
     /// Training source and target sentences, then validation source and target sentences.
     pub(in crate::cmd::train) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);

@@ -6,7 +6,7 @@
 use clap::{Args, ValueEnum};
 
 use super::{CommonArgs, PairArgs, TextArgs, ValidArgs};
-use crate::flags::{Cell, Preset};
+use crate::flags::{Cell, Preset, RankingArgs, SentenceVectorArgs};
 
 /// The loss of the siamese network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -16,57 +16,6 @@ pub(crate) enum SiameseObjective {
     /// Each pair's translation against the batch's other sentences, by cosine with an
     /// additive margin.
     Ranking,
-}
-
-/// How the siamese network's recurrent states become the sentence vector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SiamesePooling {
-    /// The final states (the paper's).
-    Last,
-    /// The maximum over positions.
-    Max,
-}
-
-/// N-gram convolutions beside an encoder's recurrence (`bitext train siamese` and `aligner`).
-#[derive(Debug, Args)]
-pub(crate) struct NgramArgs {
-    /// With --bag and a fixed table to read (--freeze-embeddings, or the aligner's
-    /// --bag-vectors): n-gram convolutions of these orders beside the recurrence (e.g. 2,3,5,
-    /// as the USE-M teacher's CNN), max-pooled over the sentence; their features join the
-    /// recurrent states the bag's projection maps, so that a student reads fixed phrases as a
-    /// CNN teacher does.
-    #[arg(long, value_name = "K,K,…", value_delimiter = ',', requires = "bag")]
-    ngrams: Vec<usize>,
-    /// Filters per order of --ngrams (and the width of their input projection).
-    #[arg(long, value_name = "N", default_value_t = 128, requires = "ngrams")]
-    ngram_channels: usize,
-}
-
-#[cfg(feature = "neural")]
-impl NgramArgs {
-    /// The orders and channels of the network's configuration (no channels without orders).
-    /// `fixed`: whether the table the convolutions read is fixed, which `flags` make so (they
-    /// get no gradient through to a trained table, so one is refused before training, naming
-    /// those flags).
-    pub(crate) fn config(
-        &self,
-        fixed: bool,
-        flags: &str,
-    ) -> anyhow::Result<(bitext_neural::ngrams::NgramOrders, usize)> {
-        if !self.ngrams.is_empty() && !fixed {
-            anyhow::bail!(
-                "--ngrams: the n-gram convolutions read a fixed table (they pass it no \
-                 gradient); give {flags}"
-            );
-        }
-        let orders = bitext_neural::ngrams::NgramOrders::new(&self.ngrams)?;
-        let channels = if self.ngrams.is_empty() {
-            0
-        } else {
-            self.ngram_channels
-        };
-        Ok((orders, channels))
-    }
 }
 
 /// Arguments of `bitext train siamese`.
@@ -92,33 +41,15 @@ pub(crate) struct SiameseArgs {
     /// loss is added (or replaces it: --distill-only).
     #[arg(long, value_enum, default_value_t = SiameseObjective::Classifier)]
     objective: SiameseObjective,
-    /// Inverse temperature of the ranking softmax.
-    #[arg(long, default_value_t = 20.0)]
-    scale: f64,
-    /// Margin subtracted from each parallel pair's cosine in the ranking loss.
-    #[arg(long = "loss-margin", alias = "margin", default_value_t = 0.2)]
-    margin: f64,
-    /// How the recurrent states become the sentence vector: `last` (the paper's final states)
-    /// or `max` (maximum over positions).
-    #[arg(long, value_enum, default_value_t = SiamesePooling::Last)]
-    pooling: SiamesePooling,
-    /// Add the IDF-weighted bag of the sentence's input embeddings to its vector (vectors of
-    /// the embedding size; the untrained network is the bag of words over its own vectors).
-    /// Turns the dropout on the input embeddings off, which would blur the bag.
-    #[arg(long)]
-    bag: bool,
-    /// With --bag: train a linear map of the bag (starting at the identity), so that a bag of
-    /// fixed input vectors can move towards a teacher's space (--teacher).
-    #[arg(long, requires = "bag")]
-    bag_map: bool,
+    #[command(flatten)]
+    ranking: RankingArgs,
+    #[command(flatten)]
+    vector: SentenceVectorArgs,
     /// With --bag: add a trained hidden layer of N units to the bag (`relu(bag·U + c)·V + d`,
     /// `V` starting at zero), so that the bag enters the sentence vector through a small
     /// network of it rather than a linear map (0: none).
     #[arg(long, value_name = "N", default_value_t = 0, requires = "bag")]
     bag_hidden: usize,
-    // With --bag and --freeze-embeddings: n-gram convolutions beside the recurrence.
-    #[command(flatten)]
-    ngrams: NgramArgs,
     /// Embedding size instead of the preset's (e.g. the width of --init-vectors, so that they
     /// are not projected).
     #[arg(long, value_name = "N")]
@@ -160,11 +91,11 @@ mod training {
     use anyhow::Result;
     use bitext_core::io::text::{EmptyLines, read_lines};
     use bitext_neural::siamese::{
-        Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
+        Objective, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
     };
     use bitext_tokenize::SequenceConfig;
 
-    use super::{SiameseArgs, SiameseObjective, SiamesePooling};
+    use super::{SiameseArgs, SiameseObjective};
     use crate::cmd::train::training::report;
 
     pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
@@ -187,19 +118,17 @@ mod training {
         }
         let mut network = SiameseConfig::preset(a.preset.name(), 1)?;
         network.frozen_embeddings = a.text.freeze_embeddings;
-        network.bag = a.bag;
-        network.bag_map = a.bag_map;
+        network.bag = a.vector.bag;
+        network.bag_map = a.vector.bag_map;
         network.bag_hidden = a.bag_hidden;
         (network.ngrams, network.ngram_channels) = a
+            .vector
             .ngrams
             .config(a.text.freeze_embeddings, "--freeze-embeddings")?;
-        if a.bag {
+        if a.vector.bag {
             network.dropout_input = 0.0;
         }
-        network.pooling = match a.pooling {
-            SiamesePooling::Max => Pooling::Max,
-            SiamesePooling::Last => Pooling::Last,
-        };
+        network.pooling = a.vector.pooling.pooling();
         if let Some(d) = a.emb_dim {
             network.emb_dim = d;
         }
@@ -209,8 +138,8 @@ mod training {
         // Distillation alone validates as the ranking objective does (P@1 by cosine).
         if a.objective == SiameseObjective::Ranking || a.teacher.alone() {
             train.objective = Objective::Ranking {
-                scale: a.scale,
-                margin: a.margin,
+                scale: a.ranking.scale,
+                margin: a.ranking.margin,
             };
         }
         train.batching = a.batching.bucketing((128, 128 * 80));

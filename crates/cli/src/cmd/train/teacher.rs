@@ -97,9 +97,9 @@ mod vectors {
             Ok(())
         }
     }
-    use crate::cmd::embed::embed_cached;
     use crate::cmd::train::pairs::Split;
     use crate::input::TextFormat;
+    use crate::run::embed_cached;
 
     impl TeacherArgs {
         /// The teacher's vectors of `split`'s pairs (training, then validation when it has

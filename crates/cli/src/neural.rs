@@ -3,7 +3,7 @@
 //! as an encoder or a scorer is the library's `bitext_neural::spec::NeuralModel`.
 //!
 //! Compiled only with the cargo feature `neural` (on by default); without it the neural
-//! commands fail with the error of `neural_unavailable` in `cmd/mod.rs`.
+//! commands fail with the error of `neural_unavailable` in `run/mod.rs`.
 
 use std::path::Path;
 

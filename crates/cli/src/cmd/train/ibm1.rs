@@ -42,7 +42,7 @@ pub(crate) struct Ibm1Args {
 }
 
 pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
-    super::check_outputs([Some(a.output.as_path())])?;
+    crate::run::check_outputs([Some(a.output.as_path())])?;
     if a.iterations == 0 {
         bail!("--iterations must be at least 1");
     }

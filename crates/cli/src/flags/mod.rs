@@ -1,9 +1,16 @@
 //! The CLI's shared vocabulary: the fixed choices every command spells the same way (as clap
-//! `ValueEnum`s, so that `--help` lists them and a typo is refused by name), and the table of
-//! flag concepts that `bitext --help` prints ([`VOCABULARY`]). One concept, one spelling: the
-//! old spellings stay as hidden aliases for one release.
+//! `ValueEnum`s, so that `--help` lists them and a typo is refused by name), the argument groups
+//! several commands flatten (the scorers' options: [`EmdArgs`], [`ModelArgs`], …), and the
+//! table of flag concepts that `bitext --help` prints ([`VOCABULARY`]). One concept, one
+//! spelling: the old spellings stay as hidden aliases for one release.
 
 use clap::ValueEnum;
+
+mod scorers;
+mod training;
+
+pub(crate) use scorers::{EmdArgs, LengthUnitArg, ModelArgs};
+pub(crate) use training::{RankingArgs, SentenceVectorArgs};
 
 /// Recurrent cell of a neural encoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
