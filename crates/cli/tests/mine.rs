@@ -182,9 +182,15 @@ fn threshold_top_n_score_and_search_modes() {
     );
     assert_eq!(
         parse(&kept).len(),
-        2,
-        "score > threshold keeps the two above it"
+        3,
+        "a pair scoring exactly the threshold is kept, as `filter --threshold` keeps it"
     );
+    let (above, _) = succeed(
+        mine(&xp, &yp)
+            .args(["-k", "3", "--margin", "distance", "--threshold"])
+            .arg(cut.next_up().to_string()),
+    );
+    assert_eq!(parse(&above), all[..2].to_vec());
     let (top, _) =
         succeed(mine(&xp, &yp).args(["-k", "3", "--margin", "distance", "--top-n", "1"]));
     assert_eq!(parse(&top), all[..1].to_vec());
@@ -214,10 +220,17 @@ fn bad_inputs_are_clear_errors() {
     let d = tempfile::tempdir().unwrap();
     let (x, y) = data(3);
     let (xp, yp) = write_pair(d.path(), &x, &y);
-    fail(
-        mine(&xp, &yp).args(["-k", "36"]),
-        "k = 36 neighbours of each source sentence",
+    // A neighbourhood larger than a side is all of that side (said once), as LASER's search
+    // over a smaller index returns it whole.
+    let (all, err) = succeed(mine(&xp, &yp).args(["-k", "36", "--margin", "distance"]));
+    assert!(
+        err.contains("neighbourhoods of 35 targets and 30 sources (asked: 36 and 36)"),
+        "{err}"
     );
+    let (fitted, _) =
+        succeed(mine(&xp, &yp).args(["--src-k", "35", "--tgt-k", "30", "--margin", "distance"]));
+    assert_eq!(all, fitted);
+    assert!(parse(&all).len() >= 10);
     let (xn, yn) = (d.path().join("x.npy"), d.path().join("y4.npy"));
     npy::write_npy(&xn, x.view()).unwrap();
     let y4 = Embeddings::from_rows(y.rows().map(|r| r[..4].to_vec()), 4).unwrap();

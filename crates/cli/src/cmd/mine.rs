@@ -94,8 +94,9 @@ pub(crate) struct MineArgs {
     /// Candidate retrieval (mode mine).
     #[arg(long, value_enum, default_value_t = RetrievalArg::Max)]
     retrieval: RetrievalArg,
-    /// Write only pairs with score > X (LASER applies its default of 0 in `max` retrieval
-    /// only; bitext applies a threshold in every retrieval and has none by default).
+    /// Write only pairs scoring at least X, as `filter --threshold` keeps them (LASER keeps
+    /// scores above its default of 0 in `max` retrieval only; bitext applies a threshold in
+    /// every retrieval and has none by default).
     #[arg(long, value_name = "X", allow_negative_numbers = true)]
     threshold: Option<f64>,
     /// Keep at most the N best pairs (mode mine).
@@ -151,9 +152,33 @@ pub(crate) struct MineArgs {
     plan_only: bool,
 }
 
+/// The neighbourhood sizes the flags ask for: `(k_src, k_trg)`.
+fn ks(a: &MineArgs) -> (usize, usize) {
+    (a.src_k.unwrap_or(a.search.k), a.trg_k.unwrap_or(a.search.k))
+}
+
 /// The recipe of `a`: margin, retrieval, threshold, one-to-one, top-N and index.
 fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
-    let spec = margin_spec(a);
+    mine_spec_with(a, ks(a))
+}
+
+/// [`mine_spec`] with the neighbourhoods `k` fitted to sides of `n_src` and `n_trg` sentences:
+/// a side smaller than its k is searched whole (each neighbourhood is all of it), said once.
+fn fitted(a: &MineArgs, n_src: usize, n_trg: usize) -> Result<MineSpec> {
+    let (k_src, k_trg) = ks(a);
+    let fit = (k_src.min(n_trg).max(1), k_trg.min(n_src).max(1));
+    if fit != (k_src, k_trg) {
+        eprintln!(
+            "-k: the sides have {n_src} and {n_trg} sentences: neighbourhoods of {} targets and \
+             {} sources (asked: {k_src} and {k_trg})",
+            fit.0, fit.1
+        );
+    }
+    mine_spec_with(a, fit)
+}
+
+fn mine_spec_with(a: &MineArgs, (k_src, k_trg): (usize, usize)) -> Result<MineSpec> {
+    let spec = margin_spec(a, k_src, k_trg);
     spec.check()?;
     // `auto` is chosen from the data size once the inputs are mapped (sharded runs only).
     let index = if a.search.index == "auto" {
@@ -171,7 +196,7 @@ fn mine_spec(a: &MineArgs) -> Result<MineSpec> {
         .retrieval(retrieval(a.retrieval))
         .one_to_one(a.one_to_one);
     if let Some(value) = a.threshold {
-        miner = miner.threshold(Threshold::Above { value });
+        miner = miner.threshold(Threshold::AtLeast { value });
     }
     if let Some(n) = a.top_n {
         miner = miner.top_n(n);
@@ -263,6 +288,7 @@ fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
             tv.len()
         );
     }
+    let spec = &fitted(a, sv.len(), tv.len())?;
     let hoods = crate::index::neighbourhoods(spec, sv, tv, a.quiet).with_context(|| {
         format!(
             "mining {} against {}",
@@ -299,7 +325,7 @@ fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
                 .map(|(&(i, j), s)| kept.original(ScoredPair::new(s, i, j)))
                 .collect();
             if let Some(value) = a.threshold {
-                scored.retain(|p| p.score > value);
+                scored.retain(|p| p.score >= value);
             }
             out.write(a.output.as_ref(), &at_least(scored))
         }
@@ -349,6 +375,7 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
     let trg = bitext_core::MappedHalf::open(tp, dim)?;
     let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
     let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
+    let spec = &fitted(a, src.len(), trg.len())?;
     let bar = progress_bar(src.len(), "searching both ways", a.quiet);
     let (pairs, nb) = spec
         .mine_half_target(src.view(), trg.view(), &mut |_, done, _| {
@@ -385,18 +412,14 @@ fn write_mined(
     .write(a.output.as_ref(), &pairs)
 }
 
-fn margin_spec(a: &MineArgs) -> MarginSpec {
+fn margin_spec(a: &MineArgs, k_src: usize, k_trg: usize) -> MarginSpec {
     let f = match a.margin {
         MarginArg::Absolute => MarginFunction::Absolute,
         MarginArg::Distance => MarginFunction::Distance,
         MarginArg::Ratio => MarginFunction::Ratio,
         MarginArg::Csls => MarginFunction::Csls,
     };
-    MarginSpec::with_k(
-        f,
-        a.src_k.unwrap_or(a.search.k),
-        a.trg_k.unwrap_or(a.search.k),
-    )
+    MarginSpec::with_k(f, k_src, k_trg)
 }
 
 fn retrieval(r: RetrievalArg) -> Retrieval {
