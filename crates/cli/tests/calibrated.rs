@@ -1,6 +1,7 @@
 //! `--calibration FILE` and `--min-precision P` in `bitext score`, `filter` and `mine`: the
-//! calibrated probability is written after the score, and pairs under the threshold of P are
-//! left out.
+//! calibrated probability is written after the score (`score`, `filter`) or as the last column
+//! (`mine`, whose first three stay `score<TAB>src<TAB>tgt`), and pairs under the threshold of P
+//! are left out.
 
 use bitext_eval::calibration::{Calibration, FitOptions, LabelledScores};
 
@@ -193,7 +194,8 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
                 let f: Vec<&str> = l.split('\t').collect();
                 assert_eq!(f.len(), 4, "{l}");
                 let n = |i: usize| f[i].parse::<f64>().unwrap();
-                (n(0), n(1), f[2].parse().unwrap(), f[3].parse().unwrap())
+                // The probability comes last, so that `eval bucc` still reads the file.
+                (n(0), n(3), f[1].parse().unwrap(), f[2].parse().unwrap())
             })
             .collect()
     };
@@ -219,4 +221,32 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
     assert_eq!(kept, want);
     assert_eq!(kept.len(), predicted);
     assert_eq!(cal.min_score(0.9).unwrap(), threshold);
+
+    // The probability being the last column, `eval bucc` reads the calibrated output as it
+    // reads the plain one.
+    let gold: String = (0..20).map(|i| format!("{i}\t{i}\n")).collect();
+    let gold = write(d.path(), "gold.txt", gold);
+    let plain_path = write(d.path(), "plain.tsv", &plain);
+    let with_p = d.path().join("with-p.tsv");
+    succeed(
+        mine_cmd(d.path())
+            .arg("--calibration")
+            .arg(&cal_path)
+            .arg("-o")
+            .arg(&with_p),
+    );
+    let eval = |mined: &std::path::Path| {
+        succeed(&mut cli![
+            "eval",
+            "bucc",
+            "--gold",
+            &gold,
+            "--mined",
+            mined,
+            "--threshold",
+            "0"
+        ])
+        .0
+    };
+    assert_eq!(eval(&with_p), eval(&plain_path));
 }

@@ -112,7 +112,7 @@ pub(crate) struct MineArgs {
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
     /// Output file (default: standard output). Lines are `score<TAB>src<TAB>tgt`, with the
-    /// calibrated probability after the score when --calibration is given.
+    /// calibrated probability as a fourth column when --calibration is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
@@ -391,7 +391,7 @@ fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
 }
 
 /// Write mined pairs as the single-process `--mode mine` does: `--min-precision` applied, the
-/// count on stderr, the calibrated probability beside the score with `--calibration`.
+/// count on stderr, the calibrated probability as a fourth column with `--calibration`.
 fn write_mined(
     a: &MineArgs,
     mut pairs: Vec<ScoredPair>,

@@ -10,8 +10,8 @@ use bitext_mine::ScoredPair;
 
 use crate::input::Labels;
 
-/// Writes `score<TAB>src<TAB>tgt` lines (`score<TAB>probability<TAB>src<TAB>tgt` with a
-/// calibration).
+/// Writes `score<TAB>src<TAB>tgt` lines, with a calibration `score<TAB>src<TAB>tgt<TAB>probability`:
+/// the first three columns stay what `eval bucc` and LASER's readers read.
 pub(crate) struct Output<'a> {
     pub(crate) src: &'a Labels,
     pub(crate) trg: &'a Labels,
@@ -29,13 +29,6 @@ impl Output<'_> {
                 Some(d) => write!(line, "{:.d$}", p.score),
                 None => write!(line, "{}", p.score),
             };
-            if let Some(c) = self.calibration {
-                let prob = c.probability(p.score);
-                let _ = match self.decimals {
-                    Some(d) => write!(line, "\t{prob:.d$}"),
-                    None => write!(line, "\t{prob}"),
-                };
-            }
             for label in [self.src.get(p.src), self.trg.get(p.tgt)] {
                 if label.contains(['\t', '\n', '\r']) {
                     return Err(std::io::Error::other(format!(
@@ -45,6 +38,13 @@ impl Output<'_> {
                 }
                 line.push('\t');
                 line.push_str(&label);
+            }
+            if let Some(c) = self.calibration {
+                let prob = c.probability(p.score);
+                let _ = match self.decimals {
+                    Some(d) => write!(line, "\t{prob:.d$}"),
+                    None => write!(line, "\t{prob}"),
+                };
             }
             line.push('\n');
             w.write_all(line.as_bytes())

@@ -37,15 +37,26 @@ fn parse_score<R: BufRead>(r: &LineReader<R>, s: &str) -> Result<f64> {
     Ok(v)
 }
 
-/// Read a mined-pairs file (`score<TAB>src<TAB>tgt`).
+/// Read a mined-pairs file (`score<TAB>src<TAB>tgt`, or with a calibration's probability as a
+/// fourth column, as `bitext mine --calibration` writes it: read, checked and not kept).
 ///
 /// # Errors
-/// Missing file, invalid UTF-8, a line without exactly three fields, a score that is not a
-/// finite number, an empty side, or an empty file — naming the file and line.
+/// Missing file, invalid UTF-8, a line without three or four fields, a score that is not a
+/// finite number, a fourth field that is not a probability, an empty side, or an empty file —
+/// naming the file and line.
 pub fn read_mined_pairs(path: impl AsRef<Path>) -> Result<Vec<MinedPair>> {
     let mut out = Vec::new();
     LineReader::open(path)?.each_line("pairs", |r, line| {
-        let f = r.fields(line, 3, "score<TAB>source<TAB>target")?;
+        let with_probability = line.split('\t').count() == 4;
+        let (n, what) = if with_probability {
+            (4, "score<TAB>source<TAB>target<TAB>probability")
+        } else {
+            (3, "score<TAB>source<TAB>target")
+        };
+        let f = r.fields(line, n, what)?;
+        if with_probability && !parse_score(r, f[3]).is_ok_and(|p| (0.0..=1.0).contains(&p)) {
+            return Err(r.error(format!("probability {:?} is not a number in [0, 1]", f[3])));
+        }
         let score = parse_score(r, f[0])?;
         if f[1].is_empty() || f[2].is_empty() {
             return Err(r.error("empty source or target field"));
@@ -337,7 +348,7 @@ mod tests {
     #[test]
     fn mined_pair_errors() {
         let d = tempfile::tempdir().unwrap();
-        let cases: [(&str, &str, &str); 5] = [
+        let cases: [(&str, &str, &str); 7] = [
             (
                 "a",
                 "0.5\tx\ty\nabc\tx\ty\n",
@@ -347,7 +358,22 @@ mod tests {
             ("c", "NaN\tx\ty\n", "c:1: score NaN is not a finite number"),
             ("e", "", "e: file is empty"),
             ("f", "0.1\t\ty\n", "f:1: empty source or target"),
+            (
+                "g",
+                "0.5\tx\ty\t1.5\n",
+                "g:1: probability \"1.5\" is not a number in [0, 1]",
+            ),
+            (
+                "h",
+                "0.5\tx\ty\t0.1\t2\n",
+                "h:1: expected 3 tab-separated fields",
+            ),
         ];
+        // A calibration's probability as a fourth column is read and left out.
+        let p = d.path().join("cal");
+        std::fs::write(&p, "0.5\tx\ty\t0.25\n0.25\tz\tw\t0\n").unwrap();
+        let read = read_mined_pairs(&p).unwrap();
+        assert_eq!((read.len(), read[1].src.as_str()), (2, "z"));
         for (name, content, want) in cases {
             let p = d.path().join(name);
             std::fs::write(&p, content).unwrap();
