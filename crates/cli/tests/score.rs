@@ -84,7 +84,12 @@ fn score_errors_name_the_file_and_line() {
     );
     assert!(!output.exists(), "no partial output");
     let short = write(d.path(), "short.tsv", "u1\tHund\n");
-    fail(&mut score(d.path(), &short, &output, &[]), "short.tsv:1:");
+    // Columns are counted from 1 in messages, as in the flags (here --src-col 2 --tgt-col 3).
+    fail(
+        &mut score(d.path(), &short, &output, &[]),
+        "short.tsv:1: 2 tab-separated fields, but 3 are needed (source in column 2, target in \
+         column 3)",
+    );
     fail(
         &mut cli![
             "score", "--scorer", "emd", "--input", &empty, "--output", &output

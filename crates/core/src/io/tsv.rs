@@ -134,7 +134,8 @@ impl<R: BufRead> BitextTsvReader<R> {
     pub fn new(reader: LineReader<R>, src_col: usize, tgt_col: usize) -> Result<Self> {
         if src_col == tgt_col {
             return Err(Error::InvalidArgument(format!(
-                "source and target column are both {src_col}"
+                "source and target are both in column {}",
+                src_col + 1
             )));
         }
         Ok(Self {
@@ -167,10 +168,13 @@ impl<R: BufRead> BitextTsvReader<R> {
         let fields: Vec<&str> = raw.split('\t').collect();
         let need = sc.max(tc) + 1;
         if fields.len() < need {
+            // Columns counted from 1, as every flag and message of bitext counts them.
             return Err(r.error(format!(
-                "{} tab-separated fields, but column {} is needed (0-based source {sc}, target {tc})",
+                "{} tab-separated fields, but {need} are needed (source in column {}, target in \
+                 column {})",
                 fields.len(),
-                need - 1
+                sc + 1,
+                tc + 1
             )));
         }
         let (src, tgt) = (fields[sc].to_string(), fields[tc].to_string());
@@ -402,7 +406,10 @@ mod tests {
         assert_eq!(r.next_record().unwrap().unwrap().tgt, "Hello");
         let e = r.next_record().unwrap_err().to_string();
         assert!(
-            e.contains("in.tsv:2: 2 tab-separated fields, but column 2 is needed"),
+            e.contains(
+                "in.tsv:2: 2 tab-separated fields, but 3 are needed (source in column 2, target \
+                 in column 3)"
+            ),
             "{e}"
         );
         std::fs::write(&p, "u\t\tHello\n").unwrap();

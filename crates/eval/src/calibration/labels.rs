@@ -32,7 +32,8 @@ pub fn read_labelled_tsv(
 ) -> Result<LabelledScores> {
     if score_col == label_col {
         return Err(Error::Invalid(format!(
-            "the score and the label are both in column {score_col} (0-based)"
+            "the score and the label are both in column {}",
+            score_col + 1
         )));
     }
     let mut scored = Vec::new();
