@@ -115,8 +115,8 @@ impl FilterPlan {
         }
         if r.src_col == r.tgt_col {
             return Err(Error::Invalid(format!(
-                "source and target column are both {}",
-                r.src_col
+                "source and target are both in column {}",
+                r.src_col + 1
             )));
         }
         if !(1..=crate::plan::MAX_SHARDS).contains(&shards) {
