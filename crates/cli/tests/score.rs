@@ -292,3 +292,27 @@ fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
     assert_eq!(want.lines().count(), 3, "{want}");
     assert_eq!(std::fs::read_to_string(&b).unwrap(), want);
 }
+
+/// An input without a line is the same error in `score` and `filter`, naming the file, and
+/// leaves no output.
+#[test]
+fn an_empty_input_is_the_same_error_in_score_and_filter() {
+    let d = tempfile::tempdir().unwrap();
+    let empty = write(d.path(), "empty.tsv", "");
+    let out = d.path().join("out.tsv");
+    for command in ["score", "filter"] {
+        fail(
+            &mut cli![
+                command,
+                "--scorer",
+                "length-ratio",
+                "--input",
+                &empty,
+                "-o",
+                &out
+            ],
+            "empty.tsv: no sentence pairs",
+        );
+        assert!(!out.exists(), "{command}");
+    }
+}

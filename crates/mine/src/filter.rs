@@ -215,8 +215,8 @@ impl TsvFilter {
     ///
     /// # Errors
     /// Reading errors naming the file and line (too few columns, an empty sentence, invalid
-    /// UTF-8); [`Error::Invalid`] when the scorer's sizes differ from the line count; scoring
-    /// and writing errors.
+    /// UTF-8, no line at all); [`Error::Invalid`] when the scorer's sizes differ from the line
+    /// count; scoring and writing errors.
     pub fn run(
         &self,
         input: &Path,
@@ -250,6 +250,14 @@ impl TsvFilter {
                 WordSide::Target => count_words(&rec.tgt),
                 WordSide::Both => count_words(&rec.src) + count_words(&rec.tgt),
             });
+        }
+        if words.is_empty() {
+            return Err(bitext_core::Error::parse(
+                input,
+                bitext_core::Location::File,
+                "no sentence pairs",
+            )
+            .into());
         }
         if scorer.sizes() != (words.len(), words.len()) {
             return Err(Error::Invalid(format!(

@@ -229,8 +229,8 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     }
     match execution(a, &spec) {
         Execution::Sharded { shards, dir } => run_sharded(a, &spec, shards, dir),
-        Execution::HalfTarget => run_fp16_target(a, &spec),
-        Execution::InMemory => run_in_memory(a, &spec),
+        Execution::HalfTarget => run_fp16_target(a),
+        Execution::InMemory => run_in_memory(a),
     }
 }
 
@@ -263,7 +263,7 @@ fn execution<'a>(a: &'a MineArgs, spec: &MineSpec) -> Execution<'a> {
 }
 
 /// Both matrices in memory: every mode (mine, score, search) and row option.
-fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
+fn run_in_memory(a: &MineArgs) -> Result<()> {
     let (src, trg) = a.embeddings.open()?;
     let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
     let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg)?;
@@ -361,7 +361,7 @@ fn run_in_memory(a: &MineArgs, spec: &MineSpec) -> Result<()> {
 /// binary16 rows (`ExactIndex::over_half`), never widened as a whole; the sources are widened
 /// (they are the queries). The output is the widened matrices' (the property tests of
 /// `over_half` and `crates/cli/tests/mine_shards.rs` check it).
-fn run_fp16_target(a: &MineArgs, spec: &MineSpec) -> Result<()> {
+fn run_fp16_target(a: &MineArgs) -> Result<()> {
     use bitext_core::io::raw::{RawDtype, read_raw};
     let e = &a.embeddings;
     let (sp, tp) = e.paths()?;

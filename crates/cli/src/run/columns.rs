@@ -21,5 +21,8 @@ pub(crate) fn read_columns(
         s.push(rec.src);
         t.push(rec.tgt);
     }
+    if s.is_empty() {
+        anyhow::bail!("{}: no sentence pairs", path.display());
+    }
     Ok((s, t))
 }
