@@ -316,3 +316,45 @@ fn an_empty_input_is_the_same_error_in_score_and_filter() {
         assert!(!out.exists(), "{command}");
     }
 }
+
+/// Without `-o`, `score` and `filter` (single-process and sharded) write to standard output,
+/// as `mine` and `align-docs` do.
+#[test]
+fn score_and_filter_write_to_standard_output_by_default() {
+    let d = tempfile::tempdir().unwrap();
+    let input = write(
+        d.path(),
+        "in.tsv",
+        "u1\tein Hund\ta dog\nu2\tja\ta much longer sentence\n",
+    );
+    let to_file = d.path().join("scored.tsv");
+    let args = [
+        "--scorer",
+        "length-ratio",
+        "--src-col",
+        "2",
+        "--tgt-col",
+        "3",
+    ];
+    succeed(cli!["score", "--input", &input, "-o", &to_file].args(args));
+    let want = std::fs::read_to_string(&to_file).unwrap();
+    let (out, _) = succeed(cli!["score", "--input", &input].args(args));
+    assert_eq!(out, want);
+    let (kept, _) = succeed(cli!["filter", "--input", &input, "--budget-lines", "1"].args(args));
+    assert_eq!(kept.lines().count(), 1);
+    assert!(want.contains(&kept), "{kept} not among\n{want}");
+    let work = d.path().join("work");
+    let (sharded, _) = succeed(
+        cli![
+            "score",
+            "--input",
+            &input,
+            "--shards",
+            "2",
+            "--work-dir",
+            &work
+        ]
+        .args(args),
+    );
+    assert_eq!(sharded, want);
+}

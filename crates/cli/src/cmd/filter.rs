@@ -115,8 +115,9 @@ pub(crate) struct FilterArgs {
     /// Write scores with this many decimals (default: the shortest exact form).
     #[arg(long, value_name = "N")]
     decimals: Option<usize>,
-    /// Output TSV: the kept input lines, verbatim, in input order, with a score column.
-    #[arg(long, short = 'o', value_name = "FILE")]
+    /// Output TSV: the kept input lines, verbatim, in input order, with a score column; `-`
+    /// (the default) is standard output, as for `mine` and `align-docs`.
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "-")]
     output: PathBuf,
     /// The kNN search of the margin scorers.
     #[command(flatten)]

@@ -113,8 +113,9 @@ pub(crate) struct IoArgs {
     #[arg(long, value_name = "FILE")]
     input: PathBuf,
     /// Output TSV: every input line unchanged, with the score appended as a last column (then
-    /// the calibrated probability with --calibration; --words adds its columns before them).
-    #[arg(long, short = 'o', value_name = "FILE")]
+    /// the calibrated probability with --calibration; --words adds its columns before them);
+    /// `-` (the default) is standard output, as for `mine` and `align-docs`.
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "-")]
     output: PathBuf,
     #[command(flatten)]
     cols: ColumnArgs,

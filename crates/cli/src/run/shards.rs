@@ -89,7 +89,7 @@ pub(crate) fn filter_sharded(
         run_filter_all(&plan, dir, &opts, progress)
     })?;
     let filtered = plan.output(dir)?;
-    let mut out = bitext_core::io::AtomicFile::create(output)?;
+    let mut out = bitext_core::io::AtomicFile::create_text(output)?;
     let mut src =
         std::fs::File::open(&filtered).map_err(|e| bitext_core::Error::io(&filtered, e))?;
     std::io::copy(&mut src, &mut out).map_err(|e| out.err(e))?;
