@@ -90,6 +90,13 @@ fn every_subcommand_has_help() {
         let (out, _) = succeed(bitext().args(&path).arg("--help"));
         let usage = format!("Usage: bitext {}", path.join(" "));
         assert!(out.contains(usage.trim_end()), "{path:?}: {out}");
+        // Every command that runs (no subcommands of its own) takes -q with one meaning.
+        if !path.is_empty() && subcommands(&out).is_empty() {
+            assert!(
+                out.contains("-q, --quiet") && out.contains("No progress bars or summaries"),
+                "{path:?} lacks the common -q: {out}"
+            );
+        }
         for sub in subcommands(&out) {
             let mut next = path.clone();
             next.push(sub);

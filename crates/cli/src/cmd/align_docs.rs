@@ -66,7 +66,8 @@ pub(crate) struct AlignDocsArgs {
     /// is the same whatever this is.
     #[arg(long, default_value_t = 0, value_name = "N")]
     jobs: usize,
-    /// No summary lines.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
 }

@@ -43,6 +43,10 @@ pub(crate) struct CheckArgs {
     /// Solver as JSON, e.g. `{"type": "network_simplex", "initial": "vogel"}`.
     #[arg(long, value_name = "JSON")]
     solver: Option<String>,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 fn solver_from(json: Option<&str>) -> Result<Box<dyn TransportSolver>> {
@@ -201,6 +205,10 @@ pub(crate) struct TranslateArgs {
     /// Solver for the EMD as JSON (default: the exact network simplex).
     #[arg(long, value_name = "JSON")]
     solver: Option<String>,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 fn translate(a: &TranslateArgs) -> Result<()> {
@@ -220,14 +228,16 @@ fn translate(a: &TranslateArgs) -> Result<()> {
         Method::Emd => {
             let mut solver = solver_from(a.solver.as_deref())?;
             let e = emd_translate(&src, &tgt, solver.as_mut())?;
-            eprintln!(
-                "EMD {} × {} words: distance {:.6}, {} plan entries, {} pivots",
-                src.len(),
-                tgt.len(),
-                e.transport.distance(),
-                e.transport.plan.len(),
-                e.transport.iterations
-            );
+            if !a.quiet {
+                eprintln!(
+                    "EMD {} × {} words: distance {:.6}, {} plan entries, {} pivots",
+                    src.len(),
+                    tgt.len(),
+                    e.transport.distance(),
+                    e.transport.plan.len(),
+                    e.transport.iterations
+                );
+            }
             match a.k {
                 Some(k) => e.proposals.top(k),
                 None => e.proposals,
@@ -241,12 +251,14 @@ fn translate(a: &TranslateArgs) -> Result<()> {
             retrieval::globally_corrected(src.vectors(), tgt.vectors(), extra, k)?
         }
     };
-    eprintln!(
-        "{} source words translated in {:.1} s, {:.2} proposals per word",
-        src.len(),
-        start.elapsed().as_secs_f64(),
-        proposals.mean_len()
-    );
+    if !a.quiet {
+        eprintln!(
+            "{} source words translated in {:.1} s, {:.2} proposals per word",
+            src.len(),
+            start.elapsed().as_secs_f64(),
+            proposals.mean_len()
+        );
+    }
     write_proposals(&a.out, &src, &tgt, &proposals)?;
     if let Some(lex) = &a.lexicon {
         let lexicon = read_lexicon(lex)?;

@@ -92,7 +92,8 @@ pub(crate) struct ExtractArgs {
     /// the sentences of plain-text inputs), best first.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// No progress bars.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
 }

@@ -124,7 +124,8 @@ pub(crate) struct FilterArgs {
     search: SearchArgs,
     #[command(flatten)]
     calibration: CalibrationArgs,
-    /// No progress bars.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Sharded, resumable filtering (a scorer that scores a line from that line alone: not

@@ -89,9 +89,10 @@ pub(crate) struct FixArgs {
     /// Pairs read and fixed at a time.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     batch: usize,
-    /// No progress bar (by default one is drawn on a terminal, advanced after each batch; the
-    /// input is read once before the fixing to count its pairs, which also finds a malformed
-    /// line before any work).
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print). Without it a bar is drawn on a terminal, advanced after each batch;
+    /// the input is read once before the fixing to count its pairs, which also finds a
+    /// malformed line before any work.
     #[arg(long, short = 'q')]
     quiet: bool,
 }

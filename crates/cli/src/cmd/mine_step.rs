@@ -22,6 +22,10 @@ pub(crate) struct MineStepArgs {
     /// means-src, score-trg-2, retrieve, merge, …).
     #[arg(value_name = "STEP", required_unless_present = "list")]
     steps: Vec<String>,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 /// The plan in a work directory: mining or filtering.
@@ -75,13 +79,15 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
         let o = plan
             .run(&a.work_dir, name, &opts)
             .with_context(|| format!("in {}", a.work_dir.display()))?;
-        eprintln!(
-            "{name}: {}",
-            match o {
-                Outcome::Ran => "ran",
-                Outcome::Skipped => "already done",
-            }
-        );
+        if !a.quiet {
+            eprintln!(
+                "{name}: {}",
+                match o {
+                    Outcome::Ran => "ran",
+                    Outcome::Skipped => "already done",
+                }
+            );
+        }
     }
     Ok(())
 }

@@ -94,6 +94,10 @@ pub(crate) struct ScoreArgs {
     /// budget; not with --words, --aligner-score or --calibration).
     #[command(flatten)]
     sharded: crate::input::ShardArgs,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 /// The sentence score of an aligner.
@@ -240,7 +244,9 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         let files = (a.io.input.as_path(), a.io.output.as_path());
         let plan = (shards, dir.as_path(), a.sharded.plan_only);
         if let Some(r) = crate::run::filter_sharded(files, &recipe, plan, true)? {
-            eprintln!("scored {} pairs", r.lines);
+            if !a.quiet {
+                eprintln!("scored {} pairs", r.lines);
+            }
         }
         return Ok(());
     }
@@ -322,9 +328,11 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     writer.commit()?;
     let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "scored {total} pairs in {secs:.1} s ({:.0} pairs/s)",
-        total as f64 / secs.max(1e-9)
-    );
+    if !a.quiet {
+        eprintln!(
+            "scored {total} pairs in {secs:.1} s ({:.0} pairs/s)",
+            total as f64 / secs.max(1e-9)
+        );
+    }
     Ok(())
 }

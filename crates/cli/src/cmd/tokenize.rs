@@ -109,6 +109,10 @@ pub(crate) struct TrainArgs {
     /// Show sentencepiece's training log.
     #[arg(long)]
     verbose: bool,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 /// Output of `encode` / input of `decode`.
@@ -161,6 +165,10 @@ pub(crate) struct EncodeArgs {
     /// Keep at most N tokens per line, `<s>` and `</s>` included (always kept).
     #[arg(long, value_name = "N")]
     max_len: Option<usize>,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 /// Arguments of `bitext tokenize decode`.
@@ -171,6 +179,10 @@ pub(crate) struct DecodeArgs {
     /// Read ids or pieces.
     #[arg(long, value_enum, default_value = "id")]
     input_format: Format,
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
 }
 
 pub(crate) fn run(cmd: TokenizeCommand) -> Result<()> {
@@ -215,7 +227,9 @@ fn train(a: TrainArgs) -> Result<()> {
         .train_files(&a.input)?;
     trained.save(&a.model)?;
     eprint!("{}", trained.report());
-    eprintln!("wrote {}", a.model.display());
+    if !a.quiet {
+        eprintln!("wrote {}", a.model.display());
+    }
     Ok(())
 }
 
@@ -392,7 +406,7 @@ fn encode(a: &EncodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref())
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet))
 }
 
 /// Append the pieces separated by single spaces, then a newline.
@@ -437,5 +451,5 @@ fn decode(a: &DecodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref())
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet))
 }

@@ -110,7 +110,8 @@ pub(crate) struct CommonArgs {
     /// Backend (ndarray and wgpu need cargo features).
     #[arg(long, value_enum, default_value_t = Backend::Flex)]
     backend: Backend,
-    /// No progress bar or epoch summaries.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print); epoch summaries included.
     #[arg(long, short = 'q')]
     quiet: bool,
 }

@@ -103,7 +103,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   softmax samples            --softmax-samples N     (train autoencoder; was --candidates)
   span candidates (fix)      --spans N               (was --candidates)
   teacher (train, distil)    --teacher SPEC (any --encoder spec), --teacher-weight W, --distill-only
-  progress bars off          -q, --quiet
+  progress bars, summaries   -q, --quiet (every command: off)
   threads                    --threads N (0: all cores)
   sharded, resumable run     --shards N --work-dir DIR [--plan-only] (mine, filter, score; steps: mine-step)
   flags from a file          --recipe FILE (JSON: {\"section\": {\"flag\": value}}; the command line wins)

@@ -36,7 +36,8 @@ pub(crate) struct Ibm1Args {
     /// Keep the case of words (default: lowercased).
     #[arg(long, conflicts_with = "spm")]
     keep_case: bool,
-    /// No progress bar.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
 }
