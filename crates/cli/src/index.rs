@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use crate::input::progress_bar;
 
 /// `-k`, `--index` and `--threads`: the kNN search of margin scoring.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct SearchArgs {
     /// Neighbourhood size on both sides: candidates per sentence and the margins' means.
     #[arg(

@@ -67,18 +67,19 @@ pub(crate) struct ShardArgs {
 
 /// `--src-embeddings`, `--tgt-embeddings` (alias `--trg-embeddings`, LASER's spelling),
 /// `--dim`, `--fp16`: the two matrices of `mine`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct EmbeddingArgs {
     /// Source embeddings: raw little-endian f32 (LASER) or `.npy`, one row per sentence.
-    /// (Not with --encoder and --shards: the plan embeds the text into its work directory.)
-    #[arg(long, value_name = "FILE", required_unless_present_all = ["encoder", "shards"])]
+    /// (Optional with --encoder: without it the embeddings are made in a temporary directory
+    /// and removed; with --shards the plan embeds the text into its work directory.)
+    #[arg(long, value_name = "FILE", required_unless_present = "encoder")]
     pub(crate) src_embeddings: Option<PathBuf>,
     /// Target embeddings (same format and dimension).
     #[arg(
         long = "tgt-embeddings",
         visible_alias = "trg-embeddings",
         value_name = "FILE",
-        required_unless_present_all = ["encoder", "shards"]
+        required_unless_present = "encoder"
     )]
     pub(crate) trg_embeddings: Option<PathBuf>,
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
@@ -326,7 +327,7 @@ pub(crate) fn sentences_for(
     let Some(p) = path else {
         return Ok(None);
     };
-    let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
+    let s = Sentences::read(p, format)?;
     s.check_rows(m)?;
     Ok(Some(s))
 }
@@ -341,7 +342,7 @@ pub(crate) fn sentences_for_rows(
     let Some(p) = path else {
         return Ok(None);
     };
-    let s = Sentences::read(p, format).with_context(|| format!("reading {}", p.display()))?;
+    let s = Sentences::read(p, format)?;
     s.check_row_count(rows, emb)?;
     Ok(Some(s))
 }
@@ -388,7 +389,7 @@ pub(crate) fn write_embeddings(path: &Path, e: &Embeddings, fp16: bool) -> Resul
 /// `--calibration FILE` and `--min-precision P` (`bitext calibrate` writes the file): the
 /// calibrated score (estimated probability that a pair is parallel) is written beside the raw
 /// one, and pairs below the threshold that reaches precision P are left out.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct CalibrationArgs {
     /// Calibration file of `bitext calibrate`: write the estimated probability that each pair
     /// is parallel as a column after the score.

@@ -346,6 +346,22 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
         err.contains("reusing") && !err.contains("embedded"),
         "{err}"
     );
+    // Pairs only: the embeddings not named are made in a temporary directory, the same pairs.
+    let (pairs_only, _) = succeed(&mut cli![
+        "mine",
+        "-q",
+        "-k",
+        "2",
+        "--retrieval",
+        "max",
+        "--encoder",
+        &spec,
+        "--src-text",
+        &src,
+        "--trg-text",
+        &trg
+    ]);
+    assert_eq!(pairs_only, want);
     // A changed text is embedded again; the other side is reused.
     std::fs::write(&trg, "en-1\tThe cat\nen-2\tA tree\n").unwrap();
     let (_, err) = mine(&xo, &yo, &["--encoder", &spec]);
@@ -391,5 +407,66 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
         ];
         let err = fail(&mut c, "x.fifo");
         assert!(err.contains("must be a file"), "{err}");
+    }
+}
+
+/// An error about a file names it once (`X: file is empty`, never `reading X: X: ...`).
+#[test]
+fn errors_name_the_file_once() {
+    let d = tempfile::tempdir().unwrap();
+    let (de, en) = vectors(d.path());
+    let spec = format!(
+        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
+        de.display(),
+        en.display()
+    );
+    let empty = write(d.path(), "nothing.txt", "");
+    let text = write(d.path(), "s.de", "Der Hund\nDie Katze\n");
+    let emb = d.path().join("s.npy");
+    succeed(&mut cli![
+        "embed",
+        "-q",
+        "--input",
+        &text,
+        "--vectors",
+        &de,
+        "-o",
+        &emb
+    ]);
+    for mut c in [
+        cli![
+            "embed",
+            "-q",
+            "--input",
+            &empty,
+            "--vectors",
+            &de,
+            "-o",
+            d.path().join("o.npy")
+        ],
+        cli![
+            "mine",
+            "-q",
+            "--encoder",
+            &spec,
+            "--src-text",
+            &empty,
+            "--trg-text",
+            &text
+        ],
+        cli![
+            "mine",
+            "-q",
+            "--src-embeddings",
+            &emb,
+            "--trg-embeddings",
+            &emb,
+            "--src-text",
+            &empty
+        ],
+        cli!["score", "--scorer", "length-ratio", "--input", &empty],
+    ] {
+        let err = fail(&mut c, "nothing.txt");
+        assert_eq!(err.matches("nothing.txt").count(), 1, "{c:?}: {err}");
     }
 }

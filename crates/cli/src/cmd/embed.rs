@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use bitext_core::io::AtomicFile;
 use bitext_encode::{
     BowSpec, EncoderSpec, ModelSpec, NoKnownWord, SentenceEncoder, Side, Weighting,
@@ -111,7 +111,8 @@ pub(crate) struct EmbedArgs {
     /// Write raw float16 instead of float32 (raw output only).
     #[arg(long)]
     fp16: bool,
-    /// No progress bar.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
 }
@@ -140,8 +141,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let input = Sentences::read(&a.input, a.text_format)
-        .with_context(|| format!("reading {}", a.input.display()))?;
+    let input = Sentences::read(&a.input, a.text_format)?;
     // The bag of words (every other encoder streamed above): its IDF is counted over the input,
     // and its coverage of the input reported.
     let encoder = spec.build_bow(Some(&input.sentences))?;

@@ -61,7 +61,7 @@ pub(crate) enum RetrievalArg {
 }
 
 /// Arguments of `bitext mine`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct MineArgs {
     #[command(flatten)]
     embeddings: EmbeddingArgs,
@@ -78,7 +78,8 @@ pub(crate) struct MineArgs {
     /// Raw text to pairs in one command: embed --src-text and --tgt-text with this encoder
     /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`) into
     /// --src-embeddings and --tgt-embeddings (`.npy`, or raw with --dim), then mine them. Files
-    /// made earlier by the same encoder from the same text are reused. With --shards, the plan
+    /// made earlier by the same encoder from the same text are reused; a file not named is made
+    /// in a temporary directory ($TMPDIR) and removed after the run. With --shards, the plan
     /// embeds the text itself, a byte range per step, into --work-dir.
     #[arg(long, value_name = "SPEC", requires_all = ["src_text", "trg_text"])]
     encoder: Option<bitext_encode::EncoderSpec>,
@@ -129,7 +130,8 @@ pub(crate) struct MineArgs {
     unify: Option<Unify>,
     #[command(flatten)]
     calibration: CalibrationArgs,
-    /// No progress bars.
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Mine in N row-range shards per side, as resumable steps in --work-dir (exact index,
@@ -208,6 +210,20 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     let e = &a.embeddings;
     // With --shards, the plan embeds the text itself (embed steps in --work-dir).
     let made = a.encoder.is_some() && a.shards.is_none();
+    if made && (e.src_embeddings.is_none() || e.trg_embeddings.is_none()) {
+        // Pairs only: the embeddings not named live in a temporary directory for this run.
+        let dir = tempfile::Builder::new()
+            .prefix("bitext-mine-")
+            .tempdir()
+            .context("creating a temporary directory for the embeddings")?;
+        let mut named = a.clone();
+        let e = &mut named.embeddings;
+        e.src_embeddings
+            .get_or_insert_with(|| dir.path().join("src.npy"));
+        e.trg_embeddings
+            .get_or_insert_with(|| dir.path().join("tgt.npy"));
+        return run(&named);
+    }
     crate::run::check_outputs([
         a.output.as_deref(),
         e.src_embeddings.as_deref().filter(|_| made),

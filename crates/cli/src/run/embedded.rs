@@ -154,8 +154,7 @@ pub(crate) fn embed_cached(
             (rows, encoder.dim(), secs)
         }
         true => {
-            let input = Sentences::read(text, format)
-                .with_context(|| format!("reading {}", text.display()))?;
+            let input = Sentences::read(text, format)?;
             let encoder = spec.build_bow(Some(&input.sentences))?;
             let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
             let bar = progress_bar(input.len(), "embedding", quiet);
