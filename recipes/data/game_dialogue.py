@@ -4,8 +4,9 @@ Debian: the Wesnoth campaigns' story dialogue, FreedroidRPG's dialogues, Widelan
 and help, Warzone 2100's campaign and messages, Flare's quests, SuperTux's and Pingus' levels,
 and the dialogue of Fish Fillets and Hedgewars' missions. Everyday spoken register ("Come back
 and talk to me when ...", "I should have ..."), which the software catalogues of
-../shared/data/train lack; the students read them beside those (docs/EVALUATION.md, "Game
-dialogue").
+../shared/data/train lack; the students read them beside those (docs/EVALUATION.md, "Students
+distilled from the pretrained encoder"; the trial that adopted them: docs/notes/evaluation-log.md,
+"Game dialogue").
 
     python3 recipes/data/game_dialogue.py OUT_DIR     (BITEXT_DATA: ../shared/data)
 

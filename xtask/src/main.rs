@@ -6,8 +6,9 @@
 //!   tests on aarch64 under qemu, docs with `-D warnings`, and the Python tests. This is exactly
 //!   what `.ci/run` runs.
 //! - `cargo xtask eval [TASK...]`: evaluations on the real data in `../shared/data` (or
-//!   `$BITEXT_SHARED/data`), recorded in `docs/EVALUATION.md`; a notice and exit code 0 when the
-//!   data is absent. Runs in release mode.
+//!   `$BITEXT_SHARED/data`), each recorded in `docs/eval/TASK.md` (summarised by hand in
+//!   `docs/EVALUATION.md`); a notice and exit code 0 when the data is absent. Runs in release
+//!   mode.
 //! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
 
 mod ci;
@@ -31,7 +32,7 @@ usage: cargo xtask <command>
 commands:
   ci                 format check, burn-free CLI check, clippy -D warnings, tests and
                      what they skipped, aarch64 kNN tests (qemu), docs -D warnings, pytest
-  eval [TASK...]     real-data evaluations into docs/EVALUATION.md (tasks: see `eval --list`)
+  eval [TASK...]     real-data evaluations, each into docs/eval/TASK.md (tasks: `eval --list`)
   bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
 
 fn main() -> ExitCode {

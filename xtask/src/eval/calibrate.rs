@@ -3,7 +3,7 @@
 //! mean bag-of-words encoder and the ratio margin (as `bucc_bow`), then applied to Tatoeba
 //! de-eng and to a noisy-parallel set from newstest-dev mined the same way: the precision
 //! reached there against the precision asked for, with Wilson intervals. Writes the figures
-//! into `docs/figures/`.
+//! into `docs/figures/`, which its record `docs/eval/calibrate.md` shows as `../figures/`.
 
 use std::fmt::Write as _;
 
@@ -289,8 +289,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     writeln!(
         md,
         "\n![Scores of gold and non-gold mined pairs on newsdev, and the calibration \
-         curve](figures/calibration-newsdev.svg)\n\n![Precision–recall curves of the three \
-         sets](figures/pr-bow-ratio-margin.svg)"
+         curve](../figures/calibration-newsdev.svg)\n\n![Precision–recall curves of the three \
+         sets](../figures/pr-bow-ratio-margin.svg)"
     )?;
     Ok(md)
 }

@@ -3,7 +3,7 @@
 //! 1-NN alignment-recovery error of Kim et al. (2019, §4.1) on `dev/newstest-dev.en-de` with
 //! Levenshtein and IBM-1 next to the bag-of-words encoder, and (b) Grégoire & Langlais'
 //! noisy-parallel protocol with IBM-1 and Levenshtein next to the siamese classifier (whose
-//! numbers are read from the `neural` section of `docs/EVALUATION.md`). The noise protocol of
+//! numbers are read from the `neural` record, `docs/eval/neural.md`). The noise protocol of
 //! Zhang et al. (IBM-1 next to the EMD) is part of the `filter` evaluation, which trains the
 //! same model through [`ibm1`].
 
@@ -273,10 +273,10 @@ fn noisy(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// The siamese classifier's noisy-parallel F1 per noise level, from the `neural` section of
-/// `docs/EVALUATION.md` (empty when the section is missing).
+/// The siamese classifier's noisy-parallel F1 per noise level, from the `neural` record,
+/// `docs/eval/neural.md` (empty when the record is missing).
 fn siamese_f1(_ctx: &Ctx) -> Vec<(String, String)> {
-    let path = crate::project_root().join("docs/EVALUATION.md");
+    let path = super::record_path("neural");
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let Some(start) = text.find("<!-- eval:neural -->") else {
         return Vec::new();

@@ -1,7 +1,8 @@
-//! `cargo xtask eval`: evaluations on real data from `../shared/data`, each recorded as its own
-//! section of `docs/EVALUATION.md` (between `<!-- eval:NAME -->` markers, replaced on every
-//! run, so the file always shows the latest numbers with the command and machine that made
-//! them).
+//! `cargo xtask eval`: evaluations on real data from `../shared/data`, each recorded in its own
+//! file `docs/eval/NAME.md` (the block between its `<!-- eval:NAME -->` markers, replaced on
+//! every run, so the file always shows the latest numbers with the command and machine that
+//! made them). `docs/EVALUATION.md`, written by hand, gives each capability's headline numbers
+//! copied from these records and links to them.
 
 mod aligner;
 mod aligner_fix;
@@ -177,13 +178,33 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             machine(),
             body.trim_end()
         );
-        record(&project_root().join("docs/EVALUATION.md"), name, &section)?;
+        record(&record_path(name), name, &section)?;
         println!("{body}");
     }
     Ok(())
 }
 
-/// Replace (or append) the section `name` of the Markdown file `path`, atomically.
+/// Where the record of the task `name` goes: `docs/eval/NAME.md`.
+pub(crate) fn record_path(name: &str) -> PathBuf {
+    project_root()
+        .join("docs")
+        .join("eval")
+        .join(format!("{name}.md"))
+}
+
+/// The opening of a new record file of the task `name`: a heading, and where the file comes
+/// from and what summarises it (`docs/EVALUATION.md`, one directory up).
+fn record_header(name: &str) -> String {
+    format!(
+        "# cargo xtask eval {name}\n\nWritten by `cargo xtask eval {name}`, which replaces the \
+         block between the markers below on every run; the headline numbers of every \
+         capability, with links to these records, are in [EVALUATION.md](../EVALUATION.md).\n\n"
+    )
+}
+
+/// Replace the section `name` of the Markdown file `path` (the block between its
+/// `<!-- eval:NAME -->` markers), atomically; append it where the file has none, and write a
+/// new file (and its directory) with [`record_header`] where there is none.
 pub(crate) fn record(path: &Path, name: &str, body: &str) -> Result<()> {
     let begin = format!("<!-- eval:{name} -->");
     let end = format!("<!-- /eval:{name} -->");
@@ -191,8 +212,12 @@ pub(crate) fn record(path: &Path, name: &str, body: &str) -> Result<()> {
     let block = format!("{begin}\n{body}\n{end}");
     let new = match (old.find(&begin), old.find(&end)) {
         (Some(b), Some(e)) if e > b => format!("{}{block}{}", &old[..b], &old[e + end.len()..]),
-        _ => format!("{}\n{block}\n", old.trim_end()),
+        _ if old.trim().is_empty() => format!("{}{block}\n", record_header(name)),
+        _ => format!("{}\n\n{block}\n", old.trim_end()),
     };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let mut f = bitext::core::io::AtomicFile::create(path)?;
     std::io::Write::write_all(&mut f, new.as_bytes()).map_err(|e| f.err(e))?;
     f.commit()?;
@@ -291,7 +316,39 @@ pub(super) fn mine_every_strategy(
 
 #[cfg(test)]
 mod tests {
-    use super::cpu;
+    use super::{cpu, record, record_header};
+
+    #[test]
+    fn a_record_opens_its_own_file_and_replaces_only_its_block() {
+        let dir = std::env::temp_dir().join(format!("xtask-record-{}", std::process::id()));
+        let path = dir.join("eval").join("demo.md");
+        let _ = std::fs::remove_dir_all(&dir);
+        record(&path, "demo", "first").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{}<!-- eval:demo -->\nfirst\n<!-- /eval:demo -->\n",
+                record_header("demo")
+            )
+        );
+        assert!(text.starts_with("# cargo xtask eval demo\n\n"));
+        assert!(text.contains("](../EVALUATION.md)"));
+        // Text around the block stays, byte for byte; only the block changes.
+        let edited = text.replace("<!-- eval:demo -->", "kept\n<!-- eval:demo -->") + "after\n";
+        std::fs::write(&path, &edited).unwrap();
+        record(&path, "demo", "second\nline").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            edited.replace("first", "second\nline")
+        );
+        // Another task's block in the same file is appended, the first one left alone.
+        record(&path, "other", "x").unwrap();
+        let both = std::fs::read_to_string(&path).unwrap();
+        assert!(both.contains("second\nline\n<!-- /eval:demo -->"));
+        assert!(both.ends_with("after\n\n<!-- eval:other -->\nx\n<!-- /eval:other -->\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_cpu_line_names_family_model_and_vector_flags() {

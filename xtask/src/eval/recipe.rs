@@ -1,6 +1,7 @@
 //! Training for the evaluations: the committed recipes in `recipes/` run by the `bitext` CLI
 //! itself (`bitext train FAMILY --recipe FILE -o DIR`), so that every trained number in
-//! docs/EVALUATION.md comes from a file a user can run, through the command a user runs.
+//! docs/eval/ (and so in docs/EVALUATION.md) comes from a file a user can run, through the
+//! command a user runs.
 //!
 //! Two environment variables steer it: `BITEXT_EVAL_RECIPES` a directory of recipes to use
 //! instead of `recipes/` (to try a variant without editing the committed ones), and
@@ -203,7 +204,7 @@ impl Trained {
     }
 }
 
-/// The recipe `name` with its `text`, folded, for a section of docs/EVALUATION.md.
+/// The recipe `name` with its `text`, folded, for a record in docs/eval/.
 pub(super) fn show(name: &str, text: &str, md: &mut String) -> Result<()> {
     writeln!(
         md,
