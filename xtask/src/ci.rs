@@ -135,8 +135,8 @@ pub(crate) const TEST_FEATURES: &[&str] = &[
 /// bitext-neural (wgpu, and CUDA through the patched cubecl-cuda in `vendor/`). Checking wgpu here, in the same `cargo check` graph as everything else, means
 /// burn is checked once; the separate `cargo check -p bitext-neural --features wgpu` that CI
 /// ran before re-checked all of burn with its new features on top of the wgpu stack (687 s of
-/// a 3,052 s run from scratch: docs/BENCHMARKS.md "CI from scratch"). Never built or run:
-/// CI has no GPU. Rustdoc takes the same features so that it reads the metadata clippy left.
+/// a 3,052 s run from scratch: docs/notes/benchmarks-log.md "CI from scratch"). Never built or
+/// run: CI has no GPU. Rustdoc takes the same features so that it reads the metadata clippy left.
 pub(crate) const CHECK_FEATURES: &[&str] = &[
     "bitext-tokenize/sentencepiece",
     "bitext-knn/faiss",
@@ -190,7 +190,7 @@ pub(crate) const NO_NEURAL_TREE: &[&str] = &[
 /// `--all-targets` also compiles the no-neural integration test (`crates/cli/tests/neural.rs`),
 /// which is not run: that would link a second `bitext`.
 ///
-/// Cost on the idle two-core machine (docs/BENCHMARKS.md "CI from scratch"): after the
+/// Cost on the idle two-core machine (docs/notes/benchmarks-log.md "CI from scratch"): after the
 /// workspace clippy of a from-scratch run, 39 s (the units whose features differ from the
 /// workspace's: proc macros at `opt-level = 0`, serde, rayon, … and the workspace crates); warm,
 /// only what changed, 0.4–7 s. It reuses faiss's and sentencepiece's C++ only because `cc` has

@@ -356,8 +356,8 @@ impl Threads {
 /// One arena for the whole process, as this set before, serialised the threads of a batch cut
 /// into pieces on their allocator lock: on 16 cores, 16 pieces with one arena trained slower
 /// than the batch whole, and 8 pieces with an arena per core 2.4× faster (docs/BENCHMARKS.md,
-/// "On a GPU, and on 16 cores"). Where the environment sets glibc's own `MALLOC_ARENA_MAX`,
-/// the arena count is left to it (glibc has read it at start-up).
+/// "Batches in pieces, on 2 and 16 cores"). Where the environment sets glibc's own
+/// `MALLOC_ARENA_MAX`, the arena count is left to it (glibc has read it at start-up).
 ///
 /// The setting is process-wide: call it once at the start of a program, before other
 /// threads start. bitext's command line, examples and `cargo xtask` do. Returns whether all

@@ -6,8 +6,8 @@
 //! `batch_sizes[t]` rows still inside their sentence: no wasted arithmetic, which is what a CPU
 //! wants, but a new shape at almost every step. On a GPU through CubeCL each new shape of a
 //! matrix product is a new autotuning key (candidate kernels compiled and timed), and the
-//! measured first minute of training went to tuning 52–63 keys (docs/BENCHMARKS.md, "On a GPU,
-//! and on 16 cores"). Here step `t` computes the cell on all rows and keeps
+//! measured first minute of training went to tuning 52–63 keys (docs/notes/benchmarks-log.md,
+//! "On a GPU, and on 16 cores"). Here step `t` computes the cell on all rows and keeps
 //! `h ← h + m_t ⊙ (cell(h) − h)` with `m_t` 1 inside the sentence and 0 outside (skipped
 //! where every row is inside), so:
 //!
@@ -20,10 +20,10 @@
 //! [`Layout::for_device`] picks the layout: packed on the CPU backends, padded elsewhere;
 //! `BITEXT_RNN_LAYOUT=packed|padded` overrides it (to measure one against the other).
 //!
-//! Measured on an H200 (docs/BENCHMARKS.md, "On a GPU again"): a GRU step is then one matrix
-//! product, two fused element-wise kernels and a copy, 44 distinct kernels for a whole encoding,
-//! but wgpu stays far slower than Flex: the GPU is busy 0.1 s of 22.5 s, the rest is host work
-//! (tuning, compiling, dispatching).
+//! Measured on an H200 (docs/BENCHMARKS.md, "wgpu: the padded recurrence"): a GRU step is then
+//! one matrix product, two fused element-wise kernels and a copy, 44 distinct kernels for a whole
+//! encoding, but wgpu stays far slower than Flex: the GPU is busy 0.1 s of 22.5 s, the rest is
+//! host work (tuning, compiling, dispatching).
 
 use burn::tensor::{Device, Int, Tensor};
 
