@@ -1,5 +1,6 @@
 //! Tidy checks, run as tests by `cargo test` (and so by `cargo xtask ci`): the architecture
-//! invariants of `ARCHITECTURE.md` and the style rules of the project, checked on the sources.
+//! invariants of `ARCHITECTURE.md` and the style rules of the project, checked on the sources, and
+//! the rules of the documents themselves (`tidy/docs.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::project_root;
 
 mod commands;
+mod docs;
 mod specs;
 mod writes;
 
@@ -416,176 +418,4 @@ fn unsafe_detection_skips_comments_and_strings() {
     assert!(!has_unsafe(
         "#![deny(unsafe_code)]\nlet c = '\"'; let unsafe_ish = 1;"
     ));
-}
-
-/// The documents whose tables must stay short: a table row is a summary with a link, and the
-/// detail lives in `docs/` or in a crate's docs, where it is recorded once and does not drift.
-const SHORT_TABLE_DOCS: &[&str] = &["README.md", "ARCHITECTURE.md"];
-
-/// Most words a table cell of [`SHORT_TABLE_DOCS`] may hold.
-const MAX_CELL_WORDS: usize = 40;
-
-/// The lines of a markdown text outside fenced code blocks, numbered from 1.
-fn prose_lines(text: &str) -> Vec<(usize, &str)> {
-    let mut in_fence = false;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_fence = !in_fence;
-        } else if !in_fence {
-            out.push((i + 1, line));
-        }
-    }
-    out
-}
-
-/// The cells of a markdown table row (`| a | b \| c |`: an escaped pipe stays in its cell), or
-/// `None` for a line that is not a table row.
-fn table_cells(line: &str) -> Option<Vec<String>> {
-    let row = line.trim().strip_prefix('|')?;
-    let mut cells = vec![String::new()];
-    let mut chars = row.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                cells.last_mut().unwrap().push('|');
-                chars.next();
-            }
-            '|' => cells.push(String::new()),
-            _ => cells.last_mut().unwrap().push(c),
-        }
-    }
-    if cells.last().is_some_and(|c| c.trim().is_empty()) {
-        cells.pop();
-    }
-    Some(cells)
-}
-
-#[test]
-fn doc_table_cells_stay_short() {
-    let root = project_root();
-    let mut bad = Vec::new();
-    for doc in SHORT_TABLE_DOCS {
-        let text = std::fs::read_to_string(root.join(doc)).unwrap();
-        for (n, line) in prose_lines(&text) {
-            for cell in table_cells(line).into_iter().flatten() {
-                let words = cell.split_whitespace().count();
-                if words > MAX_CELL_WORDS {
-                    let start: Vec<&str> = cell.split_whitespace().take(8).collect();
-                    bad.push(format!(
-                        "{doc}:{n}: a table cell of {words} words (limit {MAX_CELL_WORDS}): \"{} …\" \
-                         (keep the cell short and move the detail to docs/ or the crate's docs)",
-                        start.join(" ")
-                    ));
-                }
-            }
-        }
-    }
-    assert!(bad.is_empty(), "doc tables:\n{}", bad.join("\n"));
-}
-
-/// The anchor GitHub gives a heading: lowercased, spaces turned into hyphens, every other
-/// character but letters, digits, `-` and `_` dropped (backticks, slashes, `+`, `'`, …).
-fn heading_anchor(heading: &str) -> String {
-    heading
-        .trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The anchors of a markdown text's headings, a repeated one numbered as GitHub numbers it
-/// (`x`, `x-1`, `x-2`).
-fn heading_anchors(text: &str) -> Vec<String> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut out = Vec::new();
-    for (_, line) in prose_lines(text) {
-        let hashes = line.chars().take_while(|&c| c == '#').count();
-        if !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
-            continue;
-        }
-        let base = heading_anchor(&line[hashes..]);
-        let n = seen.entry(base.clone()).or_default();
-        out.push(if *n == 0 { base } else { format!("{base}-{n}") });
-        *n += 1;
-    }
-    out
-}
-
-/// The targets of a markdown line's inline links, `[text](target)`.
-fn link_targets(line: &str) -> Vec<&str> {
-    line.match_indices("](")
-        .filter_map(|(i, _)| {
-            let rest = &line[i + 2..];
-            rest.find(')').map(|end| &rest[..end])
-        })
-        .collect()
-}
-
-#[test]
-fn doc_links_reach_their_files_and_headings() {
-    let root = project_root();
-    let mut bad = Vec::new();
-    for doc in SHORT_TABLE_DOCS {
-        let text = std::fs::read_to_string(root.join(doc)).unwrap();
-        for (n, line) in prose_lines(&text) {
-            for target in link_targets(line) {
-                if target.contains("://") || target.starts_with("mailto:") {
-                    continue;
-                }
-                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
-                let path = if file.is_empty() {
-                    root.join(doc)
-                } else {
-                    root.join(file)
-                };
-                if !path.exists() {
-                    bad.push(format!("{doc}:{n}: link to {target}: no file {file}"));
-                    continue;
-                }
-                if anchor.is_empty() {
-                    continue;
-                }
-                let linked = std::fs::read_to_string(&path).unwrap_or_default();
-                if !heading_anchors(&linked).iter().any(|a| a == anchor) {
-                    bad.push(format!(
-                        "{doc}:{n}: link to {target}: no heading of {} has the anchor #{anchor}",
-                        path.strip_prefix(&root).unwrap_or(&path).display()
-                    ));
-                }
-            }
-        }
-    }
-    assert!(bad.is_empty(), "doc links:\n{}", bad.join("\n"));
-}
-
-#[test]
-fn doc_helpers_read_tables_headings_and_links() {
-    assert_eq!(
-        table_cells("| a b | `x\\|y` z |").unwrap(),
-        vec![" a b ".to_string(), " `x|y` z ".to_string()]
-    );
-    assert_eq!(table_cells("no table"), None);
-    assert_eq!(
-        heading_anchor(" Sentencepiece encoding (feature `sentencepiece`)"),
-        "sentencepiece-encoding-feature-sentencepiece"
-    );
-    assert_eq!(heading_anchor(" crates/core"), "cratescore");
-    assert_eq!(
-        heading_anchor(" Earth Mover's Distance"),
-        "earth-movers-distance"
-    );
-    assert_eq!(
-        heading_anchors("# A\n```\n# not a heading\n```\n## A\n#nope\n"),
-        vec!["a", "a-1"]
-    );
-    assert_eq!(
-        link_targets("see [x](docs/A.md#b) and [y](#c), not [z]"),
-        vec!["docs/A.md#b", "#c"]
-    );
 }
