@@ -324,12 +324,7 @@ pub(crate) fn sentences_for(
     format: TextFormat,
     m: &Matrix,
 ) -> Result<Option<Sentences>> {
-    let Some(p) = path else {
-        return Ok(None);
-    };
-    let s = Sentences::read(p, format)?;
-    s.check_rows(m)?;
-    Ok(Some(s))
+    sentences_for_rows(path, format, m.view().len(), m.path())
 }
 
 /// [`sentences_for`] an embedding file `emb` of `rows` rows that is not opened here.

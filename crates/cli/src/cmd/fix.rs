@@ -214,27 +214,10 @@ mod fixing {
         let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.batch);
         let (mut total, mut cut) = (0usize, 0usize);
         let (mut before, mut after) = (0.0f64, 0.0f64);
-        loop {
-            batch.clear();
-            while batch.len() < a.batch {
-                match reader.next_record()? {
-                    Some(r) => batch.push(r),
-                    None => break,
-                }
-            }
-            if batch.is_empty() {
-                break;
-            }
+        while reader.next_batch(a.batch, &mut batch)? {
             let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
             let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
-            let lines = || {
-                format!(
-                    "{}: lines {}–{}",
-                    a.input.display(),
-                    batch[0].line,
-                    batch[batch.len() - 1].line
-                )
-            };
+            let lines = || reader.batch_lines(&batch);
             let fixed = model
                 .fix(&src, &tgt, config, reranker.as_deref())
                 .with_context(lines)?;

@@ -280,27 +280,10 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.io.batch);
     let mut total = 0usize;
-    loop {
-        batch.clear();
-        while batch.len() < a.io.batch {
-            match reader.next_record()? {
-                Some(r) => batch.push(r),
-                None => break,
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
+    while reader.next_batch(a.io.batch, &mut batch)? {
         let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
         let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
-        let lines = || {
-            format!(
-                "{}: lines {}–{}",
-                a.io.input.display(),
-                batch[0].line,
-                batch[batch.len() - 1].line
-            )
-        };
+        let lines = || reader.batch_lines(&batch);
         let scorer = build(&src, &tgt).with_context(lines)?;
         let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|i| (i, i)).collect();
         let scores = scorer.score(&pairs).with_context(lines)?;

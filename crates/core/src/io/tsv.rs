@@ -193,6 +193,34 @@ impl<R: BufRead> BitextTsvReader<R> {
         }))
     }
 
+    /// Replace `batch` with the next records, at most `n` of them (`n` at least 1): `false`
+    /// when none was left.
+    ///
+    /// # Errors
+    /// As [`BitextTsvReader::next_record`].
+    pub fn next_batch(&mut self, n: usize, batch: &mut Vec<BitextRecord>) -> Result<bool> {
+        batch.clear();
+        while batch.len() < n.max(1) {
+            match self.next_record()? {
+                Some(r) => batch.push(r),
+                None => break,
+            }
+        }
+        Ok(!batch.is_empty())
+    }
+
+    /// `FILE: lines A–B`, the lines a batch of [`BitextTsvReader::next_batch`] came from, for
+    /// an error about the whole batch (empty for an empty batch).
+    #[must_use]
+    pub fn batch_lines(&self, batch: &[BitextRecord]) -> String {
+        match (batch.first(), batch.last()) {
+            (Some(a), Some(b)) => {
+                format!("{}: lines {}–{}", self.path().display(), a.line, b.line)
+            }
+            _ => String::new(),
+        }
+    }
+
     /// The file's name.
     #[must_use]
     pub fn path(&self) -> &Path {
@@ -395,6 +423,30 @@ mod tests {
                 .to_string()
                 .contains("w:1")
         );
+    }
+
+    #[test]
+    fn batches_cover_the_file_in_order_and_name_their_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("in.tsv");
+        let text: String = (1..=5).map(|i| format!("s{i}\tt{i}\n")).collect();
+        std::fs::write(&p, text).unwrap();
+        let mut r = BitextTsvReader::open(&p, 0, 1).unwrap();
+        let mut batch = Vec::new();
+        let mut seen = Vec::new();
+        while r.next_batch(2, &mut batch).unwrap() {
+            seen.push((batch.len(), r.batch_lines(&batch)));
+        }
+        let name = p.display();
+        assert_eq!(
+            seen,
+            [
+                (2, format!("{name}: lines 1–2")),
+                (2, format!("{name}: lines 3–4")),
+                (1, format!("{name}: lines 5–5")),
+            ]
+        );
+        assert!(batch.is_empty() && r.batch_lines(&batch).is_empty());
     }
 
     #[test]
