@@ -243,10 +243,10 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         };
         let files = (a.io.input.as_path(), a.io.output.as_path());
         let plan = (shards, dir.as_path(), a.sharded.plan_only);
-        if let Some(r) = crate::run::filter_sharded(files, &recipe, plan, true)? {
-            if !a.quiet {
-                eprintln!("scored {} pairs", r.lines);
-            }
+        if let Some(r) = crate::run::filter_sharded(files, &recipe, plan, true)?
+            && !a.quiet
+        {
+            eprintln!("scored {} pairs", r.lines);
         }
         return Ok(());
     }
