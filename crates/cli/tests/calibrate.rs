@@ -6,7 +6,7 @@ mod common;
 
 use bitext_core::Rng;
 use bitext_eval::calibration::{Calibration, Target};
-use common::{cli, fail, succeed, write};
+use common::{cli, fail, gold_and_mined, succeed, write};
 
 /// 400 scores uniform in [0, 1] labelled parallel with probability equal to the score, as
 /// `id<TAB>score<TAB>label`.
@@ -118,10 +118,9 @@ fn bad_labelled_files_name_file_and_line() {
 #[test]
 fn mined_pairs_with_bucc_gold() {
     let d = tempfile::tempdir().unwrap();
-    let gold = write(d.path(), "gold", "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n");
-    let mined = write(
+    let (gold, mined) = gold_and_mined(
         d.path(),
-        "mined.tsv",
+        "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
         "1.3\td1\te1\n1.25\td2\te2\n1.2\td3\te9\n1.1\td4\te4\n1.05\td5\te7\n",
     );
     let out = d.path().join("cal.json");
@@ -203,10 +202,9 @@ fn noisy_parallel_labels_from_unlabelled_pairs() {
 #[test]
 fn eval_bucc_plots_the_pr_curve() {
     let d = tempfile::tempdir().unwrap();
-    let gold = write(d.path(), "gold", "d1\te1\nd2\te2\nd3\te3\n");
-    let mined = write(
+    let (gold, mined) = gold_and_mined(
         d.path(),
-        "mined.tsv",
+        "d1\te1\nd2\te2\nd3\te3\n",
         "0.9\td1\te1\n0.8\td2\te9\n0.7\td3\te3\n",
     );
     let svg = d.path().join("pr.svg");

@@ -3,23 +3,10 @@
 //! (`mine`, whose first three stay `score<TAB>src<TAB>tgt`), and pairs under the threshold of P
 //! are left out.
 
-use bitext_eval::calibration::{Calibration, FitOptions, LabelledScores};
+use bitext_eval::calibration::Calibration;
 
 mod common;
-use common::{cli, fail, succeed, write};
-
-/// A calibration on scores in [0, 1] where a pair is parallel when its score is above 0.5.
-fn calibration(dir: &std::path::Path) -> (std::path::PathBuf, Calibration) {
-    let sample: Vec<(f64, bool)> = (0..200).map(|i| (i as f64 / 199.0, i >= 100)).collect();
-    let cal = Calibration::fit(
-        &LabelledScores::new(sample).unwrap(),
-        &FitOptions::default(),
-    )
-    .unwrap();
-    let p = dir.join("cal.json");
-    cal.save(&p).unwrap();
-    (p, cal)
-}
+use common::{calibration, cli, fail, scored, succeed, write};
 
 #[test]
 fn score_and_filter_write_the_calibrated_probability() {
@@ -27,17 +14,8 @@ fn score_and_filter_write_the_calibrated_probability() {
     let (cal_path, cal) = calibration(d.path());
     let input = write(d.path(), "in.tsv", "abcd\tabcd\nabcd\tabxy\nabcd\twxyz\n");
     let out = d.path().join("out.tsv");
-    succeed(&mut cli![
-        "score",
-        "--scorer",
-        "levenshtein",
-        "--input",
-        &input,
-        "--output",
-        &out,
-        "--calibration",
-        &cal_path
-    ]);
+    let score = || scored("score", "levenshtein", &input, &out);
+    succeed(score().arg("--calibration").arg(&cal_path));
     let text = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), 3);
@@ -47,19 +25,12 @@ fn score_and_filter_write_the_calibrated_probability() {
     }
     let min = cal.min_score(0.9).unwrap();
     let kept = d.path().join("kept.tsv");
-    succeed(&mut cli![
-        "filter",
-        "--scorer",
-        "levenshtein",
-        "--input",
-        &input,
-        "-o",
-        &kept,
-        "--calibration",
-        &cal_path,
-        "--min-precision",
-        "0.9"
-    ]);
+    succeed(
+        scored("filter", "levenshtein", &input, &kept)
+            .arg("--calibration")
+            .arg(&cal_path)
+            .args(["--min-precision", "0.9"]),
+    );
     let kept = std::fs::read_to_string(&kept).unwrap();
     let want = rows
         .iter()
@@ -67,35 +38,9 @@ fn score_and_filter_write_the_calibrated_probability() {
         .count();
     assert_eq!(kept.lines().count(), want);
     assert!(kept.lines().all(|l| l.split('\t').count() == 4));
-    fail(
-        &mut cli![
-            "score",
-            "--scorer",
-            "levenshtein",
-            "--input",
-            &input,
-            "--output",
-            &out,
-            "--min-precision",
-            "0.9"
-        ],
-        "--calibration",
-    );
+    fail(score().args(["--min-precision", "0.9"]), "--calibration");
     let bad = write(d.path(), "bad.json", "{}");
-    fail(
-        &mut cli![
-            "score",
-            "--scorer",
-            "levenshtein",
-            "--input",
-            &input,
-            "--output",
-            &out,
-            "--calibration",
-            &bad
-        ],
-        "bad.json",
-    );
+    fail(score().arg("--calibration").arg(&bad), "bad.json");
 }
 
 /// `bitext mine` of 40 sources against 40 targets in 32 dimensions: target `j < 20` is source

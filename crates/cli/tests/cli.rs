@@ -1,16 +1,15 @@
 //! End-to-end tests of the `bitext` binary on small files built here.
 
 mod common;
-use common::{assert_help, bitext, cli, fail, succeed, write};
+use common::{assert_help, bitext, cli, fail, gold_and_mined, succeed, write};
 
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {
     let d = tempfile::tempdir().unwrap();
-    let gold = write(d.path(), "gold", "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n");
     // 3 of 4 correct; 5 gold. Sorted: 0.9 T, 0.8 T, 0.7 F, 0.6 T.
-    let mined = write(
+    let (gold, mined) = gold_and_mined(
         d.path(),
-        "m.tsv",
+        "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
         "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n",
     );
     let (out, _) = succeed(&mut cli![

@@ -5,20 +5,30 @@ use std::path::{Path, PathBuf};
 use bitext_core::io::{npy, raw};
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{bow_spec, cli, embed, embed_encoder, fail, succeed, word_vectors, write};
 
 /// Bilingual word vectors: each concept one axis of a 4-d space.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
+    word_vectors(
+        dir,
+        "4 4\nhund 1 0 0 0\nkatze 0 1 0 0\nhaus 0 0 1 0\nbaum 0 0 0 1\n",
+        "4 4\ndog 1 0 0 0 \ncat 0 1 0 0 \nhouse 0 0 1 0 \ntree 0 0 0 1 \n",
+    )
+}
+
+/// BUCC files (`id<TAB>sentence`) of three German and four English sentences, `s.de` and
+/// `s.en`: de-1 ↔ en-3, de-2 ↔ en-2, de-3 ↔ en-1.
+fn bucc(dir: &Path) -> (PathBuf, PathBuf) {
     (
         write(
             dir,
-            "de.vec",
-            "4 4\nhund 1 0 0 0\nkatze 0 1 0 0\nhaus 0 0 1 0\nbaum 0 0 0 1\n",
+            "s.de",
+            "de-1\tDer Baum\nde-2\tDie Katze\nde-3\tEin Hund , ein Haus\n",
         ),
         write(
             dir,
-            "en.vec",
-            "4 4\ndog 1 0 0 0 \ncat 0 1 0 0 \nhouse 0 0 1 0 \ntree 0 0 0 1 \n",
+            "s.en",
+            "en-1\tA dog and a house\nen-2\tThe cat\nen-3\tA tree\nen-4\tThe house\n",
         ),
     )
 }
@@ -33,19 +43,8 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
         "Der Hund und die Katze .\nEin Haus &amp; ein Baum\nHund\n",
     );
     let out = d.path().join("de.f32");
-    let embed = |out: &Path| {
-        cli![
-            "embed",
-            "-q",
-            "--input",
-            &input,
-            "--vectors",
-            &de,
-            "-o",
-            out
-        ]
-    };
-    let (_, err) = succeed(&mut embed(&out));
+    let embed_to = |out: &Path| embed(&input, &de, out);
+    let (_, err) = succeed(&mut embed_to(&out));
     assert!(err.contains("embedded 3 sentences (4 dimensions)"), "{err}");
     let e = raw::read_raw(&out, 4, raw::RawDtype::F32).unwrap();
     let h = 0.5f32.sqrt();
@@ -54,7 +53,7 @@ fn embeds_means_of_word_vectors_to_raw_and_npy() {
         assert!(r.iter().zip(w).all(|(a, b)| (a - b).abs() < 1e-6), "{r:?}");
     }
     let npy_out = d.path().join("de.npy");
-    succeed(embed(&npy_out).arg("--tfidf"));
+    succeed(embed_to(&npy_out).arg("--tfidf"));
     assert_eq!(npy::read_npy(&npy_out).unwrap().len(), 3);
 }
 
@@ -125,18 +124,12 @@ fn embeds_pieces_of_a_sentencepiece_model() {
     }
     let vectors = write(d.path(), "pieces.vec", vec_file);
     let out = d.path().join("out.f32");
-    let (_, err) = succeed(&mut cli![
-        "embed",
-        "-q",
-        "--input",
-        &input,
-        "--vectors",
-        &vectors,
-        "--spm",
-        &model,
-        "-o",
-        &out
-    ]);
+    let embed_pieces = || {
+        let mut c = embed(&input, &vectors, &out);
+        c.arg("--spm").arg(&model);
+        c
+    };
+    let (_, err) = succeed(&mut embed_pieces());
     let all: usize = lines.iter().map(Vec::len).sum();
     let missed = lines.iter().flatten().filter(|p| **p == unknown).count();
     assert!(
@@ -159,22 +152,7 @@ fn embeds_pieces_of_a_sentencepiece_model() {
         );
     }
     // Words cannot be looked up in a piece table, and --keep-case means nothing for pieces.
-    fail(
-        &mut cli![
-            "embed",
-            "-q",
-            "--input",
-            &input,
-            "--vectors",
-            &vectors,
-            "--spm",
-            &model,
-            "--keep-case",
-            "-o",
-            &out
-        ],
-        "cannot be used with",
-    );
+    fail(embed_pieces().arg("--keep-case"), "cannot be used with");
 }
 
 #[test]
@@ -183,26 +161,15 @@ fn sentences_without_known_words_fail_or_are_listed() {
     let (de, _) = vectors(d.path());
     let input = write(d.path(), "de.txt", "Hund\n123 !\nKatze\n");
     let out = d.path().join("o.f32");
-    let embed = || {
-        cli![
-            "embed",
-            "-q",
-            "--input",
-            &input,
-            "--vectors",
-            &de,
-            "-o",
-            &out
-        ]
-    };
+    let embed_de = || embed(&input, &de, &out);
     fail(
-        &mut embed(),
+        &mut embed_de(),
         "de.txt:2: no word of the sentence is in the vocabulary",
     );
     assert!(!out.exists(), "no partial output");
     let list = d.path().join("missing.txt");
     let (_, err) = succeed(
-        embed()
+        embed_de()
             .arg("--zero-unknown")
             .arg("--unknown-list")
             .arg(&list),
@@ -220,28 +187,10 @@ fn sentences_without_known_words_fail_or_are_listed() {
 fn embed_then_mine_bucc_files_by_id() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let src = write(
-        d.path(),
-        "s.de",
-        "de-1\tDer Baum\nde-2\tDie Katze\nde-3\tEin Hund , ein Haus\n",
-    );
-    let trg = write(
-        d.path(),
-        "s.en",
-        "en-1\tA dog and a house\nen-2\tThe cat\nen-3\tA tree\nen-4\tThe house\n",
-    );
+    let (src, trg) = bucc(d.path());
     let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
     for (input, vec, out) in [(&src, &de, &xs), (&trg, &en, &ys)] {
-        succeed(&mut cli![
-            "embed",
-            "-q",
-            "--input",
-            input,
-            "--vectors",
-            vec,
-            "-o",
-            out
-        ]);
+        succeed(&mut embed(input, vec, out));
     }
     let (out, _) = succeed(&mut cli![
         "mine",
@@ -280,55 +229,33 @@ fn embed_then_mine_bucc_files_by_id() {
 fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let spec = format!(
-        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
-        de.display(),
-        en.display()
-    );
-    let src = write(
-        d.path(),
-        "s.de",
-        "de-1\tDer Baum\nde-2\tDie Katze\nde-3\tEin Hund , ein Haus\n",
-    );
-    let trg = write(
-        d.path(),
-        "s.en",
-        "en-1\tA dog and a house\nen-2\tThe cat\nen-3\tA tree\nen-4\tThe house\n",
-    );
+    let spec = bow_spec(&de, &en);
+    let (src, trg) = bucc(d.path());
     let (xs, ys) = (d.path().join("x.npy"), d.path().join("y.npy"));
     for (input, side, out) in [(&src, "source", &xs), (&trg, "target", &ys)] {
-        succeed(&mut cli![
-            "embed",
-            "-q",
-            "--input",
-            input,
-            "--encoder",
-            &spec,
-            "--side",
-            side,
-            "-o",
-            out
-        ]);
+        succeed(&mut embed_encoder(input, &spec, side, out));
     }
-    let mine = |x: &Path, y: &Path, extra: &[&str]| {
-        let mut c = cli![
+    let mine_texts = || {
+        cli![
             "mine",
             "-q",
             "-k",
             "2",
             "--retrieval",
             "max",
-            "--src-embeddings",
-            x,
-            "--trg-embeddings",
-            y,
             "--src-text",
             &src,
             "--trg-text",
             &trg
-        ];
-        c.args(extra);
-        succeed(&mut c)
+        ]
+    };
+    let mine = |x: &Path, y: &Path, extra: &[&str]| {
+        let mut c = mine_texts();
+        c.arg("--src-embeddings")
+            .arg(x)
+            .arg("--trg-embeddings")
+            .arg(y);
+        succeed(c.args(extra))
     };
     let (want, _) = mine(&xs, &ys, &[]);
     assert!(want.lines().count() >= 3, "{want}");
@@ -347,20 +274,7 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
         "{err}"
     );
     // Pairs only: the embeddings not named are made in a temporary directory, the same pairs.
-    let (pairs_only, _) = succeed(&mut cli![
-        "mine",
-        "-q",
-        "-k",
-        "2",
-        "--retrieval",
-        "max",
-        "--encoder",
-        &spec,
-        "--src-text",
-        &src,
-        "--trg-text",
-        &trg
-    ]);
+    let (pairs_only, _) = succeed(mine_texts().arg("--encoder").arg(&spec));
     assert_eq!(pairs_only, want);
     // A changed text is embedded again; the other side is reused.
     std::fs::write(&trg, "en-1\tThe cat\nen-2\tA tree\n").unwrap();
@@ -415,35 +329,13 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
 fn errors_name_the_file_once() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let spec = format!(
-        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
-        de.display(),
-        en.display()
-    );
+    let spec = bow_spec(&de, &en);
     let empty = write(d.path(), "nothing.txt", "");
     let text = write(d.path(), "s.de", "Der Hund\nDie Katze\n");
     let emb = d.path().join("s.npy");
-    succeed(&mut cli![
-        "embed",
-        "-q",
-        "--input",
-        &text,
-        "--vectors",
-        &de,
-        "-o",
-        &emb
-    ]);
+    succeed(&mut embed(&text, &de, &emb));
     for mut c in [
-        cli![
-            "embed",
-            "-q",
-            "--input",
-            &empty,
-            "--vectors",
-            &de,
-            "-o",
-            d.path().join("o.npy")
-        ],
+        embed(&empty, &de, &d.path().join("o.npy")),
         cli![
             "mine",
             "-q",

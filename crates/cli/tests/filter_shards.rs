@@ -11,7 +11,7 @@ use std::process::Command;
 use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
 
 mod common;
-use common::{bitext, log_len, logged, run, write};
+use common::{COLS, bitext, calibration, log_len, logged, run, write};
 
 /// 120 lines `id<TAB>source<TAB>target`: translations, and every fourth line a mismatched pair;
 /// word vectors of both languages; the encoder spec of their bag of words.
@@ -38,22 +38,28 @@ fn corpus(dir: &Path) -> (PathBuf, String) {
     (tsv, spec.to_string())
 }
 
-fn filter_cmd(tsv: &Path, out: &Path, extra: &[&str]) -> Command {
+/// `bitext COMMAND…` of columns 2 and 3 of `tsv` into `out` with `extra`.
+fn tsv_cmd(command: &[&str], tsv: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c: Command = bitext();
-    c.args([
-        "filter",
-        "-q",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--input",
-    ])
-    .arg(tsv)
-    .arg("-o")
-    .arg(out)
-    .args(extra);
+    c.args(command)
+        .args(COLS)
+        .arg("--input")
+        .arg(tsv)
+        .arg("-o")
+        .arg(out)
+        .args(extra);
     c
+}
+
+fn filter_cmd(tsv: &Path, out: &Path, extra: &[&str]) -> Command {
+    tsv_cmd(&["filter", "-q"], tsv, out, extra)
+}
+
+/// `bitext score` of `tsv` into `out` with `extra`, which must succeed: the output file.
+fn score(tsv: &Path, out: &Path, extra: &[&str]) -> String {
+    let (ok, _, err) = run(&mut tsv_cmd(&["score"], tsv, out, extra));
+    assert!(ok, "{extra:?}: {err}");
+    std::fs::read_to_string(out).unwrap()
 }
 
 /// The filter's output file and its report line.
@@ -211,18 +217,7 @@ fn sharded_scoring_writes_the_single_process_bytes() {
         &["--encoder", &enc],
     ];
     for args in cases {
-        let score = |extra: &[&str], out: &Path| {
-            let mut c = bitext();
-            c.args(["score", "--src-col", "2", "--tgt-col", "3", "--input"])
-                .arg(&tsv)
-                .arg("-o")
-                .arg(out)
-                .args(args)
-                .args(extra);
-            let (ok, _, err) = run(&mut c);
-            assert!(ok, "{args:?} {extra:?}: {err}");
-            std::fs::read_to_string(out).unwrap()
-        };
+        let score = |extra: &[&str], out: &Path| score(&tsv, out, &[args, extra].concat());
         let want = score(&[], &d.path().join("single.tsv"));
         assert_eq!(want.lines().count(), 120);
         for n in ["1", "3"] {
@@ -238,26 +233,12 @@ fn sharded_scoring_writes_the_single_process_bytes() {
 
 #[test]
 fn calibrated_sharded_runs_write_the_single_process_probabilities() {
-    use bitext_eval::calibration::{Calibration, FitOptions, LabelledScores};
     let d = tempfile::tempdir().unwrap();
     let (tsv, _) = corpus(d.path());
-    // Scores in [0, 1]; a pair counts as parallel above 0.5.
-    let sample: Vec<(f64, bool)> = (0..200).map(|i| (i as f64 / 199.0, i >= 100)).collect();
-    let cal = Calibration::fit(
-        &LabelledScores::new(sample).unwrap(),
-        &FitOptions::default(),
-    );
-    let cal_path = d.path().join("cal.json");
-    cal.unwrap().save(&cal_path).unwrap();
+    let (cal_path, _) = calibration(d.path());
     let c = cal_path.to_str().unwrap();
-    let args = [
-        "--scorer",
-        "levenshtein",
-        "--calibration",
-        c,
-        "--min-precision",
-        "0.9",
-    ];
+    let calibrated = ["--scorer", "levenshtein", "--calibration", c];
+    let args = [&calibrated[..], &["--min-precision", "0.9"]].concat();
     let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
     let kept = want.lines().count();
     assert!(
@@ -266,26 +247,7 @@ fn calibrated_sharded_runs_write_the_single_process_probabilities() {
     );
     let (got, _) = sharded(&tsv, &d.path().join("fw"), 3, &args);
     assert_eq!(got, want);
-    let score = |extra: &[&str], out: &Path| {
-        let mut cmd = bitext();
-        cmd.args([
-            "score",
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--scorer",
-            "levenshtein",
-        ])
-        .args(["--calibration", c, "--input"])
-        .arg(&tsv)
-        .arg("-o")
-        .arg(out)
-        .args(extra);
-        let (ok, _, err) = run(&mut cmd);
-        assert!(ok, "{err}");
-        std::fs::read_to_string(out).unwrap()
-    };
+    let score = |extra: &[&str], out: &Path| score(&tsv, out, &[&calibrated[..], extra].concat());
     let want = score(&[], &d.path().join("s1.tsv"));
     let work = d.path().join("sw");
     let got = score(

@@ -178,54 +178,19 @@ fn new_spellings_and_old_ones_both_parse() {
             parses(&args);
         }
     }
-    let more: [Vec<&str>; 4] = [
-        vec![
-            "train",
-            "autoencoder",
-            "--src-text",
-            m,
-            "--tgt-text",
-            m,
-            "--softmax-samples",
-            "8",
-        ],
-        vec![
-            "train",
-            "autoencoder",
-            "--src-text",
-            m,
-            "--tgt-text",
-            m,
-            "--candidates",
-            "8",
-        ],
-        vec![
-            "train",
-            "mlp",
-            "--encoder",
-            m,
-            "--src-text",
-            m,
-            "--tgt-text",
-            m,
-            "--negative-source",
-            "repaired",
-        ],
-        vec![
-            "train",
-            "mlp",
-            "--encoder",
-            m,
-            "--src-text",
-            m,
-            "--tgt-text",
-            m,
-            "--negatives",
-            "repaired",
-        ],
-    ];
-    for mut args in more {
-        args.extend(["--output", o]);
+    // `train MODEL [--encoder M] --src-text M --tgt-text M FLAG VALUE --output O` (the MLP
+    // trains on an encoder's sentence vectors).
+    for (model, flag, value) in [
+        ("autoencoder", "--softmax-samples", "8"),
+        ("autoencoder", "--candidates", "8"),
+        ("mlp", "--negative-source", "repaired"),
+        ("mlp", "--negatives", "repaired"),
+    ] {
+        let mut args = vec!["train", model];
+        if model == "mlp" {
+            args.extend(["--encoder", m]);
+        }
+        args.extend(["--src-text", m, "--tgt-text", m, flag, value, "--output", o]);
         parses(&args);
     }
     parses(&[

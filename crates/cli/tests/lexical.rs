@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{cli, fail, last_column, scored, succeed, write};
 
 /// A toy parallel corpus (id, German, English): enough repetitions for IBM-1 to learn it.
 fn corpus(dir: &Path) -> std::path::PathBuf {
@@ -23,29 +23,16 @@ fn corpus(dir: &Path) -> std::path::PathBuf {
     write(dir, "train.tsv", text)
 }
 
-fn scores(path: &Path) -> Vec<f64> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
-        .collect()
+/// `bitext train ibm1 -q` on `input` into `model`.
+fn train(input: &Path, model: &Path) -> std::process::Command {
+    cli!["train", "ibm1", "--input", input, "-o", model, "-q"]
 }
 
 #[test]
 fn train_ibm1_then_score_and_filter_with_it() {
     let d = tempfile::tempdir().unwrap();
     let model = d.path().join("ibm1");
-    let (_, err) = succeed(&mut cli![
-        "train",
-        "ibm1",
-        "--input",
-        corpus(d.path()),
-        "-o",
-        &model,
-        "--iterations",
-        "4",
-        "-q"
-    ]);
+    let (_, err) = succeed(train(&corpus(d.path()), &model).args(["--iterations", "4"]));
     assert!(err.contains("trained IBM Model 1 on 24 pairs"), "{err}");
     for f in [
         "ibm1.json",
@@ -62,10 +49,12 @@ fn train_ibm1_then_score_and_filter_with_it() {
         "das Haus\tthe house\nder Hund\ta book\nein Buch\ta book\nein Hund\tthe house\n",
     );
     let out = d.path().join("scored.tsv");
-    succeed(&mut cli![
-        "score", "--scorer", "ibm1", "--model", &model, "--input", &input, "--output", &out
-    ]);
-    let s = scores(&out);
+    succeed(
+        scored("score", "ibm1", &input, &out)
+            .arg("--model")
+            .arg(&model),
+    );
+    let s = last_column(&out);
     assert_eq!(s.len(), 4);
     assert!(
         s[0] > s[1] && s[0] > s[3] && s[2] > s[1] && s[2] > s[3],
@@ -75,22 +64,15 @@ fn train_ibm1_then_score_and_filter_with_it() {
 
     // The same scorer in filter: the two translations are kept, with their scores.
     let kept = d.path().join("kept.tsv");
-    succeed(&mut cli![
-        "filter",
-        "--scorer",
-        "ibm1",
-        "--model",
-        &model,
-        "--input",
-        &input,
-        "--budget-lines",
-        "2",
-        "-o",
-        &kept
-    ]);
+    succeed(
+        scored("filter", "ibm1", &input, &kept)
+            .arg("--model")
+            .arg(&model)
+            .args(["--budget-lines", "2"]),
+    );
     let text = std::fs::read_to_string(&kept).unwrap();
     assert!(text.starts_with("das Haus\tthe house\t") && text.contains("\nein Buch\ta book\t"));
-    assert_eq!(scores(&kept), vec![s[0], s[2]]);
+    assert_eq!(last_column(&kept), vec![s[0], s[2]]);
 
     // A spec string does the same.
     let again = d.path().join("again.tsv");
@@ -103,7 +85,7 @@ fn train_ibm1_then_score_and_filter_with_it() {
         "--output",
         &again
     ]);
-    assert_eq!(scores(&again), s);
+    assert_eq!(last_column(&again), s);
 }
 
 #[test]
@@ -115,42 +97,14 @@ fn levenshtein_and_length_ratio_score_without_a_model() {
         "abc\tabd\nGuten Morgen !\tGood morning to you !\n",
     );
     let out = d.path().join("lev.tsv");
-    succeed(&mut cli![
-        "score",
-        "--scorer",
-        "levenshtein",
-        "--input",
-        &input,
-        "--output",
-        &out
-    ]);
-    let s = scores(&out);
+    succeed(&mut scored("score", "levenshtein", &input, &out));
+    let s = last_column(&out);
     assert!((s[0] - (1.0 - 1.0 / 3.0)).abs() < 1e-12, "{s:?}");
     let out = d.path().join("len.tsv");
-    succeed(&mut cli![
-        "score",
-        "--scorer",
-        "length-ratio",
-        "--length-unit",
-        "tokens",
-        "--input",
-        &input,
-        "--output",
-        &out
-    ]);
-    assert_eq!(scores(&out), vec![1.0, 3.0 / 5.0]);
+    succeed(scored("score", "length-ratio", &input, &out).args(["--length-unit", "tokens"]));
+    assert_eq!(last_column(&out), vec![1.0, 3.0 / 5.0]);
     let kept = d.path().join("kept.tsv");
-    succeed(&mut cli![
-        "filter",
-        "--scorer",
-        "length-ratio",
-        "--min-score",
-        "0.9",
-        "--input",
-        &input,
-        "-o",
-        &kept
-    ]);
+    succeed(scored("filter", "length-ratio", &input, &kept).args(["--min-score", "0.9"]));
     assert_eq!(std::fs::read_to_string(&kept).unwrap().lines().count(), 1);
 }
 
@@ -159,15 +113,7 @@ fn a_byte_order_mark_is_not_part_of_the_first_line() {
     let d = tempfile::tempdir().unwrap();
     let input = write(d.path(), "bom.tsv", "\u{feff}abc\tabc\r\nx\ty\r\n");
     let out = d.path().join("out.tsv");
-    succeed(&mut cli![
-        "score",
-        "--scorer",
-        "levenshtein",
-        "--input",
-        &input,
-        "--output",
-        &out
-    ]);
+    succeed(&mut scored("score", "levenshtein", &input, &out));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "abc\tabc\t1\nx\ty\t0\n"
@@ -178,92 +124,39 @@ fn a_byte_order_mark_is_not_part_of_the_first_line() {
 fn lexical_commands_name_bad_input() {
     let d = tempfile::tempdir().unwrap();
     let bad = write(d.path(), "bad.tsv", "das Haus\tthe house\nein Buch\t \n");
-    fail(
-        &mut cli![
-            "train",
-            "ibm1",
-            "--input",
-            &bad,
-            "-o",
-            d.path().join("m"),
-            "-q"
-        ],
-        "bad.tsv:2: empty target field",
-    );
+    let m = d.path().join("m");
+    fail(&mut train(&bad, &m), "bad.tsv:2: empty target field");
     // A sentence that has characters but no token.
     let no_token = write(d.path(), "nt.tsv", "das Haus\tthe house\n\u{200b}\tx\n");
     fail(
-        &mut cli![
-            "train",
-            "ibm1",
-            "--input",
-            &no_token,
-            "-o",
-            d.path().join("m"),
-            "-q"
-        ],
+        &mut train(&no_token, &m),
         "nt.tsv:2: the source sentence has no token",
     );
     let input = write(d.path(), "in.tsv", "a\tb\n");
     fail(
-        &mut cli![
-            "score",
-            "--scorer",
-            "ibm1",
-            "--model",
-            d.path().join("none"),
-            "--input",
-            &input,
-            "--output",
-            d.path().join("o.tsv")
-        ],
+        scored("score", "ibm1", &input, d.path().join("o.tsv"))
+            .arg("--model")
+            .arg(d.path().join("none")),
         "ibm1.json",
     );
-    fail(
-        &mut cli![
-            "score",
-            "--scorer",
-            "ibm1",
-            "--input",
-            &input,
-            "--output",
-            d.path().join("o")
-        ],
-        "--model",
-    );
+    let o = d.path().join("o");
+    fail(&mut scored("score", "ibm1", &input, &o), "--model");
     // Filtering with a scorer of sentences takes no embeddings, and one of embeddings needs them.
     let e = write(d.path(), "e.f32", [0u8; 8]);
     fail(
-        &mut cli![
-            "filter",
-            "--scorer",
-            "levenshtein",
-            "--input",
-            &input,
-            "-o",
-            d.path().join("o"),
-            "--src-embeddings",
-            &e,
-            "--trg-embeddings",
-            &e,
-            "--dim",
-            "2"
-        ],
+        scored("filter", "levenshtein", &input, &o)
+            .arg("--src-embeddings")
+            .arg(&e)
+            .arg("--trg-embeddings")
+            .arg(&e)
+            .args(["--dim", "2"]),
         "leave out --src-embeddings",
     );
     fail(
-        &mut cli![
-            "filter",
-            "--scorer",
-            "cosine",
-            "--input",
-            &input,
-            "-o",
-            d.path().join("o")
-        ],
+        &mut scored("filter", "cosine", &input, &o),
         "needs --src-embeddings",
     );
-    assert!(!d.path().join("o").exists());
+    assert!(!o.exists());
 }
 
 /// One convention: TSV columns are 1-based in every command, the target side is `tgt`, and
@@ -285,19 +178,12 @@ fn columns_are_one_based_and_trg_is_an_alias_of_tgt() {
         };
         fail(&mut c, "1-based");
     }
-    succeed(&mut cli![
-        "score",
-        "--scorer",
-        "levenshtein",
-        "--input",
-        &input,
-        "--output",
-        &out,
+    succeed(scored("score", "levenshtein", &input, &out).args([
         "--src-col",
         "2",
         "--trg-col",
-        "3"
-    ]);
+        "3",
+    ]));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "id1\tabc\tabd\t0.6666666666666667\n"

@@ -1,13 +1,13 @@
 //! End-to-end tests of `bitext mine` on small embedding and sentence files built here.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use bitext_core::io::npy;
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{bitext, cli, fail, succeed, write_raw};
+use common::{COLS, bitext, cli, fail, mine_embeddings, succeed, write_pair, write_raw};
 
 /// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
 /// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must
@@ -35,22 +35,8 @@ fn data(seed: u64) -> (Embeddings, Embeddings) {
 
 const D: usize = 64;
 
-/// `x` and `y` as raw `f32` files `x.f32` and `y.f32` in `dir`.
-fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathBuf) {
-    (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
-}
-
 fn mine(x: &Path, y: &Path) -> Command {
-    cli![
-        "mine",
-        "-q",
-        "--dim",
-        "64",
-        "--src-embeddings",
-        x,
-        "--trg-embeddings",
-        y
-    ]
+    mine_embeddings(D, x, y)
 }
 
 fn parse(out: &str) -> Vec<(f64, String, String)> {
@@ -299,27 +285,22 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     )
     .unwrap();
     let out = d.path().join("out.tsv");
-    let filter = |extra: &[&str]| {
-        let mut c = cli![
+    let filter_with = |y: &Path| {
+        cli![
             "filter",
-            "-q",
             "--dim",
             "2",
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
             "--input",
             &input,
             "--src-embeddings",
             &xp,
             "--trg-embeddings",
-            &yp,
+            y,
             "-o",
             &out
-        ];
-        succeed(c.args(extra))
+        ]
     };
+    let filter = |extra: &[&str]| succeed(filter_with(&yp).arg("-q").args(COLS).args(extra));
     // By score: line 1 (2 words), 2 (2 → 4), 4 (3 → 7), 3 (1 → 8). Budget 6 stops before 4.
     let (_, err) = filter(&["--budget-words", "6"]);
     assert!(err.contains("kept 2 of 4 lines (4 words"), "{err}");
@@ -340,22 +321,7 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
         "short.f32",
         &Embeddings::from_rows([[1.0f32, 0.0]], 2).unwrap(),
     );
-    fail(
-        &mut cli![
-            "filter",
-            "--dim",
-            "2",
-            "--input",
-            &input,
-            "--src-embeddings",
-            &xp,
-            "--trg-embeddings",
-            &short,
-            "-o",
-            &out
-        ],
-        "one row per line",
-    );
+    fail(&mut filter_with(&short), "one row per line");
 }
 
 /// Zero rows (`bitext embed --zero-unknown`) are refused, naming the file, the row and the

@@ -4,54 +4,32 @@
 //! exact spec), on planted data large enough for several query blocks and split databases.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use bitext_core::{Embeddings, EmbeddingsView, Rng};
+use bitext_core::{Embeddings, EmbeddingsView};
 use bitext_knn::{ExactIndex, KnnIndex, Metric, NeighborPair, TwoIndexes};
 use bitext_mine::{Miner, Retrieval, ScoredPair, UnitRows};
 use bitext_similarity::{MarginFunction, MarginSpec, PairScorer};
 
 mod common;
-use common::{bitext, run, write_raw};
+use common::{bitext, mine_embeddings, planted, run, succeed, write_pair};
 
 const D: usize = 24;
 
-/// `n` sources and `m` targets; targets `j < planted` are noisy copies of source `j`.
-fn planted(n: usize, m: usize, planted: usize, seed: u64) -> (Embeddings, Embeddings) {
-    let mut rng = Rng::seed(seed);
-    let mut row = |scale: f32| {
-        (0..D)
-            .map(|_| scale * rng.normal() as f32)
-            .collect::<Vec<_>>()
-    };
-    let x: Vec<Vec<f32>> = (0..n).map(|_| row(2.0)).collect();
-    let mut y: Vec<Vec<f32>> = (0..m).map(|_| row(1.0)).collect();
-    for (j, t) in y.iter_mut().enumerate().take(planted) {
-        let noise = row(0.4);
-        *t = x[j].iter().zip(&noise).map(|(a, e)| a + e).collect();
-    }
-    (
-        Embeddings::from_rows(x, D).unwrap(),
-        Embeddings::from_rows(y, D).unwrap(),
-    )
-}
-
-/// `x` and `y` written as raw f32 files in `dir`.
-fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathBuf) {
-    (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
-}
-
 fn mine(x: &Path, y: &Path, extra: &[&str]) -> String {
-    let mut c: Command = bitext();
-    c.args(["mine", "-q", "--dim", &D.to_string(), "--src-embeddings"])
+    succeed(mine_embeddings(D, x, y).args(extra)).0
+}
+
+/// `bitext mine` (not quiet) of `x` and `y` with `extra`, which must succeed: its report.
+fn report(x: &Path, y: &Path, extra: &[&str]) -> String {
+    let mut c = bitext();
+    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
         .arg(x)
         .arg("--trg-embeddings")
         .arg(y)
         .args(extra);
-    let (ok, out, err) = run(&mut c);
-    assert!(ok, "{extra:?}: {err}");
-    out
+    succeed(&mut c).1
 }
 
 /// The CLI's lines (`score<TAB>src<TAB>tgt`, shortest exact score) of `pairs`.
@@ -87,7 +65,7 @@ fn exact_index(v: EmbeddingsView<'_>) -> bitext_knn::Result<Box<dyn KnnIndex + '
 fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_searches() {
     let d = tempfile::tempdir().unwrap();
     // 600 sources: three query blocks of 256; 530 targets.
-    let (x, y) = planted(600, 530, 200, 17);
+    let (x, y) = planted(D, 600, 530, 200, 17);
     let (xp, yp) = write_pair(d.path(), &x, &y);
     let spellings = [
         "exact",
@@ -139,7 +117,7 @@ fn every_exact_spelling_and_thread_count_writes_the_same_bytes_as_two_exact_sear
 #[test]
 fn every_precision_writes_the_same_bytes_as_f32() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(600, 530, 200, 23);
+    let (x, y) = planted(D, 600, 530, 200, 23);
     let (xp, yp) = write_pair(d.path(), &x, &y);
     let args = ["--margin", "ratio", "--retrieval", "max", "-k", "4"];
     let want = mine(&xp, &yp, &args);
@@ -165,14 +143,7 @@ fn every_precision_writes_the_same_bytes_as_f32() {
             assert!(got == want, "--index {index} --precision {precision}");
         }
     }
-    let mut c: Command = bitext();
-    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
-        .arg(&xp)
-        .arg("--trg-embeddings")
-        .arg(&yp)
-        .args(["--precision", "int8"]);
-    let (ok, _, err) = run(&mut c);
-    assert!(ok, "{err}");
+    let err = report(&xp, &yp, &["--precision", "int8"]);
     // An int8 scan where this CPU has a fast int8 kernel, else f32 with a note saying why.
     assert!(
         err.contains("kNN source → target: int8 scan")
@@ -181,29 +152,20 @@ fn every_precision_writes_the_same_bytes_as_f32() {
         "{err}"
     );
     // A forced kernel runs int8 on any CPU, and the summary names it.
-    let mut c: Command = bitext();
-    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
-        .arg(&xp)
-        .arg("--trg-embeddings")
-        .arg(&yp)
-        .args([
+    let err = report(
+        &xp,
+        &yp,
+        &[
             "--index",
             r#"{"type":"exact","kernel":"portable","precision":"int8"}"#,
-        ]);
-    let (ok, _, err) = run(&mut c);
-    assert!(ok, "{err}");
+        ],
+    );
     assert!(
         err.contains("kNN source → target: int8 scan, portable kernel, "),
         "{err}"
     );
     // Without the flag the precision is `auto`, and the summary names the kernel.
-    let mut c: Command = bitext();
-    c.args(["mine", "--dim", &D.to_string(), "--src-embeddings"])
-        .arg(&xp)
-        .arg("--trg-embeddings")
-        .arg(&yp);
-    let (ok, _, err) = run(&mut c);
-    assert!(ok, "{err}");
+    let err = report(&xp, &yp, &[]);
     assert!(
         err.contains("kNN source → target: f32 scan of 600 queries, ")
             && err.contains(" kernel (auto) (exact, nothing to certify)"),
@@ -218,7 +180,7 @@ fn every_precision_writes_the_same_bytes_as_f32() {
 #[test]
 fn score_and_search_modes_agree_across_spellings_and_threads() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(300, 300, 250, 23);
+    let (x, y) = planted(D, 300, 300, 250, 23);
     let (xp, yp) = write_pair(d.path(), &x, &y);
     // Aligned pairs scored by the margin over the two-index neighbourhoods.
     let miner = Miner::new(MarginSpec::new(MarginFunction::Ratio, 4));

@@ -8,29 +8,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use bitext_core::Embeddings;
 use bitext_core::io::raw::{RawDtype, write_raw};
-use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{bitext, log_len, logged, run};
+use common::{bitext, log_len, logged, mine_embeddings, planted, run, succeed};
 
 const D: usize = 20;
-
-/// `n` sources and `m` targets; targets `j < planted` are noisy copies of source `j`.
-fn planted(n: usize, m: usize, planted: usize, seed: u64) -> (Embeddings, Embeddings) {
-    let mut rng = Rng::seed(seed);
-    let mut row = |s: f32| (0..D).map(|_| s * rng.normal() as f32).collect::<Vec<_>>();
-    let x: Vec<Vec<f32>> = (0..n).map(|_| row(2.0)).collect();
-    let mut y: Vec<Vec<f32>> = (0..m).map(|_| row(1.0)).collect();
-    for (j, t) in y.iter_mut().enumerate().take(planted) {
-        let noise = row(0.4);
-        *t = x[j].iter().zip(&noise).map(|(a, e)| a + e).collect();
-    }
-    (
-        Embeddings::from_rows(x, D).unwrap(),
-        Embeddings::from_rows(y, D).unwrap(),
-    )
-}
 
 fn files(dir: &Path, x: &Embeddings, y: &Embeddings, dtype: RawDtype) -> (PathBuf, PathBuf) {
     let (xp, yp) = (dir.join("x.emb"), dir.join("y.emb"));
@@ -39,20 +23,20 @@ fn files(dir: &Path, x: &Embeddings, y: &Embeddings, dtype: RawDtype) -> (PathBu
     (xp, yp)
 }
 
+/// [`planted`] data written as f32 files in `dir`.
+fn planted_files(dir: &Path, n: usize, m: usize, pairs: usize, seed: u64) -> (PathBuf, PathBuf) {
+    let (x, y) = planted(D, n, m, pairs, seed);
+    files(dir, &x, &y, RawDtype::F32)
+}
+
 fn mine_cmd(x: &Path, y: &Path, extra: &[&str]) -> Command {
-    let mut c: Command = bitext();
-    c.args(["mine", "-q", "--dim", &D.to_string(), "--src-embeddings"])
-        .arg(x)
-        .arg("--trg-embeddings")
-        .arg(y)
-        .args(extra);
+    let mut c = mine_embeddings(D, x, y);
+    c.args(extra);
     c
 }
 
 fn mine(x: &Path, y: &Path, extra: &[&str]) -> (String, String) {
-    let (ok, out, err) = run(&mut mine_cmd(x, y, extra));
-    assert!(ok, "{extra:?}: {err}");
-    (out, err)
+    succeed(&mut mine_cmd(x, y, extra))
 }
 
 fn sharded(x: &Path, y: &Path, work: &Path, n: usize, extra: &[&str]) -> (String, String) {
@@ -65,7 +49,7 @@ fn sharded(x: &Path, y: &Path, work: &Path, n: usize, extra: &[&str]) -> (String
 #[test]
 fn sharded_mining_writes_the_single_process_bytes() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(300, 263, 120, 5);
+    let (x, y) = planted(D, 300, 263, 120, 5);
     let args = ["--margin", "ratio", "--retrieval", "max", "-k", "4"];
     for (dtype, extra) in [
         (RawDtype::F32, vec![]),
@@ -113,7 +97,7 @@ fn sharded_mining_writes_the_single_process_bytes() {
 #[test]
 fn fp16_targets_are_searched_in_place_with_the_widened_results() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(300, 263, 120, 11);
+    let (x, y) = planted(D, 300, 263, 120, 11);
     let (mut xu, mut yu) = (x.clone(), y.clone());
     xu.normalize_l2();
     yu.normalize_l2();
@@ -141,8 +125,7 @@ fn fp16_targets_are_searched_in_place_with_the_widened_results() {
 #[test]
 fn a_failed_run_resumes_with_the_missing_steps_only() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(200, 170, 80, 6);
-    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (xp, yp) = planted_files(d.path(), 200, 170, 80, 6);
     let (want, _) = mine(&xp, &yp, &[]);
     let work = d.path().join("work");
     let w = work.to_str().unwrap();
@@ -200,8 +183,7 @@ fn a_failed_run_resumes_with_the_missing_steps_only() {
 #[test]
 fn mine_step_runs_the_plan_step_by_step() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(90, 70, 40, 7);
-    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (xp, yp) = planted_files(d.path(), 90, 70, 40, 7);
     let (want, _) = mine(&xp, &yp, &[]);
     let work = d.path().join("work");
     let w = work.to_str().unwrap();
@@ -236,8 +218,7 @@ fn mine_step_runs_the_plan_step_by_step() {
 #[test]
 fn bad_shard_requests_are_refused() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(20, 10, 5, 8);
-    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (xp, yp) = planted_files(d.path(), 20, 10, 5, 8);
     let w = d.path().join("w");
     for (extra, want) in [
         (vec!["--shards", "0"], "shard count"),
@@ -259,8 +240,7 @@ fn bad_shard_requests_are_refused() {
 #[test]
 fn index_auto_is_exact_for_small_sets() {
     let d = tempfile::tempdir().unwrap();
-    let (x, y) = planted(120, 100, 50, 12);
-    let (xp, yp) = files(d.path(), &x, &y, RawDtype::F32);
+    let (xp, yp) = planted_files(d.path(), 120, 100, 50, 12);
     let (want, _) = mine(&xp, &yp, &[]);
     let (got, err) = sharded(&xp, &yp, &d.path().join("w"), 2, &["--index", "auto"]);
     assert_eq!(got, want);

@@ -8,14 +8,14 @@
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use bitext_core::io::raw::{self, RawDtype};
 use bitext_testkit::files::{drain, fifo, names, received};
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{COLS, embed, fail, scored, succeed, write};
 
 const PAIRS: &str = "u1\tDer Hund schläft .\tThe dog sleeps .\n\
                      u2\tJa\tThis sentence is much longer than its source .\n\
@@ -23,28 +23,24 @@ const PAIRS: &str = "u1\tDer Hund schläft .\tThe dog sleeps .\n\
 
 /// `bitext score --scorer length-ratio` of `input` into `output`.
 fn score(input: &Path, output: &Path) -> std::process::Command {
-    cli![
-        "score",
-        "--scorer",
-        "length-ratio",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--input",
-        input,
-        "--output",
-        output
-    ]
+    let mut c = scored("score", "length-ratio", input, output);
+    c.args(COLS);
+    c
+}
+
+/// [`PAIRS`] written to `dir/pairs.tsv`, and what `score` writes of them to the regular file
+/// `dir/plain.tsv`.
+fn scored_plainly(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let input = write(dir, "pairs.tsv", PAIRS);
+    let plain = dir.join("plain.tsv");
+    succeed(&mut score(&input, &plain));
+    (input, fs::read(&plain).unwrap())
 }
 
 #[test]
 fn score_streams_into_a_fifo_and_leaves_it_a_fifo() {
     let d = tempfile::tempdir().unwrap();
-    let input = write(d.path(), "pairs.tsv", PAIRS);
-    let plain = d.path().join("plain.tsv");
-    succeed(&mut score(&input, &plain));
-    let want = fs::read(&plain).unwrap();
+    let (input, want) = scored_plainly(d.path());
     assert_eq!(String::from_utf8_lossy(&want).lines().count(), 3);
 
     let out = fifo(d.path(), "out.tsv");
@@ -78,26 +74,15 @@ fn embed_writes_through_a_link_and_leaves_the_link() {
         "3 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\n",
     );
     let input = write(d.path(), "de.txt", "Hund und Katze\nHaus\n");
-    let embed = |out: &Path| {
-        cli![
-            "embed",
-            "-q",
-            "--input",
-            &input,
-            "--vectors",
-            &vectors,
-            "-o",
-            out
-        ]
-    };
+    let embed_to = |out: &Path| embed(&input, &vectors, out);
     let plain = d.path().join("plain.f32");
-    succeed(&mut embed(&plain));
+    succeed(&mut embed_to(&plain));
 
     fs::create_dir(d.path().join("real")).unwrap();
     let target = write(&d.path().join("real"), "de.f32", "old bytes");
     let link = d.path().join("de.f32");
     symlink("real/de.f32", &link).unwrap();
-    succeed(&mut embed(&link));
+    succeed(&mut embed_to(&link));
     assert!(
         fs::symlink_metadata(&link)
             .unwrap()
@@ -141,10 +126,8 @@ fn a_failed_run_through_a_link_leaves_the_old_file_and_no_temporary_file() {
 #[test]
 fn the_open_standard_output_is_written_in_place() {
     let d = tempfile::tempdir().unwrap();
-    let input = write(d.path(), "pairs.tsv", PAIRS);
-    let plain = d.path().join("plain.tsv");
-    succeed(&mut score(&input, &plain));
-    let want = fs::read_to_string(&plain).unwrap();
+    let (input, want) = scored_plainly(d.path());
+    let want = String::from_utf8(want).unwrap();
     // `/proc/self/fd/1` is the command's own standard output: here a pipe,
     let fd1 = Path::new("/proc/self/fd/1");
     let (out, _) = succeed(&mut score(&input, fd1));

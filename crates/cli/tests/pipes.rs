@@ -11,30 +11,7 @@ use bitext_core::io::{AtomicFile, LineReader};
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{cli, fail, succeed, write, write_raw};
-
-/// `cmd` with `input` on its standard input: (success, stdout, stderr).
-fn piped(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || {
-        // The command may stop reading early (an error): a closed pipe is not a test failure.
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    (
-        out.status.success(),
-        out.stdout,
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::{cli, emd, fail, mine_embeddings, piped, succeed, write, write_raw};
 
 /// `text` written to `dir/name` compressed by its extension (bitext's own writer; the
 /// compressed formats themselves are tested in bitext-core).
@@ -71,23 +48,7 @@ fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
 const TSV: &str = "u1\tHund\tdog\nu2\tHund Katze\tcat\nu3\tBaum\tdog\nu4\tKatze\tcat\n";
 
 fn score(de: &Path, en: &Path, input: &str, output: &str) -> Command {
-    cli![
-        "score",
-        "--scorer",
-        "emd",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--src-vec",
-        de,
-        "--tgt-vec",
-        en,
-        "--input",
-        input,
-        "--output",
-        output
-    ]
+    emd("score", de, en, input, output)
 }
 
 #[test]
@@ -114,26 +75,9 @@ fn score_and_filter_read_stdin_write_stdout_and_compress_by_extension() {
     }
     // filter: the same lines kept from a file and from stdin.
     let filter = |input: &str, output: &str| {
-        cli![
-            "filter",
-            "-q",
-            "--scorer",
-            "emd",
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--src-vec",
-            &de,
-            "--tgt-vec",
-            &en,
-            "--input",
-            input,
-            "--budget-lines",
-            "2",
-            "-o",
-            output
-        ]
+        let mut c = emd("filter", &de, &en, input, output);
+        c.args(["-q", "--budget-lines", "2"]);
+        c
     };
     let kept = d.path().join("kept.tsv.gz");
     succeed(&mut filter(&p(&plain_in), &p(&kept)));
@@ -190,18 +134,9 @@ fn embed_mine_and_eval_take_streams() {
     let xf = write_raw(d.path(), "x.f32", &Embeddings::new(x, 8).unwrap());
     let yf = write_raw(d.path(), "y.f32", &Embeddings::new(y, 8).unwrap());
     let mine = |out: &str| {
-        cli![
-            "mine",
-            "-q",
-            "--dim",
-            "8",
-            "--src-embeddings",
-            &xf,
-            "--trg-embeddings",
-            &yf,
-            "-o",
-            out
-        ]
+        let mut c = mine_embeddings(8, &xf, &yf);
+        c.args(["-o", out]);
+        c
     };
     let (stdout, _) = succeed(&mut mine("-"));
     assert_eq!(stdout.lines().count(), 12, "{stdout}");
@@ -268,32 +203,14 @@ fn bad_streams_give_clear_errors_and_no_partial_output() {
     assert!(!out.exists(), "no partial output");
     // A binary format refuses a stream by name.
     fail(
-        &mut cli![
-            "mine",
-            "-q",
-            "--dim",
-            "8",
-            "--src-embeddings",
-            "x.f32.gz",
-            "--trg-embeddings",
-            "y.f32"
-        ],
+        &mut mine_embeddings(8, "x.f32.gz", "y.f32"),
         "cannot be gzip compressed",
     );
     // A missing output directory fails before any input is read (the inputs do not exist).
     fail(
-        &mut cli![
-            "mine",
-            "-q",
-            "--dim",
-            "8",
-            "--src-embeddings",
-            "none.f32",
-            "--trg-embeddings",
-            "none.f32",
-            "-o",
-            d.path().join("missing/x.tsv")
-        ],
+        mine_embeddings(8, "none.f32", "none.f32")
+            .arg("-o")
+            .arg(d.path().join("missing/x.tsv")),
         "directory",
     );
     assert!(!d.path().join("missing").exists());

@@ -4,44 +4,29 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{
+    COLS, bow_spec, cli, embed_encoder, emd, fail, last_column, scored, succeed, word_vectors,
+    write,
+};
 
 /// German and English word vectors in one space: translations are close.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
-    (
-        write(
-            dir,
-            "de.vec",
-            "4 2\nhund 1 0\nkatze 0 1\nhaus 0.7 0.7\nbaum -1 0\n",
-        ),
-        write(
-            dir,
-            "en.vec",
-            "4 2\ndog 0.95 0.05\ncat 0.05 0.95\nhouse 0.7 0.72\ntree -0.98 0.02\n",
-        ),
+    word_vectors(
+        dir,
+        "4 2\nhund 1 0\nkatze 0 1\nhaus 0.7 0.7\nbaum -1 0\n",
+        "4 2\ndog 0.95 0.05\ncat 0.05 0.95\nhouse 0.7 0.72\ntree -0.98 0.02\n",
     )
 }
+
+/// Three pairs `id<TAB>German<TAB>English`: two translations, and a mismatch in the middle.
+const PAIRS: &str = "u1\tDer Hund und die Katze .\tThe dog and the cat .\n\
+                     u2\tDas Haus !\tThe tree .\n\
+                     u3\tEin Baum\ta tree\n";
 
 /// `bitext score --scorer emd` of columns 1 and 2 of `input` with the vectors above.
 fn score(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> Command {
     let (de, en) = vectors(dir);
-    let mut cmd = cli![
-        "score",
-        "--scorer",
-        "emd",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--src-vec",
-        &de,
-        "--tgt-vec",
-        &en,
-        "--input",
-        input,
-        "--output",
-        output
-    ];
+    let mut cmd = emd("score", &de, &en, input, output);
     cmd.args(extra);
     cmd
 }
@@ -49,22 +34,13 @@ fn score(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> Command {
 #[test]
 fn score_appends_a_column_and_ranks_translations_first() {
     let d = tempfile::tempdir().unwrap();
-    let input = write(
-        d.path(),
-        "in.tsv",
-        "u1\tDer Hund und die Katze .\tThe dog and the cat .\n\
-         u2\tDas Haus !\tThe tree .\n\
-         u3\tEin Baum\ta tree\n",
-    );
+    let input = write(d.path(), "in.tsv", PAIRS);
     let output = d.path().join("out.tsv");
     succeed(&mut score(d.path(), &input, &output, &["--batch", "2"]));
     let text = std::fs::read_to_string(&output).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    let scores: Vec<f64> = lines
-        .iter()
-        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
-        .collect();
+    let scores = last_column(&output);
     assert!(lines[0].starts_with("u1\tDer Hund und die Katze .\tThe dog and the cat .\t"));
     assert!(scores.iter().all(|s| *s <= 0.0));
     assert!(scores[0] > scores[1] && scores[2] > scores[1], "{scores:?}");
@@ -90,12 +66,7 @@ fn score_errors_name_the_file_and_line() {
         "short.tsv:1: 2 tab-separated fields, but 3 are needed (source in column 2, target in \
          column 3)",
     );
-    fail(
-        &mut cli![
-            "score", "--scorer", "emd", "--input", &empty, "--output", &output
-        ],
-        "--src-vec",
-    );
+    fail(&mut scored("score", "emd", &empty, &output), "--src-vec");
     let good = write(d.path(), "good.tsv", "u1\tHund\tdog\n");
     fail(
         &mut score(d.path(), &good, &output, &["--oov-cost", "-1"]),
@@ -109,35 +80,11 @@ fn score_errors_name_the_file_and_line() {
 fn filter_with_the_emd_scorer_keeps_the_best_lines() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let input = write(
-        d.path(),
-        "in.tsv",
-        "u1\tDer Hund und die Katze .\tThe dog and the cat .\n\
-         u2\tDas Haus !\tThe tree .\n\
-         u3\tEin Baum\ta tree\n",
-    );
+    let input = write(d.path(), "in.tsv", PAIRS);
     let scored = d.path().join("scored.tsv");
     succeed(&mut score(d.path(), &input, &scored, &[]));
     let kept = d.path().join("kept.tsv");
-    succeed(&mut cli![
-        "filter",
-        "--scorer",
-        "emd",
-        "--src-vec",
-        &de,
-        "--tgt-vec",
-        &en,
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--input",
-        &input,
-        "--budget-lines",
-        "2",
-        "-o",
-        &kept
-    ]);
+    succeed(emd("filter", &de, &en, &input, &kept).args(["--budget-lines", "2"]));
     let scored = std::fs::read_to_string(&scored).unwrap();
     let mut lines: Vec<&str> = scored.lines().collect();
     lines.sort_by(|a, b| {
@@ -158,32 +105,27 @@ fn filter_with_the_emd_scorer_keeps_the_best_lines() {
 fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let spec = format!(
-        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
-        de.display(),
-        en.display()
-    );
+    let spec = bow_spec(&de, &en);
     let input = write(
         d.path(),
         "in.tsv",
         "u1\tHund\tdog\nu2\tHund Katze\tcat\nu3\tBaum\tdog\n",
     );
     let output = d.path().join("out.tsv");
-    succeed(&mut cli![
-        "score",
-        "--encoder",
-        &spec,
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "--batch",
-        "2",
-        "--input",
-        &input,
-        "--output",
-        &output
-    ]);
+    succeed(
+        cli![
+            "score",
+            "--encoder",
+            &spec,
+            "--batch",
+            "2",
+            "--input",
+            &input,
+            "--output",
+            &output
+        ]
+        .args(COLS),
+    );
     let unit = |v: [f64; 2]| {
         let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
         [v[0] / n, v[1] / n]
@@ -198,27 +140,16 @@ fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
         cos([-1.0, 0.0], [0.95, 0.05]),
     ];
     let out = std::fs::read_to_string(&output).unwrap();
-    let got: Vec<f64> = out
-        .lines()
-        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
-        .collect();
+    let got = last_column(&output);
     assert_eq!(got.len(), 3, "{out}");
     for (g, w) in got.iter().zip(want) {
         assert!((g - w).abs() < 1e-4, "{g} vs {w}: {out}");
     }
     // Not together with another scorer.
     fail(
-        &mut cli![
-            "score",
-            "--encoder",
-            &spec,
-            "--scorer",
-            "levenshtein",
-            "--input",
-            &input,
-            "--output",
-            &output
-        ],
+        scored("score", "levenshtein", &input, &output)
+            .arg("--encoder")
+            .arg(&spec),
         "cannot be used with",
     );
 }
@@ -229,11 +160,7 @@ fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
 fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
     let d = tempfile::tempdir().unwrap();
     let (de, en) = vectors(d.path());
-    let spec = format!(
-        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
-        de.display(),
-        en.display()
-    );
+    let spec = bow_spec(&de, &en);
     let rows = [
         ("Hund", "dog"),
         ("Katze", "the cat"),
@@ -254,27 +181,12 @@ fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
             .map(|r| format!("{}\n", [r.0, r.1][k]))
             .collect();
         let col = write(d.path(), &format!("col{k}.txt"), col);
-        succeed(&mut cli![
-            "embed",
-            "-q",
-            "--input",
-            &col,
-            "--encoder",
-            &spec,
-            "--side",
-            side,
-            "-o",
-            out
-        ]);
+        succeed(&mut embed_encoder(&col, &spec, side, out));
     }
     let filter = |extra: &[&dyn AsRef<std::ffi::OsStr>], out: &Path| {
         let mut c = cli![
             "filter",
             "-q",
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
             "--input",
             &input,
             "--budget-lines",
@@ -282,7 +194,7 @@ fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
             "-o",
             out
         ];
-        c.args(extra.iter().map(|x| x.as_ref()));
+        c.args(COLS).args(extra.iter().map(|x| x.as_ref()));
         succeed(&mut c)
     };
     let (a, b) = (d.path().join("a.tsv"), d.path().join("b.tsv"));
@@ -302,15 +214,7 @@ fn an_empty_input_is_the_same_error_in_score_and_filter() {
     let out = d.path().join("out.tsv");
     for command in ["score", "filter"] {
         fail(
-            &mut cli![
-                command,
-                "--scorer",
-                "length-ratio",
-                "--input",
-                &empty,
-                "-o",
-                &out
-            ],
+            &mut scored(command, "length-ratio", &empty, &out),
             "empty.tsv: no sentence pairs",
         );
         assert!(!out.exists(), "{command}");
@@ -328,19 +232,12 @@ fn score_and_filter_write_to_standard_output_by_default() {
         "u1\tein Hund\ta dog\nu2\tja\ta much longer sentence\n",
     );
     let to_file = d.path().join("scored.tsv");
-    let args = [
-        "--scorer",
-        "length-ratio",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-    ];
-    succeed(cli!["score", "--input", &input, "-o", &to_file].args(args));
+    let args = [&["--scorer", "length-ratio"][..], &COLS].concat();
+    succeed(cli!["score", "--input", &input, "-o", &to_file].args(&args));
     let want = std::fs::read_to_string(&to_file).unwrap();
-    let (out, _) = succeed(cli!["score", "--input", &input].args(args));
+    let (out, _) = succeed(cli!["score", "--input", &input].args(&args));
     assert_eq!(out, want);
-    let (kept, _) = succeed(cli!["filter", "--input", &input, "--budget-lines", "1"].args(args));
+    let (kept, _) = succeed(cli!["filter", "--input", &input, "--budget-lines", "1"].args(&args));
     assert_eq!(kept.lines().count(), 1);
     assert!(want.contains(&kept), "{kept} not among\n{want}");
     let work = d.path().join("work");
@@ -354,7 +251,7 @@ fn score_and_filter_write_to_standard_output_by_default() {
             "--work-dir",
             &work
         ]
-        .args(args),
+        .args(&args),
     );
     assert_eq!(sharded, want);
 }

@@ -3,39 +3,18 @@
 //! installs the `sentencepiece` package), the output is compared with theirs byte for byte.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use bitext_core::Rng;
 use bitext_testkit::needs::{self, group};
 
 mod common;
-use common::{assert_help, bitext, cli, fail, succeed, write};
-
-/// Run with `input` on stdin; stdout as bytes.
-fn pipe(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
-    use std::io::Write as _;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    (
-        out.status.success(),
-        out.stdout,
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::{assert_help, bitext, cli, fail, piped_whole, succeed, write};
 
 /// `bitext tokenize encode` with `args` and `--model model` on `input`, which must succeed: its
 /// stdout.
 fn encode(model: &Path, args: &[&str], input: &[u8]) -> String {
-    let (ok, out, err) = pipe(
+    let (ok, out, err) = piped_whole(
         bitext()
             .args(["tokenize", "encode"])
             .args(args)
@@ -222,7 +201,7 @@ fn train_encode_decode_one_line_per_line() {
     // Debian's spm_encode gives the same bytes for the same model.
     if let Some(spm) = needs::file(group::SPM_ENCODE, which("spm_encode")) {
         for (format, ours) in ["id", "piece"].iter().zip(&outputs) {
-            let (ok, theirs, err) = pipe(
+            let (ok, theirs, err) = piped_whole(
                 debian(&spm)
                     .arg(format!("--model={}", model.display()))
                     .arg(format!("--output_format={format}")),
@@ -246,7 +225,7 @@ fn framing_matches_spm_encode_extra_options() {
         "{out}"
     );
     if let Some(spm) = which("spm_encode") {
-        let (ok, theirs, err) = pipe(
+        let (ok, theirs, err) = piped_whole(
             debian(&spm)
                 .arg(format!("--model={}", model.display()))
                 .args(["--output_format=id", "--extra_options=bos:eos"]),
@@ -275,7 +254,7 @@ fn errors_name_file_and_line() {
         "bad.txt:2: invalid UTF-8 at byte 4",
     );
 
-    let (ok, _, err) = pipe(
+    let (ok, _, err) = piped_whole(
         bitext()
             .args(["tokenize", "encode", "--empty", "error", "--model"])
             .arg(&model),

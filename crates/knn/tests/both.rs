@@ -8,11 +8,8 @@ use bitext_knn::{
     BidirectionalSearch, ExactIndex, ExactParams, IndexFactory, IndexSpec, Kernel, KnnIndex,
     Metric, NeighborPair, OnePass, Stage, TwoIndexes,
 };
-
-fn normal(n: usize, d: usize, seed: u64) -> Embeddings {
-    let mut r = Rng::seed(seed);
-    Embeddings::new((0..n * d).map(|_| r.normal() as f32).collect(), d).unwrap()
-}
+use bitext_testkit::data::normal;
+use bitext_testkit::knn::{FORCED_KERNELS, runnable};
 
 /// Vectors on a small integer grid: many exact ties, in every direction.
 fn grid(n: usize, d: usize, seed: u64) -> Embeddings {
@@ -112,16 +109,7 @@ fn one_pass_equals_two_searches_for_every_kernel_block_and_thread_count() {
     let trg = normal(2101, 19, 2);
     for metric in [Metric::InnerProduct, Metric::L2] {
         let want = two_searches(&src, &trg, metric, 5, 3);
-        for kernel in [
-            Kernel::Portable,
-            Kernel::Avx2,
-            Kernel::AvxVnni,
-            Kernel::Avx512,
-            Kernel::Neon,
-        ] {
-            if !bitext_testkit::knn::kernel_runs(kernel) {
-                continue;
-            }
+        for kernel in runnable(&FORCED_KERNELS) {
             for (query_block, threads) in [(1, 1), (16, 3), (33, 2), (4096, 2)] {
                 let params = ExactParams {
                     query_block,

@@ -8,7 +8,7 @@
 use bitext_core::Embeddings;
 use bitext_knn::{ExactIndex, ExactParams, IndexSpec, Kernel, KnnIndex, Metric, dot};
 use bitext_testkit::data::{integers, normal};
-use bitext_testkit::knn::{Expect, kernel_needs, kernel_runs};
+use bitext_testkit::knn::{Expect, KERNELS, kernel_needs, runnable};
 use bitext_testkit::knn_index_suite;
 
 fn owned(data: &Embeddings, metric: Metric) -> Box<dyn KnnIndex + '_> {
@@ -91,17 +91,7 @@ fn exact_scores_are_the_f32_formula_bit_for_bit() {
             Metric::InnerProduct
         };
         let k = n.min(5);
-        for kernel in [
-            Kernel::Auto,
-            Kernel::Portable,
-            Kernel::Avx2,
-            Kernel::AvxVnni,
-            Kernel::Avx512,
-            Kernel::Neon,
-        ] {
-            if !kernel_runs(kernel) {
-                continue;
-            }
+        for kernel in runnable(&KERNELS) {
             let got = with_kernel(&db, metric, kernel)
                 .search(q.view(), k)
                 .unwrap();

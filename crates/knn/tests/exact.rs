@@ -2,15 +2,12 @@
 //! and thread count gives bit-identical results; the database is split across threads when
 //! queries are few; memory-mapped inputs are searched in place; the index spec.
 
-use bitext_core::{Embeddings, MappedEmbeddings, Rng, io::npy};
+use bitext_core::{Embeddings, MappedEmbeddings, io::npy};
 use bitext_knn::{
     Error, ExactIndex, ExactParams, IndexSpec, Kernel, KnnIndex, Metric, Neighbors, load_index,
 };
-
-fn normal(n: usize, d: usize, seed: u64) -> Embeddings {
-    let mut r = Rng::seed(seed);
-    Embeddings::new((0..n * d).map(|_| r.normal() as f32).collect(), d).unwrap()
-}
+use bitext_testkit::data::normal;
+use bitext_testkit::knn::{KERNELS, runnable};
 
 fn search_with(
     db: &Embeddings,
@@ -38,17 +35,7 @@ fn kernels_blocks_and_threads_give_identical_results() {
     let q = normal(70, 37, 2);
     for metric in [Metric::InnerProduct, Metric::L2] {
         let want = search_with(&db, &q, metric, ExactParams::default(), 1);
-        for kernel in [
-            Kernel::Auto,
-            Kernel::Portable,
-            Kernel::Avx2,
-            Kernel::AvxVnni,
-            Kernel::Avx512,
-            Kernel::Neon,
-        ] {
-            if !bitext_testkit::knn::kernel_runs(kernel) {
-                continue;
-            }
+        for kernel in runnable(&KERNELS) {
             for (query_block, threads) in [(1, 1), (16, 3), (33, 4), (4096, 2)] {
                 let got = search_with(
                     &db,

@@ -30,72 +30,69 @@ fn params(precision: Precision, kernel: Kernel, candidates: usize, block: usize)
     }
 }
 
-fn reduced(data: &Embeddings, metric: Metric, p: ExactParams) -> Box<dyn KnnIndex + '_> {
-    Box::new(
-        ExactIndex::over(data.view(), metric)
-            .unwrap()
-            .with_params(p)
-            .unwrap(),
-    )
+/// The exact index over `data` with the parameters `p`.
+fn exact(data: &Embeddings, metric: Metric, p: ExactParams) -> ExactIndex<'_> {
+    ExactIndex::over(data.view(), metric)
+        .unwrap()
+        .with_params(p)
+        .unwrap()
 }
 
-knn_index_suite!(
-    bf16,
-    |d, m| reduced(d, m, params(Precision::Bf16, Kernel::Auto, 0, 256)),
-    Expect::exact()
-);
-knn_index_suite!(
-    int8,
-    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Auto, 0, 256)),
-    Expect::exact()
-);
-knn_index_suite!(
-    int8_portable_small_blocks,
-    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Portable, 0, 1)),
-    Expect::exact()
-);
-knn_index_suite!(
-    bf16_portable_small_blocks,
-    |d, m| reduced(d, m, params(Precision::Bf16, Kernel::Portable, 0, 1)),
-    Expect::exact()
-);
+fn reduced(data: &Embeddings, metric: Metric, p: ExactParams) -> Box<dyn KnnIndex + '_> {
+    Box::new(exact(data, metric, p))
+}
+
+/// The index suite of the exact search at `precision` through `kernel`, with queries in blocks
+/// of `block`; a `forced` kernel's suite is skipped on a CPU without it.
+macro_rules! reduced_suite {
+    ($name:ident, $precision:ident, $kernel:ident, $block:expr) => {
+        knn_index_suite!(
+            $name,
+            |d, m| reduced(
+                d,
+                m,
+                params(Precision::$precision, Kernel::$kernel, 0, $block)
+            ),
+            Expect::exact()
+        );
+    };
+    ($name:ident, $precision:ident, forced $kernel:ident) => {
+        knn_index_suite!(
+            $name,
+            |d, m| reduced(d, m, params(Precision::$precision, Kernel::$kernel, 0, 256)),
+            Expect::exact(),
+            needs = Some(kernel_needs(Kernel::$kernel))
+        );
+    };
+}
+
+reduced_suite!(bf16, Bf16, Auto, 256);
+reduced_suite!(int8, Int8, Auto, 256);
+reduced_suite!(int8_portable_small_blocks, Int8, Portable, 1);
+reduced_suite!(bf16_portable_small_blocks, Bf16, Portable, 1);
 
 // Each kernel forced; on a CPU without it, its suite is recorded as skipped.
-knn_index_suite!(
-    int8_avx2,
-    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Avx2, 0, 256)),
-    Expect::exact(),
-    needs = Some(kernel_needs(Kernel::Avx2))
-);
-knn_index_suite!(
-    int8_avx_vnni,
-    |d, m| reduced(d, m, params(Precision::Int8, Kernel::AvxVnni, 0, 256)),
-    Expect::exact(),
-    needs = Some(kernel_needs(Kernel::AvxVnni))
-);
-knn_index_suite!(
-    int8_neon_sdot,
-    |d, m| reduced(d, m, params(Precision::Int8, Kernel::Neon, 0, 256)),
-    Expect::exact(),
-    needs = Some(kernel_needs(Kernel::Neon))
-);
+reduced_suite!(int8_avx2, Int8, forced Avx2);
+reduced_suite!(int8_avx_vnni, Int8, forced AvxVnni);
+reduced_suite!(int8_neon_sdot, Int8, forced Neon);
 
-bitext_testkit::bidirectional_search_suite!(
-    one_pass_bf16,
-    |metric| Box::new(OnePass {
-        metric,
-        params: params(Precision::Bf16, Kernel::Auto, 0, 256),
-    }),
-    bitext_testkit::both::Expect::Exact
-);
-bitext_testkit::bidirectional_search_suite!(
-    one_pass_int8_few_candidates,
-    |metric| Box::new(OnePass {
-        metric,
-        params: params(Precision::Int8, Kernel::Auto, 2, 16),
-    }),
-    bitext_testkit::both::Expect::Exact
-);
+/// The both-ways suite of the one-pass search at `precision` (the fastest kernel), keeping
+/// `candidates` per query for the re-rank, with queries in blocks of `block`.
+macro_rules! one_pass_suite {
+    ($name:ident, $precision:ident, $candidates:expr, $block:expr) => {
+        bitext_testkit::bidirectional_search_suite!(
+            $name,
+            |metric| Box::new(OnePass {
+                metric,
+                params: params(Precision::$precision, Kernel::Auto, $candidates, $block),
+            }),
+            bitext_testkit::both::Expect::Exact
+        );
+    };
+}
+
+one_pass_suite!(one_pass_bf16, Bf16, 0, 256);
+one_pass_suite!(one_pass_int8_few_candidates, Int8, 2, 16);
 
 /// Data shapes that make certificates hard.
 #[derive(Debug, Clone, Copy)]
@@ -239,10 +236,11 @@ fn unit_vectors_are_certified_at_the_first_try() {
     let db = data(Shape::Unit, 3000, 96, &mut rng);
     let q = data(Shape::Unit, 200, 96, &mut rng);
     for precision in [Precision::Bf16, Precision::Int8] {
-        let index = ExactIndex::over(db.view(), Metric::InnerProduct)
-            .unwrap()
-            .with_params(params(precision, Kernel::Auto, 0, 256))
-            .unwrap();
+        let index = exact(
+            &db,
+            Metric::InnerProduct,
+            params(precision, Kernel::Auto, 0, 256),
+        );
         let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
         let c = got.certification;
         assert_eq!((c.certified, c.widened, c.fallen_back), (200, 0, 0), "{c}");
@@ -258,10 +256,11 @@ fn duplicates_are_scanned_once_and_stay_exact() {
     let row: Vec<f32> = (0..24).map(|_| rng.normal() as f32).collect();
     let db = Embeddings::from_rows(std::iter::repeat_n(&row, 200), 24).unwrap();
     let q = data(Shape::Normal, 5, 24, &mut rng);
-    let index = ExactIndex::over(db.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_params(params(Precision::Int8, Kernel::Auto, 2, 256))
-        .unwrap();
+    let index = exact(
+        &db,
+        Metric::InnerProduct,
+        params(Precision::Int8, Kernel::Auto, 2, 256),
+    );
     let got = index.search_certified(q.view(), 2, &mut |_| {}).unwrap();
     let c = got.certification;
     assert_eq!((c.certified, c.widened, c.fallen_back), (5, 0, 0), "{c}");
@@ -285,10 +284,11 @@ fn duplicates_are_scanned_once_and_stay_exact() {
 fn l2_runs_in_f32_and_says_so() {
     let mut rng = Rng::seed(4);
     let db = data(Shape::Normal, 50, 8, &mut rng);
-    let index = ExactIndex::over(db.view(), Metric::L2)
-        .unwrap()
-        .with_params(params(Precision::Bf16, Kernel::Auto, 0, 256))
-        .unwrap();
+    let index = exact(
+        &db,
+        Metric::L2,
+        params(Precision::Bf16, Kernel::Auto, 0, 256),
+    );
     let got = index.search_certified(db.view(), 3, &mut |_| {}).unwrap();
     let c = got.certification;
     assert_eq!(
@@ -383,10 +383,11 @@ fn precisions_resolve_to_what_the_cpu_runs_fast() {
     // A forced kernel runs the precision asked for, fast or not.
     let forced = Precision::Int8.resolve(Kernel::Portable, Metric::InnerProduct, n, nq);
     assert_eq!(forced.precision, Precision::Int8);
-    let index = ExactIndex::over(db.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_params(params(Precision::Int8, Kernel::Portable, 0, 256))
-        .unwrap();
+    let index = exact(
+        &db,
+        Metric::InnerProduct,
+        params(Precision::Int8, Kernel::Portable, 0, 256),
+    );
     let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
     assert_eq!(got.certification.precision, Precision::Int8);
     assert_eq!(got.certification.kernel, "portable");

@@ -6,29 +6,17 @@
 
 use std::sync::{Arc, OnceLock};
 
-use bitext_lexical::{
-    Ibm1, Ibm1Config, Ibm1Scorer, LengthRatioScorer, LengthUnit, LevenshteinScorer, Segmenter,
-};
+use bitext_lexical::{Ibm1, Ibm1Scorer, LengthRatioScorer, LengthUnit, LevenshteinScorer};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::{pair_scorer_suite, scorer};
+
+mod common;
+use common::trained_ibm1;
 
 /// The model, trained once for every test of the suite.
 fn model() -> Arc<Ibm1> {
     static MODEL: OnceLock<Arc<Ibm1>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let (src, tgt) = parallel_text(400, 5);
-            let m = Ibm1::train(
-                &Ibm1Config::default(),
-                Segmenter::default(),
-                &src,
-                &tgt,
-                &mut |_| {},
-            )
-            .unwrap();
-            Arc::new(m)
-        })
-        .clone()
+    MODEL.get_or_init(|| Arc::new(trained_ibm1(400, 5))).clone()
 }
 
 /// 12 sources and 10 targets: the translations of the first 8 sources, then 2 unrelated ones.

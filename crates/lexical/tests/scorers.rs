@@ -6,6 +6,9 @@ use bitext_lexical::levenshtein::{distance_dp, normalized};
 use bitext_lexical::{LengthRatioScorer, LengthUnit, LevenshteinScorer};
 use bitext_similarity::PairScorer;
 
+mod common;
+use common::trained_ibm1;
+
 fn random_sentences(n: usize, seed: u64) -> Vec<String> {
     let mut rng = Rng::seed(seed);
     (0..n)
@@ -76,17 +79,9 @@ fn empty_sentences_are_named() {
 fn ibm1_all_pairs_equal_one_pair_at_a_time() {
     use std::sync::Arc;
 
-    use bitext_lexical::{Ibm1, Ibm1Config, Ibm1Scorer, Segmenter};
+    use bitext_lexical::Ibm1Scorer;
     use bitext_testkit::data::parallel_text;
-    let (src, tgt) = parallel_text(300, 5);
-    let model = Ibm1::train(
-        &Ibm1Config::default(),
-        Segmenter::default(),
-        &src,
-        &tgt,
-        &mut |_| {},
-    )
-    .unwrap();
+    let model = trained_ibm1(300, 5);
     let (s, mut t) = parallel_text(30, 6);
     t.push("b1 unknown b2 b2".into()); // unknown and repeated words
     let scorer = Ibm1Scorer::new(Arc::new(model), &s, &t).unwrap();

@@ -38,6 +38,36 @@ pub fn kernel_runs(kernel: Kernel) -> bool {
     crate::needs::available(&group, missing)
 }
 
+/// Every kernel a search can be forced to.
+pub const FORCED_KERNELS: [Kernel; 5] = [
+    Kernel::Portable,
+    Kernel::Avx2,
+    Kernel::AvxVnni,
+    Kernel::Avx512,
+    Kernel::Neon,
+];
+
+/// `Auto` and every kernel a search can be forced to.
+pub const KERNELS: [Kernel; 6] = [
+    Kernel::Auto,
+    Kernel::Portable,
+    Kernel::Avx2,
+    Kernel::AvxVnni,
+    Kernel::Avx512,
+    Kernel::Neon,
+];
+
+/// The kernels of `kernels` this CPU runs, each recorded as one check of its group
+/// ([`kernel_runs`]): a loop over them tests each one the CPU has and reports the others skipped.
+#[must_use]
+pub fn runnable(kernels: &[Kernel]) -> Vec<Kernel> {
+    kernels
+        .iter()
+        .copied()
+        .filter(|&k| kernel_runs(k))
+        .collect()
+}
+
 /// Builds the index under test over `data` (trained on it when it needs training) with `metric`.
 pub type Build = for<'a> fn(&'a Embeddings, Metric) -> Box<dyn KnnIndex + 'a>;
 

@@ -19,20 +19,19 @@ transport_solver_suite!(
     NetworkSimplex::default(),
     transport::Expect::exact()
 );
+/// The network simplex started from `initial`.
+fn simplex_from(initial: InitialBasis) -> NetworkSimplex {
+    SimplexParams::default().initial(initial).check().unwrap()
+}
+
 transport_solver_suite!(
     network_simplex_vogel,
-    SimplexParams::default()
-        .initial(InitialBasis::Vogel)
-        .check()
-        .unwrap(),
+    simplex_from(InitialBasis::Vogel),
     transport::Expect::exact()
 );
 transport_solver_suite!(
     network_simplex_north_west,
-    SimplexParams::default()
-        .initial(InitialBasis::NorthWest)
-        .check()
-        .unwrap(),
+    simplex_from(InitialBasis::NorthWest),
     transport::Expect::exact()
 );
 transport_solver_suite!(

@@ -4,11 +4,12 @@
 
 #![allow(dead_code, unreachable_pub, unused_imports, unused_macros)]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use bitext_core::Embeddings;
 use bitext_core::io::raw::{self, RawDtype};
+use bitext_core::{Embeddings, Rng};
 
 /// The `bitext` binary built for these tests.
 pub fn bitext() -> Command {
@@ -54,6 +55,38 @@ pub fn fail(cmd: &mut Command, want: &str) -> String {
     err
 }
 
+/// Run `cmd` with `input` fed to its standard input: whether it succeeded, its stdout as bytes,
+/// its stderr, and how writing the input went.
+fn feed(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String, std::io::Result<()>) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    let written = feeder.join().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    (out.status.success(), out.stdout, err, written)
+}
+
+/// `cmd` with `input` on its standard input: whether it succeeded, its stdout as bytes and its
+/// stderr. The command may stop reading early (an error): a closed pipe is not a test failure.
+pub fn piped(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
+    let (ok, out, err, _) = feed(cmd, input);
+    (ok, out, err)
+}
+
+/// [`piped`] for a command that must read all of `input`.
+pub fn piped_whole(cmd: &mut Command, input: &[u8]) -> (bool, Vec<u8>, String) {
+    let (ok, out, err, written) = feed(cmd, input);
+    written.unwrap();
+    (ok, out, err)
+}
+
 /// Every one of these command lines (after `bitext`) prints its usage.
 pub fn assert_help(commands: &[&[&str]]) {
     for args in commands {
@@ -78,11 +111,158 @@ pub fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The last tab-separated field of each line of a text file as a number (the score a command
+/// appended).
+pub fn last_column(path: &Path) -> Vec<f64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// The flags that make columns 2 and 3 of `id<TAB>source<TAB>target` the two sides.
+pub const COLS: [&str; 4] = ["--src-col", "2", "--tgt-col", "3"];
+
+/// German and English word vectors, `de.vec` and `en.vec` in `dir`, from their text.
+pub fn word_vectors(dir: &Path, de: &str, en: &str) -> (PathBuf, PathBuf) {
+    (write(dir, "de.vec", de), write(dir, "en.vec", en))
+}
+
+/// The encoder spec of a bag of words over the source vectors `de` and the target vectors `en`.
+pub fn bow_spec(de: &Path, en: &Path) -> String {
+    format!(
+        r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
+        de.display(),
+        en.display()
+    )
+}
+
+/// `bitext COMMAND --scorer SCORER` (`score` or `filter`) of `input` into `output`.
+pub fn scored(
+    command: &str,
+    scorer: &str,
+    input: impl AsRef<std::ffi::OsStr>,
+    output: impl AsRef<std::ffi::OsStr>,
+) -> Command {
+    cli![
+        command, "--scorer", scorer, "--input", input, "--output", output
+    ]
+}
+
+/// `bitext COMMAND --scorer emd` (`score` or `filter`) of columns 2 and 3 of `input` into
+/// `output`, with the word vectors `de` and `en`.
+pub fn emd(
+    command: &str,
+    de: &Path,
+    en: &Path,
+    input: impl AsRef<std::ffi::OsStr>,
+    output: impl AsRef<std::ffi::OsStr>,
+) -> Command {
+    let mut c = cli![
+        command,
+        "--scorer",
+        "emd",
+        "--src-vec",
+        de,
+        "--tgt-vec",
+        en,
+        "--input",
+        input,
+        "--output",
+        output
+    ];
+    c.args(COLS);
+    c
+}
+
+/// `bitext embed -q` of the sentences in `input` with the word vectors `vectors`, into `out`.
+pub fn embed(input: &Path, vectors: &Path, out: &Path) -> Command {
+    cli![
+        "embed",
+        "-q",
+        "--input",
+        input,
+        "--vectors",
+        vectors,
+        "-o",
+        out
+    ]
+}
+
+/// `bitext mine -q` of the source and target embeddings `x` and `y` of dimension `dim` (raw
+/// files, or names that need not exist).
+pub fn mine_embeddings(
+    dim: usize,
+    x: impl AsRef<std::ffi::OsStr>,
+    y: impl AsRef<std::ffi::OsStr>,
+) -> Command {
+    cli![
+        "mine",
+        "-q",
+        "--dim",
+        dim.to_string(),
+        "--src-embeddings",
+        x,
+        "--trg-embeddings",
+        y
+    ]
+}
+
+/// `bitext embed -q` of the sentences in `input` with the encoder `spec` for `side`, into `out`.
+pub fn embed_encoder(input: &Path, spec: &str, side: &str, out: &Path) -> Command {
+    cli![
+        "embed",
+        "-q",
+        "--input",
+        input,
+        "--encoder",
+        spec,
+        "--side",
+        side,
+        "-o",
+        out
+    ]
+}
+
+/// A BUCC gold file `dir/gold` and mined pairs `dir/mined.tsv` (`score<TAB>src<TAB>tgt`).
+pub fn gold_and_mined(dir: &Path, gold: &str, mined: &str) -> (PathBuf, PathBuf) {
+    (write(dir, "gold", gold), write(dir, "mined.tsv", mined))
+}
+
+/// `n` sources and `m` targets of dimension `d`; targets `j < planted` are noisy copies of
+/// source `j`.
+pub fn planted(
+    d: usize,
+    n: usize,
+    m: usize,
+    planted: usize,
+    seed: u64,
+) -> (Embeddings, Embeddings) {
+    let mut rng = Rng::seed(seed);
+    let mut row = |s: f32| (0..d).map(|_| s * rng.normal() as f32).collect::<Vec<_>>();
+    let x: Vec<Vec<f32>> = (0..n).map(|_| row(2.0)).collect();
+    let mut y: Vec<Vec<f32>> = (0..m).map(|_| row(1.0)).collect();
+    for (j, t) in y.iter_mut().enumerate().take(planted) {
+        let noise = row(0.4);
+        *t = x[j].iter().zip(&noise).map(|(a, e)| a + e).collect();
+    }
+    (
+        Embeddings::from_rows(x, d).unwrap(),
+        Embeddings::from_rows(y, d).unwrap(),
+    )
+}
+
 /// Write `e` as a raw little-endian `f32` file `dir/name` and return the path.
 pub fn write_raw(dir: &Path, name: &str, e: &Embeddings) -> PathBuf {
     let p = dir.join(name);
     raw::write_raw(&p, e.view(), RawDtype::F32).unwrap();
     p
+}
+
+/// `x` and `y` as raw `f32` files `x.f32` and `y.f32` in `dir`.
+pub fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathBuf) {
+    (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
 }
 
 /// Line-parallel toy text of `n` pairs, `a3 a1` ↔ `b1 b3` (words `a0 … a14`, `b0 … b14`), as
@@ -112,6 +292,21 @@ pub fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
         p
     };
     (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
+}
+
+/// A calibration on scores in [0, 1] where a pair is parallel when its score is above 0.5, saved
+/// as `dir/cal.json`: that path, and the calibration.
+pub fn calibration(dir: &Path) -> (PathBuf, bitext_eval::calibration::Calibration) {
+    use bitext_eval::calibration::{Calibration, FitOptions, LabelledScores};
+    let sample: Vec<(f64, bool)> = (0..200).map(|i| (i as f64 / 199.0, i >= 100)).collect();
+    let cal = Calibration::fit(
+        &LabelledScores::new(sample).unwrap(),
+        &FitOptions::default(),
+    )
+    .unwrap();
+    let p = dir.join("cal.json");
+    cal.save(&p).unwrap();
+    (p, cal)
 }
 
 /// The steps a sharded run's `steps.log` in `work` says `what` (`ran `, `skipped `), from its
