@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
+use crate::rows::RowsView;
 
 /// An owned row-major matrix of `f32` sentence (or word) embeddings: `len()` rows of `dim()`
 /// values each.
@@ -14,11 +15,9 @@ pub struct Embeddings {
 }
 
 /// A borrowed row-major matrix of embeddings; cheap to copy, slicing into row blocks is free.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct EmbeddingsView<'a> {
-    data: &'a [f32],
-    dim: usize,
-}
+/// Its accessors ([`RowsView::row`], [`RowsView::slice_rows`], [`RowsView::check_finite`], …)
+/// are those every [`RowsView`] has.
+pub type EmbeddingsView<'a> = RowsView<'a, f32>;
 
 pub(crate) fn check_shape(len: usize, dim: usize) -> Result<()> {
     if dim == 0 {
@@ -254,76 +253,6 @@ pub fn unit_scale(row: &[f32]) -> Option<f32> {
 }
 
 impl<'a> EmbeddingsView<'a> {
-    /// View `data` (row-major, `dim` values per row).
-    ///
-    /// # Errors
-    /// [`Error::Shape`] when `dim` is 0 or `data.len()` is not a multiple of `dim`.
-    pub fn new(data: &'a [f32], dim: usize) -> Result<Self> {
-        check_shape(data.len(), dim)?;
-        Ok(Self { data, dim })
-    }
-
-    /// Number of values per row.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
-    /// Number of rows.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.data.len() / self.dim
-    }
-
-    /// Whether there are no rows.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    /// Row `i`.
-    ///
-    /// # Panics
-    /// When `i >= len()`.
-    #[must_use]
-    pub fn row(&self, i: usize) -> &'a [f32] {
-        &self.data[i * self.dim..(i + 1) * self.dim]
-    }
-
-    /// Row `i`, or `None` when out of range.
-    #[must_use]
-    pub fn get(&self, i: usize) -> Option<&'a [f32]> {
-        (i < self.len()).then(|| self.row(i))
-    }
-
-    /// All values, row-major.
-    #[must_use]
-    pub fn as_slice(&self) -> &'a [f32] {
-        self.data
-    }
-
-    /// Iterate over rows.
-    pub fn rows(&self) -> std::slice::ChunksExact<'a, f32> {
-        self.data.chunks_exact(self.dim)
-    }
-
-    /// Rows `range` as a zero-copy view.
-    ///
-    /// # Panics
-    /// When the range is out of bounds.
-    #[must_use]
-    pub fn slice_rows(&self, range: Range<usize>) -> EmbeddingsView<'a> {
-        assert!(
-            range.start <= range.end && range.end <= self.len(),
-            "row range {range:?} out of bounds for {} rows",
-            self.len()
-        );
-        EmbeddingsView {
-            data: &self.data[range.start * self.dim..range.end * self.dim],
-            dim: self.dim,
-        }
-    }
-
     /// Consecutive zero-copy blocks of at most `block_rows` rows (at least 1), with the index of
     /// each block's first row.
     pub fn blocks(&self, block_rows: usize) -> Blocks<'a> {
@@ -381,23 +310,6 @@ impl<'a> EmbeddingsView<'a> {
             },
             keep,
         )
-    }
-
-    /// Check that every value is finite.
-    ///
-    /// # Errors
-    /// [`Error::Value`] naming the first row and column holding NaN or ±∞.
-    pub fn check_finite(&self) -> Result<()> {
-        match self.data.iter().position(|x| !x.is_finite()) {
-            None => Ok(()),
-            Some(p) => Err(Error::Value {
-                at: Location::Row {
-                    row: p / self.dim,
-                    col: Some(p % self.dim),
-                },
-                reason: format!("{} is not a finite number", self.data[p]),
-            }),
-        }
     }
 }
 

@@ -3,69 +3,28 @@
 //! exact, so a search over a `HalfView` can return the same results as one over the widened
 //! matrix without ever holding it (see `bitext-knn`'s `ExactIndex::over_half`).
 
-use crate::embeddings::{check_shape, normalize_row};
-use crate::error::{Error, Location, Result};
+use crate::embeddings::normalize_row;
+use crate::rows::RowsView;
 
-/// A borrowed row-major matrix of binary16 values (stored as their bits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HalfView<'a> {
-    data: &'a [u16],
-    dim: usize,
-}
+/// A borrowed row-major matrix of binary16 values (stored as their bits). Its accessors
+/// ([`RowsView::len`], [`RowsView::slice_rows`], [`RowsView::check_finite`], …) are those every
+/// [`RowsView`] has.
+pub type HalfView<'a> = RowsView<'a, u16>;
 
 impl<'a> HalfView<'a> {
-    /// View `data` (the bits of binary16 values, row-major, `dim` per row).
-    ///
-    /// # Errors
-    /// [`Error::Shape`] when `dim` is 0 or `data.len()` is not a multiple of `dim`.
-    pub fn new(data: &'a [u16], dim: usize) -> Result<Self> {
-        check_shape(data.len(), dim)?;
-        Ok(Self { data, dim })
-    }
-
-    /// Dimension.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
-    /// Number of rows.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.data.len() / self.dim
-    }
-
-    /// Whether there are no rows.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
     /// The bits of row `i`.
     ///
     /// # Panics
     /// If `i` is out of range (as slice indexing).
     #[must_use]
     pub fn row_bits(&self, i: usize) -> &'a [u16] {
-        &self.data[i * self.dim..(i + 1) * self.dim]
+        self.row(i)
     }
 
     /// All values' bits.
     #[must_use]
     pub fn as_bits(&self) -> &'a [u16] {
-        self.data
-    }
-
-    /// Rows `range` as a view of their own.
-    ///
-    /// # Panics
-    /// If the range is out of bounds.
-    #[must_use]
-    pub fn slice_rows(&self, range: std::ops::Range<usize>) -> HalfView<'a> {
-        HalfView {
-            data: &self.data[range.start * self.dim..range.end * self.dim],
-            dim: self.dim,
-        }
+        self.as_slice()
     }
 
     /// Row `i` widened into `out` (exactly: every binary16 value is an `f32`), then scaled to
@@ -94,32 +53,6 @@ impl<'a> HalfView<'a> {
         let bits = &self.data[i * self.dim..i * self.dim + out.len()];
         bits.reinterpret_cast::<half::f16>()
             .convert_to_f32_slice(out);
-    }
-
-    /// Check that every value is finite.
-    ///
-    /// # Errors
-    /// [`Error::Value`] naming the first row and column holding NaN or ±∞.
-    pub fn check_finite(&self) -> Result<()> {
-        let dim = self.dim;
-        let bad = self
-            .data
-            .iter()
-            .position(|&h| h & 0x7C00 == 0x7C00)
-            .map(|p| (p / dim, p % dim, self.data[p]));
-        match bad {
-            None => Ok(()),
-            Some((row, col, h)) => Err(Error::Value {
-                at: Location::Row {
-                    row,
-                    col: Some(col),
-                },
-                reason: format!(
-                    "{} is not a finite number",
-                    half::f16::from_bits(h).to_f32()
-                ),
-            }),
-        }
     }
 }
 

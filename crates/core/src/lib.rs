@@ -43,9 +43,11 @@ mod half_view;
 pub mod io;
 mod mmap;
 mod rng;
+mod rows;
 
 pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row, unit_scale};
 pub use error::{Error, Location, Result};
 pub use half_view::HalfView;
-pub use mmap::{MappedBytes, MappedEmbeddings, MappedHalf};
+pub use mmap::{MappedBytes, MappedEmbeddings, MappedHalf, MappedRows};
 pub use rng::Rng;
+pub use rows::{Element, RowsView};

@@ -1,31 +1,41 @@
 //! Memory-mapped embedding files: a raw LASER file or a `.npy` file viewed in place as an
-//! [`EmbeddingsView`], so that a 10 GB matrix is paged in only where it is read.
+//! [`EmbeddingsView`](crate::EmbeddingsView), so that a 10 GB matrix is paged in only where it is read.
 
 #![allow(unsafe_code)]
 
 use std::fs::File;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-use crate::embeddings::EmbeddingsView;
 use crate::error::{Error, Location, Result};
-use crate::half_view::HalfView;
 use crate::io::npy::read_header;
 use crate::io::raw::{RawDtype, rows_in};
+use crate::rows::{Element, RowsView};
 
-/// A memory-mapped row-major `f32` matrix (raw little-endian file or `.npy`).
+/// A memory-mapped row-major matrix of [`Element`]s (`f32` values or binary16 bits), viewed
+/// in place as a [`RowsView`]: [`MappedEmbeddings`] and [`MappedHalf`].
 ///
 /// Opening checks the file's size and header only; values are not read, so use
-/// [`EmbeddingsView::check_finite`] (a sequential scan) or check blocks as they are consumed.
+/// [`MappedRows::check_finite`] (a sequential scan) or check blocks as they are consumed.
 #[derive(Debug)]
-pub struct MappedEmbeddings {
+pub struct MappedRows<T> {
     map: Mmap,
     offset: usize,
     rows: usize,
     dim: usize,
     path: PathBuf,
+    element: PhantomData<T>,
 }
+
+/// A memory-mapped row-major `f32` matrix (raw little-endian file or `.npy`), viewed in place
+/// as an [`EmbeddingsView`](crate::EmbeddingsView).
+pub type MappedEmbeddings = MappedRows<f32>;
+
+/// A memory-mapped raw binary16 file (LASER's `--fp16` output), viewed in place as a
+/// [`HalfView`](crate::HalfView): its rows are widened to `f32` only where they are read.
+pub type MappedHalf = MappedRows<u16>;
 
 fn map_file(path: &Path) -> Result<(File, u64, Mmap)> {
     crate::io::stream::require_plain(path, "memory-mapped embeddings")?;
@@ -51,10 +61,7 @@ impl MappedEmbeddings {
     /// # Errors
     /// Missing or empty file; size not a whole number of rows of `dim` values.
     pub fn open_raw(path: impl AsRef<Path>, dim: usize) -> Result<Self> {
-        let path = path.as_ref();
-        let (_f, len, map) = map_file(path)?;
-        let rows = rows_in(path, len, dim, RawDtype::F32)?;
-        Self::checked(map, 0, rows, dim, path)
+        Self::raw(path.as_ref(), dim, RawDtype::F32)
     }
 
     /// Map a `.npy` float32 file (written by numpy, which aligns data to 16 or 64 bytes).
@@ -110,21 +117,25 @@ impl MappedEmbeddings {
             Self::open_raw(path, dim)
         }
     }
+}
+
+impl<T: Element> MappedRows<T> {
+    /// Map the raw little-endian file `path` of `dtype` (`T`'s own) and dimension `dim`.
+    fn raw(path: &Path, dim: usize, dtype: RawDtype) -> Result<Self> {
+        let (_f, len, map) = map_file(path)?;
+        let rows = rows_in(path, len, dim, dtype)?;
+        Self::checked(map, 0, rows, dim, path)
+    }
 
     fn checked(map: Mmap, offset: usize, rows: usize, dim: usize, path: &Path) -> Result<Self> {
-        let m = Self {
-            map,
-            offset,
-            rows,
-            dim,
-            path: path.to_path_buf(),
-        };
-        let bytes = &m.map[m.offset..];
-        if bytemuck::try_cast_slice::<u8, f32>(bytes).is_err() {
+        if bytemuck::try_cast_slice::<u8, T>(&map[offset..]).is_err() {
             return Err(Error::parse(
                 path,
                 Location::Byte(offset as u64),
-                "data is not 4-byte aligned and cannot be mapped; read it instead",
+                format!(
+                    "data is not {}-byte aligned and cannot be mapped; read it instead",
+                    size_of::<T>()
+                ),
             ));
         }
         if cfg!(target_endian = "big") {
@@ -134,14 +145,21 @@ impl MappedEmbeddings {
                 "little-endian files cannot be mapped on a big-endian machine; read them instead",
             ));
         }
-        Ok(m)
+        Ok(Self {
+            map,
+            offset,
+            rows,
+            dim,
+            path: path.to_path_buf(),
+            element: PhantomData,
+        })
     }
 
     /// The matrix, viewed in place.
     #[must_use]
-    pub fn view(&self) -> EmbeddingsView<'_> {
-        let values: &[f32] = bytemuck::cast_slice(&self.map[self.offset..]);
-        EmbeddingsView::new(values, self.dim).expect("shape checked when opened")
+    pub fn view(&self) -> RowsView<'_, T> {
+        RowsView::new(bytemuck::cast_slice(&self.map[self.offset..]), self.dim)
+            .expect("shape checked when opened")
     }
 
     /// Number of rows.
@@ -214,16 +232,6 @@ impl MappedBytes {
     }
 }
 
-/// A memory-mapped raw binary16 file (LASER's `--fp16` output), viewed in place as a
-/// [`HalfView`]: its rows are widened to `f32` only where they are read.
-#[derive(Debug)]
-pub struct MappedHalf {
-    map: Mmap,
-    rows: usize,
-    dim: usize,
-    path: PathBuf,
-}
-
 impl MappedHalf {
     /// Map a raw little-endian binary16 file of dimension `dim`.
     ///
@@ -231,70 +239,7 @@ impl MappedHalf {
     /// Missing or empty file; size not a whole number of rows of `dim` values; a big-endian
     /// machine.
     pub fn open(path: impl AsRef<Path>, dim: usize) -> Result<Self> {
-        let path = path.as_ref();
-        let (_f, len, map) = map_file(path)?;
-        let rows = rows_in(path, len, dim, RawDtype::F16)?;
-        if cfg!(target_endian = "big") {
-            return Err(Error::parse(
-                path,
-                Location::File,
-                "little-endian files cannot be mapped on a big-endian machine; read them instead",
-            ));
-        }
-        if bytemuck::try_cast_slice::<u8, u16>(&map[..]).is_err() {
-            return Err(Error::parse(
-                path,
-                Location::Byte(0),
-                "data is not 2-byte aligned and cannot be mapped; read it instead",
-            ));
-        }
-        Ok(Self {
-            map,
-            rows,
-            dim,
-            path: path.to_path_buf(),
-        })
-    }
-
-    /// The matrix, viewed in place.
-    #[must_use]
-    pub fn view(&self) -> HalfView<'_> {
-        HalfView::new(bytemuck::cast_slice(&self.map[..]), self.dim)
-            .expect("shape checked when opened")
-    }
-
-    /// Number of rows.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.rows
-    }
-
-    /// Whether there are no rows (never true: empty files are rejected).
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
-
-    /// Dimension.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
-    /// The mapped file.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Check all values are finite, naming the file, row and column of the first that is not.
-    ///
-    /// # Errors
-    /// [`Error::Parse`].
-    pub fn check_finite(&self) -> Result<()> {
-        self.view()
-            .check_finite()
-            .map_err(|e| e.in_file(&self.path))
+        Self::raw(path.as_ref(), dim, RawDtype::F16)
     }
 }
 

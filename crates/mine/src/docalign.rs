@@ -526,15 +526,7 @@ pub fn align_documents(src: &Overlaps, tgt: &Overlaps, c: &DocAlignConfig) -> Re
             )));
         }
     }
-    let mut rng = Rng::seed(c.seed);
-    let level = Level::new(
-        Side::from(src, need),
-        Side::from(tgt, need),
-        src.dim,
-        c.bead_types(),
-        c,
-        &mut rng,
-    );
+    let (level, mut rng) = full_level(src, tgt, c);
     let path = solve(&level, c, &mut rng)?;
     let (mut i, mut j) = (0, 0);
     Ok(path
@@ -557,6 +549,22 @@ pub fn align_documents(src: &Overlaps, tgt: &Overlaps, c: &DocAlignConfig) -> Re
         .collect())
 }
 
+/// The full programme's [`Level`] (normalised with samples drawn from `c.seed`), and the
+/// generator to draw on from there.
+fn full_level(src: &Overlaps, tgt: &Overlaps, c: &DocAlignConfig) -> (Level, Rng) {
+    let need = c.max_size - 1;
+    let mut rng = Rng::seed(c.seed);
+    let level = Level::new(
+        Side::from(src, need),
+        Side::from(tgt, need),
+        src.dim,
+        c.bead_types(),
+        c,
+        &mut rng,
+    );
+    (level, rng)
+}
+
 /// The total cost of `beads` (shapes in order) under the full programme's costs: what
 /// [`align_documents`] minimises, for checking it against an exhaustive search.
 ///
@@ -569,16 +577,7 @@ pub fn path_cost(
     beads: &[(usize, usize)],
 ) -> Result<f64> {
     c.check()?;
-    let need = c.max_size - 1;
-    let mut rng = Rng::seed(c.seed);
-    let level = Level::new(
-        Side::from(src, need),
-        Side::from(tgt, need),
-        src.dim,
-        c.bead_types(),
-        c,
-        &mut rng,
-    );
+    let (level, _) = full_level(src, tgt, c);
     let (mut i, mut j, mut total) = (0, 0, 0.0);
     for &(x, y) in beads {
         total += if x == 0 || y == 0 {

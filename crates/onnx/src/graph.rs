@@ -202,15 +202,10 @@ pub fn load(path: &Path) -> Result<Graph, CoreError> {
     cut(bytes).map_err(|e| CoreError::parse(path, Location::Byte(e.offset as u64), e.reason))
 }
 
-/// [`load`] on bytes in memory; errors carry the byte offset.
-///
-/// # Errors
-/// As [`load`].
-pub fn cut(bytes: Vec<u8>) -> PResult<Graph> {
-    let err = |offset: usize, reason: String| ProtoError { offset, reason };
-    // ModelProto: graph = 7.
+/// The GraphProto of the ModelProto `bytes` (field 7; the last one given) and its offset.
+fn model_graph(bytes: &[u8]) -> PResult<(&[u8], usize)> {
     let mut graph = None;
-    let mut m = Fields::new(&bytes, 0);
+    let mut m = Fields::new(bytes, 0);
     while let Some((field, at, v)) = m.next_field()? {
         match (field, v) {
             (7, Value::Bytes(g)) => graph = Some((g, at)),
@@ -218,12 +213,19 @@ pub fn cut(bytes: Vec<u8>) -> PResult<Graph> {
             _ => {}
         }
     }
-    let Some((g, g_at)) = graph else {
-        return Err(err(
-            0,
-            "no graph (ModelProto field 7): not an ONNX model".into(),
-        ));
-    };
+    graph.ok_or_else(|| ProtoError {
+        offset: 0,
+        reason: "no graph (ModelProto field 7): not an ONNX model".into(),
+    })
+}
+
+/// [`load`] on bytes in memory; errors carry the byte offset.
+///
+/// # Errors
+/// As [`load`].
+pub fn cut(bytes: Vec<u8>) -> PResult<Graph> {
+    let err = |offset: usize, reason: String| ProtoError { offset, reason };
+    let (g, g_at) = model_graph(&bytes)?;
     // GraphProto: node = 1, initializer = 5, input = 11, value_info = 13.
     let mut tokenizer = None;
     let mut initializers = Vec::new();
@@ -387,19 +389,7 @@ pub fn cut(bytes: Vec<u8>) -> PResult<Graph> {
 /// Not an ONNX model, or no node of the graph produces `tensor`.
 pub fn expose(bytes: Vec<u8>, tensor: &str) -> PResult<Vec<u8>> {
     let err = |offset: usize, reason: String| ProtoError { offset, reason };
-    let mut graph = None;
-    let mut m = Fields::new(&bytes, 0);
-    while let Some((field, at, v)) = m.next_field()? {
-        if let (7, Value::Bytes(g)) = (field, v) {
-            graph = Some((g, at));
-        }
-    }
-    let Some((g, g_at)) = graph else {
-        return Err(err(
-            0,
-            "no graph (ModelProto field 7): not an ONNX model".into(),
-        ));
-    };
+    let (g, g_at) = model_graph(&bytes)?;
     // GraphProto: node = 1, output = 12.
     let mut produced = false;
     let mut outputs = Vec::new();

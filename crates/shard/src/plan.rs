@@ -421,28 +421,17 @@ impl Plan {
         };
         let src_unit = src.check_unit(ms.dim(), "source")?;
         let trg_unit = trg.check_unit(mt.dim(), "target")?;
-        let mut plan = Plan {
-            format: FORMAT.into(),
-            version: VERSION,
-            id,
-            spec: spec.clone(),
-            shards,
-            src: PlannedSide::Embeddings(planned(src, &ms, src_id, src_unit)),
-            trg: PlannedSide::Embeddings(planned(trg, &mt, trg_id, trg_unit)),
-            encoder: None,
-            encoder_identity: None,
-            unify: false,
-            fp16: false,
+        let src = PlannedSide::Embeddings(planned(src, &ms, src_id, src_unit));
+        let trg = PlannedSide::Embeddings(planned(trg, &mt, trg_id, trg_unit));
+        Plan {
             src_shards,
             trg_shards,
             index_shards,
             src_index_shards: cut(ms.len(), index_shards),
             trg_index_shards: cut(mt.len(), index_shards),
-            steps: Vec::new(),
-        };
-        plan.steps = crate::graph::steps_of(&plan);
-        plan.save(work_dir)?;
-        Ok(plan)
+            ..Plan::bare(id, spec, shards, src, trg)
+        }
+        .with_steps_saved(work_dir)
     }
 
     /// Plan embedding the text files `src` and `trg` with `encoder`, then mining them with
@@ -498,28 +487,52 @@ impl Plan {
         if let Some(old) = Plan::reusable(work_dir, &id) {
             return Ok(old);
         }
-        let mut plan = Plan {
+        let (src, trg) = (PlannedSide::Text(ps), PlannedSide::Text(pt));
+        Plan {
+            encoder: Some(encoder.clone()),
+            encoder_identity: Some(encoder_id),
+            unify,
+            fp16,
+            ..Plan::bare(id, spec, shards, src, trg)
+        }
+        .with_steps_saved(work_dir)
+    }
+
+    /// A plan of `src` and `trg` in `shards` shards, with no encoder, no row ranges and no
+    /// steps yet: what [`Plan::make`] and [`Plan::make_text`] fill in.
+    fn bare(
+        id: String,
+        spec: &MineSpec,
+        shards: usize,
+        src: PlannedSide,
+        trg: PlannedSide,
+    ) -> Plan {
+        Plan {
             format: FORMAT.into(),
             version: VERSION,
             id,
             spec: spec.clone(),
             shards,
-            src: PlannedSide::Text(ps),
-            trg: PlannedSide::Text(pt),
-            encoder: Some(encoder.clone()),
-            encoder_identity: Some(encoder_id),
-            unify,
-            fp16,
+            src,
+            trg,
+            encoder: None,
+            encoder_identity: None,
+            unify: false,
+            fp16: false,
             src_shards: Vec::new(),
             trg_shards: Vec::new(),
             index_shards: shards,
             src_index_shards: Vec::new(),
             trg_index_shards: Vec::new(),
             steps: Vec::new(),
-        };
-        plan.steps = crate::graph::steps_of(&plan);
-        plan.save(work_dir)?;
-        Ok(plan)
+        }
+    }
+
+    /// The plan with its steps, saved in `work_dir`.
+    fn with_steps_saved(mut self, work_dir: &Path) -> Result<Plan> {
+        self.steps = crate::graph::steps_of(&self);
+        self.save(work_dir)?;
+        Ok(self)
     }
 
     /// Where the rows of `side` come from.

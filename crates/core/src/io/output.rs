@@ -314,19 +314,7 @@ impl AtomicFile {
     }
 }
 
-impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer().write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer().write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer().flush()
-    }
-}
+stream::write_through_writer!(AtomicFile);
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {

@@ -303,19 +303,28 @@ impl Sink {
     }
 }
 
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.writer().write(buf)
-    }
+/// Implement [`Write`] for `$ty` by passing every call on to what its `writer()` method
+/// returns (the sink a wrapper writes through).
+macro_rules! write_through_writer {
+    ($ty:ty) => {
+        impl std::io::Write for $ty {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.writer().write(buf)
+            }
 
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.writer().write_all(buf)
-    }
+            fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+                self.writer().write_all(buf)
+            }
 
-    fn flush(&mut self) -> io::Result<()> {
-        self.writer().flush()
-    }
+            fn flush(&mut self) -> std::io::Result<()> {
+                self.writer().flush()
+            }
+        }
+    };
 }
+pub(crate) use write_through_writer;
+
+write_through_writer!(Sink);
 
 #[cfg(test)]
 mod tests {

@@ -321,16 +321,8 @@ impl Tree {
         // Unlink the subtree of u_out from the thread.
         let [l, p, q, _] = old[k];
         link(thread, rev, p, q);
-        let mut a = v_out;
-        while a != NONE && last[a] == l {
-            last[a] = p;
-            a = parent[a];
-        }
-        a = v_out;
-        while a != join {
-            succ[a] -= size;
-            a = parent[a];
-        }
+        relast_path(last, parent, v_out, l, p);
+        resize_path(succ, parent, v_out, join, |s| s - size);
         // Preorder of the re-rooted subtree: the subtree of s0, then for each stem node s_t its
         // part before s_{t-1}'s subtree, then its part after it.
         let mut cur = old[0][0];
@@ -352,17 +344,9 @@ impl Tree {
         link(thread, rev, v_in, u_in);
         link(thread, rev, new_last, r);
         if v_in_leaf {
-            let mut a = v_in;
-            while a != NONE && last[a] == v_in {
-                last[a] = new_last;
-                a = parent[a];
-            }
+            relast_path(last, parent, v_in, v_in, new_last);
         }
-        a = v_in;
-        while a != join {
-            succ[a] += size;
-            a = parent[a];
-        }
+        resize_path(succ, parent, v_in, join, |s| s + size);
         // Reverse the stem: parents, tree arcs, sizes, last descendants.
         let mut acc = 0;
         for t in (1..=k).rev() {
@@ -473,4 +457,28 @@ struct Entering {
 fn link(thread: &mut [usize], rev: &mut [usize], a: usize, b: usize) {
     thread[a] = b;
     rev[b] = a;
+}
+
+/// From `a` up the tree, while a node's last descendant is `from`, make it `to`.
+#[inline]
+fn relast_path(last: &mut [usize], parent: &[usize], mut a: usize, from: usize, to: usize) {
+    while a != NONE && last[a] == from {
+        last[a] = to;
+        a = parent[a];
+    }
+}
+
+/// Apply `f` to the subtree size of `a` and of each ancestor of it below `join`.
+#[inline]
+fn resize_path(
+    succ: &mut [usize],
+    parent: &[usize],
+    mut a: usize,
+    join: usize,
+    f: impl Fn(usize) -> usize,
+) {
+    while a != join {
+        succ[a] = f(succ[a]);
+        a = parent[a];
+    }
 }
