@@ -172,10 +172,12 @@ fn main() -> anyhow::Result<()> {
     if args.preset != "paper" {
         config = SiameseConfig {
             shared_embeddings: false,
-            src_vocab: args.vocab,
-            tgt_vocab: args.vocab,
             ..SiameseConfig::preset(&args.preset, args.vocab)?
-        };
+        }
+        .with_encoder(|e| {
+            e.src_vocab = args.vocab;
+            e.tgt_vocab = args.vocab;
+        });
     }
     config.dropout_input = 0.0;
     config.dropout_output = 0.0;

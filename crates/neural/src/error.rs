@@ -66,6 +66,19 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// [`Error::Input`] unless the two sides of pairs have as many sentences (`src`, `tgt`).
+    ///
+    /// # Errors
+    /// [`Error::Input`] naming both counts.
+    pub(crate) fn check_sides(src: usize, tgt: usize) -> Result<()> {
+        if src == tgt {
+            return Ok(());
+        }
+        Err(Error::Input(format!(
+            "{src} source but {tgt} target sentences"
+        )))
+    }
+
     /// A checkpoint error on `path`.
     pub fn checkpoint(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
         Error::Checkpoint {

@@ -17,6 +17,10 @@
 //! - `host.rs` (private): what inference on the host shares: the `gemm` product and `IdMemo`,
 //!   rows computed once per embedding-table id and kept across batches (the recurrence's input
 //!   projection, the n-gram convolutions' products).
+//! - [`encoder`]: [`encoder::EncoderConfig`], the settings of the sentence encoder the
+//!   recurrent families share (tables, cell, hidden size, bag of words, n-gram convolutions),
+//!   embedded in each family's network configuration, with its check and the initialisers of
+//!   its parts.
 //! - `encoding.rs` (private): what every recurrent encoder shares: the id check, the deferred
 //!   gradient stage of an embedding + BiRNN pass, the bag of words added to pooled states with
 //!   its gradient stage (`with_bag`, `bag_weights`), the in-batch ranking loss
@@ -25,7 +29,7 @@
 //!   `SentenceEncoder` and a `PairScorer`. Beside the paper's network and loss: max pooling, a
 //!   bag of words in the sentence vector (`layers::Bag`: the IDF-weighted mean of the input
 //!   vectors plus a zero-initialised projection of the pooled states, so that training starts
-//!   at the bag of words), n-gram convolutions beside the recurrence (`SiameseConfig::ngrams`)
+//!   at the bag of words), n-gram convolutions beside the recurrence (`EncoderConfig::ngrams`)
 //!   and the in-batch ranking objective `siamese::Objective::Ranking`, with the matching head
 //!   trained on hard in-batch negatives.
 //! - [`autoencoder`]: the shared-decoder autoencoder of Kim et al. (2019): two BiRNN encoders
@@ -44,13 +48,18 @@
 //!   (`spec::CosineScorer`) and `semb` (`SembScorer`) scorers, and fixing of text.
 //! - [`distill`]: training a student from a teacher encoder's sentence vectors (Reimers &
 //!   Gurevych 2020; LASER3): the [`distill::Teacher`] rows a job is given, the cosine-distance
-//!   loss, spans of the training text for the teacher to label (`distill::spans`); the
-//!   siamese network takes it beside or instead of its own loss.
+//!   loss, spans of the training text for the teacher to label (`distill::spans`);
+//!   [`distill::Distilled`], the one `with_teacher` of every family's training task (the
+//!   siamese network and the autoencoder take a teacher beside or instead of their own loss,
+//!   the aligner beside it).
 //! - [`pretrained`]: embedding tables initialised from bilingual word or subword vectors
 //!   (`.vec`) through the model's tokenizer, with a coverage report, seeded draws at the
 //!   table's scale for the rest, a PCA projection to a smaller width, frozen or trained.
 //! - [`text`]: the tokenizers saved with a model (`TextCodec`; sentencepiece models decode HTML
-//!   entities first), word vocabularies built from training text.
+//!   entities first), word vocabularies built from training text, and the one text training of
+//!   the families (crate-private `text/driver.rs`: tokenize → initialise → teacher → fit → save,
+//!   each family's job a `TextFamily`; `train_siamese`, `train_autoencoder` and `train_aligner`
+//!   run it and return a [`text::Trained`]).
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019), a `PairScorer` over the vectors of any
 //!   `spec::ModelEncoder`.
 //! - [`spec`]: [`spec::NeuralModel`] loads the model directory a `bitext_encode::ModelSpec`
@@ -66,7 +75,9 @@
 //! use bitext_neural::siamese::{Siamese, SiameseConfig};
 //! use burn::tensor::Device;
 //! # fn main() -> bitext_neural::Result<()> {
-//! let config = SiameseConfig { emb_dim: 8, hidden: 6, ff: 4, ..SiameseConfig::paper(20, 30) };
+//! let mut config = SiameseConfig { ff: 4, ..SiameseConfig::paper(20, 30) };
+//! // The encoder's settings (`EncoderConfig`) read and set as the network's own.
+//! (config.emb_dim, config.hidden) = (8, 6);
 //! let model = Siamese::new(&config, 7, &Device::flex())?;
 //! // Two source sentences as token ids: vectors of 2 × 6 values each.
 //! let v = model.encode(&[&[1, 2, 3], &[4]], Side::Source, None)?;
@@ -80,6 +91,7 @@ pub mod autoencoder;
 pub mod backend;
 pub mod batch;
 pub mod distill;
+pub mod encoder;
 mod encoding;
 mod error;
 mod host;

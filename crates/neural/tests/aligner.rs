@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
-    Aligner, AlignerConfig, AlignerModel, AlignerTask, Corpus, FixConfig, Kind, LabeledRef,
-    Objective, RankingTerm, Synthesizer, WordClass, evaluate, train_aligner,
+    Aligner, AlignerConfig, AlignerModel, AlignerTask, FixConfig, Kind, LabeledRef, Objective,
+    RankingTerm, Synthesizer, evaluate, train_aligner,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
@@ -23,18 +23,19 @@ use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use common::{
-    aligner_text_job, cpu, grad_norms, grad_values, oracle_links, params, scalar,
-    small_text_aligner,
+    aligner_text_job, cpu, grad_norms, grad_values, params, scalar, small_text_aligner, toy_corpus,
 };
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
-        emb_dim: 8,
-        hidden: 6,
         ff: 5,
         objective,
         ..AlignerConfig::paper(14, 14)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 8;
+        e.hidden = 6;
+    })
 }
 
 /// Labelled examples `(src[k], tgt[k])` with per-word labels `ys[k]`, `yt[k]` and pair labels.
@@ -98,10 +99,7 @@ fn aggregation_matches_a_direct_computation() {
 fn padding_stays_out_of_the_matrix() {
     for cell in [CellKind::Lstm, CellKind::Gru] {
         let model = Aligner::new(
-            &AlignerConfig {
-                cell,
-                ..tiny(Objective::Both)
-            },
+            &tiny(Objective::Both).with_encoder(|e| e.cell = cell),
             9,
             &cpu(),
         )
@@ -200,7 +198,6 @@ fn split_sides_give_the_gradients_of_one_graph() {
     ] {
         let config = AlignerConfig {
             dropout: 0.2,
-            frozen_embeddings: frozen,
             pooling,
             // The ranking term too (two parallel examples below).
             ranking: Some(RankingTerm {
@@ -210,7 +207,8 @@ fn split_sides_give_the_gradients_of_one_graph() {
                 pairs: 0,
             }),
             ..tiny(objective)
-        };
+        }
+        .with_encoder(|e| e.frozen_embeddings = frozen);
         let model = Aligner::new(&config, 5, &cpu().autodiff()).unwrap();
         let src: Vec<Vec<u32>> = vec![vec![1, 2, 3, 4], vec![4, 5], vec![6, 7, 8]];
         let tgt: Vec<Vec<u32>> = vec![vec![6, 7], vec![8, 9, 10, 11, 2], vec![12, 13, 1]];
@@ -321,44 +319,14 @@ fn max_pooling_is_the_maximum_of_the_word_states() {
     assert!(common::max_diff(&last[d..], &max[d..]) > 1e-4);
 }
 
-/// Links of the testkit's text: `a{k}` translates to `b{k}`.
-/// The testkit's pairs as a corpus of ids (`a{k}` → `k`, `b{k}` → `k`), with links.
-fn toy_corpus(n: usize, seed: u64) -> Corpus {
-    let (s, t) = parallel_text(n, seed);
-    let ids = |v: &[String]| -> Vec<Vec<u32>> {
-        v.iter()
-            .map(|x| {
-                x.split(' ')
-                    .map(|w| w[1..].parse::<u32>().unwrap())
-                    .collect()
-            })
-            .collect()
-    };
-    let (src, tgt) = (ids(&s), ids(&t));
-    let words = |v: &[String]| -> Vec<Vec<String>> {
-        v.iter()
-            .map(|x| x.split(' ').map(str::to_string).collect())
-            .collect()
-    };
-    let links = oracle_links(&words(&s), &words(&t));
-    Corpus {
-        src,
-        tgt,
-        links,
-        src_classes: vec![WordClass::Other; 20],
-        tgt_classes: vec![WordClass::Other; 20],
-    }
-}
-
 /// On the testkit's learnable text the word-divergence accuracy of held-out synthetic examples
 /// rises well above chance and above the untrained network's.
 #[test]
 fn it_learns_word_divergences_on_a_tiny_task() {
-    let config = AlignerConfig {
-        emb_dim: 16,
-        hidden: 16,
-        ..AlignerConfig::paper(20, 20)
-    };
+    let config = AlignerConfig::paper(20, 20).with_encoder(|e| {
+        e.emb_dim = 16;
+        e.hidden = 16;
+    });
     let kinds = Kind::parse_set("PURI").unwrap();
     let valid_corpus = toy_corpus(60, 2);
     let valid = Synthesizer::new(&valid_corpus)
@@ -404,7 +372,7 @@ fn trained() -> &'static tempfile::TempDir {
     MODEL.get_or_init(|| {
         let (dir, t) = common::train_text_aligner(small_text_aligner());
         assert_eq!((t.dropped_pairs, t.truncated), (0, 0));
-        assert_eq!(t.valid.unwrap().len(), 20);
+        assert_eq!(t.valid.as_ref().unwrap().len(), 20);
         dir
     })
 }

@@ -32,14 +32,16 @@ use common::{
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
 fn tiny(objective: Objective, bag_map: bool) -> AlignerConfig {
     AlignerConfig {
-        emb_dim: 8,
-        hidden: 6,
         ff: 5,
         objective,
-        bag: true,
-        bag_map,
         ..AlignerConfig::paper(12, 14)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 8;
+        e.hidden = 6;
+        e.bag = true;
+        e.bag_map = bag_map;
+    })
 }
 
 #[test]
@@ -69,11 +71,10 @@ fn the_untrained_sentence_vector_is_each_encoders_weighted_bag() {
     }
     // `wemb` is the cosine of the bags; the word scores are the network's without a bag.
     let plain = Aligner::new(
-        &AlignerConfig {
-            bag: false,
-            bag_map: false,
-            ..config
-        },
+        &config.with_encoder(|e| {
+            e.bag = false;
+            e.bag_map = false;
+        }),
         5,
         &cpu(),
     )
@@ -137,7 +138,6 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
     ] {
         let config = AlignerConfig {
             dropout: 0.2,
-            frozen_embeddings: frozen,
             pooling,
             ranking: Some(RankingTerm {
                 weight: 0.5,
@@ -146,7 +146,8 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
                 pairs: 0,
             }),
             ..tiny(objective, bag_map)
-        };
+        }
+        .with_encoder(|e| e.frozen_embeddings = frozen);
         let device = cpu().autodiff();
         let model = Aligner::new(&config, 5, &device)
             .unwrap()
@@ -211,12 +212,10 @@ fn trained() -> &'static tempfile::TempDir {
             pooling: Pooling::Max,
             ..tiny(Objective::Words, true)
         };
-        let network = AlignerConfig {
-            emb_dim: 12,
-            hidden: 8,
-            ff: 6,
-            ..network
-        };
+        let network = AlignerConfig { ff: 6, ..network }.with_encoder(|e| {
+            e.emb_dim = 12;
+            e.hidden = 8;
+        });
         common::train_text_aligner(network).0
     })
 }
@@ -248,11 +247,13 @@ sentence_encoder_suite!(
 /// [`tiny`] with one vocabulary of 12 tokens and the bags reading their own table.
 fn with_table() -> AlignerConfig {
     AlignerConfig {
-        src_vocab: 12,
-        tgt_vocab: 12,
         bag_table: true,
         ..tiny(Objective::Words, true)
     }
+    .with_encoder(|e| {
+        e.src_vocab = 12;
+        e.tgt_vocab = 12;
+    })
 }
 
 /// A seeded `[12, 8]` table.
@@ -298,11 +299,10 @@ fn bags_with_their_own_table_pool_its_rows_on_both_sides() {
 
 /// [`with_table`] with n-gram convolutions of orders 1 and 3, 3 filters each.
 fn with_ngrams() -> AlignerConfig {
-    AlignerConfig {
-        ngrams: NgramOrders::new(&[1, 3]).unwrap(),
-        ngram_channels: 3,
-        ..with_table()
-    }
+    with_table().with_encoder(|e| {
+        e.ngrams = NgramOrders::new(&[1, 3]).unwrap();
+        e.ngram_channels = 3;
+    })
 }
 
 #[test]
@@ -447,12 +447,14 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
         bitext_core::io::vec::write_vec(&pd, &de).unwrap();
         bitext_core::io::vec::write_vec(&pe, &en).unwrap();
         let network = AlignerConfig {
-            emb_dim: 12,
-            hidden: 8,
             ff: 6,
             pooling: Pooling::Max,
             ..with_ngrams()
-        };
+        }
+        .with_encoder(|e| {
+            e.emb_dim = 12;
+            e.hidden = 8;
+        });
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = parallel_text(120, 1);
         let (vs, vt) = parallel_text(20, 2);
@@ -489,18 +491,20 @@ fn clone_with<'a>(
         corpus: job.corpus.clone(),
         network: AlignerConfig {
             bag_table,
-            ngrams: if bag_table {
+            ..job.network
+        }
+        .with_encoder(|e| {
+            e.ngrams = if bag_table {
                 job.network.ngrams
             } else {
                 NgramOrders::default()
-            },
-            ngram_channels: if bag_table {
+            };
+            e.ngram_channels = if bag_table {
                 job.network.ngram_channels
             } else {
                 0
-            },
-            ..job.network
-        },
+            };
+        }),
         train: job.train.clone(),
         kinds: job.kinds.clone(),
         per_kind: job.per_kind,

@@ -22,15 +22,17 @@ use common::{cpu, grad_values, params, scalar};
 
 fn tiny(shift: bool, bag: bool) -> AlignerConfig {
     AlignerConfig {
-        emb_dim: 8,
-        hidden: 6,
         ff: 5,
         objective: Objective::Words,
-        bag,
         pooling: Pooling::Max,
         sentence_shift: shift,
         ..AlignerConfig::paper(12, 14)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 8;
+        e.hidden = 6;
+        e.bag = bag;
+    })
 }
 
 fn set_shift(model: &mut Aligner, a: f32, c: f32, device: &Device) {
@@ -164,11 +166,10 @@ fn the_shift_gradient_matches_finite_differences_and_reaches_the_encoders() {
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let network = AlignerConfig {
-            emb_dim: 12,
-            hidden: 8,
-            ..tiny(true, true)
-        };
+        let network = tiny(true, true).with_encoder(|e| {
+            e.emb_dim = 12;
+            e.hidden = 8;
+        });
         common::train_text_aligner(network).0
     })
 }

@@ -30,12 +30,14 @@ use common::{ae_toy_pairs, cpu, grad_norms, host2, max_diff, params, refs, small
 
 fn tiny(cell: CellKind) -> AutoencoderConfig {
     AutoencoderConfig {
-        emb_dim: 8,
-        hidden: 6,
-        cell,
         softmax: Softmax::Full,
         ..AutoencoderConfig::paper(12, 14)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 8;
+        e.hidden = 6;
+        e.cell = cell;
+    })
 }
 
 /// A sentence's vector is the element-wise maximum of its own encoder states: the same alone
@@ -77,10 +79,7 @@ fn max_pooling_ignores_padding() {
 /// moves them apart (they are separate parameters).
 #[test]
 fn encoders_start_alike_and_are_separate_parameters() {
-    let config = AutoencoderConfig {
-        tgt_vocab: 12,
-        ..tiny(CellKind::Gru)
-    };
+    let config = tiny(CellKind::Gru).with_encoder(|e| e.tgt_vocab = 12);
     let table: Vec<f32> = (0..12 * 8)
         .map(|i| ((i * 7) % 13) as f32 / 13.0 - 0.5)
         .collect();
@@ -271,11 +270,13 @@ fn batches_are_one_to_one() {
 #[test]
 fn both_losses_decrease_on_a_tiny_task() {
     let config = AutoencoderConfig {
-        emb_dim: 16,
-        hidden: 16,
         softmax: Softmax::Sampled { candidates: 8 },
         ..tiny(CellKind::Gru)
-    };
+    }
+    .with_encoder(|e| {
+        e.emb_dim = 16;
+        e.hidden = 16;
+    });
     let mut task = AutoencoderTask::new(
         config,
         ae_toy_pairs(120, 1),
@@ -368,11 +369,13 @@ fn job<'a>(
         },
         mono: &[],
         network: AutoencoderConfig {
-            emb_dim: emb,
-            hidden: 12,
             softmax: Softmax::Sampled { candidates: 10 },
             ..AutoencoderConfig::paper(1, 1)
-        },
+        }
+        .with_encoder(|e| {
+            e.emb_dim = emb;
+            e.hidden = 12;
+        }),
         train,
         teacher: None,
     }

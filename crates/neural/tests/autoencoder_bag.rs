@@ -21,13 +21,15 @@ use common::{
 /// Embeddings 8 = 2 × 4 per direction, as a bag needs.
 fn tiny() -> AutoencoderConfig {
     AutoencoderConfig {
-        emb_dim: 8,
-        hidden: 4,
-        cell: CellKind::Gru,
         softmax: Softmax::Full,
-        bag: true,
         ..AutoencoderConfig::paper(12, 14)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 8;
+        e.hidden = 4;
+        e.cell = CellKind::Gru;
+        e.bag = true;
+    })
 }
 
 #[test]
@@ -53,17 +55,10 @@ fn the_untrained_s0_is_each_encoders_weighted_bag() {
     let v = host2(model.encode(&[&[4, 8]], Side::Source).unwrap());
     assert!(v.iter().all(|&x| x == 0.0), "{v:?}");
     assert!(
-        Autoencoder::new(
-            &AutoencoderConfig {
-                bag: false,
-                ..tiny()
-            },
-            5,
-            &cpu()
-        )
-        .unwrap()
-        .with_bag_weights(ws, wt)
-        .is_err()
+        Autoencoder::new(&tiny().with_encoder(|e| e.bag = false), 5, &cpu())
+            .unwrap()
+            .with_bag_weights(ws, wt)
+            .is_err()
     );
 }
 

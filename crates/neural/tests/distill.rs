@@ -53,15 +53,17 @@ fn teacher_seeded(tgt: &[String], dim: usize, seed: u64) -> Embeddings {
 
 fn network() -> SiameseConfig {
     SiameseConfig {
-        emb_dim: DIM,
-        hidden: 8,
         ff: 8,
         dropout_input: 0.0,
         dropout_output: 0.0,
         pooling: Pooling::Max,
-        bag: true,
         ..SiameseConfig::paper(1, 1)
     }
+    .with_encoder(|e| {
+        e.emb_dim = DIM;
+        e.hidden = 8;
+        e.bag = true;
+    })
 }
 
 type Metrics = std::collections::BTreeMap<String, f64>;
@@ -161,15 +163,9 @@ fn beside_the_ranking_loss_validation_reports_both() {
 /// nearer the teacher than the recurrent states alone do.
 #[test]
 fn a_map_of_a_fixed_bag_brings_the_student_nearer() {
-    let frozen = SiameseConfig {
-        frozen_embeddings: true,
-        ..network()
-    };
+    let frozen = network().with_encoder(|e| e.frozen_embeddings = true);
     let (_, plain, _) = train_network(frozen, Objective::Classifier, (1.0, true), 10);
-    let mapped = SiameseConfig {
-        bag_map: true,
-        ..frozen
-    };
+    let mapped = frozen.with_encoder(|e| e.bag_map = true);
     let (_, map, _) = train_network(mapped, Objective::Classifier, (1.0, true), 10);
     for side in ["teacher cos src", "teacher cos tgt"] {
         assert!(
@@ -207,11 +203,13 @@ fn each_side_learns_the_teachers_vector_of_itself() {
 #[test]
 fn a_hidden_layer_of_the_bag_trains_and_is_saved() {
     let net = SiameseConfig {
-        frozen_embeddings: true,
-        bag_map: true,
         bag_hidden: 16,
         ..network()
-    };
+    }
+    .with_encoder(|e| {
+        e.frozen_embeddings = true;
+        e.bag_map = true;
+    });
     let (first, best, _, (model, saved, _dir)) =
         train_with(net, Objective::Classifier, (1.0, true), 10, None);
     for side in ["teacher cos src", "teacher cos tgt"] {
@@ -240,13 +238,12 @@ fn a_hidden_layer_of_the_bag_trains_and_is_saved() {
 /// reloaded network holds the same filters.
 #[test]
 fn ngram_convolutions_train_and_are_saved() {
-    let net = SiameseConfig {
-        frozen_embeddings: true,
-        bag_map: true,
-        ngrams: bitext_neural::ngrams::NgramOrders::new(&[1, 2]).unwrap(),
-        ngram_channels: 8,
-        ..network()
-    };
+    let net = network().with_encoder(|e| {
+        e.frozen_embeddings = true;
+        e.bag_map = true;
+        e.ngrams = bitext_neural::ngrams::NgramOrders::new(&[1, 2]).unwrap();
+        e.ngram_channels = 8;
+    });
     let (first, best, _, (model, saved, _dir)) =
         train_with(net, Objective::Classifier, (1.0, true), 10, None);
     for side in ["teacher cos src", "teacher cos tgt"] {
@@ -361,11 +358,13 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
         },
         mono: &[],
         network: AutoencoderConfig {
-            emb_dim: 12,
-            hidden: 12,
             softmax: Softmax::Sampled { candidates: 10 },
             ..AutoencoderConfig::paper(1, 1)
-        },
+        }
+        .with_encoder(|e| {
+            e.emb_dim = 12;
+            e.hidden = 12;
+        }),
         train,
         teacher: Some(Teacher {
             train: teacher_of(&tgt, 24),
@@ -397,15 +396,17 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
 /// A small aligner with a mapped bag in its sentence vector, as wide as the teacher.
 fn aligner_student() -> bitext_neural::aligner::AlignerConfig {
     bitext_neural::aligner::AlignerConfig {
-        emb_dim: DIM,
-        hidden: 8,
         ff: 6,
         objective: bitext_neural::aligner::Objective::Words,
         pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
         ..bitext_neural::aligner::AlignerConfig::paper(1, 1)
     }
+    .with_encoder(|e| {
+        e.emb_dim = DIM;
+        e.hidden = 8;
+        e.bag = true;
+        e.bag_map = true;
+    })
 }
 
 /// The teacher of an aligner student: the rows of the English training and validation

@@ -183,10 +183,7 @@ fn training_is_deterministic_and_resumes_exactly() {
 /// `frozen_embeddings` training leaves it untouched while the other parameters move.
 #[test]
 fn a_given_table_is_used_and_a_frozen_one_stays() {
-    let config = SiameseConfig {
-        frozen_embeddings: true,
-        ..tiny_siamese(CellKind::Gru, false)
-    };
+    let config = tiny_siamese(CellKind::Gru, false).with_encoder(|e| e.frozen_embeddings = true);
     let rows = config.table_rows();
     let table: Vec<f32> = (0..rows * config.emb_dim)
         .map(|i| ((i * 7) % 11) as f32 / 11.0 - 0.5)

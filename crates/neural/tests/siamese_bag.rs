@@ -21,9 +21,9 @@ use common::{
 fn tiny(pooling: Pooling, shared: bool) -> SiameseConfig {
     SiameseConfig {
         pooling,
-        bag: true,
         ..tiny_siamese(CellKind::Gru, shared)
     }
+    .with_encoder(|e| e.bag = true)
 }
 
 /// Seeded bag weights: some rows weigh nothing (unknown to the vectors).
@@ -101,10 +101,7 @@ fn bag_weights_are_checked() {
     w[3] = f32::NAN;
     let e = model.with_bag_weights(w).unwrap_err().to_string();
     assert!(e.contains("row 3"), "{e}");
-    let plain = SiameseConfig {
-        bag: false,
-        ..tiny(Pooling::Last, true)
-    };
+    let plain = tiny(Pooling::Last, true).with_encoder(|e| e.bag = false);
     let model = Siamese::new(&plain, 5, &cpu()).unwrap();
     assert!(model.with_bag_weights(vec![1.0; 14]).is_err());
 }
@@ -159,10 +156,7 @@ fn deferred_gradients_equal_plain_autodiff_with_a_bag() {
 
 #[test]
 fn a_frozen_table_gets_no_gradient_through_the_bag() {
-    let config = SiameseConfig {
-        frozen_embeddings: true,
-        ..tiny(Pooling::Max, true)
-    };
+    let config = tiny(Pooling::Max, true).with_encoder(|e| e.frozen_embeddings = true);
     let device = cpu().autodiff();
     let model = Siamese::new(&config, 4, &device).unwrap();
     let model = with_drawn_projection(model, 2, &device);
@@ -241,10 +235,7 @@ fn the_ranking_loss_is_its_definition() {
     for (config, weights_on) in [
         (tiny(Pooling::Max, true), true),
         (
-            SiameseConfig {
-                bag: false,
-                ..tiny(Pooling::Last, false)
-            },
+            tiny(Pooling::Last, false).with_encoder(|e| e.bag = false),
             false,
         ),
     ] {

@@ -23,10 +23,12 @@ fn split_batches_give_the_gradients_of_the_whole_batch() {
     ] {
         let config = SiameseConfig {
             pooling,
-            bag,
-            bag_map: bag,
             ..tiny_siamese(CellKind::Gru, false)
-        };
+        }
+        .with_encoder(|e| {
+            e.bag = bag;
+            e.bag_map = bag;
+        });
         let model = Siamese::new(&config, 3, &cpu().autodiff()).unwrap();
         let model = if bag {
             let w = (0..config.table_rows())

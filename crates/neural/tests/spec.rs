@@ -33,13 +33,15 @@ fn train(dir: &std::path::Path) {
             ..TextCorpus::new(&src, &tgt)
         },
         network: SiameseConfig {
-            emb_dim: 8,
-            hidden: 6,
             ff: 4,
             dropout_input: 0.0,
             dropout_output: 0.0,
             ..SiameseConfig::paper(1, 1)
-        },
+        }
+        .with_encoder(|e| {
+            e.emb_dim = 8;
+            e.hidden = 6;
+        }),
         train,
         teacher: None,
     };

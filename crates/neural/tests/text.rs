@@ -60,13 +60,15 @@ fn train_model(
 /// The paper's small network: the tiny sizes of these tests, no dropout.
 fn small() -> SiameseConfig {
     SiameseConfig {
-        emb_dim: 12,
-        hidden: 10,
         ff: 8,
         dropout_input: 0.0,
         dropout_output: 0.0,
         ..SiameseConfig::paper(1, 1)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 12;
+        e.hidden = 10;
+    })
 }
 
 /// One model trained once for all tests of this file.
@@ -84,9 +86,9 @@ fn trained_ranking() -> &'static tempfile::TempDir {
     MODEL.get_or_init(|| {
         let network = SiameseConfig {
             pooling: Pooling::Max,
-            bag: true,
             ..small()
-        };
+        }
+        .with_encoder(|e| e.bag = true);
         train_model(network, Objective::ranking()).0
     })
 }

@@ -1,72 +1,21 @@
 //! The training loop's bookkeeping with a scripted validation: best epoch, early stopping,
 //! the plateau and linear schedules, step limits and the saved files.
 
+mod common;
+
 use std::cell::Cell;
-use std::path::Path;
 
 use bitext_core::Rng;
 use bitext_neural::layers::Dense;
-use bitext_neural::train::{LrSchedule, Task, TrainConfig, TrainLoss, Validation, checkpoint, fit};
-use burn::tensor::{Device, Tensor, TensorData};
+use bitext_neural::train::{LrSchedule, TrainConfig, checkpoint, fit};
+use burn::tensor::Device;
+use common::Toy;
 
-/// Fits `y = 2x` with one dense unit; validation losses are scripted per epoch.
-struct Scripted {
-    losses: Vec<f64>,
-    epoch: Cell<usize>,
-}
-
-impl Task for Scripted {
-    type Model = Dense;
-    type Batch = Vec<f32>;
-
-    fn epoch_batches(
-        &mut self,
-        epoch: usize,
-        rng: &mut Rng,
-    ) -> bitext_neural::Result<Vec<Vec<f32>>> {
-        self.epoch.set(epoch);
-        Ok((0..3)
-            .map(|_| (0..4).map(|_| rng.uniform(-1.0, 1.0) as f32).collect())
-            .collect())
-    }
-
-    fn batch_items(&self, batch: &Vec<f32>) -> usize {
-        batch.len()
-    }
-
-    fn loss(
-        &self,
-        model: &Dense,
-        batch: &Vec<f32>,
-        _: &mut Rng,
-    ) -> bitext_neural::Result<TrainLoss> {
-        let d = model.weight.device();
-        let n = batch.len();
-        let x = Tensor::<2>::from_data(TensorData::new(batch.clone(), [n, 1]), &d);
-        let y = x.clone() * 2.0;
-        let e = model.forward(x) - y;
-        Ok((e.clone() * e).mean().reshape([1]).into())
-    }
-
-    fn validate(&self, _: &Dense) -> bitext_neural::Result<Option<Validation>> {
-        Ok(Some(Validation {
-            loss: self.losses[self.epoch.get() - 1],
-            metrics: Default::default(),
-        }))
-    }
-
-    fn save_description(&self, _: &Dense, dir: &Path) -> bitext_neural::Result<()> {
-        checkpoint::write_json(
-            &dir.join(checkpoint::MODEL_FILE),
-            &serde_json::json!({"kind": "toy"}),
-        )
-    }
-}
-
-fn task(losses: &[f64]) -> Scripted {
-    Scripted {
+fn task(losses: &[f64]) -> Toy {
+    Toy {
         losses: losses.to_vec(),
         epoch: Cell::new(0),
+        own: None,
     }
 }
 

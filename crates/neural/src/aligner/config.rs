@@ -4,11 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
+use crate::encoder::{EncoderConfig, EncoderRules, Pooling, preset_sizes};
 pub use crate::encoding::RankingTerm;
 use crate::error::{Error, Result};
-use crate::ngrams::NgramOrders;
 use crate::rnn::CellKind;
-use crate::siamese::Pooling;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
 
 /// What the network is trained to predict.
@@ -42,16 +41,18 @@ impl Objective {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlignerConfig {
-    /// Source-language vocabulary size.
-    pub src_vocab: usize,
-    /// Target-language vocabulary size.
-    pub tgt_vocab: usize,
-    /// Word embedding size of both tables.
-    pub emb_dim: usize,
-    /// Recurrent state size per direction: word vectors and sentence vectors have twice it.
-    pub hidden: usize,
-    /// Recurrent cell (the paper: LSTM).
-    pub cell: CellKind,
+    /// The two encoders' settings (read as this type's own: `config.emb_dim`): a table and a
+    /// recurrence (the paper: LSTM) per language, `hidden` states per direction (word vectors
+    /// and sentence vectors have twice it), fixed tables, the bag of words (not in the draft:
+    /// `v = bag(x) + P·pool(h)`, IDF-weighted over each side's training text, the word
+    /// examples' and any distillation pairs' sentences, `P` starting at zero, so that training
+    /// starts from the bag of words and the sentence vector, `wemb`, `semb` and the ranking
+    /// term, reaches the word states only through `P`; the sentence vector then has `emb_dim`
+    /// components) and its map, n-gram convolutions beside each encoder's recurrence (not in
+    /// the draft; they read the bags' own table, [`AlignerConfig::bag_table`], or else the
+    /// encoders' rows, which must then be fixed; the word states and labels are untouched).
+    #[serde(flatten)]
+    pub encoder: EncoderConfig,
     /// Sharpness `r` of the aggregation `(1/r) log Σ exp(r·S)`: large `r` approaches the
     /// maximum, small `r` a sum.
     pub r: f64,
@@ -62,9 +63,6 @@ pub struct AlignerConfig {
     /// Dropout on the embeddings while training.
     #[serde(default)]
     pub dropout: f64,
-    /// Keep both embedding tables fixed while training.
-    #[serde(default)]
-    pub frozen_embeddings: bool,
     /// The in-batch ranking loss on the sentence vectors of the batch's parallel examples,
     /// beside the objective's losses (`pairs` must be 0: the aligner ranks its batch only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,24 +71,10 @@ pub struct AlignerConfig {
     /// the final states (the default, the paper's) or their maximum over positions.
     #[serde(default)]
     pub pooling: Pooling,
-    /// Add each encoder's bag of its input vectors to its sentence vector, as the siamese
-    /// network's [`SiameseConfig::bag`](crate::siamese::SiameseConfig::bag): `v = bag(x) +
-    /// P·pool(h)`, IDF-weighted over each side's training text (the word examples' and any
-    /// distillation pairs' sentences), `P` `[2·hidden, emb_dim]` (more rows with
-    /// [`AlignerConfig::ngrams`]: [`AlignerConfig::pooled_dim`])
-    /// starting at zero, so that training starts from the bag of words and the sentence
-    /// vector (`wemb`, `semb`, the ranking term) reaches the word states only through `P`.
-    /// Not in the draft; the sentence vector then has `emb_dim` components.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub bag: bool,
-    /// With [`AlignerConfig::bag`]: a trained linear map `W` of each bag, starting at the
-    /// identity (`bag(x)·W + P·pool(h)`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub bag_map: bool,
-    /// With [`AlignerConfig::bag`]: both bags read a fixed table of their own `[src_vocab,
-    /// emb_dim]`, shared by the two sides (one vocabulary), instead of the encoders' input
-    /// rows: e.g. a teacher's own subword vectors for the sentence vector while the recurrent
-    /// encoders and the word labels keep other vectors. Not in the draft.
+    /// With the bag of words ([`EncoderConfig::bag`]): both bags read a fixed table of their
+    /// own `[src_vocab, emb_dim]`, shared by the two sides (one vocabulary), instead of the
+    /// encoders' input rows: e.g. a teacher's own subword vectors for the sentence vector
+    /// while the recurrent encoders and the word labels keep other vectors. Not in the draft.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bag_table: bool,
     /// Shift every alignment score of a pair by a trained function of how similar its two
@@ -101,24 +85,9 @@ pub struct AlignerConfig {
     /// the sentence vectors too. Not in the draft.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sentence_shift: bool,
-    /// N-gram convolutions beside each encoder's recurrence ([`crate::ngrams`], as the
-    /// siamese network's [`SiameseConfig::ngrams`](crate::siamese::SiameseConfig::ngrams)):
-    /// their max-pooled features join the pooled word states before `P`, so that the sentence
-    /// vector reads fixed phrases as a CNN teacher does; the word states and labels are
-    /// untouched. They read the bags' own table ([`AlignerConfig::bag_table`]) or else the
-    /// encoders' rows, which must then be fixed ([`AlignerConfig::frozen_embeddings`]). Needs
-    /// the bag. Not in the draft. Default: none.
-    #[serde(default, skip_serializing_if = "NgramOrders::is_empty")]
-    pub ngrams: NgramOrders,
-    /// Filters per order of [`AlignerConfig::ngrams`] (and the width of their input
-    /// projection). Default: 0 (no convolutions).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub ngram_channels: usize,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
+crate::encoder::encoder_settings!(AlignerConfig);
 
 impl AlignerConfig {
     /// The paper's network (§4.2.1): embeddings of 256, LSTMs of 256 per direction (512-d word
@@ -127,24 +96,15 @@ impl AlignerConfig {
     #[must_use]
     pub fn paper(src_vocab: usize, tgt_vocab: usize) -> Self {
         Self {
-            src_vocab,
-            tgt_vocab,
-            emb_dim: 256,
-            hidden: 256,
-            cell: CellKind::Lstm,
+            encoder: EncoderConfig::new((src_vocab, tgt_vocab), 256, 256, CellKind::Lstm),
             r: 1.0,
             ff: 256,
             objective: Objective::Words,
             dropout: 0.0,
-            frozen_embeddings: false,
             ranking: None,
             pooling: Pooling::Last,
-            bag: false,
-            bag_map: false,
             bag_table: false,
             sentence_shift: false,
-            ngrams: NgramOrders::default(),
-            ngram_channels: 0,
         }
     }
 
@@ -154,22 +114,13 @@ impl AlignerConfig {
     /// # Errors
     /// [`Error::Config`] for an unknown name.
     pub fn preset(name: &str, vocab: usize) -> Result<Self> {
-        let (e, h, ff) = match name {
-            "paper" => (256, 256, 256),
-            "medium" => (256, 128, 128),
-            "small" => (128, 64, 64),
-            other => {
-                return Err(Error::Config(format!(
-                    "unknown aligner preset {other:?} (expected paper, medium or small)"
-                )));
-            }
-        };
-        Ok(Self {
-            emb_dim: e,
-            hidden: h,
+        let sizes = [(256, 256, 256), (256, 128, 128), (128, 64, 64)];
+        let (e, h, ff) = preset_sizes("aligner", name, sizes)?;
+        let head = Self {
             ff,
             ..Self::paper(vocab, vocab)
-        })
+        };
+        Ok(head.with_encoder(|x| (x.emb_dim, x.hidden) = (e, h)))
     }
 
     /// Word vector size (`2 × hidden`).
@@ -178,37 +129,21 @@ impl AlignerConfig {
         2 * self.hidden
     }
 
-    /// Width of the pooled states `P` maps: `2 × hidden`, plus orders × channels of the
-    /// n-gram convolutions.
-    #[must_use]
-    pub fn pooled_dim(&self) -> usize {
-        self.word_dim() + self.ngrams.orders().len() * self.ngram_channels
-    }
-
-    /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        if self.bag {
-            self.emb_dim
-        } else {
-            2 * self.hidden
-        }
-    }
-
     /// Check the parameters.
     ///
     /// # Errors
     /// [`Error::Config`] naming the bad value.
     pub fn check(&self) -> Result<()> {
-        let sizes = [
-            ("src_vocab", self.src_vocab),
-            ("tgt_vocab", self.tgt_vocab),
-            ("emb_dim", self.emb_dim),
-            ("hidden", self.hidden),
-            ("ff", self.ff),
-        ];
-        if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
-            return Err(Error::Config(format!("aligner {name} must be at least 1")));
+        self.encoder.check(EncoderRules {
+            family: "aligner",
+            tgt_table: true,
+            fixed_table: (
+                self.bag_table || self.frozen_embeddings,
+                "bag_table or frozen_embeddings",
+            ),
+        })?;
+        if self.ff == 0 {
+            return Err(Error::Config("aligner ff must be at least 1".into()));
         }
         if !(self.r.is_finite() && self.r > 0.0) {
             return Err(Error::Config(format!(
@@ -226,11 +161,9 @@ impl AlignerConfig {
                 )));
             }
         }
-        if (self.bag_map || self.bag_table) && !self.bag {
+        if self.bag_table && !self.bag {
             return Err(Error::Config(
-                "a map of the bag of words (bag_map) or its own table (bag_table) needs the bag \
-                 (bag)"
-                    .into(),
+                "the bag of words' own table (bag_table) needs the bag (bag)".into(),
             ));
         }
         if self.bag_table && self.src_vocab != self.tgt_vocab {
@@ -240,15 +173,6 @@ impl AlignerConfig {
                 self.src_vocab, self.tgt_vocab
             )));
         }
-        crate::ngrams::check_config(
-            self.ngrams,
-            self.ngram_channels,
-            self.bag,
-            (
-                self.bag_table || self.frozen_embeddings,
-                "bag_table or frozen_embeddings",
-            ),
-        )?;
         if !(0.0..1.0).contains(&self.dropout) {
             return Err(Error::Config(format!(
                 "aligner dropout must be in [0, 1), got {}",
@@ -304,6 +228,7 @@ impl AlignerTrainConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ngrams::NgramOrders;
 
     #[test]
     fn presets_and_checks() {
@@ -313,48 +238,32 @@ mod tests {
         let s = AlignerConfig::preset("small", 50).unwrap();
         assert_eq!((s.dim(), s.src_vocab, s.tgt_vocab), (128, 50, 50));
         assert!(AlignerConfig::preset("huge", 5).is_err());
+        let ranked = |weight, scale, pairs| AlignerConfig {
+            ranking: Some(RankingTerm {
+                weight,
+                scale,
+                margin: 0.2,
+                pairs,
+            }),
+            ..p
+        };
         for bad in [
-            AlignerConfig { hidden: 0, ..p },
+            p.with_encoder(|e| e.hidden = 0),
             AlignerConfig { r: 0.0, ..p },
             AlignerConfig { r: f64::NAN, ..p },
             AlignerConfig { dropout: 1.0, ..p },
-            AlignerConfig { bag_map: true, ..p },
+            p.with_encoder(|e| e.bag_map = true),
             AlignerConfig {
                 bag_table: true,
                 ..p
             },
             AlignerConfig {
-                bag: true,
                 bag_table: true,
-                ..p
+                ..p.with_encoder(|e| e.bag = true)
             },
-            AlignerConfig {
-                ranking: Some(RankingTerm {
-                    weight: -1.0,
-                    scale: 20.0,
-                    margin: 0.2,
-                    pairs: 0,
-                }),
-                ..p
-            },
-            AlignerConfig {
-                ranking: Some(RankingTerm {
-                    weight: 1.0,
-                    scale: 0.0,
-                    margin: 0.2,
-                    pairs: 0,
-                }),
-                ..p
-            },
-            AlignerConfig {
-                ranking: Some(RankingTerm {
-                    weight: 1.0,
-                    scale: 20.0,
-                    margin: 0.2,
-                    pairs: 64,
-                }),
-                ..p
-            },
+            ranked(-1.0, 20.0, 0),
+            ranked(1.0, 0.0, 0),
+            ranked(1.0, 20.0, 64),
         ] {
             assert!(bad.check().is_err(), "{bad:?}");
         }
@@ -362,21 +271,21 @@ mod tests {
         assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), p);
         assert!(!j.contains("bag"), "{j}");
         let bag = AlignerConfig {
-            bag: true,
-            bag_map: true,
             bag_table: true,
-            ..AlignerConfig::paper(100, 100)
+            ..AlignerConfig::paper(100, 100).with_encoder(|e| {
+                e.bag = true;
+                e.bag_map = true;
+            })
         };
         bag.check().unwrap();
         assert_eq!((bag.dim(), bag.word_dim()), (256, 512));
         let j = serde_json::to_string(&bag).unwrap();
         assert_eq!(serde_json::from_str::<AlignerConfig>(&j).unwrap(), bag);
         assert!(!j.contains("ngram"), "{j}");
-        let ng = AlignerConfig {
-            ngrams: NgramOrders::new(&[2, 3, 5]).unwrap(),
-            ngram_channels: 16,
-            ..bag
-        };
+        let ng = bag.with_encoder(|e| {
+            e.ngrams = NgramOrders::new(&[2, 3, 5]).unwrap();
+            e.ngram_channels = 16;
+        });
         ng.check().unwrap();
         assert_eq!((ng.pooled_dim(), ng.dim()), (512 + 48, 256));
         let j = serde_json::to_string(&ng).unwrap();
@@ -389,29 +298,21 @@ mod tests {
         };
         let e = rows.check().unwrap_err().to_string();
         assert!(e.contains("bag_table or frozen_embeddings"), "{e}");
-        AlignerConfig {
-            frozen_embeddings: true,
-            ..rows
-        }
-        .check()
-        .unwrap();
+        rows.with_encoder(|e| e.frozen_embeddings = true)
+            .check()
+            .unwrap();
         for (bad, want) in [
             (
                 AlignerConfig {
-                    bag: false,
-                    bag_map: false,
                     bag_table: false,
-                    ..ng
+                    ..ng.with_encoder(|e| {
+                        e.bag = false;
+                        e.bag_map = false;
+                    })
                 },
                 "need the bag",
             ),
-            (
-                AlignerConfig {
-                    ngram_channels: 0,
-                    ..ng
-                },
-                "at least 1",
-            ),
+            (ng.with_encoder(|e| e.ngram_channels = 0), "at least 1"),
         ] {
             let e = bad.check().unwrap_err().to_string();
             assert!(e.contains(want), "{e}");

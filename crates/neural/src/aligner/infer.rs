@@ -57,13 +57,7 @@ impl Aligner {
     /// # Errors
     /// As [`Aligner::loss`]; [`Error::Input`] when the sides differ in length.
     pub fn pairs(&self, src: &[&[u32]], tgt: &[&[u32]]) -> Result<Vec<PairOutput>> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
+        Error::check_sides(src.len(), tgt.len())?;
         let s = self.side_states(src, Side::Source, None, false)?;
         let t = self.side_states(tgt, Side::Target, None, false)?;
         let (scores, aggr_s, aggr_t) = self.align(&s, &t);
@@ -108,13 +102,7 @@ impl Aligner {
         tgt: &[&[u32]],
         batching: &Bucketing,
     ) -> Result<Vec<PairOutput>> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
+        Error::check_sides(src.len(), tgt.len())?;
         let costs: Vec<usize> = src
             .iter()
             .zip(tgt)

@@ -30,7 +30,7 @@
 //!   negative, like the words.
 //! - Replace examples keep word classes instead of POS tags: see [`synth`].
 //! - Not in the draft, off by default: a bag of words in the sentence vector
-//!   ([`AlignerConfig::bag`]), the in-batch ranking term ([`AlignerConfig::ranking`]) and a
+//!   ([`AlignerConfig::bag`](crate::encoder::EncoderConfig::bag)), the in-batch ranking term ([`AlignerConfig::ranking`]) and a
 //!   shift of every alignment score of a pair by its sentence similarity
 //!   ([`AlignerConfig::sentence_shift`]), tried for the unpaired column (docs/EVALUATION.md).
 //! - Fixing: the garbled formula, as the issue restates it, is one objective
@@ -53,7 +53,9 @@ pub mod stream;
 pub mod synth;
 mod text;
 mod train;
+mod training;
 
+pub use crate::encoder::EncoderConfig;
 pub use classes::WordClass;
 pub use config::{AlignerConfig, AlignerTrainConfig, Objective, RankingTerm};
 pub use fix::{FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key};
@@ -63,7 +65,7 @@ pub use model::{Aligner, AlignerLoss, LabeledRef};
 pub use stream::{DistillPairs, DistillText};
 pub use synth::{Corpus, Example, Kind, Synthesizer};
 pub use text::{
-    AlignerDescription, AlignerModel, AlignerTextTraining, AlignerTrained, LinkFn, Links,
-    PairLinks, SembScorer, WordScores, train_aligner,
+    AlignerDescription, AlignerModel, LinkFn, Links, PairLinks, SembScorer, WordScores,
 };
 pub use train::{AlignerBatch, AlignerTask, WordAccuracy, evaluate};
+pub use training::{AlignerReport, AlignerTextTraining, AlignerTrained, train_aligner};

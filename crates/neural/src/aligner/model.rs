@@ -11,13 +11,13 @@ use burn::tensor::{Device, Tensor, TensorData};
 use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
 use crate::distill::cosine_distance;
+use crate::encoder::Pooling;
 use crate::encoding::{check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding};
 use crate::ngrams::{HostEncoder, HostNgrams, Ngrams};
-use crate::rnn::{BiRnn, BiRnnConfig, BiRnnOutput};
-use crate::siamese::Pooling;
+use crate::rnn::{BiRnn, BiRnnOutput};
 use crate::train::TrainLoss;
 
 use super::matrix::{MASKED, Side3, log_sum_exp, mask_values, sentence_shift};
@@ -37,13 +37,13 @@ pub struct Aligner {
     pub matching: Dense,
     /// `semb`: `w` `[ff, 1]` and `b` of `h_sim = w·h3 + b`.
     pub output: Dense,
-    /// The source encoder's bag of words (see [`AlignerConfig::bag`]).
+    /// The source encoder's bag of words (see [`AlignerConfig::bag`](crate::encoder::EncoderConfig::bag)).
     pub src_bag: Option<Bag>,
     /// The target encoder's bag of words.
     pub tgt_bag: Option<Bag>,
     /// The bags' own fixed table, shared by both sides (see [`AlignerConfig::bag_table`]).
     pub bag_table: Option<Embedding>,
-    /// The source encoder's n-gram convolutions (see [`AlignerConfig::ngrams`]).
+    /// The source encoder's n-gram convolutions (see [`AlignerConfig::ngrams`](crate::encoder::EncoderConfig::ngrams)).
     pub src_ngrams: Option<Ngrams>,
     /// The target encoder's n-gram convolutions.
     pub tgt_ngrams: Option<Ngrams>,
@@ -103,41 +103,21 @@ impl Aligner {
     pub fn new(config: &AlignerConfig, seed: u64, device: &Device) -> Result<Self> {
         config.check()?;
         let mut rng = Rng::seed(seed).fork(0xa11);
-        let e = config.emb_dim;
-        let src_embedding = Embedding::new(config.src_vocab, e, &mut rng, device);
-        let tgt_embedding = Embedding::new(config.tgt_vocab, e, &mut rng, device);
-        let enc = BiRnnConfig {
-            cell: config.cell,
-            d_input: e,
-            d_hidden: config.hidden,
-        };
-        // Both encoders start from the same draw (separate parameters): with tables from one
-        // bilingual space a sentence and its translation then start with similar states.
-        let enc_rng = rng.fork(0xe2c);
-        let src_encoder = enc.init(&mut enc_rng.clone(), device);
-        let tgt_encoder = enc.init(&mut enc_rng.clone(), device);
+        let encoder = &config.encoder;
+        let (src_embedding, tgt_embedding) = encoder.init_side_tables(&mut rng, device);
+        let (src_encoder, tgt_encoder) = encoder.init_side_encoders(&mut rng, device);
         let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
         let output = Dense::new(config.ff, 1, &mut rng, device);
-        let bag = |rows: usize| {
-            config.bag.then(|| {
-                let bag = Bag::new(rows, config.pooled_dim(), e, device);
-                if config.bag_map { bag.with_map() } else { bag }
-            })
-        };
-        let mut ngrams = || {
-            (!config.ngrams.is_empty())
-                .then(|| Ngrams::new(e, config.ngrams, config.ngram_channels, &mut rng, device))
-                .transpose()
-        };
-        let (src_ngrams, tgt_ngrams) = (ngrams()?, ngrams()?);
+        let src_ngrams = encoder.init_ngrams(&mut rng, device)?;
+        let tgt_ngrams = encoder.init_ngrams(&mut rng, device)?;
         Ok(Self {
-            src_bag: bag(config.src_vocab),
+            src_bag: encoder.init_bag(config.src_vocab, device),
             src_ngrams,
             tgt_ngrams,
-            tgt_bag: bag(config.tgt_vocab),
+            tgt_bag: encoder.init_bag(config.tgt_vocab, device),
             bag_table: config
                 .bag_table
-                .then(|| Embedding::zeros(config.src_vocab, e, device)),
+                .then(|| Embedding::zeros(config.src_vocab, config.emb_dim, device)),
             shift: config.sentence_shift.then(|| Dense::zeros(1, 1, device)),
             src_embedding,
             tgt_embedding,
@@ -172,7 +152,7 @@ impl Aligner {
     }
 
     /// The same network with the bag-of-words weights of the source and target tables' rows
-    /// replaced (see [`AlignerConfig::bag`]).
+    /// replaced (see [`AlignerConfig::bag`](crate::encoder::EncoderConfig::bag)).
     ///
     /// # Errors
     /// [`Error::Config`] when the network has no bag of words, or for weights of another

@@ -14,13 +14,13 @@
 use bitext_core::{Embeddings, Rng};
 
 use crate::aligner::Aligner;
-use crate::aligner::text::tokenize_pairs;
 use crate::batch::Bucketing;
 use crate::distill::{cosine_distance, gather};
 use crate::encoding::{RankingTerm, in_batch_ranking};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::text::TextCodec;
+use crate::text::tokens::PairTokens;
 use crate::train::TrainLoss;
 
 /// Pairs of text for
@@ -78,7 +78,10 @@ impl DistillText<'_> {
                 self.src.len()
             )));
         }
-        let (src, tgt, _, _, kept, truncated) = tokenize_pairs(codec, self.src, self.tgt, max_len)?;
+        let mut tokens = PairTokens::new(codec, (self.src, self.tgt), max_len, true)?;
+        let truncated = tokens.cut_kept();
+        let (src, tgt) = tokens.take_ids();
+        let kept = tokens.kept;
         let keep = |e: &Embeddings| {
             Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
         };

@@ -11,15 +11,15 @@ use burn::tensor::Device;
 /// A small aligner whose max-pooled sentence vector has a mapped bag.
 fn bagged() -> AlignerConfig {
     AlignerConfig {
-        emb_dim: 6,
-        hidden: 5,
         ff: 4,
         objective: Objective::Words,
         pooling: Pooling::Max,
-        bag: true,
-        bag_map: true,
         ..AlignerConfig::paper(12, 12)
     }
+    .with_encoder(|e| {
+        (e.emb_dim, e.hidden) = (6, 5);
+        (e.bag, e.bag_map) = (true, true);
+    })
 }
 
 fn ranking(weight: f64) -> RankingTerm {
@@ -288,12 +288,11 @@ fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
     use burn::module::Param;
     use burn::tensor::{Tensor, TensorData};
-    let config = AlignerConfig {
-        ngrams: crate::ngrams::NgramOrders::new(&[1, 2]).unwrap(),
-        ngram_channels: 3,
-        frozen_embeddings: true,
-        ..bagged()
-    };
+    let config = bagged().with_encoder(|e| {
+        e.ngrams = crate::ngrams::NgramOrders::new(&[1, 2]).unwrap();
+        e.ngram_channels = 3;
+        e.frozen_embeddings = true;
+    });
     let device = Device::flex().autodiff();
     let mut model = Aligner::new(&config, 5, &device).unwrap();
     // P starts at zero, which would hide any gradient through it: draw it.
@@ -385,13 +384,11 @@ fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
         assert!(p.loss(&model, &[1], 2.0, &mut Rng::seed(1)).is_ok());
     }
     let plain = Aligner::new(
-        &AlignerConfig {
-            bag: false,
-            bag_map: false,
-            ngrams: crate::ngrams::NgramOrders::default(),
-            ngram_channels: 0,
-            ..config
-        },
+        &config.with_encoder(|e| {
+            (e.bag, e.bag_map) = (false, false);
+            e.ngrams = crate::ngrams::NgramOrders::default();
+            e.ngram_channels = 0;
+        }),
         5,
         &device,
     )

@@ -5,25 +5,21 @@
 
 use std::path::{Path, PathBuf};
 
-use bitext_core::{Embeddings, Rng};
+use bitext_core::Embeddings;
 use bitext_encode::{SentenceEncoder, Side};
 use bitext_similarity::PairScorer;
 use serde::{Deserialize, Serialize};
 
 use crate::aligner::classes::WordClass;
-use crate::aligner::stream::DistillText;
-use crate::aligner::synth::{Corpus, Kind, Synthesizer};
-use crate::aligner::{Aligner, AlignerConfig, AlignerTask, AlignerTrainConfig};
+use crate::aligner::synth::Corpus;
+use crate::aligner::{Aligner, AlignerConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
-use crate::distill::Teacher;
-use crate::encoding::side_bag_weights;
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
-use crate::text::{TextCodec, TextConfig, TextCorpus};
-use crate::train::{Fitted, checkpoint, fit};
+use crate::text::{TextCodec, TextConfig};
+use crate::train::checkpoint;
 
 /// What `model.json` of an aligner says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,13 +184,7 @@ impl AlignerModel {
     /// Sides of different lengths; a sentence without tokens; alignment errors; as
     /// [`Corpus::check`].
     pub fn corpus(&self, src: &[&str], tgt: &[&str], links: &PairLinks<'_>) -> Result<Corpus> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
+        Error::check_sides(src.len(), tgt.len())?;
         let (si, sp) = self.tokens(Side::Source, src)?;
         let (ti, tp) = self.tokens(Side::Target, tgt)?;
         let links = links(&sp, &tp).map_err(|e| Error::Input(format!("word alignment: {e}")))?;
@@ -294,108 +284,13 @@ impl PairScorer for SembScorer {
     }
 }
 
-/// Parallel training text and what to do with it.
-pub struct AlignerTextTraining<'a> {
-    /// The pairs (validation examples are drawn once, seeded, from its held-out pairs), their
-    /// tokenizers, the vectors the tables start from and the cut.
-    pub corpus: TextCorpus<'a>,
-    /// The network (vocabulary sizes are set from the tokenizers).
-    pub network: AlignerConfig,
-    /// Batches, optimiser, epochs, seed.
-    pub train: AlignerTrainConfig,
-    /// Kinds of synthetic example (paired examples are always included).
-    pub kinds: Vec<Kind>,
-    /// Examples of each kind per epoch.
-    pub per_kind: usize,
-    /// Word alignments of the training and validation pairs.
-    pub links: &'a LinkFn<'a>,
-    /// A teacher's vectors to distil from ([`crate::distill`]), one row per pair of
-    /// [`TextCorpus::src`] (and of its validation pairs): see [`AlignerTask::with_teacher`].
-    pub teacher: Option<Teacher>,
-    /// More pairs that train only the sentence vectors towards the teacher's (needs
-    /// `teacher`): see [`AlignerTask::with_distill_pairs`].
-    pub distill: Option<DistillText<'a>>,
-    /// The vectors of the bags' own table (needed with [`AlignerConfig::bag_table`]; one
-    /// shared tokenizer): every row a vector reaches, the rest drawn at the table's scale and
-    /// left out of the bags (weight 0), as the encoders' rows without a vector are.
-    pub bag_init: Option<VectorsInit>,
-}
-
-/// What [`train_aligner`] did besides training.
-#[derive(Debug)]
-pub struct AlignerTrained {
-    /// The training outcome.
-    pub fitted: Fitted<Aligner>,
-    /// Pairs dropped because a side had no tokens.
-    pub dropped_pairs: usize,
-    /// Distillation pairs dropped because a side had no tokens.
-    pub dropped_distill: usize,
-    /// Sentences cut to `max_len` tokens.
-    pub truncated: usize,
-    /// Vocabulary sizes (source, target).
-    pub vocab_sizes: (usize, usize),
-    /// How the embedding tables were initialised from vectors.
-    pub init: Option<[InitReport; 2]>,
-    /// How the bags' own table was initialised from vectors.
-    pub bag_init: Option<InitReport>,
-    /// The held-out pairs as a corpus (token ids, links, classes), for test examples.
-    pub valid: Option<Corpus>,
-}
-
-/// Token ids and token texts of both sides, pairs with an empty side dropped, cut to
-/// `max_len`: `(src ids, tgt ids, src pieces, tgt pieces, kept pairs' indices, truncated)`.
-#[allow(clippy::type_complexity)]
-pub(super) fn tokenize_pairs(
-    codec: &TextCodec,
-    src: &[String],
-    tgt: &[String],
-    max_len: Option<usize>,
-) -> Result<(
-    Vec<Vec<u32>>,
-    Vec<Vec<u32>>,
-    Vec<Vec<String>>,
-    Vec<Vec<String>>,
-    Vec<usize>,
-    usize,
-)> {
-    if src.len() != tgt.len() {
-        return Err(Error::Input(format!(
-            "{} source but {} target sentences",
-            src.len(),
-            tgt.len()
-        )));
-    }
-    let enc = |side: Side, text: &[String]| {
-        let refs: Vec<&str> = text.iter().map(String::as_str).collect();
-        codec.tokenizer(side).encode_batch(&refs)
-    };
-    let (es, et) = (enc(Side::Source, src)?, enc(Side::Target, tgt)?);
-    let (mut si, mut ti, mut sp, mut tp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut kept, mut truncated) = (Vec::new(), 0);
-    for (k, (mut a, mut b)) in es.into_iter().zip(et).enumerate() {
-        if a.ids.is_empty() || b.ids.is_empty() {
-            continue;
-        }
-        kept.push(k);
-        if let Some(m) = max_len {
-            for e in [&mut a, &mut b] {
-                if e.ids.len() > m {
-                    e.ids.truncate(m);
-                    e.pieces.truncate(m);
-                    truncated += 1;
-                }
-            }
-        }
-        si.push(a.ids);
-        ti.push(b.ids);
-        sp.push(a.pieces);
-        tp.push(b.pieces);
-    }
-    Ok((si, ti, sp, tp, kept, truncated))
-}
-
 /// Word classes of a vocabulary of `n` ids from the token texts seen in `ids`/`pieces`.
-fn classes(n: usize, ids: &[Vec<u32>], pieces: &[Vec<String>], unk: Option<u32>) -> Vec<WordClass> {
+pub(super) fn classes(
+    n: usize,
+    ids: &[Vec<u32>],
+    pieces: &[Vec<String>],
+    unk: Option<u32>,
+) -> Vec<WordClass> {
     let mut text = vec![String::new(); n];
     for (s, p) in ids.iter().zip(pieces) {
         for (&id, piece) in s.iter().zip(p) {
@@ -405,179 +300,4 @@ fn classes(n: usize, ids: &[Vec<u32>], pieces: &[Vec<String>], unk: Option<u32>)
         }
     }
     WordClass::table(&text, ids, 100)
-}
-
-/// Train an aligner on parallel text into the model directory `out`: build the tokenizers
-/// (or reuse those of `out` when resuming), tokenize, align the words (`job.links`), draw
-/// validation examples from the held-out pairs, initialise the tables from vectors when asked,
-/// train, save the best model.
-///
-/// # Errors
-/// Invalid configuration or data; alignment errors; I/O errors with their paths;
-/// [`Error::Diverged`].
-pub fn train_aligner(
-    job: &AlignerTextTraining<'_>,
-    out: &Path,
-    resume: bool,
-) -> Result<AlignerTrained> {
-    job.train.check()?;
-    let corpus = &job.corpus;
-    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
-    let (vs, vt) = codec.vocab_sizes();
-    let network = AlignerConfig {
-        src_vocab: vs,
-        tgt_vocab: vt,
-        ..job.network
-    };
-    network.check()?;
-    let (si, ti, sp, tp, kept, mut truncated) =
-        tokenize_pairs(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
-    let dropped = corpus.src.len() - kept.len();
-    let (vsi, vti, vsp, vtp, vkept) = match corpus.valid {
-        Some((s, t)) => {
-            let (a, b, c, d, k, tr) = tokenize_pairs(&codec, s, t, corpus.max_len)?;
-            truncated += tr;
-            (a, b, c, d, Some(k))
-        }
-        None => Default::default(),
-    };
-    let teacher = corpus.teacher_rows(job.teacher.as_ref(), &kept, vkept.as_deref())?;
-    let (links, vlinks) = (job.links)((&sp, &tp), (&vsp, &vtp))
-        .map_err(|e| Error::Input(format!("word alignment: {e}")))?;
-    let unk = |side| codec.tokenizer(side).special_ids().unk;
-    let src_classes = classes(vs, &si, &sp, unk(Side::Source));
-    let tgt_classes = classes(vt, &ti, &tp, unk(Side::Target));
-    let train = Corpus {
-        src: si,
-        tgt: ti,
-        links,
-        src_classes: src_classes.clone(),
-        tgt_classes: tgt_classes.clone(),
-    };
-    let seed = job.train.train.seed;
-    let valid_corpus = if vsi.len() >= 2 {
-        Some(Corpus {
-            src: vsi,
-            tgt: vti,
-            links: vlinks,
-            src_classes,
-            tgt_classes,
-        })
-    } else {
-        None
-    };
-    let valid = match &valid_corpus {
-        Some(c) => {
-            let per_kind = c.len().min(500);
-            Some(Synthesizer::new(c)?.epoch(
-                &job.kinds,
-                per_kind,
-                &mut Rng::seed(seed).fork(0x7a1),
-            )?)
-        }
-        None => None,
-    };
-    let description = AlignerDescription {
-        network,
-        text: text.clone(),
-        kinds: Kind::set_name(&job.kinds),
-        max_len: corpus.max_len,
-    };
-    let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Aligner::new(&network, seed, &device)?;
-    let mut init = None;
-    let mut known = None;
-    if let (Some(vectors), false) = (&corpus.init, resuming) {
-        let mut rng = Rng::seed(seed).fork(0xe3b);
-        let [(src, ks, rs), (tgt, kt, rt)] =
-            vectors.side_tables_filled(&codec, network.emb_dim, &mut rng)?;
-        model = model.with_embedding_tables(src, tgt)?;
-        init = Some([rs, rt]);
-        known = Some((ks, kt));
-    }
-    let mut bag_init = None;
-    match (&job.bag_init, network.bag_table) {
-        (Some(_), false) => {
-            return Err(Error::Config(
-                "vectors for the bags' own table, but the network's bags read the encoders' rows \
-                 (bag_table is off)"
-                    .into(),
-            ));
-        }
-        (None, true) if !resuming => {
-            return Err(Error::Config(
-                "the bags read their own table (bag_table): give its vectors".into(),
-            ));
-        }
-        (Some(_), true) if !codec.shared() => {
-            return Err(Error::Config(
-                "the bags' own table is shared by both sides: it needs one tokenizer for both \
-                 languages"
-                    .into(),
-            ));
-        }
-        (Some(v), true) if !resuming => {
-            let (table, k, report) =
-                v.stacked_table_filled(&codec, network.emb_dim, &mut Rng::seed(seed).fork(0xba9))?;
-            model = model.with_bag_table(table)?;
-            bag_init = Some(report);
-            known = Some((k.clone(), k));
-        }
-        _ => {}
-    }
-    let distill = match &job.distill {
-        Some(d) => {
-            let (pairs, dropped, cut) = d.tokens(&codec, corpus.max_len)?;
-            truncated += cut;
-            Some((pairs, dropped))
-        }
-        None => None,
-    };
-    if network.bag && !resuming {
-        // IDF of each side's rows over every sentence that side reads in training: the word
-        // examples' and the distillation pairs' (another register, another language: French
-        // function words would otherwise weigh as rare German pieces do).
-        let none: &[Vec<u32>] = &[];
-        let (ds, dt) = distill
-            .as_ref()
-            .map_or((none, none), |(p, _)| (&p.src[..], &p.tgt[..]));
-        let (ws, wt) = side_bag_weights(
-            (network.src_vocab, network.tgt_vocab),
-            (&[&train.src, ds], &[&train.tgt, dt]),
-            known.as_ref(),
-        );
-        model = model.with_bag_weights(ws, wt)?;
-    }
-    let valid_pairs = valid_corpus.as_ref().map(Corpus::len);
-    let task = AlignerTask::new(
-        network,
-        train,
-        &job.kinds,
-        job.per_kind,
-        valid,
-        job.train.batching,
-    )?;
-    let task = match teacher {
-        Some(t) => task.with_teacher(t, model.dim(), valid_pairs)?,
-        None => task,
-    };
-    let (task, dropped_distill) = match distill {
-        Some((pairs, dropped)) => (task.with_distill_pairs(pairs, model.dim())?, dropped),
-        None => (task, 0),
-    };
-    let desc = description.clone();
-    let mut task = task.with_description(Box::new(move |dir: &Path| {
-        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
-    }));
-    let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
-    Ok(AlignerTrained {
-        fitted,
-        dropped_pairs: dropped,
-        dropped_distill,
-        truncated,
-        vocab_sizes: (vs, vt),
-        init,
-        bag_init,
-        valid: valid_corpus,
-    })
 }

@@ -14,11 +14,11 @@ use crate::aligner::stream::DistillPairs;
 use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig};
 use crate::batch::Bucketing;
-use crate::distill::{Teacher, mean_cosine};
+use crate::distill::{Distilled, Teacher, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
-use crate::siamese::Describe;
-use crate::train::{Task, TrainLoss, Validation, checkpoint};
+use crate::train::checkpoint::{Describe, Described, write_description};
+use crate::train::{Task, TrainLoss, Validation};
 
 /// Word-divergence accuracy counts (a word is predicted divergent when its aggregated score is
 /// negative), per kind of example.
@@ -102,6 +102,13 @@ pub enum AlignerBatch {
 }
 
 /// The training [`Task`] of the aligner.
+///
+/// With a teacher ([`Distilled::with_teacher`]), both sentence vectors of every paired example
+/// drawn from training pair `k` are pulled towards the teacher's row `k`, the distance added
+/// to the loss; validation pulls the paired examples of held-out pairs towards their rows
+/// ([`AlignerTask::with_valid_pairs`]). The aligner always trains its own loss beside the
+/// teacher's, and pulls both sentences of a pair towards one row: it refuses a teacher
+/// [`Teacher::alone`] or with [`Teacher::source`] rows.
 pub struct AlignerTask {
     config: AlignerConfig,
     train: Corpus,
@@ -112,6 +119,7 @@ pub struct AlignerTask {
     batching: Bucketing,
     describe: Option<Describe>,
     teacher: Option<Teacher>,
+    valid_pairs: Option<usize>,
     distill: Option<DistillPairs>,
 }
 
@@ -168,59 +176,24 @@ impl AlignerTask {
             batching,
             describe: None,
             teacher: None,
+            valid_pairs: None,
             distill: None,
         })
     }
 
-    /// Distil from `teacher` ([`crate::distill`]): both sentence vectors of every paired
-    /// example drawn from training pair `k` are pulled towards the teacher's row `k`, the
-    /// distance added to the loss times [`Teacher::weight`]. `valid_pairs` is the number of
-    /// held-out pairs the validation examples were drawn from: validation then reports the
-    /// mean cosine of the paired examples' vectors of each side with the teacher's (`teacher
-    /// cos src`, `teacher cos tgt`, as the other families) and adds the weighted distance to
-    /// its loss.
-    ///
-    /// # Errors
-    /// As [`Teacher::check`] against this task's pairs and `dim`, the sentence-vector size;
-    /// [`Error::Config`] for [`Teacher::alone`] (the aligner always trains its own loss).
-    pub fn with_teacher(
-        mut self,
-        teacher: Teacher,
-        dim: usize,
-        valid_pairs: Option<usize>,
-    ) -> Result<Self> {
-        if teacher.alone {
-            return Err(Error::Config(
-                "the aligner trains its word or sentence loss beside the teacher's: it cannot \
-                 learn from the teacher alone"
-                    .into(),
-            ));
-        }
-        if teacher.source.is_some() {
-            return Err(Error::Config(
-                "the aligner pulls both sentences of a paired example towards one teacher \
-                 vector: it takes no separate vectors of the source sentences (a teacher side \
-                 of both)"
-                    .into(),
-            ));
-        }
-        teacher.check(self.train.len(), valid_pairs, dim)?;
-        if let (Some((examples, _)), Some(n)) = (&self.valid, valid_pairs)
-            && let Some(e) = examples.iter().find(|e| e.pair >= n)
-        {
-            return Err(Error::Input(format!(
-                "a validation example of held-out pair {} but only {n} pairs",
-                e.pair
-            )));
-        }
-        self.teacher = Some(teacher);
-        Ok(self)
+    /// The number of held-out pairs the validation examples were drawn from (their
+    /// [`Example::pair`]s), which a teacher has validation rows of
+    /// ([`Distilled::with_teacher`]; without it the teacher's vectors are not validated).
+    #[must_use]
+    pub fn with_valid_pairs(mut self, pairs: usize) -> Self {
+        self.valid_pairs = Some(pairs);
+        self
     }
 
     /// Also train on `pairs` ([`crate::aligner::stream`]): every epoch draws
     /// [`DistillPairs::per_epoch`] of them, whose batches, shuffled among the synthetic
     /// examples' batches, train only the sentence vectors towards their teacher rows, with the
-    /// teacher's weight. Call after [`AlignerTask::with_teacher`].
+    /// teacher's weight. Call after [`Distilled::with_teacher`].
     ///
     /// # Errors
     /// [`Error::Config`] without a teacher; as [`DistillPairs::check`] against `dim`, the
@@ -262,13 +235,6 @@ impl AlignerTask {
         Ok(Some((out[0], out[1])))
     }
 
-    /// Use `describe` to write the model description.
-    #[must_use]
-    pub fn with_description(mut self, describe: Describe) -> Self {
-        self.describe = Some(describe);
-        self
-    }
-
     /// The network configuration.
     #[must_use]
     pub fn config(&self) -> &AlignerConfig {
@@ -297,6 +263,49 @@ pub fn evaluate(
         }
     }
     Ok((loss / examples.len().max(1) as f64, acc))
+}
+
+impl Described for AlignerTask {
+    fn describe_mut(&mut self) -> &mut Option<Describe> {
+        &mut self.describe
+    }
+}
+
+impl Distilled for AlignerTask {
+    fn teacher_pairs(&self) -> (usize, Option<usize>) {
+        (self.train.len(), self.valid_pairs)
+    }
+
+    fn teacher_mut(&mut self) -> &mut Option<Teacher> {
+        &mut self.teacher
+    }
+
+    fn accepts(&self, teacher: &Teacher) -> Result<()> {
+        if teacher.alone {
+            return Err(Error::Config(
+                "the aligner trains its word or sentence loss beside the teacher's: it cannot \
+                 learn from the teacher alone"
+                    .into(),
+            ));
+        }
+        if teacher.source.is_some() {
+            return Err(Error::Config(
+                "the aligner pulls both sentences of a paired example towards one teacher \
+                 vector: it takes no separate vectors of the source sentences (a teacher side \
+                 of both)"
+                    .into(),
+            ));
+        }
+        if let (Some((examples, _)), Some(n)) = (&self.valid, self.valid_pairs)
+            && let Some(e) = examples.iter().find(|e| e.pair >= n)
+        {
+            return Err(Error::Input(format!(
+                "a validation example of held-out pair {} but only {n} pairs",
+                e.pair
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Task for AlignerTask {
@@ -366,26 +375,18 @@ impl Task for AlignerTask {
             let (a, n) = acc.sentences;
             metrics.insert("pair_accuracy".into(), a as f64 / n.max(1) as f64);
         }
-        let mut loss = loss;
+        let mut v = Validation { loss, metrics };
         if let Some(t) = &self.teacher
             && let Some(tv) = &t.valid
-            && let Some((cs, ct)) = self.teacher_cosines(model, tv)?
+            && let Some(cosines) = self.teacher_cosines(model, tv)?
         {
-            metrics.insert("teacher cos src".into(), cs);
-            metrics.insert("teacher cos tgt".into(), ct);
-            loss += t.weight * (1.0 - (cs + ct) / 2.0);
+            t.judge(&mut v, cosines);
         }
-        Ok(Some(Validation { loss, metrics }))
+        Ok(Some(v))
     }
 
     fn save_description(&self, _model: &Aligner, dir: &Path) -> Result<()> {
-        match &self.describe {
-            Some(d) => d(dir),
-            None => checkpoint::write_json(
-                &dir.join(checkpoint::MODEL_FILE),
-                &serde_json::json!({ "kind": "aligner", "network": self.config }),
-            ),
-        }
+        write_description(self.describe.as_ref(), dir, ("aligner", &self.config))
     }
 
     fn unit(&self) -> &'static str {

@@ -5,6 +5,7 @@ use bitext_encode::Side;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
+use crate::encoder::{EncoderConfig, EncoderRules, preset_sizes};
 pub use crate::encoding::RankingTerm;
 use crate::error::{Error, Result};
 use crate::rnn::CellKind;
@@ -40,17 +41,15 @@ pub enum Softmax {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AutoencoderConfig {
-    /// Source-language vocabulary size (rows of the source encoder's table).
-    pub src_vocab: usize,
-    /// Target-language vocabulary size (rows of the target encoder's table).
-    pub tgt_vocab: usize,
-    /// Word embedding size of both encoders and of the decoder's input.
-    pub emb_dim: usize,
-    /// Recurrent state size per encoder direction; the sentence vector (the max-pooled
-    /// encoder states) and the decoder's state have twice it.
-    pub hidden: usize,
-    /// Recurrent cell of the encoders and of the decoder.
-    pub cell: CellKind,
+    /// The two encoders' settings (read as this type's own: `config.emb_dim`): a table per
+    /// language (`emb_dim` also the decoder's input size), `hidden` states per direction (the
+    /// sentence vector, the max-pooled encoder states, and the decoder's state have twice
+    /// it), the cell of the encoders and of the decoder, fixed tables (the three, the
+    /// decoder's too), the bag of words. Each encoder's bag joins its sentence vector, `s0 =
+    /// bag(x) + P·max(h)`: `s0` is still the decoder's initial state, so the bag needs
+    /// `emb_dim = 2·hidden`. No map of the bags (`bag_map`), no n-gram convolutions.
+    #[serde(flatten)]
+    pub encoder: EncoderConfig,
     /// The language the shared decoder writes: `Target` is the paper's model (source → target
     /// NMT plus target autoencoding), `Source` the reverse one (target → source NMT plus
     /// source autoencoding, the paper's eq. 9–10).
@@ -61,22 +60,9 @@ pub struct AutoencoderConfig {
     /// names none: 0).
     #[serde(default)]
     pub dropout: f64,
-    /// Keep the three embedding tables fixed while training (for tables initialised from
-    /// bilingual embeddings); default: trained.
-    #[serde(default)]
-    pub frozen_embeddings: bool,
-    /// Add each encoder's bag of its input vectors to its sentence vector, as the siamese
-    /// network's [`SiameseConfig::bag`](crate::siamese::SiameseConfig::bag):
-    /// `s0 = bag(x) + P·max(h)`, IDF-weighted over the training text and `P` starting at
-    /// zero, so that training starts from the bag of words. Not in the paper; `s0` is still
-    /// the decoder's initial state, so this needs `emb_dim = 2·hidden`. Default: off.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub bag: bool,
 }
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
+crate::encoder::encoder_settings!(AutoencoderConfig);
 
 impl AutoencoderConfig {
     /// The paper's network (§4): embeddings and hidden layers of 512 (256 per encoder
@@ -85,16 +71,10 @@ impl AutoencoderConfig {
     #[must_use]
     pub fn paper(src_vocab: usize, tgt_vocab: usize) -> Self {
         Self {
-            src_vocab,
-            tgt_vocab,
-            emb_dim: 512,
-            hidden: 256,
-            cell: CellKind::Gru,
+            encoder: EncoderConfig::new((src_vocab, tgt_vocab), 512, 256, CellKind::Gru),
             decoded: Side::Target,
             softmax: Softmax::Sampled { candidates: 4096 },
             dropout: 0.0,
-            frozen_embeddings: false,
-            bag: false,
         }
     }
 
@@ -105,25 +85,17 @@ impl AutoencoderConfig {
     /// # Errors
     /// [`Error::Config`] for an unknown name.
     pub fn preset(name: &str, vocab: usize) -> Result<Self> {
-        let (e, h, c) = match name {
-            "paper" => (512, 256, 4096),
-            "medium" => (256, 256, 2048),
-            "small" => (128, 128, 1024),
-            other => {
-                return Err(Error::Config(format!(
-                    "unknown autoencoder preset {other:?} (expected paper, medium or small)"
-                )));
-            }
-        };
-        Ok(Self {
-            emb_dim: e,
-            hidden: h,
-            softmax: Softmax::Sampled { candidates: c },
+        let sizes = [(512, 256, 4096), (256, 256, 2048), (128, 128, 1024)];
+        let (e, h, candidates) = preset_sizes("autoencoder", name, sizes)?;
+        let sampled = Self {
+            softmax: Softmax::Sampled { candidates },
             ..Self::paper(vocab, vocab)
-        })
+        };
+        Ok(sampled.with_encoder(|x| (x.emb_dim, x.hidden) = (e, h)))
     }
 
-    /// Sentence vector size, also the decoder's state size (`2 × hidden`).
+    /// Sentence vector size, also the decoder's state size (`2 × hidden`; with the bag of
+    /// words, `emb_dim` is the same).
     #[must_use]
     pub fn dim(&self) -> usize {
         2 * self.hidden
@@ -143,16 +115,17 @@ impl AutoencoderConfig {
     /// # Errors
     /// [`Error::Config`] naming the bad value.
     pub fn check(&self) -> Result<()> {
-        let sizes = [
-            ("src_vocab", self.src_vocab),
-            ("tgt_vocab", self.tgt_vocab),
-            ("emb_dim", self.emb_dim),
-            ("hidden", self.hidden),
-        ];
-        if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
-            return Err(Error::Config(format!(
-                "autoencoder {name} must be at least 1"
-            )));
+        self.encoder.check(EncoderRules {
+            family: "autoencoder",
+            tgt_table: true,
+            fixed_table: (self.frozen_embeddings, "frozen_embeddings"),
+        })?;
+        if self.bag_map || !self.ngrams.is_empty() {
+            return Err(Error::Config(
+                "the autoencoder's encoders have no map of their bags (bag_map) and no n-gram \
+                 convolutions (ngrams)"
+                    .into(),
+            ));
         }
         if self.decoded_vocab() >= u32::MAX as usize - 1 {
             return Err(Error::Config(format!(
@@ -258,7 +231,12 @@ mod tests {
         assert_eq!((s.dim(), s.src_vocab, s.tgt_vocab), (256, 50, 50));
         assert!(AutoencoderConfig::preset("huge", 5).is_err());
         for bad in [
-            AutoencoderConfig { hidden: 0, ..p },
+            p.with_encoder(|e| e.hidden = 0),
+            p.with_encoder(|e| {
+                e.bag = true;
+                e.emb_dim = 512;
+                e.bag_map = true;
+            }),
             AutoencoderConfig { dropout: 1.0, ..p },
             AutoencoderConfig {
                 softmax: Softmax::Sampled { candidates: 0 },
@@ -270,16 +248,15 @@ mod tests {
         let j = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<AutoencoderConfig>(&j).unwrap(), p);
         AutoencoderTrainConfig::paper(1).check().unwrap();
-        let bag = AutoencoderConfig { bag: true, ..p };
+        let bag = p.with_encoder(|e| e.bag = true);
         bag.check().unwrap();
         let j = serde_json::to_string(&bag).unwrap();
         assert_eq!(serde_json::from_str::<AutoencoderConfig>(&j).unwrap(), bag);
         assert!(
-            AutoencoderConfig {
-                bag: true,
-                hidden: 128,
-                ..p
-            }
+            p.with_encoder(|e| {
+                e.bag = true;
+                e.hidden = 128;
+            })
             .check()
             .is_err()
         );

@@ -26,11 +26,12 @@ mod softmax;
 mod text;
 mod train;
 
+pub use crate::encoder::EncoderConfig;
 pub use config::{AutoencoderConfig, AutoencoderTrainConfig, RankingTerm, Softmax};
 pub use model::{Autoencoder, AutoencoderLoss};
 pub use softmax::candidates;
 pub use text::{
-    AutoencoderDescription, AutoencoderEncoder, AutoencoderTextTraining, AutoencoderTrained,
-    train_autoencoder,
+    AutoencoderCounts, AutoencoderDescription, AutoencoderEncoder, AutoencoderTextTraining,
+    AutoencoderTrained, train_autoencoder,
 };
 pub use train::{AutoRef, AutoencoderBatch, AutoencoderTask, deal_autoencoding};

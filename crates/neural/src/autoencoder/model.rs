@@ -13,7 +13,7 @@ use crate::encoding::{check_ids, encoder_stage, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding, EmbeddingGrad, dropout};
-use crate::rnn::{BiRnn, BiRnnConfig, HostBiRnn, InputGrads, RnnLayer};
+use crate::rnn::{BiRnn, HostBiRnn, InputGrads, RnnLayer};
 use crate::train::{Deferred, TrainLoss};
 
 /// The autoencoder network (see the module docs of [`crate::autoencoder`]).
@@ -34,7 +34,7 @@ pub struct Autoencoder {
     pub decoder: RnnLayer,
     /// The output layer `[2·hidden, decoded_vocab + 1]`; the last class ends a sentence.
     pub output: Dense,
-    /// The source encoder's bag of words (see [`AutoencoderConfig::bag`]).
+    /// The source encoder's bag of words (see [`AutoencoderConfig::bag`](crate::encoder::EncoderConfig::bag)).
     pub src_bag: Option<Bag>,
     /// The target encoder's bag of words.
     pub tgt_bag: Option<Bag>,
@@ -89,29 +89,16 @@ impl Autoencoder {
         config.check()?;
         let mut rng = Rng::seed(seed).fork(0xae);
         let (e, h) = (config.emb_dim, config.hidden);
-        let src_embedding = Embedding::new(config.src_vocab, e, &mut rng, device);
-        let tgt_embedding = Embedding::new(config.tgt_vocab, e, &mut rng, device);
-        let enc = BiRnnConfig {
-            cell: config.cell,
-            d_input: e,
-            d_hidden: h,
-        };
-        // Both encoders start from the same draw (they are separate parameters and part
-        // ways as soon as training starts): with embedding tables taken from one bilingual
-        // space the two languages' encoders then start as the same function of the vectors,
-        // so that a sentence and its translation start near each other instead of in two
-        // unrelated random spaces.
-        let enc_rng = rng.fork(0xe2c);
-        let src_encoder = enc.init(&mut enc_rng.clone(), device);
-        let tgt_encoder = enc.init(&mut enc_rng.clone(), device);
+        let encoder = &config.encoder;
+        let (src_embedding, tgt_embedding) = encoder.init_side_tables(&mut rng, device);
+        let (src_encoder, tgt_encoder) = encoder.init_side_encoders(&mut rng, device);
         let v = config.decoded_vocab();
-        let dec_embedding = Embedding::new(v + 1, e, &mut rng, device);
+        let dec_embedding = encoder.init_table(v + 1, &mut rng, device);
         let decoder = RnnLayer::new(config.cell, e, 2 * h, &mut rng, device);
         let output = Dense::new(2 * h, v + 1, &mut rng, device);
-        let bag = |rows: usize| config.bag.then(|| Bag::new(rows, 2 * h, e, device));
         Ok(Self {
-            src_bag: bag(config.src_vocab),
-            tgt_bag: bag(config.tgt_vocab),
+            src_bag: encoder.init_bag(config.src_vocab, device),
+            tgt_bag: encoder.init_bag(config.tgt_vocab, device),
             src_embedding,
             tgt_embedding,
             src_encoder,
@@ -150,7 +137,7 @@ impl Autoencoder {
     }
 
     /// The same network with the bag-of-words weights of the source and target tables'
-    /// rows replaced (see [`AutoencoderConfig::bag`]).
+    /// rows replaced (see [`AutoencoderConfig::bag`](crate::encoder::EncoderConfig::bag)).
     ///
     /// # Errors
     /// [`Error::Config`] when the network has no bag of words, or for weights of another

@@ -172,7 +172,7 @@ mod tests {
     use burn::tensor::Device;
 
     use super::*;
-    use crate::autoencoder::{AutoencoderConfig, Softmax};
+    use crate::autoencoder::{AutoencoderConfig, EncoderConfig, Softmax};
     use crate::rnn::CellKind;
     use crate::train::{backward, grads_of};
 
@@ -182,9 +182,7 @@ mod tests {
     fn fused_full_softmax_matches_log_softmax() {
         for cell in [CellKind::Gru, CellKind::Lstm] {
             let config = AutoencoderConfig {
-                emb_dim: 8,
-                hidden: 6,
-                cell,
+                encoder: EncoderConfig::new((12, 14), 8, 6, cell),
                 softmax: Softmax::Full,
                 ..AutoencoderConfig::paper(12, 14)
             };

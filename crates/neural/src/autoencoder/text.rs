@@ -7,18 +7,21 @@ use std::path::{Path, PathBuf};
 
 use bitext_core::{Embeddings, Rng};
 use bitext_encode::{SentenceEncoder, Side};
+use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
-use crate::distill::Teacher;
+use crate::distill::{Distilled, Teacher};
 use crate::encoding::{encode_in_batches, side_bag_weights};
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, with_extra_rows};
+use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
-use crate::text::{TextCodec, TextConfig, TextCorpus};
-use crate::train::{Fitted, checkpoint, fit};
+use crate::text::driver::{TextFamily, text_job, train_text};
+use crate::text::tokens::{PairTokens, SideTokens};
+use crate::text::{TextCodec, TextConfig, TextCorpus, Trained};
+use crate::train::checkpoint;
 
 /// What `model.json` of an autoencoder says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,13 +167,14 @@ pub struct AutoencoderTextTraining<'a> {
     pub teacher: Option<Teacher>,
 }
 
-/// What [`train_autoencoder`] did besides training.
-#[derive(Debug)]
-pub struct AutoencoderTrained {
-    /// The training outcome (best model, history).
-    pub fitted: Fitted<Autoencoder>,
-    /// Training pairs dropped because a side had no tokens.
-    pub dropped_pairs: usize,
+/// What [`train_autoencoder`] did besides training: the training outcome, the pairs dropped
+/// for a side without tokens, the vocabulary sizes, how the source and target tables were
+/// initialised from vectors, and the counts of [`AutoencoderCounts`].
+pub type AutoencoderTrained = Trained<Autoencoder, [InitReport; 2], AutoencoderCounts>;
+
+/// What the autoencoder's text training counts of its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoencoderCounts {
     /// Monolingual sentences dropped for having no tokens.
     pub dropped_mono: usize,
     /// Training and validation sentences cut to `max_len` tokens.
@@ -178,60 +182,6 @@ pub struct AutoencoderTrained {
     /// Tokens of the training text that the vocabularies do not know (mapped to `<unk>`),
     /// and all tokens.
     pub unknown_tokens: (usize, usize),
-    /// Vocabulary sizes (source, target).
-    pub vocab_sizes: (usize, usize),
-    /// How the source and target embedding tables were initialised from vectors.
-    pub init: Option<[InitReport; 2]>,
-}
-
-/// Token ids of text, cut and counted.
-struct Tokenized {
-    ids: Vec<Vec<u32>>,
-    truncated: usize,
-    unknown: usize,
-    tokens: usize,
-}
-
-fn tokenize(
-    codec: &TextCodec,
-    side: Side,
-    text: &[String],
-    max_len: Option<usize>,
-) -> Result<Tokenized> {
-    let refs: Vec<&str> = text.iter().map(String::as_str).collect();
-    let tok = codec.tokenizer(side);
-    let unk = tok.special_ids().unk;
-    let mut ids = tok.encode_batch_ids(&refs)?;
-    let (mut truncated, mut unknown, mut tokens) = (0, 0, 0);
-    for s in &mut ids {
-        if let Some(m) = max_len
-            && s.len() > m
-        {
-            s.truncate(m);
-            truncated += 1;
-        }
-        tokens += s.len();
-        unknown += s.iter().filter(|&&id| Some(id) == unk).count();
-    }
-    Ok(Tokenized {
-        ids,
-        truncated,
-        unknown,
-        tokens,
-    })
-}
-
-/// Pairs of ids with both sides non-empty, and the indices of the pairs kept.
-fn pairs(a: Tokenized, b: Tokenized) -> Result<(ParallelIds, Vec<usize>)> {
-    let (mut s, mut t, mut kept) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, (x, y)) in a.ids.into_iter().zip(b.ids).enumerate() {
-        if !x.is_empty() && !y.is_empty() {
-            s.push(x);
-            t.push(y);
-            kept.push(k);
-        }
-    }
-    Ok((ParallelIds::new(s, t)?, kept))
 }
 
 /// Train an autoencoder on parallel (and monolingual) text into the model directory `out`:
@@ -247,106 +197,144 @@ pub fn train_autoencoder(
     out: &Path,
     resume: bool,
 ) -> Result<AutoencoderTrained> {
-    job.train.check()?;
-    let corpus = &job.corpus;
-    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
-    let (vs, vt) = codec.vocab_sizes();
-    let network = AutoencoderConfig {
-        src_vocab: vs,
-        tgt_vocab: vt,
-        ..job.network
-    };
-    network.check()?;
-    let ts = tokenize(&codec, Side::Source, corpus.src, corpus.max_len)?;
-    let tt = tokenize(&codec, Side::Target, corpus.tgt, corpus.max_len)?;
-    let mut truncated = ts.truncated + tt.truncated;
-    let mut unknown = (ts.unknown + tt.unknown, ts.tokens + tt.tokens);
-    let (train, kept) = pairs(ts, tt)?;
-    let dropped = corpus.src.len() - kept.len();
-    if train.is_empty() {
-        return Err(Error::Input(
-            "no training pair has tokens on both sides".into(),
-        ));
-    }
-    let tm = tokenize(&codec, network.decoded, job.mono, corpus.max_len)?;
-    truncated += tm.truncated;
-    unknown = (unknown.0 + tm.unknown, unknown.1 + tm.tokens);
-    let mono_len = tm.ids.len();
-    let mono: Vec<Vec<u32>> = tm.ids.into_iter().filter(|s| !s.is_empty()).collect();
-    let dropped_mono = mono_len - mono.len();
-    let valid = match corpus.valid {
-        Some((s, t)) => {
-            let (a, b) = (
-                tokenize(&codec, Side::Source, s, corpus.max_len)?,
-                tokenize(&codec, Side::Target, t, corpus.max_len)?,
-            );
-            truncated += a.truncated + b.truncated;
-            Some(pairs(a, b)?)
+    train_text(job, out, resume)
+}
+
+/// The autoencoder's text in the tokenizers' ids: the training pairs and the indices of
+/// those kept, the monolingual sentences, the validation pairs and their indices; and what
+/// was counted of them.
+pub(crate) struct AutoencoderData {
+    train: (ParallelIds, Vec<usize>),
+    mono: Vec<Vec<u32>>,
+    valid: Option<(ParallelIds, Vec<usize>)>,
+    counts: AutoencoderCounts,
+}
+
+impl TextFamily for AutoencoderTextTraining<'_> {
+    type Network = AutoencoderConfig;
+    type Model = Autoencoder;
+    type Task = AutoencoderTask;
+    type Data = AutoencoderData;
+    type Description = AutoencoderDescription;
+    type Init = [InitReport; 2];
+    type Known = (Vec<bool>, Vec<bool>);
+    type Report = AutoencoderCounts;
+
+    text_job!();
+
+    fn tokenize(&self, codec: &TextCodec, network: &AutoencoderConfig) -> Result<AutoencoderData> {
+        let (corpus, max_len) = (&self.corpus, self.corpus.max_len);
+        let mut pairs = PairTokens::new(codec, (corpus.src, corpus.tgt), max_len, false)?;
+        let mut truncated = pairs.src.cut() + pairs.tgt.cut();
+        let (us, ut) = (pairs.src.unknown, pairs.tgt.unknown);
+        let mut unknown = (us.0 + ut.0, us.1 + ut.1);
+        let (src, tgt) = pairs.take_ids();
+        let train = ParallelIds::new(src, tgt)?;
+        if train.is_empty() {
+            return Err(Error::Input(
+                "no training pair has tokens on both sides".into(),
+            ));
         }
-        None => None,
-    };
-    let teacher = corpus.teacher_rows(
-        job.teacher.as_ref(),
-        &kept,
-        valid.as_ref().map(|v| &v.1[..]),
-    )?;
-    let valid = valid.map(|v| v.0);
-    let description = AutoencoderDescription {
-        network,
-        text: text.clone(),
-        max_len: corpus.max_len,
-    };
-    let seed = job.train.train.seed;
-    let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Autoencoder::new(&network, seed, &device)?;
-    let mut init = None;
-    let mut known = None;
-    if let (Some(vectors), false) = (&corpus.init, resuming) {
-        let mut rng = Rng::seed(seed).fork(0xe3b);
+        let tm = SideTokens::new(codec, network.decoded, self.mono, max_len, false)?;
+        truncated += tm.cut();
+        unknown = (unknown.0 + tm.unknown.0, unknown.1 + tm.unknown.1);
+        let mono_len = tm.ids.len();
+        let mono: Vec<Vec<u32>> = tm.ids.into_iter().filter(|s| !s.is_empty()).collect();
+        let dropped_mono = mono_len - mono.len();
+        let valid = match corpus.valid {
+            Some(v) => {
+                let mut pairs = PairTokens::new(codec, v, max_len, false)?;
+                truncated += pairs.src.cut() + pairs.tgt.cut();
+                let (src, tgt) = pairs.take_ids();
+                Some((ParallelIds::new(src, tgt)?, pairs.kept))
+            }
+            None => None,
+        };
+        Ok(AutoencoderData {
+            train: (train, pairs.kept),
+            mono,
+            valid,
+            counts: AutoencoderCounts {
+                dropped_mono,
+                truncated,
+                unknown_tokens: unknown,
+            },
+        })
+    }
+
+    fn kept(data: &AutoencoderData) -> (&[usize], Option<&[usize]>) {
+        (&data.train.1, data.valid.as_ref().map(|v| &v.1[..]))
+    }
+
+    fn description(&self, network: AutoencoderConfig, text: TextConfig) -> AutoencoderDescription {
+        AutoencoderDescription {
+            network,
+            text,
+            max_len: self.corpus.max_len,
+        }
+    }
+
+    fn model(
+        &self,
+        network: &AutoencoderConfig,
+        seed: u64,
+        device: &Device,
+    ) -> Result<Autoencoder> {
+        Autoencoder::new(network, seed, device)
+    }
+
+    fn init_tables(
+        &self,
+        model: Autoencoder,
+        vectors: &VectorsInit,
+        (codec, network): (&TextCodec, &AutoencoderConfig),
+        rng: &mut Rng,
+    ) -> Result<(Autoencoder, [InitReport; 2], (Vec<bool>, Vec<bool>))> {
         let [(src, ks, rs), (tgt, kt, rt)] =
-            vectors.side_tables_filled(&codec, network.emb_dim, &mut rng)?;
+            vectors.side_tables_filled(codec, network.emb_dim, rng)?;
         let decoded = match network.decoded {
             Side::Source => src.clone(),
             Side::Target => tgt.clone(),
         };
-        let dec = with_extra_rows(decoded, network.emb_dim, 1, &mut rng);
-        model = model.with_embedding_tables(src, tgt, dec)?;
-        init = Some([rs, rt]);
-        known = Some((ks, kt));
+        let dec = with_extra_rows(decoded, network.emb_dim, 1, rng);
+        let model = model.with_embedding_tables(src, tgt, dec)?;
+        Ok((model, [rs, rt], (ks, kt)))
     }
-    if network.bag && !resuming {
+
+    fn bag_weights(
+        &self,
+        model: Autoencoder,
+        network: &AutoencoderConfig,
+        data: &AutoencoderData,
+        known: Option<&(Vec<bool>, Vec<bool>)>,
+    ) -> Result<Autoencoder> {
         // IDF of each side's rows over every sentence that side's encoder reads in training:
         // the pairs', and on the decoded side the monolingual sentences it autoencodes.
         let none: &[Vec<u32>] = &[];
         let (ms, mt) = match network.decoded {
-            Side::Source => (&mono[..], none),
-            Side::Target => (none, &mono[..]),
+            Side::Source => (&data.mono[..], none),
+            Side::Target => (none, &data.mono[..]),
         };
+        let train = &data.train.0;
         let (ws, wt) = side_bag_weights(
             (network.src_vocab, network.tgt_vocab),
             (&[&train.src, ms], &[&train.tgt, mt]),
-            known.as_ref(),
+            known,
         );
-        model = model.with_bag_weights(ws, wt)?;
+        model.with_bag_weights(ws, wt)
     }
-    let task = AutoencoderTask::new(network, train, mono, valid, job.train.batching)?
-        .with_ranking(job.train.ranking);
-    let task = match teacher {
-        Some(t) => task.with_teacher(t, model.dim())?,
-        None => task,
-    };
-    let desc = description.clone();
-    let mut task = task.with_description(Box::new(move |dir: &Path| {
-        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
-    }));
-    let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
-    Ok(AutoencoderTrained {
-        fitted,
-        dropped_pairs: dropped,
-        dropped_mono,
-        truncated,
-        unknown_tokens: unknown,
-        vocab_sizes: (vs, vt),
-        init,
-    })
+
+    fn task(
+        &self,
+        network: AutoencoderConfig,
+        data: AutoencoderData,
+        (model, teacher): (&Autoencoder, Option<Teacher>),
+    ) -> Result<(AutoencoderTask, Self::Report)> {
+        let valid = data.valid.map(|v| v.0);
+        let task =
+            AutoencoderTask::new(network, data.train.0, data.mono, valid, self.train.batching)?
+                .with_ranking(self.train.ranking)
+                .taught(teacher, model.dim())?;
+        Ok((task, data.counts))
+    }
 }

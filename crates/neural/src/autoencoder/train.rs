@@ -11,11 +11,12 @@ use bitext_encode::Side;
 
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, RankingTerm};
 use crate::batch::Bucketing;
-use crate::distill::{Teacher, cosine_distance, mean_cosine};
+use crate::distill::{Distilled, Teacher, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
-use crate::siamese::{Describe, ParallelIds};
-use crate::train::{Task, TrainLoss, Validation, checkpoint};
+use crate::siamese::ParallelIds;
+use crate::train::checkpoint::{Describe, Described, write_description};
+use crate::train::{Task, TrainLoss, Validation};
 
 /// A sentence to autoencode: the decoded side of a parallel pair, or a monolingual sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,11 @@ pub struct AutoencoderBatch {
 }
 
 /// The training [`Task`] of the autoencoder.
+///
+/// With a teacher ([`Distilled::with_teacher`]), each encoder's vector of both sentences of a
+/// translation example `k` is pulled towards the teacher's row `k` (the source sentence
+/// towards the teacher's vector of itself, with [`Teacher::source`]), the distance added to
+/// the loss or alone ([`Teacher::alone`]: the decoder is then not trained).
 pub struct AutoencoderTask {
     config: AutoencoderConfig,
     train: ParallelIds,
@@ -105,22 +111,6 @@ impl AutoencoderTask {
         })
     }
 
-    /// Distil from `teacher` ([`crate::distill`]): each encoder's vector of both sentences of
-    /// a translation example `k` is pulled towards the teacher's row `k`, the distance added
-    /// to the loss (times [`Teacher::weight`]) or alone ([`Teacher::alone`]: the decoder is
-    /// not trained). Validation reports the mean cosine of each encoder's vectors with the
-    /// teacher's (`teacher cos src`, `teacher cos tgt`) and adds the weighted distance to its
-    /// loss (or is that distance, alone).
-    ///
-    /// # Errors
-    /// As [`Teacher::check`] against this task's pairs and `dim`, the sentence-vector size.
-    pub fn with_teacher(mut self, teacher: Teacher, dim: usize) -> Result<Self> {
-        let valid = self.valid.as_ref().map(|v| v.0.len());
-        teacher.check(self.train.len(), valid, dim)?;
-        self.teacher = Some(teacher);
-        Ok(self)
-    }
-
     /// The distillation loss of `batch`'s translation examples (both sides, each through its
     /// own encoder) and its deferred stages.
     fn distill_loss(
@@ -145,9 +135,8 @@ impl AutoencoderTask {
         let (a, sa) = model.encode_train(&src, Side::Source, Some(rng))?;
         let (b, sb) = model.encode_train(&tgt, Side::Target, Some(rng))?;
         let rows = || batch.pairs.iter().map(|&k| k as usize);
-        let (ta, tb) = (teacher.source_rows(rows(), &a), teacher.rows(rows(), &b));
         Ok(TrainLoss {
-            value: (cosine_distance(a, ta) + cosine_distance(b, tb)).div_scalar(2.0),
+            value: teacher.pull((a, rows()), (b, rows())),
             deferred: vec![sa, sb],
         })
     }
@@ -181,14 +170,6 @@ impl AutoencoderTask {
     #[must_use]
     pub fn with_ranking(mut self, ranking: Option<RankingTerm>) -> Self {
         self.ranking = ranking;
-        self
-    }
-
-    /// Use `describe` to write the model description (default: `model.json` with the network
-    /// configuration only).
-    #[must_use]
-    pub fn with_description(mut self, describe: Describe) -> Self {
-        self.describe = Some(describe);
         self
     }
 
@@ -292,6 +273,22 @@ pub fn deal_autoencoding(
         .collect()
 }
 
+impl Described for AutoencoderTask {
+    fn describe_mut(&mut self) -> &mut Option<Describe> {
+        &mut self.describe
+    }
+}
+
+impl Distilled for AutoencoderTask {
+    fn teacher_pairs(&self) -> (usize, Option<usize>) {
+        (self.train.len(), self.valid.as_ref().map(|v| v.0.len()))
+    }
+
+    fn teacher_mut(&mut self) -> &mut Option<Teacher> {
+        &mut self.teacher
+    }
+}
+
 impl Task for AutoencoderTask {
     type Model = Autoencoder;
     type Batch = AutoencoderBatch;
@@ -363,30 +360,17 @@ impl Task for AutoencoderTask {
             metrics.insert("ranking_loss".into(), ranking);
             loss += r.weight * ranking;
         }
+        let mut v = Validation { loss, metrics };
         if let Some(t) = &self.teacher
             && let Some(sides) = t.valid_sides()
         {
-            let (cs, ct) = self.teacher_cosines(model, sides)?;
-            metrics.insert("teacher cos src".into(), cs);
-            metrics.insert("teacher cos tgt".into(), ct);
-            let distance = 1.0 - (cs + ct) / 2.0;
-            loss = if t.alone {
-                distance
-            } else {
-                loss + t.weight * distance
-            };
+            t.judge(&mut v, self.teacher_cosines(model, sides)?);
         }
-        Ok(Some(Validation { loss, metrics }))
+        Ok(Some(v))
     }
 
     fn save_description(&self, _model: &Autoencoder, dir: &Path) -> Result<()> {
-        match &self.describe {
-            Some(d) => d(dir),
-            None => checkpoint::write_json(
-                &dir.join(checkpoint::MODEL_FILE),
-                &serde_json::json!({ "kind": "autoencoder", "network": self.config }),
-            ),
-        }
+        write_description(self.describe.as_ref(), dir, ("autoencoder", &self.config))
     }
 
     fn unit(&self) -> &'static str {

@@ -4,94 +4,47 @@
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Bucketing;
+pub use crate::encoder::Pooling;
+use crate::encoder::{EncoderConfig, EncoderRules, preset_sizes};
 use crate::error::{Error, Result};
-use crate::ngrams::NgramOrders;
 use crate::rnn::CellKind;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
 
-/// The network (Grégoire & Langlais 2018, §3.2 and §4.4).
+/// The network (Grégoire & Langlais 2018, §3.2 and §4.4): the encoder's settings
+/// ([`EncoderConfig`], read as this type's own: `config.emb_dim`), the matching head's and
+/// dropout.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SiameseConfig {
-    /// Source-language vocabulary size (the whole vocabulary when `shared_embeddings`).
-    pub src_vocab: usize,
-    /// Target-language vocabulary size (ignored when `shared_embeddings`).
-    pub tgt_vocab: usize,
+    /// The encoder shared by both languages: vocabularies (`src_vocab` the whole vocabulary
+    /// when `shared_embeddings`, `tgt_vocab` then ignored), word embeddings `d_e` (paper:
+    /// 512), recurrent states per direction `d_h` (paper: 512; sentence vectors have twice it)
+    /// of a GRU (the paper's; it beat LSTM slightly), a fixed table, the bag of words, n-gram
+    /// convolutions (which need a fixed table, `frozen_embeddings`).
+    #[serde(flatten)]
+    pub encoder: EncoderConfig,
     /// One embedding table for both languages (a joint subword vocabulary) instead of one per
     /// language (the paper's `E^S`, `E^T`).
     pub shared_embeddings: bool,
-    /// Word embedding size `d_e` (paper: 512).
-    pub emb_dim: usize,
-    /// Recurrent state size per direction `d_h` (paper: 512); sentence vectors have twice it.
-    pub hidden: usize,
     /// Hidden units of the fully connected layer (paper: 256).
     pub ff: usize,
-    /// Recurrent cell (paper: GRU, which beat LSTM slightly).
-    pub cell: CellKind,
     /// Dropout on the recurrent layer's inputs, the word embeddings (paper: 0.2).
     pub dropout_input: f64,
     /// Dropout on the recurrent layer's outputs, the sentence vectors (paper: 0.3).
     pub dropout_output: f64,
-    /// Keep the embedding table fixed during training (for a table initialised from
-    /// bilingual embeddings, [`crate::pretrained`]); default: trained.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub frozen_embeddings: bool,
     /// How the recurrent states become one vector: the paper's last states, or the maximum over
     /// positions (Kim et al. 2019's `s0`). Default: the paper's.
     #[serde(default, skip_serializing_if = "Pooling::is_last")]
     pub pooling: Pooling,
-    /// Add a bag of words to the sentence vector: `v = bag(x) + P·pool(h)`, `bag` the
-    /// IDF-weighted mean of the sentence's input embeddings (IDF over the training text, zero
-    /// weight for rows that did not come from the initialising vectors) and `P` `[2·hidden,
-    /// emb_dim]` starting at zero, so that the untrained network *is* the bag of words over
-    /// its own input vectors and training learns what the recurrent states add to it. Not in
-    /// the paper (see the crate docs of [`crate::siamese`]); sentence vectors then have
-    /// `emb_dim` components. Default: off.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub bag: bool,
-    /// With [`SiameseConfig::bag`]: a trained linear map `W` `[emb_dim, emb_dim]` of the bag,
-    /// starting at the identity: `v = bag(x)·W + P·pool(h)`. Over fixed input vectors the bag
-    /// itself cannot move; a student trained towards a teacher's vectors
-    /// ([`crate::distill`]), whose space is not that of the input vectors, needs it to.
-    /// Default: off.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub bag_map: bool,
-    /// With [`SiameseConfig::bag`]: a trained hidden layer of this many units added to the
-    /// bag, `relu(bag·U + c)·V + d` with `V` starting at zero (0: none). A student's bag then
-    /// passes through a small network of it, as in a deep averaging network, where
-    /// [`SiameseConfig::bag_map`] is linear. Default: 0.
+    /// With the bag of words ([`EncoderConfig::bag`]): a trained hidden layer of this many
+    /// units added to the bag, `relu(bag·U + c)·V + d` with `V` starting at zero (0: none). A
+    /// student's bag then passes through a small network of it, as in a deep averaging
+    /// network, where [`EncoderConfig::bag_map`] is linear. Default: 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bag_hidden: usize,
-    /// N-gram convolutions beside the recurrence ([`crate::ngrams`]; e.g. orders 2, 3 and 5,
-    /// the USE-M teacher's): their max-pooled features join the pooled recurrent states
-    /// before `P`, so that a student reads fixed phrases as a CNN teacher does. Needs the bag
-    /// ([`SiameseConfig::bag`]), whose `P` starts at zero, and a fixed embedding table
-    /// ([`SiameseConfig::frozen_embeddings`]: the table gets no gradient through them).
-    /// Default: none.
-    #[serde(default, skip_serializing_if = "NgramOrders::is_empty")]
-    pub ngrams: NgramOrders,
-    /// Filters per order of [`SiameseConfig::ngrams`] (and the width of their input
-    /// projection). Default: 0 (no convolutions).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub ngram_channels: usize,
 }
 
-/// How the recurrent states of a sentence become its vector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pooling {
-    /// `[→h_last; ←h_first]`: the state each direction ends in (Grégoire & Langlais).
-    #[default]
-    Last,
-    /// The element-wise maximum of `[→h_t; ←h_t]` over the sentence's positions.
-    Max,
-}
-
-impl Pooling {
-    fn is_last(&self) -> bool {
-        *self == Pooling::Last
-    }
-}
+crate::encoder::encoder_settings!(SiameseConfig);
 
 /// What the siamese network is trained to do.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -127,10 +80,6 @@ impl Objective {
     }
 }
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -141,22 +90,13 @@ impl SiameseConfig {
     #[must_use]
     pub fn paper(src_vocab: usize, tgt_vocab: usize) -> Self {
         Self {
-            src_vocab,
-            tgt_vocab,
+            encoder: EncoderConfig::new((src_vocab, tgt_vocab), 512, 512, CellKind::Gru),
             shared_embeddings: false,
-            emb_dim: 512,
-            hidden: 512,
             ff: 256,
-            cell: CellKind::Gru,
             dropout_input: 0.2,
             dropout_output: 0.3,
-            frozen_embeddings: false,
             pooling: Pooling::Last,
-            bag: false,
-            bag_map: false,
             bag_hidden: 0,
-            ngrams: NgramOrders::default(),
-            ngram_channels: 0,
         }
     }
 
@@ -166,23 +106,14 @@ impl SiameseConfig {
     /// # Errors
     /// [`Error::Config`] for an unknown name.
     pub fn preset(name: &str, vocab: usize) -> Result<Self> {
-        let (e, h, f) = match name {
-            "paper" => (512, 512, 256),
-            "medium" => (256, 256, 256),
-            "small" => (128, 128, 128),
-            other => {
-                return Err(Error::Config(format!(
-                    "unknown siamese preset {other:?} (expected paper, medium or small)"
-                )));
-            }
-        };
-        Ok(Self {
+        let sizes = [(512, 512, 256), (256, 256, 256), (128, 128, 128)];
+        let (e, h, ff) = preset_sizes("siamese", name, sizes)?;
+        let shared = Self {
             shared_embeddings: true,
-            emb_dim: e,
-            hidden: h,
-            ff: f,
+            ff,
             ..Self::paper(vocab, vocab)
-        })
+        };
+        Ok(shared.with_encoder(|x| (x.emb_dim, x.hidden) = (e, h)))
     }
 
     /// Rows of the embedding table (both languages' tables stacked when not shared).
@@ -195,39 +126,18 @@ impl SiameseConfig {
         }
     }
 
-    /// Width of the pooled states `P` maps: `2 × hidden`, plus orders × channels of the
-    /// n-gram convolutions.
-    #[must_use]
-    pub fn pooled_dim(&self) -> usize {
-        2 * self.hidden + self.ngrams.orders().len() * self.ngram_channels
-    }
-
-    /// Sentence vector size: `2 × hidden`, or `emb_dim` with the bag of words.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        if self.bag {
-            self.emb_dim
-        } else {
-            2 * self.hidden
-        }
-    }
-
     /// Check the parameters.
     ///
     /// # Errors
     /// [`Error::Config`] naming the bad value.
     pub fn check(&self) -> Result<()> {
-        let sizes = [
-            ("src_vocab", self.src_vocab),
-            ("emb_dim", self.emb_dim),
-            ("hidden", self.hidden),
-            ("ff", self.ff),
-        ];
-        if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
-            return Err(Error::Config(format!("siamese {name} must be at least 1")));
-        }
-        if !self.shared_embeddings && self.tgt_vocab == 0 {
-            return Err(Error::Config("siamese tgt_vocab must be at least 1".into()));
+        self.encoder.check(EncoderRules {
+            family: "siamese",
+            tgt_table: !self.shared_embeddings,
+            fixed_table: (self.frozen_embeddings, "frozen_embeddings"),
+        })?;
+        if self.ff == 0 {
+            return Err(Error::Config("siamese ff must be at least 1".into()));
         }
         for (name, p) in [
             ("dropout_input", self.dropout_input),
@@ -239,22 +149,11 @@ impl SiameseConfig {
                 )));
             }
         }
-        if self.bag_map && !self.bag {
-            return Err(Error::Config(
-                "a map of the bag of words (bag_map) needs the bag (bag)".into(),
-            ));
-        }
         if self.bag_hidden > 0 && !self.bag {
             return Err(Error::Config(
                 "a hidden layer of the bag of words (bag_hidden) needs the bag (bag)".into(),
             ));
         }
-        crate::ngrams::check_config(
-            self.ngrams,
-            self.ngram_channels,
-            self.bag,
-            (self.frozen_embeddings, "frozen_embeddings"),
-        )?;
         Ok(())
     }
 }
@@ -327,6 +226,7 @@ impl SiameseTrainConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ngrams::NgramOrders;
 
     #[test]
     fn presets_and_checks() {
@@ -356,9 +256,8 @@ mod tests {
         assert!(j.contains(r#""kind":"ranking""#), "{j}");
         assert_eq!(serde_json::from_str::<SiameseTrainConfig>(&j).unwrap(), t);
         let b = SiameseConfig {
-            bag: true,
             pooling: Pooling::Max,
-            ..p
+            ..p.with_encoder(|e| e.bag = true)
         };
         assert_eq!(b.dim(), 512);
         let j = serde_json::to_string(&b).unwrap();
@@ -373,17 +272,16 @@ mod tests {
         let j = serde_json::to_string(&h).unwrap();
         assert!(j.contains(r#""bag_hidden":64"#), "{j}");
         assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), h);
-        let no_bag = SiameseConfig { bag: false, ..h };
+        let no_bag = h.with_encoder(|e| e.bag = false);
         let e = no_bag.check().unwrap_err().to_string();
         assert!(e.contains("bag_hidden"), "{e}");
         // N-gram convolutions: written as a list, and refused without channels, without
         // the bag or over a trained table, and channels without orders.
-        let n = SiameseConfig {
-            ngrams: NgramOrders::new(&[2, 3, 5]).unwrap(),
-            ngram_channels: 16,
-            frozen_embeddings: true,
-            ..h
-        };
+        let n = h.with_encoder(|e| {
+            e.ngrams = NgramOrders::new(&[2, 3, 5]).unwrap();
+            e.ngram_channels = 16;
+            e.frozen_embeddings = true;
+        });
         n.check().unwrap();
         assert_eq!(n.pooled_dim(), 2 * n.hidden + 48);
         let j = serde_json::to_string(&n).unwrap();
@@ -391,32 +289,22 @@ mod tests {
         assert_eq!(serde_json::from_str::<SiameseConfig>(&j).unwrap(), n);
         for (bad, want) in [
             (
-                SiameseConfig {
-                    ngram_channels: 0,
-                    ..n
-                },
+                n.with_encoder(|e| e.ngram_channels = 0),
                 "ngram_channels of at least 1",
             ),
             (
                 SiameseConfig {
-                    bag: false,
                     bag_hidden: 0,
-                    ..n
+                    ..n.with_encoder(|e| e.bag = false)
                 },
                 "need the bag",
             ),
             (
-                SiameseConfig {
-                    frozen_embeddings: false,
-                    ..n
-                },
+                n.with_encoder(|e| e.frozen_embeddings = false),
                 "need a fixed table to read (frozen_embeddings)",
             ),
             (
-                SiameseConfig {
-                    ngrams: NgramOrders::default(),
-                    ..n
-                },
+                n.with_encoder(|e| e.ngrams = NgramOrders::default()),
                 "without n-gram orders",
             ),
         ] {

@@ -5,7 +5,7 @@
 //!
 //! Departures from the paper, each a switch that is off by default:
 //!
-//! - **A bag of words in the sentence vector** ([`SiameseConfig::bag`]):
+//! - **A bag of words in the sentence vector** ([`SiameseConfig::bag`](crate::encoder::EncoderConfig::bag)):
 //!   `v = bag(x) + P·pool(h)`, `bag` the IDF-weighted mean of the sentence's input embeddings
 //!   and `P` starting at zero. The paper's vector is the recurrent state alone, and a network
 //!   trained for minutes on a CPU from bilingual word or subword vectors gives vectors that mine
@@ -18,10 +18,10 @@
 //!   mining needs. The ranking loss does, with every other sentence of the batch as a negative
 //!   (in-batch softmax with an additive margin, as the dual encoders of Yang et al. 2019 and
 //!   LaBSE train). The matching head is trained beside it, so the classifier stays usable.
-//! - **A teacher** ([`SiameseTask::with_teacher`], [`crate::distill`]): both sentences of a
+//! - **A teacher** ([`Distilled::with_teacher`](crate::distill::Distilled::with_teacher), [`crate::distill`]): both sentences of a
 //!   pair pulled towards a pretrained encoder's vector of one of them, beside the loss or
 //!   alone; with fixed input vectors, a trained linear map of the bag
-//!   ([`SiameseConfig::bag_map`]) lets the bag itself move into the teacher's space.
+//!   ([`SiameseConfig::bag_map`](crate::encoder::EncoderConfig::bag_map)) lets the bag itself move into the teacher's space.
 
 mod config;
 mod infer;
@@ -29,6 +29,8 @@ mod model;
 mod text;
 mod train;
 
+pub use crate::encoder::EncoderConfig;
+pub use crate::train::checkpoint::Describe;
 pub use config::{Objective, Pooling, SiameseConfig, SiameseTrainConfig};
 pub use infer::SiameseScorer;
 pub use model::Siamese;
@@ -36,4 +38,4 @@ pub use text::{
     SiameseDescription, SiameseEncoder, SiameseTextTraining, SiameseTrained, model_kind,
     split_indices, train_siamese,
 };
-pub use train::{Describe, Example, ParallelIds, SiameseTask, examples_with_negatives};
+pub use train::{Example, ParallelIds, SiameseTask, examples_with_negatives};

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
 use crate::ngrams::{HostEncoder, Ngrams};
-use crate::rnn::{BiRnn, BiRnnConfig};
+use crate::rnn::BiRnn;
 use crate::siamese::{Pooling, SiameseConfig};
 use crate::train::split::{Cut, fresh_leaves, parallel_stage};
 use crate::train::{Deferred, TrainLoss};
@@ -31,9 +31,9 @@ pub struct Siamese {
     pub matching: Dense,
     /// `W3` `[ff, 1]` and `c`.
     pub output: Dense,
-    /// The bag of words the sentence vector adds (see [`SiameseConfig::bag`]).
+    /// The bag of words the sentence vector adds (see [`SiameseConfig::bag`](crate::encoder::EncoderConfig::bag)).
     pub bag: Option<Bag>,
-    /// N-gram convolutions beside the recurrence (see [`SiameseConfig::ngrams`]).
+    /// N-gram convolutions beside the recurrence (see [`SiameseConfig::ngrams`](crate::encoder::EncoderConfig::ngrams)).
     pub ngrams: Option<Ngrams>,
     max_pool: bool,
     src_vocab: usize,
@@ -60,39 +60,19 @@ impl Siamese {
     pub fn new(config: &SiameseConfig, seed: u64, device: &Device) -> Result<Self> {
         config.check()?;
         let mut rng = Rng::seed(seed).fork(0x5137);
-        let embedding = Embedding::new(config.table_rows(), config.emb_dim, &mut rng, device);
-        let rnn = BiRnnConfig {
-            cell: config.cell,
-            d_input: config.emb_dim,
-            d_hidden: config.hidden,
-        }
-        .init(&mut rng, device);
+        let encoder = &config.encoder;
+        let embedding = encoder.init_table(config.table_rows(), &mut rng, device);
+        let rnn = encoder.rnn().init(&mut rng, device);
         let matching = Dense::new(2 * config.dim(), config.ff, &mut rng, device);
         let output = Dense::new(config.ff, 1, &mut rng, device);
-        let bag = config.bag.then(|| {
-            let bag = Bag::new(
-                config.table_rows(),
-                config.pooled_dim(),
-                config.emb_dim,
-                device,
-            );
-            let bag = if config.bag_map { bag.with_map() } else { bag };
-            match config.bag_hidden {
-                0 => bag,
-                h => bag.with_hidden(h, &mut rng),
-            }
-        });
-        let ngrams = if config.ngrams.is_empty() {
-            None
-        } else {
-            Some(Ngrams::new(
-                config.emb_dim,
-                config.ngrams,
-                config.ngram_channels,
-                &mut rng,
-                device,
-            )?)
-        };
+        let bag =
+            encoder
+                .init_bag(config.table_rows(), device)
+                .map(|bag| match config.bag_hidden {
+                    0 => bag,
+                    h => bag.with_hidden(h, &mut rng),
+                });
+        let ngrams = encoder.init_ngrams(&mut rng, device)?;
         let (tgt_vocab, tgt_offset) = if config.shared_embeddings {
             (config.src_vocab, 0)
         } else {
@@ -127,7 +107,7 @@ impl Siamese {
     }
 
     /// The same network with the bag-of-words weights of the table rows replaced by
-    /// `weights` (see [`SiameseConfig::bag`]; e.g. IDF over the training text, zero for rows
+    /// `weights` (see [`SiameseConfig::bag`](crate::encoder::EncoderConfig::bag); e.g. IDF over the training text, zero for rows
     /// that did not come from the vectors).
     ///
     /// # Errors
@@ -252,7 +232,7 @@ impl Siamese {
     /// Sentence vectors `[n, dim]` of token-id sequences of one language: the forward state
     /// after the last token and the backward state after the first (or their maximum over
     /// positions, [`Pooling::Max`]), added through `P` to the bag of words when the network has
-    /// one ([`SiameseConfig::bag`]). One batch; for many,
+    /// one ([`SiameseConfig::bag`](crate::encoder::EncoderConfig::bag)). One batch; for many,
     /// [`Siamese::encode_all`] batches them and, on the CPU, copies the recurrent weights to
     /// the host once instead of once per call.
     ///
@@ -364,13 +344,7 @@ impl Siamese {
         rng: Option<&mut Rng>,
         deferred: bool,
     ) -> Result<(Tensor<2>, Tensor<2>, Option<Deferred>)> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
+        Error::check_sides(src.len(), tgt.len())?;
         self.check_ids(src, Side::Source)?;
         self.check_ids(tgt, Side::Target)?;
         let mut all = self.table_ids(src, Side::Source);

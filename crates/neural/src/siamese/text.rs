@@ -7,19 +7,22 @@ use std::path::{Path, PathBuf};
 
 use bitext_core::{Embeddings, Rng};
 use bitext_encode::{SentenceEncoder, Side};
+use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
-use crate::distill::Teacher;
+use crate::distill::{Distilled, Teacher};
 use crate::encoding::bag_weights;
 use crate::error::{Error, Result};
-use crate::pretrained::InitReport;
+use crate::pretrained::{InitReport, VectorsInit};
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::text::{TextCodec, TextConfig, TextCorpus};
-use crate::train::{Fitted, checkpoint, fit};
+use crate::text::driver::{TextFamily, text_job, train_text};
+use crate::text::tokens::PairTokens;
+use crate::text::{TextCodec, TextConfig, TextCorpus, Trained};
+use crate::train::checkpoint;
 
 /// What `model.json` of a siamese classifier says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,45 +186,10 @@ pub struct SiameseTextTraining<'a> {
     pub teacher: Option<Teacher>,
 }
 
-/// What [`train_siamese`] did besides training.
-#[derive(Debug)]
-pub struct SiameseTrained {
-    /// The training outcome (best model, history).
-    pub fitted: Fitted<Siamese>,
-    /// Training pairs dropped because a side had no tokens.
-    pub dropped_pairs: usize,
-    /// Vocabulary sizes (source, target).
-    pub vocab_sizes: (usize, usize),
-    /// How the embedding table was initialised from vectors, when it was.
-    pub init: Option<InitReport>,
-}
-
-/// The pairs as token ids, without those with a side that has no tokens, and the indices of
-/// the pairs kept.
-fn to_ids(
-    codec: &TextCodec,
-    src: &[String],
-    tgt: &[String],
-    max_len: Option<usize>,
-) -> Result<(ParallelIds, Vec<usize>)> {
-    let s: Vec<&str> = src.iter().map(String::as_str).collect();
-    let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
-    let ids_s = codec.tokenizer(Side::Source).encode_batch_ids(&s)?;
-    let ids_t = codec.tokenizer(Side::Target).encode_batch_ids(&t)?;
-    let (mut a, mut b, mut kept) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, (mut x, mut y)) in ids_s.into_iter().zip(ids_t).enumerate() {
-        if let Some(n) = max_len {
-            x.truncate(n);
-            y.truncate(n);
-        }
-        if !x.is_empty() && !y.is_empty() {
-            a.push(x);
-            b.push(y);
-            kept.push(k);
-        }
-    }
-    Ok((ParallelIds::new(a, b)?, kept))
-}
+/// What [`train_siamese`] did besides training: the training outcome, the pairs dropped for
+/// a side without tokens, the vocabulary sizes, how the embedding table was initialised from
+/// vectors.
+pub type SiameseTrained = Trained<Siamese, InitReport>;
 
 /// Train a siamese classifier on parallel text into the model directory `out`: build the word
 /// vocabularies (or reuse those of `out` when resuming), tokenize, train with validation,
@@ -234,51 +202,97 @@ pub fn train_siamese(
     out: &Path,
     resume: bool,
 ) -> Result<SiameseTrained> {
-    job.train.check()?;
-    let corpus = &job.corpus;
-    let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
-    let (vs, vt) = codec.vocab_sizes();
-    let network = SiameseConfig {
-        src_vocab: vs,
-        tgt_vocab: vt,
-        shared_embeddings: codec.shared(),
-        ..job.network
-    };
-    network.check()?;
-    let (train, kept) = to_ids(&codec, corpus.src, corpus.tgt, corpus.max_len)?;
-    let dropped = corpus.src.len() - kept.len();
-    let valid = corpus
-        .valid
-        .map(|(s, t)| to_ids(&codec, s, t, corpus.max_len))
-        .transpose()?;
-    let teacher = corpus.teacher_rows(
-        job.teacher.as_ref(),
-        &kept,
-        valid.as_ref().map(|v| &v.1[..]),
-    )?;
-    let valid = valid.map(|v| v.0);
-    let description = SiameseDescription {
-        network,
-        text: text.clone(),
-    };
-    let seed = job.train.train.seed;
-    let device = job.train.train.backend.autodiff_device()?;
-    let mut model = Siamese::new(&network, seed, &device)?.with_chunks(job.train.pieces);
-    let mut init = None;
-    let mut known = None;
-    if let (Some(vectors), false) = (&corpus.init, resuming) {
-        let mut rng = Rng::seed(seed).fork(0xe3b);
-        let (table, filled, report) =
-            vectors.stacked_table_filled(&codec, network.emb_dim, &mut rng)?;
-        model = model.with_embedding_table(table)?;
-        init = Some(report);
-        known = Some(filled);
+    train_text(job, out, resume)
+}
+
+/// The training and validation pairs in the tokenizers' ids, with the indices of the pairs
+/// kept.
+pub(crate) struct PairIds {
+    train: (ParallelIds, Vec<usize>),
+    valid: Option<(ParallelIds, Vec<usize>)>,
+}
+
+/// The pairs `text` as token ids, without those with a side that has no tokens, and the
+/// indices of the pairs kept.
+fn pair_ids(
+    codec: &TextCodec,
+    text: (&[String], &[String]),
+    max_len: Option<usize>,
+) -> Result<(ParallelIds, Vec<usize>)> {
+    let mut pairs = PairTokens::new(codec, text, max_len, false)?;
+    let (src, tgt) = pairs.take_ids();
+    Ok((ParallelIds::new(src, tgt)?, pairs.kept))
+}
+
+impl TextFamily for SiameseTextTraining<'_> {
+    type Network = SiameseConfig;
+    type Model = Siamese;
+    type Task = SiameseTask;
+    type Data = PairIds;
+    type Description = SiameseDescription;
+    type Init = InitReport;
+    type Known = Vec<bool>;
+    type Report = ();
+
+    text_job!();
+
+    fn for_tokenizers(&self, network: SiameseConfig, codec: &TextCodec) -> SiameseConfig {
+        SiameseConfig {
+            shared_embeddings: codec.shared(),
+            ..network
+        }
     }
-    if network.bag && !resuming {
+
+    fn tokenize(&self, codec: &TextCodec, _: &SiameseConfig) -> Result<PairIds> {
+        let max_len = self.corpus.max_len;
+        Ok(PairIds {
+            train: pair_ids(codec, (self.corpus.src, self.corpus.tgt), max_len)?,
+            valid: self
+                .corpus
+                .valid
+                .map(|v| pair_ids(codec, v, max_len))
+                .transpose()?,
+        })
+    }
+
+    fn kept(data: &PairIds) -> (&[usize], Option<&[usize]>) {
+        (&data.train.1, data.valid.as_ref().map(|v| &v.1[..]))
+    }
+
+    fn description(&self, network: SiameseConfig, text: TextConfig) -> SiameseDescription {
+        SiameseDescription { network, text }
+    }
+
+    fn model(&self, network: &SiameseConfig, seed: u64, device: &Device) -> Result<Siamese> {
+        Ok(Siamese::new(network, seed, device)?.with_chunks(self.train.pieces))
+    }
+
+    fn init_tables(
+        &self,
+        model: Siamese,
+        vectors: &VectorsInit,
+        (codec, network): (&TextCodec, &SiameseConfig),
+        rng: &mut Rng,
+    ) -> Result<(Siamese, InitReport, Vec<bool>)> {
+        let (table, filled, report) = vectors.stacked_table_filled(codec, network.emb_dim, rng)?;
+        Ok((model.with_embedding_table(table)?, report, filled))
+    }
+
+    fn bag_weights(
+        &self,
+        model: Siamese,
+        network: &SiameseConfig,
+        data: &PairIds,
+        known: Option<&Vec<bool>>,
+    ) -> Result<Siamese> {
         // IDF over the training sentences: both sides' for a shared table, else each side's.
-        let known = known.as_deref();
+        let train = &data.train.0;
         let w = if network.shared_embeddings {
-            bag_weights(network.src_vocab, &[&train.src, &train.tgt], known)
+            bag_weights(
+                network.src_vocab,
+                &[&train.src, &train.tgt],
+                known.map(|k| &k[..]),
+            )
         } else {
             let (ks, kt) = match known {
                 Some(k) => {
@@ -291,32 +305,27 @@ pub fn train_siamese(
             w.extend(bag_weights(network.tgt_vocab, &[&train.tgt], kt));
             w
         };
-        model = model.with_bag_weights(w)?;
+        model.with_bag_weights(w)
     }
-    let task = SiameseTask::new(
-        network,
-        train,
-        valid,
-        job.train.negatives,
-        job.train.batching,
-        seed,
-    )?
-    .with_objective(job.train.objective);
-    let task = match teacher {
-        Some(t) => task.with_teacher(t, model.dim())?,
-        None => task,
-    };
-    let desc = description.clone();
-    let mut task = task.with_description(Box::new(move |dir: &Path| {
-        checkpoint::write_json(&dir.join(checkpoint::MODEL_FILE), &desc)
-    }));
-    let fitted = fit(&mut task, model, &job.train.train, out, resume)?;
-    Ok(SiameseTrained {
-        fitted,
-        dropped_pairs: dropped,
-        vocab_sizes: (vs, vt),
-        init,
-    })
+
+    fn task(
+        &self,
+        network: SiameseConfig,
+        data: PairIds,
+        (model, teacher): (&Siamese, Option<Teacher>),
+    ) -> Result<(SiameseTask, ())> {
+        let task = SiameseTask::new(
+            network,
+            data.train.0,
+            data.valid.map(|v| v.0),
+            self.train.negatives,
+            self.train.batching,
+            self.train.train.seed,
+        )?
+        .with_objective(self.train.objective)
+        .taught(teacher, model.dim())?;
+        Ok((task, ()))
+    }
 }
 
 /// Split `n` items into a random validation part of `fraction` and the rest: `(train, valid)`

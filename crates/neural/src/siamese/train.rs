@@ -9,12 +9,13 @@ use bitext_encode::Side;
 use burn::tensor::Tensor;
 
 use crate::batch::Bucketing;
-use crate::distill::{Teacher, cosine_distance, mean_cosine};
+use crate::distill::{Distilled, Teacher, mean_cosine};
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
 use crate::siamese::{Objective, Siamese, SiameseConfig};
-use crate::train::{Task, TrainLoss, Validation, checkpoint};
+use crate::train::checkpoint::{Describe, Described, write_description};
+use crate::train::{Task, TrainLoss, Validation};
 
 /// Parallel sentences as token ids: `src[k]` translates `tgt[k]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,13 +32,7 @@ impl ParallelIds {
     /// # Errors
     /// [`Error::Input`] naming the first bad pair.
     pub fn new(src: Vec<Vec<u32>>, tgt: Vec<Vec<u32>>) -> Result<Self> {
-        if src.len() != tgt.len() {
-            return Err(Error::Input(format!(
-                "{} source but {} target sentences",
-                src.len(),
-                tgt.len()
-            )));
-        }
+        Error::check_sides(src.len(), tgt.len())?;
         if let Some(k) = (0..src.len()).find(|&k| src[k].is_empty() || tgt[k].is_empty()) {
             return Err(Error::Input(format!("pair {k} has an empty sentence")));
         }
@@ -88,10 +83,13 @@ pub fn examples_with_negatives(data: &ParallelIds, m: usize, rng: &mut Rng) -> V
     out
 }
 
-/// Writes a model description into a directory (the text layer adds its vocabulary).
-pub type Describe = Box<dyn Fn(&Path) -> Result<()> + Send + Sync>;
-
 /// The training [`Task`] of the siamese classifier.
+///
+/// With a teacher ([`Distilled::with_teacher`]), both sentences of training pair `k` are
+/// pulled towards the teacher's row `k` (the source sentence towards the teacher's vector of
+/// itself, with [`Teacher::source`]), with the distillation loss added to the objective's or
+/// alone ([`Teacher::alone`]: every batch then holds parallel pairs only, and the matching
+/// head is not trained).
 pub struct SiameseTask {
     config: SiameseConfig,
     train: ParallelIds,
@@ -157,22 +155,6 @@ impl SiameseTask {
         })
     }
 
-    /// Distil from `teacher` ([`crate::distill`]): both sentences of training pair `k` are
-    /// pulled towards the teacher's row `k`, with the distillation loss added to the
-    /// objective's (times [`Teacher::weight`]) or alone ([`Teacher::alone`]: every batch
-    /// holds parallel pairs only, and the matching head is not trained). Validation reports
-    /// the mean cosine of each side's vectors with the teacher's (`teacher cos src`, `teacher
-    /// cos tgt`) and adds the weighted distance to its loss (or is that distance, alone).
-    ///
-    /// # Errors
-    /// As [`Teacher::check`] against this task's pairs and `dim`, the network's vector size.
-    pub fn with_teacher(mut self, teacher: Teacher, dim: usize) -> Result<Self> {
-        let valid = self.valid.as_ref().map(|v| v.0.len());
-        teacher.check(self.train.len(), valid, dim)?;
-        self.teacher = Some(teacher);
-        Ok(self)
-    }
-
     /// Train with `objective` (default: the paper's classifier). With
     /// [`Objective::Ranking`], every batch holds parallel pairs only, and validation reports
     /// the ranking loss over the whole validation set (each pair against all others) with
@@ -180,14 +162,6 @@ impl SiameseTask {
     #[must_use]
     pub fn with_objective(mut self, objective: Objective) -> Self {
         self.objective = objective;
-        self
-    }
-
-    /// Use `describe` to write the model description (default: `model.json` with the network
-    /// configuration only).
-    #[must_use]
-    pub fn with_description(mut self, describe: Describe) -> Self {
-        self.describe = Some(describe);
         self
     }
 
@@ -325,6 +299,22 @@ impl SiameseTask {
     }
 }
 
+impl Described for SiameseTask {
+    fn describe_mut(&mut self) -> &mut Option<Describe> {
+        &mut self.describe
+    }
+}
+
+impl Distilled for SiameseTask {
+    fn teacher_pairs(&self) -> (usize, Option<usize>) {
+        (self.train.len(), self.valid.as_ref().map(|v| v.0.len()))
+    }
+
+    fn teacher_mut(&mut self) -> &mut Option<Teacher> {
+        &mut self.teacher
+    }
+}
+
 impl Task for SiameseTask {
     type Model = Siamese;
     type Batch = Vec<Example>;
@@ -364,10 +354,10 @@ impl Task for SiameseTask {
         let (a, b, stage) = model.pair_vectors(&src, &tgt, Some(rng), model.autodiff())?;
         // Each sentence towards the teacher's vector of its own pair (of itself, with the
         // teacher's source vectors).
-        let ta = teacher.source_rows(batch.iter().map(|e| e.0 as usize), &a);
-        let tb = teacher.rows(batch.iter().map(|e| e.1 as usize), &b);
-        let distill =
-            (cosine_distance(a.clone(), ta) + cosine_distance(b.clone(), tb)).div_scalar(2.0);
+        let distill = teacher.pull(
+            (a.clone(), batch.iter().map(|e| e.0 as usize)),
+            (b.clone(), batch.iter().map(|e| e.1 as usize)),
+        );
         let value = if teacher.alone {
             distill
         } else {
@@ -413,26 +403,12 @@ impl Task for SiameseTask {
         let Some((vs, vt)) = teacher.valid_sides() else {
             return Ok(Some(v));
         };
-        let (cs, ct) = (mean_cosine(a, vs), mean_cosine(b, vt));
-        let distance = 1.0 - (cs + ct) / 2.0;
-        v.metrics.insert("teacher cos src".into(), cs);
-        v.metrics.insert("teacher cos tgt".into(), ct);
-        v.loss = if teacher.alone {
-            distance
-        } else {
-            v.loss + teacher.weight * distance
-        };
+        teacher.judge(&mut v, (mean_cosine(a, vs), mean_cosine(b, vt)));
         Ok(Some(v))
     }
 
     fn save_description(&self, _model: &Siamese, dir: &Path) -> Result<()> {
-        match &self.describe {
-            Some(d) => d(dir),
-            None => checkpoint::write_json(
-                &dir.join(checkpoint::MODEL_FILE),
-                &serde_json::json!({ "kind": "siamese", "network": self.config }),
-            ),
-        }
+        write_description(self.describe.as_ref(), dir, ("siamese", &self.config))
     }
 
     fn unit(&self) -> &'static str {

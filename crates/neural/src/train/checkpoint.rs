@@ -27,6 +27,43 @@ pub const MODEL_FILE: &str = "model.json";
 /// Subdirectory with the state to resume training from.
 pub const RESUME_DIR: &str = "resume";
 
+/// Writes a model description into a directory (the text training's adds its tokenizers).
+pub type Describe = Box<dyn Fn(&Path) -> Result<()> + Send + Sync>;
+
+/// A training task whose model description (`model.json`) is written by a [`Describe`] given
+/// to it (the text training's, with the tokenizers) instead of its default, the family's kind
+/// and network configuration only ([`write_description`]).
+pub trait Described: Sized {
+    /// Where the task keeps the writer.
+    fn describe_mut(&mut self) -> &mut Option<Describe>;
+
+    /// Use `describe` to write the model description.
+    #[must_use]
+    fn with_description(mut self, describe: Describe) -> Self {
+        *self.describe_mut() = Some(describe);
+        self
+    }
+}
+
+/// Write a model's description into `dir`: with `describe` when given, else [`MODEL_FILE`]
+/// naming the `kind` of model and its `network` configuration.
+///
+/// # Errors
+/// As `describe`; as [`write_json`].
+pub fn write_description<N: Serialize>(
+    describe: Option<&Describe>,
+    dir: &Path,
+    (kind, network): (&str, &N),
+) -> Result<()> {
+    match describe {
+        Some(d) => d(dir),
+        None => write_json(
+            &dir.join(MODEL_FILE),
+            &serde_json::json!({ "kind": kind, "network": network }),
+        ),
+    }
+}
+
 /// Write `bytes` to `path` atomically.
 ///
 /// # Errors

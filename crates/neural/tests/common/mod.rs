@@ -4,9 +4,8 @@
 
 use bitext_core::Rng;
 use bitext_neural::layers::bce_with_logits;
-use bitext_neural::ngrams::NgramOrders;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::siamese::{ParallelIds, Pooling, Siamese, SiameseConfig};
+use bitext_neural::siamese::{EncoderConfig, ParallelIds, Pooling, Siamese, SiameseConfig};
 use bitext_neural::train::backward;
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
@@ -15,23 +14,15 @@ use burn::tensor::{Device, Tensor};
 /// A tiny siamese network of `cell` (the paper's: last states, no bag), with one table for
 /// both languages when `shared` (14 rows; else 12 source and 14 target rows).
 pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
+    let vocab = (if shared { 14 } else { 12 }, 14);
     SiameseConfig {
-        src_vocab: if shared { 14 } else { 12 },
-        tgt_vocab: 14,
+        encoder: EncoderConfig::new(vocab, 8, 6, cell),
         shared_embeddings: shared,
-        emb_dim: 8,
-        hidden: 6,
         ff: 5,
-        cell,
         dropout_input: 0.0,
         dropout_output: 0.0,
-        frozen_embeddings: false,
         pooling: Pooling::Last,
-        bag: false,
-        bag_map: false,
         bag_hidden: 0,
-        ngrams: NgramOrders::default(),
-        ngram_channels: 0,
     }
 }
 
@@ -323,12 +314,14 @@ pub fn oracle_text_links(
 /// objectives.
 pub fn small_text_aligner() -> bitext_neural::aligner::AlignerConfig {
     bitext_neural::aligner::AlignerConfig {
-        emb_dim: 12,
-        hidden: 8,
         ff: 6,
         objective: bitext_neural::aligner::Objective::Both,
         ..bitext_neural::aligner::AlignerConfig::paper(1, 1)
     }
+    .with_encoder(|e| {
+        e.emb_dim = 12;
+        e.hidden = 8;
+    })
 }
 
 /// An aligner training job on text for the tests: word vocabularies per side, validation on
@@ -464,4 +457,105 @@ pub fn ngram_features(
         out.extend(pool);
     }
     out
+}
+
+/// The testkit's pairs as a corpus of ids (`a{k}` → `k`, `b{k}` → `k`), with links.
+pub fn toy_corpus(n: usize, seed: u64) -> bitext_neural::aligner::Corpus {
+    let (s, t) = bitext_testkit::data::parallel_text(n, seed);
+    let ids = |v: &[String]| -> Vec<Vec<u32>> {
+        v.iter()
+            .map(|x| {
+                x.split(' ')
+                    .map(|w| w[1..].parse::<u32>().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    let (src, tgt) = (ids(&s), ids(&t));
+    let words = |v: &[String]| -> Vec<Vec<String>> {
+        v.iter()
+            .map(|x| x.split(' ').map(str::to_string).collect())
+            .collect()
+    };
+    let links = oracle_links(&words(&s), &words(&t));
+    bitext_neural::aligner::Corpus {
+        src,
+        tgt,
+        links,
+        src_classes: vec![bitext_neural::aligner::WordClass::Other; 20],
+        tgt_classes: vec![bitext_neural::aligner::WordClass::Other; 20],
+    }
+}
+
+/// A toy task: one dense unit fits `y = 2x` on three batches of four values in `[-1, 1)` an
+/// epoch, drawn from the epoch's generator, or from a generator of its own (`own`) kept across
+/// epochs; its validation losses are scripted per epoch (none: no validation).
+pub struct Toy {
+    /// The validation loss of each epoch.
+    pub losses: Vec<f64>,
+    /// The epoch under way.
+    pub epoch: std::cell::Cell<usize>,
+    /// The generator of its own, when it draws from one.
+    pub own: Option<Rng>,
+}
+
+impl bitext_neural::train::Task for Toy {
+    type Model = bitext_neural::layers::Dense;
+    type Batch = Vec<f32>;
+
+    fn epoch_batches(
+        &mut self,
+        epoch: usize,
+        rng: &mut Rng,
+    ) -> bitext_neural::Result<Vec<Vec<f32>>> {
+        self.epoch.set(epoch);
+        let rng = self.own.as_mut().unwrap_or(rng);
+        Ok((0..3)
+            .map(|_| (0..4).map(|_| rng.uniform(-1.0, 1.0) as f32).collect())
+            .collect())
+    }
+
+    fn batch_items(&self, batch: &Vec<f32>) -> usize {
+        batch.len()
+    }
+
+    fn loss(
+        &self,
+        model: &Self::Model,
+        batch: &Vec<f32>,
+        _: &mut Rng,
+    ) -> bitext_neural::Result<bitext_neural::train::TrainLoss> {
+        let n = batch.len();
+        let x = Tensor::<2>::from_data(
+            burn::tensor::TensorData::new(batch.clone(), [n, 1]),
+            &model.weight.device(),
+        );
+        let e = model.forward(x.clone()) - x * 2.0;
+        Ok((e.clone() * e).mean().reshape([1]).into())
+    }
+
+    fn validate(
+        &self,
+        _: &Self::Model,
+    ) -> bitext_neural::Result<Option<bitext_neural::train::Validation>> {
+        Ok(self
+            .losses
+            .get(self.epoch.get().wrapping_sub(1))
+            .map(|&loss| bitext_neural::train::Validation {
+                loss,
+                metrics: Default::default(),
+            }))
+    }
+
+    fn save_description(
+        &self,
+        _: &Self::Model,
+        dir: &std::path::Path,
+    ) -> bitext_neural::Result<()> {
+        use bitext_neural::train::checkpoint;
+        checkpoint::write_json(
+            &dir.join(checkpoint::MODEL_FILE),
+            &serde_json::json!({"kind": "toy"}),
+        )
+    }
 }

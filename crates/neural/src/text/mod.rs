@@ -1,6 +1,8 @@
 //! Text in, token ids out, for the models: the tokenizers a model was trained with, saved as
 //! [`TokenizerSpec`]s whose vocabulary files live in the model directory (so the directory can
-//! be moved), and building word vocabularies from training text.
+//! be moved), and building word vocabularies from training text. `driver.rs` (crate-private) is
+//! the one text training of the families (tokenize → initialise → teacher → fit → save),
+//! `tokens.rs` the one tokenization of their training pairs.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::pretrained::VectorsInit;
+
+pub(crate) mod driver;
+pub(crate) mod tokens;
+
+pub use driver::Trained;
 
 /// The tokenizers of a model, as saved in its `model.json`: one shared by both languages, or
 /// one per language. Vocabulary paths are relative to the model directory.
