@@ -32,7 +32,7 @@
 //! - Not in the draft, off by default: a bag of words in the sentence vector
 //!   ([`AlignerConfig::bag`](crate::encoder::EncoderConfig::bag)), the in-batch ranking term ([`AlignerConfig::ranking`]) and a
 //!   shift of every alignment score of a pair by its sentence similarity
-//!   ([`AlignerConfig::sentence_shift`]), tried for the unpaired column (docs/EVALUATION.md).
+//!   ([`AlignerConfig::sentence_shift`]), tried for the unpaired column (docs/notes/evaluation-log.md).
 //! - Fixing: the garbled formula, as the issue restates it, is one objective
 //!   ([`FixObjective::Alignment`], ties to the shorter spans); it never penalises a divergent
 //!   *target* word, and it cuts parallel words whose best score is negative although their

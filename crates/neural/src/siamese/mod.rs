@@ -9,7 +9,7 @@
 //!   `v = bag(x) + P·pool(h)`, `bag` the IDF-weighted mean of the sentence's input embeddings
 //!   and `P` starting at zero. The paper's vector is the recurrent state alone, and a network
 //!   trained for minutes on a CPU from bilingual word or subword vectors gives vectors that mine
-//!   worse than the plain bag of those vectors (`docs/EVALUATION.md`): the recurrent layer
+//!   worse than the plain bag of those vectors (`docs/notes/evaluation-log.md`): the recurrent layer
 //!   scrambles what the vectors already align. With the bag, training starts *at* the bag of
 //!   words and can only move from there where the loss says so: the network learns a residual
 //!   (what word order and context add), as residual connections do in deeper encoders.
