@@ -203,9 +203,7 @@ fn train_one(
     let last = h.last().context("no epoch")?;
     let best = h
         .get(state.best_epoch.saturating_sub(1).min(h.len() - 1))
-        .and_then(|e| e.valid.as_ref())
-        .and_then(|v| v.metrics.get("word_accuracy"))
-        .copied()
+        .and_then(|e| recipe::valid_metric(e, "word_accuracy"))
         .unwrap_or(f64::NAN);
     let minutes: f64 = h.iter().map(|e| e.seconds).sum::<f64>() / 60.0;
     let line = format!(
@@ -439,11 +437,7 @@ fn describe(d: &Data, model: &AlignerModel, md: &mut String) -> Result<()> {
          the training pairs.\n",
         d.what,
         net.emb_dim,
-        if net.frozen_embeddings {
-            "fixed"
-        } else {
-            "trained"
-        },
+        recipe::fixed_or_trained(net.frozen_embeddings),
         net.cell,
         net.hidden,
         net.r,

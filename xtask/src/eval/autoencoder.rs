@@ -17,13 +17,15 @@ use bitext::core::io::text::EmptyLines;
 use bitext::encode::{BowEncoder, SentenceEncoder, Side};
 use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::knn::{ExactIndex, KnnIndex, Metric};
-use bitext::lexical::LevenshteinScorer;
+use bitext::mine::ScoredPair;
 use bitext::similarity::MarginFunction;
 use bitext_neural::autoencoder::AutoencoderEncoder;
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::train::TrainerState;
 
+use super::bucc_bow::{KnownPairs, known_pairs};
 use super::neural::{Bucc, out_dir, read_bucc};
+use super::neural_mining::best_f1;
 use super::{Ctx, recipe};
 
 /// What the tables start from (the recipe's `init-vectors`): `pieces` (the subword vectors
@@ -76,11 +78,7 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<(AutoencoderEncoder, recipe::Trai
          `s0` {}.\n",
         net.emb_dim,
         net.src_vocab,
-        if net.frozen_embeddings {
-            "fixed"
-        } else {
-            "trained"
-        },
+        recipe::fixed_or_trained(net.frozen_embeddings),
         net.hidden,
         net.dim(),
         net.softmax,
@@ -101,30 +99,18 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
          autoencoding | valid ranking | sentences/s | min |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for h in &state.history {
-        let v = h.valid.as_ref();
-        let m = |k: &str| {
-            v.and_then(|v| v.metrics.get(k))
-                .copied()
-                .unwrap_or(f64::NAN)
+        let m = |k: &str| recipe::valid_metric(h, k).unwrap_or(f64::NAN);
+        let ranking = if m("ranking_loss").is_nan() {
+            "–".to_string()
+        } else {
+            format!("{:.3}", m("ranking_loss"))
         };
-        writeln!(
-            md,
-            "| {}{} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.0} | {:.1} |",
-            h.epoch,
-            if h.truncated { " (cut)" } else { "" },
-            h.items,
-            h.train_loss,
-            v.map_or(f64::NAN, |v| v.loss),
+        let middle = format!(
+            "{:.3} | {:.3} | {ranking}",
             m("translation_nll"),
-            m("autoencoding_nll"),
-            if m("ranking_loss").is_nan() {
-                "–".to_string()
-            } else {
-                format!("{:.3}", m("ranking_loss"))
-            },
-            h.items_per_sec,
-            h.seconds / 60.0
-        )?;
+            m("autoencoding_nll")
+        );
+        recipe::epoch_row(md, h, 3, &middle)?;
     }
     writeln!(
         md,
@@ -169,18 +155,12 @@ fn recovery(
     md: &mut String,
 ) -> Result<()> {
     let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
-    let (bx, xc) = bow.1.encode_with_coverage(Side::Source, &de)?;
-    let (by, yc) = bow.1.encode_with_coverage(Side::Target, &en)?;
-    let mut skip: Vec<usize> = xc
-        .no_known_word
-        .iter()
-        .chain(&yc.no_known_word)
-        .copied()
-        .collect();
-    skip.sort_unstable();
-    skip.dedup();
-    let (bx, kept) = bx.view().without_rows(&skip);
-    let (by, _) = by.view().without_rows(&skip);
+    let KnownPairs {
+        src: bx,
+        trg: by,
+        kept,
+        skip,
+    } = known_pairs(&bow.1, &de, &en)?;
     writeln!(
         md,
         "**(a) Alignment recovery** (Kim et al. §4.1) on `dev/newstest-dev.en-de`: each \
@@ -241,14 +221,7 @@ fn recovery(
     }
     let d: Vec<&str> = kept.iter().map(|&i| de[i].as_str()).collect();
     let e: Vec<&str> = kept.iter().map(|&i| en[i].as_str()).collect();
-    let fwd = LevenshteinScorer::new(&d, &e)?;
-    let bwd = LevenshteinScorer::new(&e, &d)?;
-    let near = |s: &LevenshteinScorer| -> Vec<usize> {
-        (0..d.len())
-            .map(|i| s.nearest(i).map_or(usize::MAX, |n| n.0))
-            .collect()
-    };
-    let lev = line_parallel_error(&near(&fwd), &near(&bwd))?;
+    let lev = super::lexical::levenshtein_recovery(&d, &e)?;
     row(
         md,
         "Levenshtein",
@@ -324,21 +297,13 @@ fn bucc(
     }
     for (name, x, y, (sr, tr)) in &rows {
         for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
-            let mut line = format!(
-                "| {name} | {} |",
-                if f == MarginFunction::Absolute {
-                    "cosine"
-                } else {
-                    "ratio margin"
-                }
-            );
+            let mut line = format!("| {name} | {} |", super::scoring_name(f));
             for (_, pairs) in super::mine_every_strategy(x, y, f, K)? {
-                let gold = bitext::eval::bucc::GoldSet::new(b.gold.iter().copied())?;
-                let scored: Vec<(f64, usize, usize)> = pairs
+                let pairs: Vec<ScoredPair> = pairs
                     .iter()
-                    .map(|p| (p.score, sr[p.src], tr[p.tgt]))
+                    .map(|p| ScoredPair::new(p.score, sr[p.src], tr[p.tgt]))
                     .collect();
-                match gold.best_threshold(&scored)? {
+                match best_f1(&pairs, &b.gold)? {
                     Some(t) => write!(line, " {:.3} |", t.prf.f1)?,
                     None => line.push_str(" 0 |"),
                 }

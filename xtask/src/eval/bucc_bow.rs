@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use bitext::core::Embeddings;
-use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::core::io::vec::read_vec;
 use bitext::encode::{BowEncoder, NoKnownWord, Side};
@@ -22,6 +21,7 @@ use bitext::similarity::{MarginFunction, MarginSpec};
 use bitext::tokenize::{Segmenter, SequenceConfig, TokenizerSpec};
 
 use super::Ctx;
+use super::neural_mining::{NEWSDEV, read_newsdev};
 
 /// Neighbourhood size (LASER's default).
 const K: usize = 4;
@@ -62,11 +62,8 @@ pub(super) fn encode(enc: &BowEncoder, src: &[String], trg: &[String]) -> Result
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
-    let base = "dev/bucc-style/de-en.newsdev";
-    let src = read_bucc_sentences(ctx.path(&format!("{base}.de")))?;
-    let trg = read_bucc_sentences(ctx.path(&format!("{base}.en")))?;
-    let gold_file = read_bucc_gold(ctx.path(&format!("{base}.gold")))?;
-    gold_file.check_ids(&src, &trg)?;
+    let base = NEWSDEV;
+    let (src, trg, gold_file) = read_newsdev(ctx)?;
     let gold = GoldSet::from_bucc(&gold_file)?;
     let t = Instant::now();
     let mean = mean_encoder(ctx)?;
@@ -135,11 +132,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
                 let best = gold
                     .best_threshold(&cands)
                     .with_context(|| format!("{vname} {wname} {} {}", f.name(), r.name()))?;
-                let scoring = if f == MarginFunction::Absolute {
-                    "cosine"
-                } else {
-                    "ratio margin"
-                };
+                let scoring = super::scoring_name(f);
                 match best {
                     Some(b) => writeln!(
                         md,
@@ -215,12 +208,24 @@ pub(super) fn mean_encoder(ctx: &Ctx) -> Result<BowEncoder> {
         .build()?)
 }
 
-/// See [`BowRecovery`].
-pub(super) fn bow_recovery(ctx: &Ctx, enc: &BowEncoder) -> Result<BowRecovery> {
-    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
-    // German is the source side of the encoder.
-    let (x, xc) = enc.encode_with_coverage(Side::Source, &de)?;
-    let (y, yc) = enc.encode_with_coverage(Side::Target, &en)?;
+/// Line-parallel sentences encoded by a bag of words, on the pairs where both sides have a
+/// known word (the others cannot be aligned).
+pub(super) struct KnownPairs {
+    /// Source embeddings of the pairs kept.
+    pub(super) src: Embeddings,
+    /// Target embeddings of the pairs kept.
+    pub(super) trg: Embeddings,
+    /// The pairs kept (0-based lines).
+    pub(super) kept: Vec<usize>,
+    /// The pairs left out (0-based lines, sorted).
+    pub(super) skip: Vec<usize>,
+}
+
+/// Encode the line-parallel `src` and `trg` with `enc`, keeping the pairs where both sides
+/// have a known word.
+pub(super) fn known_pairs(enc: &BowEncoder, src: &[String], trg: &[String]) -> Result<KnownPairs> {
+    let (x, xc) = enc.encode_with_coverage(Side::Source, src)?;
+    let (y, yc) = enc.encode_with_coverage(Side::Target, trg)?;
     // Pairs where either side has no known word cannot be aligned: drop them from both sides.
     let mut skip: Vec<usize> = xc
         .no_known_word
@@ -230,12 +235,25 @@ pub(super) fn bow_recovery(ctx: &Ctx, enc: &BowEncoder) -> Result<BowRecovery> {
         .collect();
     skip.sort_unstable();
     skip.dedup();
-    let (x, kept) = compact(&x, &skip)?;
-    let (y, _) = compact(&y, &skip)?;
+    let (src, kept) = compact(&x, &skip)?;
+    let (trg, _) = compact(&y, &skip)?;
+    Ok(KnownPairs {
+        src,
+        trg,
+        kept,
+        skip,
+    })
+}
+
+/// See [`BowRecovery`].
+pub(super) fn bow_recovery(ctx: &Ctx, enc: &BowEncoder) -> Result<BowRecovery> {
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    // German is the source side of the encoder.
+    let known = known_pairs(enc, &de, &en)?;
     Ok(BowRecovery {
         total: de.len(),
-        kept,
-        rows: recovery_errors(&x, &y)?,
+        rows: recovery_errors(&known.src, &known.trg)?,
+        kept: known.kept,
     })
 }
 

@@ -10,7 +10,6 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use bitext::core::Rng;
 use bitext::core::io::AtomicFile;
-use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::BowEncoder;
 use bitext::eval::bucc::GoldSet;
@@ -25,6 +24,7 @@ use bitext::similarity::MarginFunction;
 
 use super::Ctx;
 use super::bucc_bow::{encode, mean_encoder};
+use super::neural_mining::{NEWSDEV, read_newsdev};
 
 /// Neighbourhood size (LASER's default, as `bucc_bow`).
 const K: usize = 4;
@@ -65,11 +65,7 @@ struct TestSet {
 }
 
 fn newsdev(ctx: &Ctx, enc: &BowEncoder) -> Result<TestSet> {
-    let base = "dev/bucc-style/de-en.newsdev";
-    let src = read_bucc_sentences(ctx.path(&format!("{base}.de")))?;
-    let trg = read_bucc_sentences(ctx.path(&format!("{base}.en")))?;
-    let gold_file = read_bucc_gold(ctx.path(&format!("{base}.gold")))?;
-    gold_file.check_ids(&src, &trg)?;
+    let (src, trg, gold_file) = read_newsdev(ctx)?;
     let gold = GoldSet::from_bucc(&gold_file)?;
     let pairs = mine(enc, src.sentences(), trg.sentences())?;
     let cands: Vec<(f64, String, String)> = pairs
@@ -78,7 +74,7 @@ fn newsdev(ctx: &Ctx, enc: &BowEncoder) -> Result<TestSet> {
         .collect();
     let sample = LabelledScores::with_relevant(gold.label(&cands)?, gold.len())?;
     let about = format!(
-        "`{base}`: {} de × {} en sentences, {} gold pairs",
+        "`{NEWSDEV}`: {} de × {} en sentences, {} gold pairs",
         src.len(),
         trg.len(),
         gold.len()

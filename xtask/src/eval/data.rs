@@ -6,13 +6,13 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::Result;
-use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::{EmptyLines, read_parallel};
 use bitext::core::io::tsv::BitextTsvReader;
 use bitext::core::io::vec::read_vec;
 use bitext::eval::word::read_lexicon;
 
 use super::Ctx;
+use super::neural_mining::{NEWSDEV, read_newsdev};
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut rows: Vec<(String, String, f64)> = Vec::new();
@@ -23,12 +23,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(())
     };
 
-    let bucc = "dev/bucc-style/de-en.newsdev";
-    timed(bucc, &mut || {
-        let src = read_bucc_sentences(ctx.path(&format!("{bucc}.de")))?;
-        let tgt = read_bucc_sentences(ctx.path(&format!("{bucc}.en")))?;
-        let gold = read_bucc_gold(ctx.path(&format!("{bucc}.gold")))?;
-        gold.check_ids(&src, &tgt)?;
+    timed(NEWSDEV, &mut || {
+        let (src, tgt, gold) = read_newsdev(ctx)?;
         Ok(format!(
             "BUCC: {} de + {} en sentences, {} gold pairs, all gold ids present",
             src.len(),

@@ -137,29 +137,20 @@ pub(super) fn history(md: &mut String, state: &TrainerState, words: bool) -> Res
          en | examples/s | min |\n|---|---|---|---|---|---|---|---|",
     )?;
     for h in &state.history {
-        let v = h.valid.as_ref();
         let m = |k: &str| {
-            v.and_then(|v| v.metrics.get(k))
-                .map_or_else(|| "–".to_string(), |x| format!("{x:.3}"))
+            recipe::valid_metric(h, k).map_or_else(|| "–".to_string(), |x| format!("{x:.3}"))
         };
         let quality = if words {
             m("word_accuracy")
         } else {
             format!("{} / {}", m("p@1 src→tgt"), m("p@1 tgt→src"))
         };
-        writeln!(
-            md,
-            "| {}{} | {} | {:.4} | {:.4} | {quality} | {} / {} | {:.0} | {:.1} |",
-            h.epoch,
-            if h.truncated { " (cut)" } else { "" },
-            h.items,
-            h.train_loss,
-            v.map_or(f64::NAN, |v| v.loss),
+        let middle = format!(
+            "{quality} | {} / {}",
             m("teacher cos src"),
-            m("teacher cos tgt"),
-            h.items_per_sec,
-            h.seconds / 60.0
-        )?;
+            m("teacher cos tgt")
+        );
+        recipe::epoch_row(md, h, 4, &middle)?;
     }
     super::neural::best_epoch(md, state)
 }

@@ -12,11 +12,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use bitext::core::Rng;
 use bitext::core::io::text::{EmptyLines, read_parallel};
 use bitext::core::io::tsv::BitextTsvReader;
-use bitext::eval::alignment::line_parallel_error;
-use bitext::eval::noisy::NoisyParallel;
+use bitext::eval::alignment::{AlignmentError, line_parallel_error};
 use bitext::lexical::{
     Direction, Ibm1, Ibm1Config, Ibm1Scorer, LevenshteinScorer, Segmenter, TrainReport,
 };
@@ -197,14 +195,7 @@ fn recovery(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
         )?;
     }
     let t = Instant::now();
-    let fwd = LevenshteinScorer::new(&de, &en)?;
-    let bwd = LevenshteinScorer::new(&en, &de)?;
-    let near = |s: &LevenshteinScorer| -> Vec<usize> {
-        (0..de.len())
-            .map(|i| s.nearest(i).map_or(usize::MAX, |n| n.0))
-            .collect()
-    };
-    let e = line_parallel_error(&near(&fwd), &near(&bwd))?;
+    let e = levenshtein_recovery(&de, &en)?;
     let secs = format!("{:.1}", t.elapsed().as_secs_f64());
     row(md, "Levenshtein (characters, normalised)", &e, secs)?;
     let t = Instant::now();
@@ -222,14 +213,22 @@ fn recovery(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// The 1-NN alignment-recovery error of line-parallel `src` and `tgt` by normalised
+/// character Levenshtein (the pruned nearest search, both directions; a row with no nearest
+/// counts as a miss).
+pub(super) fn levenshtein_recovery(src: &[&str], tgt: &[&str]) -> Result<AlignmentError> {
+    let near = |a: &[&str], b: &[&str]| -> Result<Vec<usize>> {
+        let s = LevenshteinScorer::new(a, b)?;
+        Ok((0..a.len())
+            .map(|i| s.nearest(i).map_or(usize::MAX, |n| n.0))
+            .collect())
+    };
+    Ok(line_parallel_error(&near(src, tgt)?, &near(tgt, src)?)?)
+}
+
 /// (b) The noisy-parallel protocol on the first 1000 pairs of newstest-dev, as the `neural`
 /// evaluation runs it for the siamese classifier.
 fn noisy(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
-    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
-    let n = 1000;
-    let src: Vec<&str> = de[..n].iter().map(String::as_str).collect();
-    let par: Vec<&str> = en[..n].iter().map(String::as_str).collect();
-    let pool: Vec<&str> = en[n..].iter().map(String::as_str).collect();
     let siamese = siamese_f1(ctx);
     md.push_str(
         "**(b) Noisy-parallel protocol** (Grégoire & Langlais 2018, §5.1; the `neural` \
@@ -240,19 +239,13 @@ fn noisy(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
          | noise | gold pairs | IBM-1 P | IBM-1 R | IBM-1 F1 | threshold | Levenshtein F1 | \
          siamese F1 | seconds (IBM-1) |\n|---|---|---|---|---|---|---|---|---|\n",
     );
-    for noise in [0.0, 0.5, 0.9] {
-        let test = NoisyParallel::build(n, pool.len(), noise, &mut Rng::seed(2018))?;
-        let tgt: Vec<&str> = test
-            .target_items(&par, &pool)?
-            .into_iter()
-            .copied()
-            .collect();
+    super::neural::noisy_sets(ctx, |noise, test, src, tgt| {
         let t = Instant::now();
-        let table = Table::of(&Ibm1Scorer::new(model.clone(), &src, &tgt)?)?;
+        let table = Table::of(&Ibm1Scorer::new(model.clone(), src, tgt)?)?;
         let r = test.evaluate(&table)?;
         let secs = t.elapsed().as_secs_f64();
         let b = r.best.context("no gold pair")?;
-        let lev = Table::of(&LevenshteinScorer::new(&src, &tgt)?)?;
+        let lev = Table::of(&LevenshteinScorer::new(src, tgt)?)?;
         let lb = test.evaluate(&lev)?.best.context("no gold pair")?;
         let pct = format!("{:.0}%", noise * 100.0);
         writeln!(
@@ -269,8 +262,8 @@ fn noisy(ctx: &Ctx, model: &Arc<Ibm1>, md: &mut String) -> Result<()> {
                 .find(|(p, _)| *p == pct)
                 .map_or("—".into(), |(_, f)| f.clone()),
         )?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The siamese classifier's noisy-parallel F1 per noise level, from the `neural` record,

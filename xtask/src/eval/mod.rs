@@ -314,6 +314,16 @@ pub(super) fn mine_every_strategy(
         .collect()
 }
 
+/// How the tables name the margin function `f` of a mining run: `cosine` (the absolute
+/// margin) or `ratio margin` (any other, as the tables mine with those two).
+pub(super) fn scoring_name(f: bitext::similarity::MarginFunction) -> &'static str {
+    if f == bitext::similarity::MarginFunction::Absolute {
+        "cosine"
+    } else {
+        "ratio margin"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{cpu, record, record_header};

@@ -92,11 +92,7 @@ fn train(ctx: &Ctx, md: &mut String) -> Result<(SiameseEncoder, recipe::Trained)
          dropout {}/{}, sentence vector: {}{}.\n",
         net.emb_dim,
         net.src_vocab,
-        if net.frozen_embeddings {
-            "fixed"
-        } else {
-            "trained"
-        },
+        recipe::fixed_or_trained(net.frozen_embeddings),
         net.hidden,
         net.ff,
         net.dropout_input,
@@ -131,12 +127,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
          |---|---|---|---|---|---|---|---|\n"
     });
     for h in &state.history {
-        let v = h.valid.as_ref();
-        let m = |k: &str| {
-            v.and_then(|v| v.metrics.get(k))
-                .copied()
-                .unwrap_or(f64::NAN)
-        };
+        let m = |k: &str| recipe::valid_metric(h, k).unwrap_or(f64::NAN);
         let valid = if ranking {
             format!("{:.3} / {:.3}", m("p@1 src→tgt"), m("p@1 tgt→src"))
         } else {
@@ -147,17 +138,7 @@ fn history(md: &mut String, state: &TrainerState) -> Result<()> {
                 m("recall")
             )
         };
-        writeln!(
-            md,
-            "| {}{} | {} | {:.4} | {:.4} | {valid} | {:.0} | {:.1} |",
-            h.epoch,
-            if h.truncated { " (cut)" } else { "" },
-            h.items,
-            h.train_loss,
-            v.map_or(f64::NAN, |v| v.loss),
-            h.items_per_sec,
-            h.seconds / 60.0
-        )?;
+        recipe::epoch_row(md, h, 4, &valid)?;
     }
     best_epoch(md, state)
 }
@@ -193,24 +174,13 @@ fn noisy(ctx: &Ctx, enc: &SiameseEncoder, md: &mut String) -> Result<()> {
 /// newstest-dev (de → en), English sides replaced by sentences of pairs 1001–3000, P/R/F1 at
 /// the F1-optimal threshold.
 pub(super) fn noisy_table(ctx: &Ctx, scorer_of: &ScorerOf<'_>, md: &mut String) -> Result<()> {
-    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
-    let n = 1000;
-    let src: Vec<&str> = de[..n].iter().map(String::as_str).collect();
-    let par: Vec<&str> = en[..n].iter().map(String::as_str).collect();
-    let pool: Vec<&str> = en[n..].iter().map(String::as_str).collect();
     md.push_str(
         "| noise | gold pairs | P | R | F1 | ρ | P at R ≥ 0.25 / 0.5 / 0.75 | seconds |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
-    for noise in [0.0, 0.5, 0.9] {
+    noisy_sets(ctx, |noise, test, src, tgt| {
         let t0 = Instant::now();
-        let test = NoisyParallel::build(n, pool.len(), noise, &mut Rng::seed(2018))?;
-        let tgt: Vec<&str> = test
-            .target_items(&par, &pool)?
-            .into_iter()
-            .copied()
-            .collect();
-        let scorer = scorer_of(&src, &tgt)?;
+        let scorer = scorer_of(src, tgt)?;
         let r = test.evaluate(scorer.as_ref())?;
         let p_at = |rec: f64| {
             r.curve
@@ -234,8 +204,34 @@ pub(super) fn noisy_table(ctx: &Ctx, scorer_of: &ScorerOf<'_>, md: &mut String) 
             p_at(0.75),
             t0.elapsed().as_secs_f64()
         )?;
-    }
+        Ok(())
+    })?;
     md.push('\n');
+    Ok(())
+}
+
+/// The test sets of the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): the first
+/// 1000 pairs of newstest-dev (de → en) with a ratio of 0, 0.5 and 0.9 of the English sides
+/// replaced by sentences of pairs 1001–3000 (seed 2018). `each` gets the ratio, the set, the
+/// German sentences and the English sentences as the set has them.
+pub(super) fn noisy_sets(
+    ctx: &Ctx,
+    mut each: impl FnMut(f64, &NoisyParallel, &[&str], &[&str]) -> Result<()>,
+) -> Result<()> {
+    let (en, de) = ctx.parallel("dev/newstest-dev.en-de", ("en", "de"), EmptyLines::Reject)?;
+    let n = 1000;
+    let src: Vec<&str> = de[..n].iter().map(String::as_str).collect();
+    let par: Vec<&str> = en[..n].iter().map(String::as_str).collect();
+    let pool: Vec<&str> = en[n..].iter().map(String::as_str).collect();
+    for noise in [0.0, 0.5, 0.9] {
+        let test = NoisyParallel::build(n, pool.len(), noise, &mut Rng::seed(2018))?;
+        let tgt: Vec<&str> = test
+            .target_items(&par, &pool)?
+            .into_iter()
+            .copied()
+            .collect();
+        each(noise, &test, &src, &tgt)?;
+    }
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use bitext::core::Embeddings;
-use bitext::core::io::bucc::{read_bucc_gold, read_bucc_sentences};
+use bitext::core::io::bucc::{BuccGold, BuccSentences, read_bucc_gold, read_bucc_sentences};
 use bitext::core::io::text::EmptyLines;
 use bitext::encode::{BowEncoder, SentenceEncoder, Side};
 use bitext::eval::bucc::GoldSet;
@@ -26,11 +26,23 @@ pub(super) struct Bucc {
     pub(super) gold: Vec<(usize, usize)>,
 }
 
+/// The BUCC-style newsdev set under the data directory: `{NEWSDEV}.de`, `.en` and `.gold`.
+pub(super) const NEWSDEV: &str = "dev/bucc-style/de-en.newsdev";
+
+/// The files of BUCC-style newsdev as read: the German and English sentences with their ids,
+/// and the gold pairs, whose ids are checked against the sentences.
+pub(super) fn read_newsdev(ctx: &Ctx) -> Result<(BuccSentences, BuccSentences, BuccGold)> {
+    let path = |ext: &str| ctx.path(&format!("{NEWSDEV}.{ext}"));
+    let de = read_bucc_sentences(path("de"))?;
+    let en = read_bucc_sentences(path("en"))?;
+    let gold = read_bucc_gold(path("gold"))?;
+    gold.check_ids(&de, &en)?;
+    Ok((de, en, gold))
+}
+
+/// BUCC-style newsdev ([`read_newsdev`]) with the gold pairs as row indices.
 pub(super) fn read_bucc(ctx: &Ctx) -> Result<Bucc> {
-    let base = "dev/bucc-style/de-en.newsdev";
-    let de = read_bucc_sentences(ctx.path(&format!("{base}.de")))?;
-    let en = read_bucc_sentences(ctx.path(&format!("{base}.en")))?;
-    let gold = read_bucc_gold(ctx.path(&format!("{base}.gold")))?;
+    let (de, en, gold) = read_newsdev(ctx)?;
     let gold = gold.to_indices(&de, &en)?;
     Ok(Bucc {
         de: de.sentences().to_vec(),
@@ -98,11 +110,7 @@ pub(super) fn margin_mining(
     writeln!(md, "|---|---|---|---|---|")?;
     let mut notes = String::new();
     for f in [MarginFunction::Absolute, MarginFunction::Ratio] {
-        let mut row = String::from(if f == MarginFunction::Absolute {
-            "| cosine |"
-        } else {
-            "| ratio margin |"
-        });
+        let mut row = format!("| {} |", super::scoring_name(f));
         match super::mine_every_strategy(de, en, f, K) {
             Ok(strategies) => {
                 for (_, pairs) in strategies {

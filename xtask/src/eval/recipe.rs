@@ -16,8 +16,8 @@ use std::process::Stdio;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use bitext_neural::train::TrainerState;
 use bitext_neural::train::checkpoint::read_json;
+use bitext_neural::train::{EpochReport, TrainerState};
 
 use super::Ctx;
 
@@ -210,6 +210,42 @@ pub(super) fn show(name: &str, text: &str, md: &mut String) -> Result<()> {
         md,
         "<details><summary>recipes/{name}</summary>\n\n```json\n{}\n```\n\n</details>\n",
         text.trim_end()
+    )?;
+    Ok(())
+}
+
+/// How a network's embedding table was trained, for the descriptions of trained models:
+/// `fixed` (frozen) or `trained`.
+pub(super) fn fixed_or_trained(frozen: bool) -> &'static str {
+    if frozen { "fixed" } else { "trained" }
+}
+
+/// The validation metric `key` of epoch `h`, where it was measured.
+pub(super) fn valid_metric(h: &EpochReport, key: &str) -> Option<f64> {
+    h.valid.as_ref()?.metrics.get(key).copied()
+}
+
+/// One row of a training-history table: `| epoch | items | train loss | valid loss | {middle}
+/// | items/s | min |`, the epoch marked ` (cut)` when it stopped early, the losses with
+/// `digits` decimals (the validation loss NaN where there was none).
+pub(super) fn epoch_row(
+    md: &mut String,
+    h: &EpochReport,
+    digits: usize,
+    middle: &str,
+) -> Result<()> {
+    writeln!(
+        md,
+        "| {}{} | {} | {:.*} | {:.*} | {middle} | {:.0} | {:.1} |",
+        h.epoch,
+        if h.truncated { " (cut)" } else { "" },
+        h.items,
+        digits,
+        h.train_loss,
+        digits,
+        h.valid.as_ref().map_or(f64::NAN, |v| v.loss),
+        h.items_per_sec,
+        h.seconds / 60.0
     )?;
     Ok(())
 }

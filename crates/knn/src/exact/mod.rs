@@ -459,9 +459,7 @@ impl<'a> ExactIndex<'a> {
             b.certification = self.reduced(b.certification);
             return Ok((f, b));
         }
-        let (forward, backward) = s.run_both(queries, k, Some(k_back), progress)?;
-        let backward =
-            backward.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+        let (forward, backward) = s.run_both_ways(queries, k, k_back, progress)?;
         Ok((
             CertifiedNeighbors {
                 neighbors: forward,

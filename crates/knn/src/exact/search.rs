@@ -80,6 +80,21 @@ impl Search<'_> {
         self.run_in(Some(&pool), queries, k, k_back, progress)
     }
 
+    /// [`Search::run_both`] with backward lists: the `k` best database rows of every query and
+    /// the `k_back` best queries of every database row.
+    pub(crate) fn run_both_ways(
+        &self,
+        queries: EmbeddingsView<'_>,
+        k: usize,
+        k_back: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Neighbors, Neighbors)> {
+        let (forward, backward) = self.run_both(queries, k, Some(k_back), progress)?;
+        let backward =
+            backward.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+        Ok((forward, backward))
+    }
+
     /// [`Search::run_both`] in `pool` (`None`: the current pool). The tasks run in the pool;
     /// the calling thread collects their results and reports progress.
     fn run_in(

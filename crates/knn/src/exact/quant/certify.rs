@@ -395,12 +395,8 @@ pub(crate) fn search_one_way(
     progress: &mut dyn FnMut(usize),
 ) -> Result<CertifiedNeighbors> {
     let precision = qdb.precision;
-    let k1 = first_candidates(precision, k, candidates, qdb.rows());
-    let mut cert = Certification {
-        precision,
-        candidates: k1,
-        ..Certification::default()
-    };
+    let mut cert = first_scan(precision, k, candidates, qdb.rows());
+    let k1 = cert.candidates;
     let (q_norms, q_max) = all_norms(precision, queries);
     if !fits(q_max, qdb.max) {
         let neighbors = Search { quant: None, ..*s }.run(queries, k, progress)?;
@@ -422,15 +418,19 @@ pub(crate) fn search_one_way(
     assemble(k, qs, &slots, cert)
 }
 
-/// `k'` of the first scan: `candidates` (0: the default of `precision`), at least `k`, at most
-/// `n`.
-fn first_candidates(precision: Precision, k: usize, candidates: usize, n: usize) -> usize {
+/// The counts of a search at `precision` before any query is settled, with `k'` of its first
+/// scan: `candidates` (0: the default of `precision`), at least `k`, at most `n`.
+fn first_scan(precision: Precision, k: usize, candidates: usize, n: usize) -> Certification {
     let c = if candidates == 0 {
         precision.default_candidates(k)
     } else {
         candidates
     };
-    c.max(k).min(n)
+    Certification {
+        precision,
+        candidates: c.max(k).min(n),
+        ..Certification::default()
+    }
 }
 
 /// Certified both-ways search: the `k` nearest database rows of every query and the `k_back`
@@ -447,21 +447,12 @@ pub(crate) fn search_both(
 ) -> Result<(CertifiedNeighbors, CertifiedNeighbors)> {
     let precision = qdb.precision;
     let (n, nq) = (s.db.len(), queries.len());
-    let k1 = first_candidates(precision, k, candidates, qdb.rows());
-    let kb1 = first_candidates(precision, k_back, candidates, nq);
+    let mut fwd = first_scan(precision, k, candidates, qdb.rows());
+    let mut bwd = first_scan(precision, k_back, candidates, nq);
+    let (k1, kb1) = (fwd.candidates, bwd.candidates);
     let (q_norms, q_max) = all_norms(precision, queries);
-    let mut fwd = Certification {
-        precision,
-        candidates: k1,
-        ..Certification::default()
-    };
-    let mut bwd = Certification {
-        candidates: kb1,
-        ..fwd
-    };
     if !fits(q_max, qdb.max) {
-        let (f, b) = Search { quant: None, ..*s }.run_both(queries, k, Some(k_back), progress)?;
-        let b = b.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+        let (f, b) = Search { quant: None, ..*s }.run_both_ways(queries, k, k_back, progress)?;
         fwd.fallen_back = nq;
         bwd.fallen_back = n;
         return Ok((
@@ -479,8 +470,7 @@ pub(crate) fn search_both(
         quant: Some(qdb),
         ..*s
     }
-    .run_both(queries, k1, Some(kb1), progress)?;
-    let ab = ab.ok_or_else(|| Error::Invalid("the backward lists went missing".into()))?;
+    .run_both_ways(queries, k1, kb1, progress)?;
     let (db, qs) = (Side::of(s.db, qdb), Side::plain(queries.into()));
     let mut fslots = rerank(db, qdb.max, qs, &q_norms, &af, k, Outcome::Certified);
     drop(af);
