@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{assert_help, cli, write};
 #[cfg(feature = "neural")]
-use common::{fail, rows, succeed};
+use common::{COLS, embed_model, fail, rows, score_model, succeed};
+use common::{assert_help, cli, write};
 
 /// Toy pairs of 3 to 8 words: `a3 a1 a7` ↔ `b7 b1 b3`.
 fn sentence(k: usize) -> (String, String) {
@@ -94,32 +94,19 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
     // Sentence vectors: [→h_last; ←h_first], 2 × 64.
     for (side, input) in [("source", &src), ("target", &tgt)] {
         let emb = d.path().join(format!("{side}.npy"));
-        succeed(&mut cli![
-            "embed", "--model", &model, "--input", input, "--side", side, "-q", "-o", &emb
-        ]);
+        succeed(&mut embed_model(&model, input, side, &emb));
         let e = bitext_core::io::npy::read_npy(&emb).unwrap();
         assert_eq!((e.len(), e.dim()), (40, 128));
     }
 
     // Scores: semb by default (the head was trained), wemb cosines on request.
     let score = |out: &Path, extra: &[&str]| {
-        let mut c = cli![
-            "score",
-            "--model",
-            &model,
-            "--input",
-            &tsv,
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--batch",
-            "7",
-            "--output",
-            out
-        ];
-        c.args(extra);
-        succeed(&mut c);
+        succeed(
+            score_model(&model, &tsv, out)
+                .args(COLS)
+                .args(["--batch", "7"])
+                .args(extra),
+        );
         rows(out)
     };
     let semb = score(&d.path().join("semb.tsv"), &[]);
@@ -292,20 +279,8 @@ fn aligner_options_refuse_what_they_cannot_do() {
     assert!(desc.contains("\"kinds\": \"PU\""), "{desc}");
     let out = d.path().join("out.tsv");
     let score = |extra: &[&str]| {
-        let mut c = cli![
-            "score",
-            "--model",
-            &model,
-            "--input",
-            &tsv,
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--output",
-            &out
-        ];
-        c.args(extra);
+        let mut c = score_model(&model, &tsv, &out);
+        c.args(COLS).args(extra);
         c
     };
     fail(
@@ -357,20 +332,7 @@ fn aligner_options_refuse_what_they_cannot_do() {
         "-q"
     ]);
     fail(
-        &mut cli![
-            "score",
-            "--model",
-            &siamese,
-            "--words",
-            "--input",
-            &tsv,
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--output",
-            &out
-        ],
+        score_model(&siamese, &tsv, &out).arg("--words").args(COLS),
         "holds a model of kind \"siamese\"",
     );
     let fixed = d.path().join("fixed.tsv");
@@ -394,32 +356,9 @@ fn aligner_options_refuse_what_they_cannot_do() {
     let latin1 = write(d.path(), "latin1.tsv", b"a1\tb1\na\xe91\tb1\n");
     fail(&mut fix(&latin1), "latin1.tsv:2");
     assert!(!fixed.exists());
+    fail(fix(&tsv).args(["--src-col", "0"]), "1-based");
     fail(
-        &mut cli![
-            "fix",
-            "--model",
-            &model,
-            "--input",
-            &tsv,
-            "--output",
-            &fixed,
-            "--src-col",
-            "0"
-        ],
-        "1-based",
-    );
-    fail(
-        &mut cli![
-            "fix",
-            "--model",
-            &model,
-            "--input",
-            &tsv,
-            "--output",
-            &fixed,
-            "--candidates",
-            "0"
-        ],
+        fix(&tsv).args(["--candidates", "0"]),
         "--spans must be at least 1",
     );
     for (flag, says) in [
@@ -436,12 +375,7 @@ fn aligner_options_refuse_what_they_cannot_do() {
             "--rerank-encoder",
         ),
     ] {
-        fail(
-            &mut cli![
-                "fix", "--model", &model, "--input", &tsv, "--output", &fixed, flag
-            ],
-            says,
-        );
+        fail(fix(&tsv).arg(flag), says);
     }
     assert!(!fixed.exists());
 }

@@ -13,16 +13,7 @@ use common::{corpus, fail, succeed};
 
 /// A `.vec` of the words `{prefix}0 … {prefix}14`, `dim` values each.
 fn vec_file(dir: &Path, name: &str, prefixes: &[&str], dim: usize) -> std::path::PathBuf {
-    let mut text = format!("{} {dim}\n", 15 * prefixes.len());
-    for (p, prefix) in prefixes.iter().enumerate() {
-        for w in 0..15 {
-            let row: Vec<String> = (0..dim)
-                .map(|c| format!("{}", ((w * 31 + c * 7 + p * 5) % 13) as f32 / 13.0 - 0.5))
-                .collect();
-            text.push_str(&format!("{prefix}{w} {}\n", row.join(" ")));
-        }
-    }
-    common::write(dir, name, text)
+    common::toy_vectors(dir, name, prefixes, dim, 5)
 }
 
 #[test]

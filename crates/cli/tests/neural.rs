@@ -4,18 +4,13 @@
 
 #[cfg(feature = "neural")]
 use std::path::Path;
+#[cfg(feature = "neural")]
 use std::process::Command;
 
 mod common;
+#[cfg(feature = "neural")]
+use common::{COLS, embed_model, fail, score_model, succeed, toy_vectors, train_mlp};
 use common::{bitext, corpus};
-
-fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// `bitext train KIND --src SRC --tgt TGT -o OUT`, for the caller's options.
 #[cfg(feature = "neural")]
@@ -38,20 +33,8 @@ fn train_cmd(
 /// `bitext embed --model MODEL --input INPUT --side SIDE -o OUT`, which must succeed: the
 /// vectors it wrote.
 #[cfg(feature = "neural")]
-fn embed(
-    model: &Path,
-    input: impl AsRef<std::ffi::OsStr>,
-    side: &str,
-    out: &Path,
-) -> bitext_core::Embeddings {
-    let (ok, err) = run(bitext()
-        .args(["embed", "--model"])
-        .arg(model)
-        .arg("--input")
-        .arg(input)
-        .args(["--side", side, "-q", "-o"])
-        .arg(out));
-    assert!(ok, "{err}");
+fn embed(model: &Path, input: impl AsRef<Path>, side: &str, out: &Path) -> bitext_core::Embeddings {
+    succeed(&mut embed_model(model, input.as_ref(), side, out));
     bitext_core::io::npy::read_npy(out).unwrap()
 }
 
@@ -62,11 +45,12 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     let (src, tgt, tsv) = corpus(d.path(), 40);
     let model = d.path().join("siamese");
     // Trained long enough (2 s) that its vectors carry the pairs, for the MLP below.
-    let (ok, err) = run(train_cmd("siamese", &src, &tgt, &model)
-        .args(["--preset", "small", "--epochs", "30", "--lr", "0.01"])
-        .args(["--patience", "30", "--negatives", "2"])
-        .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]));
-    assert!(ok, "{err}");
+    succeed(
+        train_cmd("siamese", &src, &tgt, &model)
+            .args(["--preset", "small", "--epochs", "30", "--lr", "0.01"])
+            .args(["--patience", "30", "--negatives", "2"])
+            .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]),
+    );
     for f in [
         "model.json",
         "weights.bpk",
@@ -81,22 +65,11 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     assert_eq!((e.len(), e.dim()), (40, 256));
 
     let scored = d.path().join("scored.tsv");
-    let (ok, err) = run(bitext()
-        .args(["score", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&tsv)
-        .args([
-            "--src-col",
-            "2",
-            "--tgt-col",
-            "3",
-            "--batch",
-            "7",
-            "--output",
-        ])
-        .arg(&scored));
-    assert!(ok, "{err}");
+    succeed(
+        score_model(&model, &tsv, &scored)
+            .args(COLS)
+            .args(["--batch", "7"]),
+    );
     let out = std::fs::read_to_string(&scored).unwrap();
     assert_eq!(out.lines().count(), 40);
     for (k, line) in out.lines().enumerate() {
@@ -108,17 +81,11 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     }
 
     let mlp = d.path().join("mlp");
-    let (ok, err) = run(bitext()
-        .args(["train", "mlp", "--encoder"])
-        .arg(&model)
-        .arg("--src")
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .args(["--hidden", "16,16", "--epochs", "60", "--patience", "60"])
-        .args(["--lr", "0.01", "-q", "-o"])
-        .arg(&mlp));
-    assert!(ok, "{err}");
+    succeed(
+        train_mlp(&model, &src, &tgt, &mlp)
+            .args(["--hidden", "16,16", "--epochs", "60", "--patience", "60"])
+            .args(["--lr", "0.01", "-q"]),
+    );
     // §5.2's random negatives are random lines of a noisy corpus, which must be given.
     let mlp_lines = |noisy: bool, count: &str| {
         let mut cmd = bitext();
@@ -134,22 +101,12 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
         if noisy {
             cmd.arg("--noisy").arg(&tsv);
         }
-        run(&mut cmd)
+        cmd
     };
-    let (ok, err) = mlp_lines(true, "30");
-    assert!(ok, "{err}");
-    let (ok, err) = mlp_lines(false, "30");
-    assert!(!ok && err.contains("--noisy"), "{err}");
-    let (ok, err) = mlp_lines(true, "41");
-    assert!(!ok && err.contains("41 lines"), "{err}");
-    let (ok, err) = run(bitext()
-        .args(["score", "--model"])
-        .arg(&mlp)
-        .arg("--input")
-        .arg(&tsv)
-        .args(["--src-col", "2", "--tgt-col", "3", "--output"])
-        .arg(d.path().join("mlp.tsv")));
-    assert!(ok, "{err}");
+    succeed(&mut mlp_lines(true, "30"));
+    fail(&mut mlp_lines(false, "30"), "--noisy");
+    fail(&mut mlp_lines(true, "41"), "41 lines");
+    succeed(score_model(&mlp, &tsv, &d.path().join("mlp.tsv")).args(COLS));
     // Each score is the MLP's probability of the encoder's two vectors, as the library gives it
     // for the saved model; trained, it tells its parallel pairs from the same sentences
     // misaligned.
@@ -175,15 +132,10 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     // An empty field is an error that names the file and line.
     let bad = d.path().join("bad.tsv");
     std::fs::write(&bad, "a1 a2\tb2 b1\na3\t\n").unwrap();
-    let (ok, err) = run(bitext()
-        .args(["score", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&bad)
-        .arg("--output")
-        .arg(d.path().join("bad.out")));
-    assert!(!ok);
-    assert!(err.contains("bad.tsv:2"), "{err}");
+    fail(
+        &mut score_model(&model, &bad, &d.path().join("bad.out")),
+        "bad.tsv:2",
+    );
     assert!(!d.path().join("bad.out").exists());
 }
 
@@ -220,17 +172,15 @@ fn train_embed_and_score_with_an_autoencoder() {
         if resume {
             c.arg("--resume");
         }
-        run(&mut c)
+        c
     };
-    let (ok, err) = train("1", false);
-    assert!(ok, "{err}");
+    let (_, err) = succeed(&mut train("1", false));
     assert!(err.contains("cut to 4 tokens"), "{err}");
     assert!(
         err.contains("validation per-token loss: translation"),
         "{err}"
     );
-    let (ok, err) = train("2", true);
-    assert!(ok, "{err}");
+    succeed(&mut train("2", true));
     let state = std::fs::read_to_string(model.join("resume/trainer.json")).unwrap();
     assert!(state.contains("\"epochs_done\": 2"), "{state}");
     let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
@@ -242,14 +192,7 @@ fn train_embed_and_score_with_an_autoencoder() {
         assert_eq!((e.len(), e.dim()), (40, 256));
     }
     let scored = d.path().join("scored.tsv");
-    let (ok, err) = run(bitext()
-        .args(["score", "--model"])
-        .arg(&model)
-        .arg("--input")
-        .arg(&tsv)
-        .args(["--src-col", "2", "--tgt-col", "3", "--output"])
-        .arg(&scored));
-    assert!(ok, "{err}");
+    succeed(score_model(&model, &tsv, &scored).args(COLS));
     let out = std::fs::read_to_string(&scored).unwrap();
     assert_eq!(out.lines().count(), 40);
     for line in out.lines() {
@@ -257,28 +200,14 @@ fn train_embed_and_score_with_an_autoencoder() {
         assert!((-1.0..=1.0).contains(&c), "{c}");
     }
     let mlp = d.path().join("mlp");
-    let (ok, err) = run(bitext()
-        .args(["train", "mlp", "--encoder"])
-        .arg(&model)
-        .arg("--src")
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&tgt)
-        .args(["--hidden", "16", "--epochs", "1", "-q", "-o"])
-        .arg(&mlp));
-    assert!(ok, "{err}");
+    succeed(train_mlp(&model, &src, &tgt, &mlp).args(["--hidden", "16", "--epochs", "1", "-q"]));
     // Pairs of different lengths are an error, not a model.
     let short = d.path().join("short.txt");
     std::fs::write(&short, "b1\n").unwrap();
-    let (ok, err) = run(bitext()
-        .args(["train", "autoencoder", "--src"])
-        .arg(&src)
-        .arg("--tgt")
-        .arg(&short)
-        .arg("-o")
-        .arg(d.path().join("bad")));
-    assert!(!ok);
-    assert!(err.contains("line"), "{err}");
+    fail(
+        &mut train_cmd("autoencoder", &src, &short, d.path().join("bad")),
+        "line",
+    );
 }
 
 /// `--init-vectors`: the tables start from `.vec` files (one per language, projected to the
@@ -288,22 +217,12 @@ fn train_embed_and_score_with_an_autoencoder() {
 fn train_siamese_from_bilingual_vectors() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, _) = corpus(d.path(), 30);
-    let vec_file = |name: &str, prefix: &str, dim: usize| {
-        let mut text = format!("15 {dim}\n");
-        for w in 0..15 {
-            let row: Vec<String> = (0..dim)
-                .map(|c| format!("{}", ((w * 31 + c * 7) % 13) as f32 / 13.0 - 0.5))
-                .collect();
-            text.push_str(&format!("{prefix}{w} {}\n", row.join(" ")));
-        }
-        let p = d.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    };
+    let vec_file =
+        |name: &str, prefix: &str, dim: usize| toy_vectors(d.path(), name, &[prefix], dim, 0);
     let (sv, tv) = (vec_file("a.vec", "a", 130), vec_file("b.vec", "b", 130));
     let train = |out: &str, sv: &Path, tv: &Path| {
-        run(train_cmd("siamese", &src, &tgt, d.path().join(out))
-            .args(["--preset", "small", "--epochs", "1", "--negatives", "1"])
+        let mut c = train_cmd("siamese", &src, &tgt, d.path().join(out));
+        c.args(["--preset", "small", "--epochs", "1", "--negatives", "1"])
             .args([
                 "--min-count",
                 "1",
@@ -313,10 +232,10 @@ fn train_siamese_from_bilingual_vectors() {
             .arg("--init-vectors")
             .arg(sv)
             .arg("--init-target-vectors")
-            .arg(tv))
+            .arg(tv);
+        c
     };
-    let (ok, err) = train("m", &sv, &tv);
-    assert!(ok, "{err}");
+    let (_, err) = succeed(&mut train("m", &sv, &tv));
     assert!(
         err.contains("embeddings initialised from the vectors: 30 of"),
         "{err}"
@@ -326,9 +245,7 @@ fn train_siamese_from_bilingual_vectors() {
         "{err}"
     );
     let narrow = vec_file("n.vec", "a", 4);
-    let (ok, err) = train("n", &narrow, &tv);
-    assert!(!ok);
-    assert!(err.contains("from 4-d vectors"), "{err}");
+    fail(&mut train("n", &narrow, &tv), "from 4-d vectors");
 }
 
 /// A backend the build or the machine cannot run (CUDA in the tests' build, or without a GPU)
@@ -340,7 +257,7 @@ fn train_refuses_an_unusable_backend_before_writing_anything() {
     let (src, tgt, _) = corpus(d.path(), 30);
     for kind in ["siamese", "autoencoder", "aligner"] {
         let out = d.path().join(kind);
-        let (ok, err) = run(train_cmd(kind, &src, &tgt, &out).args([
+        let (ok, _, err) = common::run(train_cmd(kind, &src, &tgt, &out).args([
             "--epochs",
             "1",
             "--backend",
@@ -369,27 +286,27 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, _) = corpus(d.path(), 30);
     let model = d.path().join("ae");
-    let (ok, err) = run(train_cmd("autoencoder", &src, &tgt, &model)
-        .args(["--preset", "small", "--epochs", "1", "--candidates", "8"])
-        .args([
-            "--bag",
-            "--ranking",
-            "0.5",
-            "--scale",
-            "10",
-            "--margin",
-            "0.1",
-            "--ranking-pairs",
-            "16",
-        ])
-        .args(["--min-count", "1", "--valid-fraction", "0.2", "-q"]));
-    assert!(ok, "{err}");
+    succeed(
+        train_cmd("autoencoder", &src, &tgt, &model)
+            .args(["--preset", "small", "--epochs", "1", "--candidates", "8"])
+            .args([
+                "--bag",
+                "--ranking",
+                "0.5",
+                "--scale",
+                "10",
+                "--margin",
+                "0.1",
+            ])
+            .args(["--ranking-pairs", "16"])
+            .args(["--min-count", "1", "--valid-fraction", "0.2", "-q"]),
+    );
     let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
     assert!(desc.contains("\"bag\": true"), "{desc}");
     let emb = d.path().join("e.npy");
     let e = embed(&model, &tgt, "target", &emb);
     assert_eq!((e.len(), e.dim()), (30, 256));
-    let (ok, err) = run(
+    fail(
         train_cmd("autoencoder", &src, &tgt, d.path().join("bad")).args([
             "--ranking",
             "-1",
@@ -397,9 +314,8 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
             "1",
             "-q",
         ]),
+        "ranking term",
     );
-    assert!(!ok);
-    assert!(err.contains("ranking term"), "{err}");
 }
 
 /// `--objective ranking --bag --pooling max --emb-dim`: the ranking-trained network with a bag
@@ -410,31 +326,20 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
 fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
     let d = tempfile::tempdir().unwrap();
     let (src, tgt, _) = corpus(d.path(), 30);
-    let mut text = String::from("30 16\n");
-    for w in 0..30 {
-        let row: Vec<String> = (0..16)
-            .map(|c| format!("{}", ((w * 31 + c * 7) % 13) as f32 / 13.0 - 0.5))
-            .collect();
-        text.push_str(&format!(
-            "{}{} {}\n",
-            if w < 15 { "a" } else { "b" },
-            w % 15,
-            row.join(" ")
-        ));
-    }
-    let vectors = d.path().join("v.vec");
-    std::fs::write(&vectors, text).unwrap();
+    // `b0 … b14` continue the count of `a0 … a14`: the 16th to the 30th word.
+    let vectors = toy_vectors(d.path(), "v.vec", &["a", "b"], 16, 15 * 31);
     let model = d.path().join("ranking");
-    let (ok, err) = run(train_cmd("siamese", &src, &tgt, &model)
-        .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
-        .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
-        .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
-        .args(["--min-count", "1", "--freeze-embeddings", "-q"])
-        // Batches in one piece per thread (60 sentences: up to three).
-        .args(["--batch-pieces", "0"])
-        .arg("--init-vectors")
-        .arg(&vectors));
-    assert!(ok, "{err}");
+    succeed(
+        train_cmd("siamese", &src, &tgt, &model)
+            .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
+            .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
+            .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
+            .args(["--min-count", "1", "--freeze-embeddings", "-q"])
+            // Batches in one piece per thread (60 sentences: up to three).
+            .args(["--batch-pieces", "0"])
+            .arg("--init-vectors")
+            .arg(&vectors),
+    );
     let json = std::fs::read_to_string(model.join("model.json")).unwrap();
     assert!(
         json.contains("\"bag\": true") && json.contains("\"pooling\": \"max\""),
@@ -443,19 +348,12 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
     let emb = d.path().join("e.npy");
     let e = embed(&model, &src, "source", &emb);
     assert_eq!((e.len(), e.dim()), (30, 16));
-    let (ok, err) = run(
-        train_cmd("siamese", &src, &tgt, d.path().join("bad")).args([
-            "--objective",
-            "ranking",
-            "--scale",
-            "0",
-            "--min-count",
-            "1",
-            "-q",
-        ]),
+    fail(
+        train_cmd("siamese", &src, &tgt, d.path().join("bad"))
+            .args(["--objective", "ranking", "--scale", "0"])
+            .args(["--min-count", "1", "-q"]),
+        "scale",
     );
-    assert!(!ok);
-    assert!(err.contains("scale"), "{err}");
 }
 
 #[cfg(not(feature = "neural"))]
@@ -504,7 +402,7 @@ fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
         ),
     ];
     for (what, args) in runs {
-        let (ok, err) = run(bitext().args(&args));
+        let (ok, _, err) = common::run(bitext().args(&args));
         assert!(!ok, "{what} succeeded");
         assert!(
             err.contains(what)

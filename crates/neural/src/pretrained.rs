@@ -43,6 +43,17 @@ pub struct VectorsInit {
 }
 
 impl VectorsInit {
+    /// The source file's vectors and the target file's, when there is one.
+    fn read(&self) -> Result<(WordVectors, Option<WordVectors>)> {
+        let src = read_vec(&self.source, self.max_words)?;
+        let tgt = self
+            .target
+            .as_ref()
+            .map(|t| read_vec(t, self.max_words))
+            .transpose()?;
+        Ok((src, tgt))
+    }
+
     /// The stacked table of a model with a source table and, unless `codec` shares one
     /// tokenizer, a target table below it (the layout of the siamese network): `[rows, dim]`
     /// row-major. A shared table takes each token's row from the source file, then what it
@@ -71,12 +82,7 @@ impl VectorsInit {
         dim: usize,
         rng: &mut Rng,
     ) -> Result<FilledTable> {
-        let src = read_vec(&self.source, self.max_words)?;
-        let tgt = self
-            .target
-            .as_ref()
-            .map(|t| read_vec(t, self.max_words))
-            .transpose()?;
+        let (src, tgt) = self.read()?;
         let tgt = tgt.as_ref().unwrap_or(&src);
         let (vs, vt) = codec.vocab_sizes();
         let rows = if codec.shared() { vs } else { vs + vt };
@@ -138,12 +144,7 @@ impl VectorsInit {
         dim: usize,
         rng: &mut Rng,
     ) -> Result<[FilledTable; 2]> {
-        let src = read_vec(&self.source, self.max_words)?;
-        let tgt = self
-            .target
-            .as_ref()
-            .map(|t| read_vec(t, self.max_words))
-            .transpose()?;
+        let (src, tgt) = self.read()?;
         let tgt = tgt.as_ref();
         let table = |side: Side, rng: &mut Rng| -> Result<FilledTable> {
             let tok = codec.tokenizer(side);

@@ -22,9 +22,7 @@ use bitext_neural::spec::NeuralModel;
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{
-    aligner_text_job, cpu, grad_norms, grad_values, params, scalar, small_text_aligner, toy_corpus,
-};
+use common::{aligner_text_job, cpu, grad_values, scalar, small_text_aligner, toy_corpus};
 
 fn tiny(objective: Objective) -> AlignerConfig {
     AlignerConfig {
@@ -176,14 +174,7 @@ fn gradient_reaches_every_parameter() {
     // One stage back-propagates both encoders (cut off the loss, on two threads).
     assert_eq!(l.loss.deferred.len(), 1);
     let grads = backward(&model, l.loss).unwrap();
-    let norms = grad_norms(&model, &grads);
-    assert_eq!(norms.len(), params(&model).len());
-    for (k, n) in norms.iter().enumerate() {
-        assert!(
-            n.is_some_and(|n| n > 0.0 && n.is_finite()),
-            "parameter {k} got gradient {n:?}"
-        );
-    }
+    common::assert_every_param_learns(&model, &grads, "");
 }
 
 #[test]
@@ -200,12 +191,7 @@ fn split_sides_give_the_gradients_of_one_graph() {
             dropout: 0.2,
             pooling,
             // The ranking term too (two parallel examples below).
-            ranking: Some(RankingTerm {
-                weight: 0.5,
-                scale: 20.0,
-                margin: 0.2,
-                pairs: 0,
-            }),
+            ranking: Some(common::pair_ranking()),
             ..tiny(objective)
         }
         .with_encoder(|e| e.frozen_embeddings = frozen);
@@ -378,7 +364,7 @@ fn trained() -> &'static tempfile::TempDir {
 }
 
 fn model() -> AlignerModel {
-    AlignerModel::load(trained().path(), BackendSpec::Flex).unwrap()
+    common::load_aligner(trained().path())
 }
 
 /// The directory loads back with the trained weights; word scores and fixing of text give one
@@ -441,7 +427,7 @@ fn the_model_directory_round_trips_and_scores_text() {
     let (src, tgt) = parallel_text(120, 1);
     let (vs, vt) = parallel_text(20, 2);
     let copy = tempfile::tempdir().unwrap();
-    copy_dir(trained().path(), copy.path());
+    common::copy_dir(trained().path(), copy.path());
     let again = train_aligner(
         &aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner()),
         copy.path(),
@@ -494,16 +480,3 @@ bitext_testkit::pair_scorer_suite!(
     scorer(true),
     bitext_testkit::scorer::Expect::within(1e-5)
 );
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}

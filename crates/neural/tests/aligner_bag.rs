@@ -139,12 +139,7 @@ fn gradients_reach_the_bags_and_split_sides_agree_with_one_graph() {
         let config = AlignerConfig {
             dropout: 0.2,
             pooling,
-            ranking: Some(RankingTerm {
-                weight: 0.5,
-                scale: 20.0,
-                margin: 0.2,
-                pairs: 0,
-            }),
+            ranking: Some(common::pair_ranking()),
             ..tiny(objective, bag_map)
         }
         .with_encoder(|e| e.frozen_embeddings = frozen);
@@ -205,23 +200,18 @@ fn trained() -> &'static tempfile::TempDir {
         let network = AlignerConfig {
             ranking: Some(RankingTerm {
                 weight: 1.0,
-                scale: 20.0,
-                margin: 0.2,
-                pairs: 0,
+                ..common::pair_ranking()
             }),
             pooling: Pooling::Max,
             ..tiny(Objective::Words, true)
         };
-        let network = AlignerConfig { ff: 6, ..network }.with_encoder(|e| {
-            e.emb_dim = 12;
-            e.hidden = 8;
-        });
+        let network = common::small_widths(AlignerConfig { ff: 6, ..network });
         common::train_text_aligner(network).0
     })
 }
 
 fn model() -> AlignerModel {
-    AlignerModel::load(trained().path(), BackendSpec::Flex).unwrap()
+    common::load_aligner(trained().path())
 }
 
 #[test]
@@ -392,12 +382,7 @@ fn own_table_grads(base: AlignerConfig, what: &str) -> (Aligner, Vec<(ParamId, O
     let config = AlignerConfig {
         dropout: 0.2,
         pooling: Pooling::Max,
-        ranking: Some(RankingTerm {
-            weight: 0.5,
-            scale: 20.0,
-            margin: 0.2,
-            pairs: 0,
-        }),
+        ranking: Some(common::pair_ranking()),
         ..base
     };
     let device = cpu().autodiff();
@@ -446,14 +431,10 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
         let (pd, pe) = (vectors.path().join("de.vec"), vectors.path().join("en.vec"));
         bitext_core::io::vec::write_vec(&pd, &de).unwrap();
         bitext_core::io::vec::write_vec(&pe, &en).unwrap();
-        let network = AlignerConfig {
+        let network = common::small_widths(AlignerConfig {
             ff: 6,
             pooling: Pooling::Max,
             ..with_ngrams()
-        }
-        .with_encoder(|e| {
-            e.emb_dim = 12;
-            e.hidden = 8;
         });
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = parallel_text(120, 1);

@@ -12,7 +12,6 @@ use std::sync::OnceLock;
 use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, LabeledRef, Objective, SHIFT_SCALE,
 };
-use bitext_neural::backend::BackendSpec;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::train::backward;
 use bitext_testkit::sentence_encoder_suite;
@@ -165,17 +164,11 @@ fn the_shift_gradient_matches_finite_differences_and_reaches_the_encoders() {
 
 fn trained() -> &'static tempfile::TempDir {
     static MODEL: OnceLock<tempfile::TempDir> = OnceLock::new();
-    MODEL.get_or_init(|| {
-        let network = tiny(true, true).with_encoder(|e| {
-            e.emb_dim = 12;
-            e.hidden = 8;
-        });
-        common::train_text_aligner(network).0
-    })
+    MODEL.get_or_init(|| common::train_text_aligner(common::small_widths(tiny(true, true))).0)
 }
 
 fn model() -> AlignerModel {
-    AlignerModel::load(trained().path(), BackendSpec::Flex).unwrap()
+    common::load_aligner(trained().path())
 }
 
 #[test]

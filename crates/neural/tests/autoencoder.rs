@@ -21,12 +21,12 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::text::{TextCorpus, WordVocabConfig};
+use bitext_neural::text::TextCorpus;
 use bitext_neural::train::{Task, TrainConfig, backward, checkpoint, fit};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
 use burn::tensor::Tensor;
-use common::{ae_toy_pairs, cpu, grad_norms, host2, max_diff, params, refs, small_schedule};
+use common::{ae_toy_pairs, cpu, host2, max_diff, params, refs, small_schedule};
 
 fn tiny(cell: CellKind) -> AutoencoderConfig {
     AutoencoderConfig {
@@ -178,14 +178,7 @@ fn gradient_reaches_every_parameter() {
             .unwrap();
         assert_eq!(l.loss.deferred.len(), 3);
         let grads = backward(&model, l.loss).unwrap();
-        let norms = grad_norms(&model, &grads);
-        assert_eq!(norms.len(), params(&model).len());
-        for (k, n) in norms.iter().enumerate() {
-            assert!(
-                n.is_some_and(|n| n > 0.0 && n.is_finite()),
-                "{cell:?}: parameter {k} got gradient {n:?}"
-            );
-        }
+        common::assert_every_param_learns(&model, &grads, &format!("{cell:?}: "));
     }
 }
 
@@ -353,19 +346,13 @@ fn job<'a>(
     (train.batching, train.train) = small_schedule(12, 0.02, 400);
     AutoencoderTextTraining {
         corpus: TextCorpus {
-            valid: Some(valid),
-            vocab: WordVocabConfig {
-                joint: false,
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
             init: Some(VectorsInit {
                 source: vectors.join("de.vec"),
                 target: Some(vectors.join("en.vec")),
                 max_words: None,
             }),
             max_len: Some(60),
-            ..TextCorpus::new(src, tgt)
+            ..common::every_word_corpus(src, tgt, Some(valid), false)
         },
         mono: &[],
         network: AutoencoderConfig {
@@ -417,7 +404,7 @@ fn the_model_directory_round_trips() {
     let (src, tgt) = parallel_text(150, 1);
     let (vs, vt) = parallel_text(20, 2);
     let copy = tempfile::tempdir().unwrap();
-    copy_dir(&dir, copy.path());
+    common::copy_dir(&dir, copy.path());
     let job = job(&src, &tgt, (&vs, &vt), d, 12);
     let again = train_autoencoder(&job, copy.path(), true).unwrap();
     assert!(again.init.is_none());
@@ -425,19 +412,6 @@ fn the_model_directory_round_trips() {
         std::fs::read(copy.path().join(checkpoint::WEIGHTS_FILE)).unwrap(),
         before
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 /// With frozen tables initialised from `.vec` files, each known word's row is its vector and

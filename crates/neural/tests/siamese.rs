@@ -10,9 +10,7 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{Siamese, SiameseConfig, SiameseTask};
 use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
-use common::{
-    cpu, grad_norms, host2, params, siamese_plain_and_deferred_grads, tiny_siamese, toy_pairs,
-};
+use common::{cpu, host2, params, siamese_plain_and_deferred_grads, tiny_siamese, toy_pairs};
 
 #[test]
 fn gradient_reaches_every_parameter() {
@@ -32,14 +30,7 @@ fn gradient_reaches_every_parameter() {
             .pair_loss(&src, &tgt, &labels, Some(&mut Rng::seed(2)))
             .unwrap();
         let grads = backward(&model, loss).unwrap();
-        let norms = grad_norms(&model, &grads);
-        assert_eq!(norms.len(), params(&model).len());
-        for (k, n) in norms.iter().enumerate() {
-            assert!(
-                n.is_some_and(|n| n > 0.0 && n.is_finite()),
-                "{cell:?}: parameter {k} got gradient {n:?}"
-            );
-        }
+        common::assert_every_param_learns(&model, &grads, &format!("{cell:?}: "));
     }
 }
 

@@ -28,16 +28,7 @@ fn tiny(pooling: Pooling, shared: bool) -> SiameseConfig {
 
 /// Seeded bag weights: some rows weigh nothing (unknown to the vectors).
 fn weights(rows: usize) -> Vec<f32> {
-    let mut rng = Rng::seed(11);
-    (0..rows)
-        .map(|r| {
-            if r % 5 == 0 {
-                0.0
-            } else {
-                rng.uniform(0.5, 3.0) as f32
-            }
-        })
-        .collect()
+    common::bag_row_weights_every(rows, 11, 5)
 }
 
 /// A network whose projection `P` is drawn (it starts at zero), so the recurrent path counts.

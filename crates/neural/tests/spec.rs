@@ -2,6 +2,8 @@
 //! a siamese model directory as an `EncoderSpec` and as a `ModelSpec` scorer; bad model specs
 //! are errors naming the directory.
 
+mod common;
+
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
@@ -9,7 +11,7 @@ use bitext_neural::siamese::{
     SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, train_siamese,
 };
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::text::{TextCorpus, WordVocabConfig};
+
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -25,13 +27,7 @@ fn train(dir: &std::path::Path) {
     };
     train.train = TrainConfig::new(2, 0.02, 3);
     let job = SiameseTextTraining {
-        corpus: TextCorpus {
-            vocab: WordVocabConfig {
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
-            ..TextCorpus::new(&src, &tgt)
-        },
+        corpus: common::every_word_corpus(&src, &tgt, None, true),
         network: SiameseConfig {
             ff: 4,
             dropout_input: 0.0,

@@ -2,6 +2,8 @@
 //! shared `SentenceEncoder` / `PairScorer` conformance suites (`bitext_testkit`) run on the
 //! neural implementations: the siamese encoder, the siamese scorer and the MLP scorer.
 
+mod common;
+
 use std::sync::OnceLock;
 
 use bitext_core::{Embeddings, Rng};
@@ -12,7 +14,7 @@ use bitext_neural::siamese::{
     Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
     model_kind, train_siamese,
 };
-use bitext_neural::text::{TextCorpus, WordVocabConfig};
+
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -39,14 +41,7 @@ fn train_model(
         ..TrainConfig::new(15, 0.02, 3)
     };
     let job = SiameseTextTraining {
-        corpus: TextCorpus {
-            valid: Some((&vs, &vt)),
-            vocab: WordVocabConfig {
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
-            ..TextCorpus::new(&src, &tgt)
-        },
+        corpus: common::every_word_corpus(&src, &tgt, Some((&vs, &vt)), true),
         network,
         train,
         teacher: None,

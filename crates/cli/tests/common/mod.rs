@@ -324,3 +324,52 @@ pub fn logged(work: &Path, from: usize, what: &str) -> std::collections::BTreeSe
 pub fn log_len(work: &Path) -> usize {
     std::fs::read_to_string(work.join("steps.log")).map_or(0, |s| s.lines().count())
 }
+
+/// A `.vec` file `dir/name` of the words `{prefix}0 … {prefix}14` of each of `prefixes`
+/// (a header line first), `dim` values a word: column `c` of word `w` of the `p`-th prefix is
+/// `((31·w + 7·c + shift·p) mod 13) / 13 − 0.5`.
+pub fn toy_vectors(dir: &Path, name: &str, prefixes: &[&str], dim: usize, shift: usize) -> PathBuf {
+    let mut text = format!("{} {dim}\n", 15 * prefixes.len());
+    for (p, prefix) in prefixes.iter().enumerate() {
+        for w in 0..15 {
+            let row: Vec<String> = (0..dim)
+                .map(|c| {
+                    format!(
+                        "{}",
+                        ((w * 31 + c * 7 + p * shift) % 13) as f32 / 13.0 - 0.5
+                    )
+                })
+                .collect();
+            text.push_str(&format!("{prefix}{w} {}\n", row.join(" ")));
+        }
+    }
+    write(dir, name, text)
+}
+
+/// `bitext score --model MODEL --input INPUT --output OUT`, for the caller's further options.
+pub fn score_model(model: &Path, input: &Path, out: &Path) -> Command {
+    cli!["score", "--model", model, "--input", input, "--output", out]
+}
+
+/// `bitext embed --model MODEL --input INPUT --side SIDE -q -o OUT`.
+pub fn embed_model(model: &Path, input: &Path, side: &str, out: &Path) -> Command {
+    cli![
+        "embed", "--model", model, "--input", input, "--side", side, "-q", "-o", out
+    ]
+}
+
+/// `bitext train mlp --encoder ENCODER --src SRC --tgt TGT -o OUT`, for the caller's options.
+pub fn train_mlp(encoder: &Path, src: &Path, tgt: &Path, out: &Path) -> Command {
+    cli![
+        "train",
+        "mlp",
+        "--encoder",
+        encoder,
+        "--src",
+        src,
+        "--tgt",
+        tgt,
+        "-o",
+        out
+    ]
+}

@@ -270,12 +270,8 @@ impl Aligner {
             Some(h) => (h.rnn.as_mut(), h.ngrams.as_mut()),
             None => (None, None),
         };
-        let out = match rnn_host
-            .and_then(|h| h.forward(x.clone(), Some(batch.ids()), batch.batch_sizes(), keep))
-        {
-            Some(out) => out,
-            None => rnn.forward(x.clone(), batch.batch_sizes(), keep),
-        };
+        let ids = Some(batch.ids());
+        let out = rnn.forward_with(rnn_host, x.clone(), ids, batch.batch_sizes(), keep);
         let device = out.last.device();
         let own = self.bag_rows(&batch)?;
         let pooled = self.pooled(&out);

@@ -3,23 +3,22 @@
 //! [`AlignerModel`]: sentence vectors (a `SentenceEncoder`), per-word divergence scores,
 //! `wemb`/`semb` pair scorers and divergence fixing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bitext_core::Embeddings;
-use bitext_encode::{SentenceEncoder, Side};
+use bitext_encode::Side;
 use bitext_similarity::PairScorer;
+use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::aligner::classes::WordClass;
 use crate::aligner::synth::Corpus;
 use crate::aligner::{Aligner, AlignerConfig};
-use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::error::{Error, Result};
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
-use crate::text::{TextCodec, TextConfig};
-use crate::train::checkpoint;
+use crate::text::{TextCodec, TextConfig, TextModel, TextNetwork};
 
 /// What `model.json` of an aligner says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,21 +82,17 @@ impl WordScores {
 pub(super) type Tokens = (Vec<Vec<u32>>, Vec<Vec<String>>);
 
 /// A trained aligner with its tokenizers.
-#[derive(Debug)]
-pub struct AlignerModel {
-    pub(super) model: Aligner,
-    pub(super) text: TextCodec,
-    description: AlignerDescription,
-    pub(super) batching: Bucketing,
-    dir: PathBuf,
-}
+pub type AlignerModel = TextModel<Aligner>;
 
-impl AlignerModel {
-    /// Load the model saved in `dir` onto `backend`'s inference device.
-    ///
-    /// # Errors
-    /// Missing or malformed files, named; tokenizers that do not fit the network.
-    pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
+impl TextNetwork for Aligner {
+    type Description = AlignerDescription;
+
+    const BATCHING: Bucketing = Bucketing {
+        max_items: 64,
+        max_tokens: 64 * 128,
+    };
+
+    fn check_dir(dir: &Path) -> Result<()> {
         let kind = model_kind(dir)?;
         if kind != "aligner" {
             return Err(Error::checkpoint(
@@ -105,59 +100,28 @@ impl AlignerModel {
                 format!("a model of kind {kind:?} is not an aligner"),
             ));
         }
-        let description: AlignerDescription =
-            checkpoint::read_json(&dir.join(checkpoint::MODEL_FILE))?;
+        Ok(())
+    }
+
+    fn tokenizers(description: &AlignerDescription, dir: &Path) -> Result<TextCodec> {
         let net = &description.network;
-        let text = TextCodec::load_for(&description.text, dir, (net.src_vocab, net.tgt_vocab))?;
-        let device = backend.device()?;
-        let model = Aligner::new(net, 0, &device)?;
-        let model = checkpoint::load_weights(model, &dir.join(checkpoint::WEIGHTS_FILE))?;
-        Ok(Self {
-            model,
-            text,
-            description,
-            batching: Bucketing {
-                max_items: 64,
-                max_tokens: 64 * 128,
-            },
-            dir: dir.to_path_buf(),
-        })
+        TextCodec::load_for(&description.text, dir, (net.src_vocab, net.tgt_vocab))
     }
 
-    /// The network.
-    #[must_use]
-    pub fn model(&self) -> &Aligner {
-        &self.model
+    fn build(description: &AlignerDescription, device: &Device) -> Result<Self> {
+        Aligner::new(&description.network, 0, device)
     }
 
-    /// The tokenizers.
-    #[must_use]
-    pub fn text(&self) -> &TextCodec {
-        &self.text
+    fn vector_dim(&self) -> usize {
+        self.dim()
     }
 
-    /// The saved description.
-    #[must_use]
-    pub fn description(&self) -> &AlignerDescription {
-        &self.description
+    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        self.encode_all(seqs, side, batching)
     }
+}
 
-    /// The model directory.
-    #[must_use]
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Sentence vectors `[→h_last; ←h_first]` of `sentences` of `side`.
-    ///
-    /// # Errors
-    /// A sentence without tokens (named); tokenizer errors.
-    pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        let ids = self.text.encode(side, sentences)?;
-        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
-        self.model.encode_all(&refs, side, &self.batching)
-    }
-
+impl AlignerModel {
     pub(super) fn tokens(&self, side: Side, sentences: &[&str]) -> Result<Tokens> {
         let enc = self.text.tokenizer(side).encode_batch(sentences)?;
         let mut ids = Vec::with_capacity(enc.len());
@@ -230,10 +194,10 @@ impl AlignerModel {
     /// # Errors
     /// An encoding error; `semb` asked of a model whose head was not trained.
     pub fn scorer(&self, src: &[&str], tgt: &[&str], semb: bool) -> Result<Box<dyn PairScorer>> {
-        if semb && !self.description.network.objective.sentence() {
+        if semb && !self.description().network.objective.sentence() {
             return Err(Error::Config(format!(
                 "the aligner in {} was trained without the sentence-level (semb) head",
-                self.dir.display()
+                self.dir().display()
             )));
         }
         let (a, b) = (
@@ -249,20 +213,6 @@ impl AlignerModel {
         } else {
             Box::new(CosineScorer::new(a, b)?)
         })
-    }
-}
-
-impl SentenceEncoder for AlignerModel {
-    fn dim(&self) -> usize {
-        self.model.dim()
-    }
-
-    fn encode_batch(&self, side: Side, sentences: &[&str]) -> bitext_encode::Result<Embeddings> {
-        Ok(self.vectors(side, sentences)?)
-    }
-
-    fn batch_size(&self) -> usize {
-        4096
     }
 }
 

@@ -222,12 +222,8 @@ impl Autoencoder {
         let (emb, rnn, bag) = self.parts(side);
         let batch = PackedBatch::new(seqs)?;
         let x = emb.lookup(&batch)?;
-        let out = match host
-            .and_then(|h| h.forward(x.clone(), Some(batch.ids()), batch.batch_sizes(), true))
-        {
-            Some(out) => out,
-            None => rnn.forward(x.clone(), batch.batch_sizes(), true),
-        };
+        let ids = Some(batch.ids());
+        let out = rnn.forward_with(host, x.clone(), ids, batch.batch_sizes(), true);
         let device = out.last.device();
         let (v, _) = with_bag(
             bag,

@@ -3,15 +3,14 @@
 //! monolingual) text, and the [`AutoencoderEncoder`], a `SentenceEncoder` whose vectors are
 //! the max-pooled states of each language's encoder.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bitext_core::{Embeddings, Rng};
-use bitext_encode::{SentenceEncoder, Side};
+use bitext_encode::Side;
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
-use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher};
 use crate::encoding::{encode_in_batches, side_bag_weights};
@@ -20,8 +19,7 @@ use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
 use crate::text::driver::{TextFamily, text_job, train_text};
 use crate::text::tokens::{PairTokens, SideTokens};
-use crate::text::{TextCodec, TextConfig, TextCorpus, Trained};
-use crate::train::checkpoint;
+use crate::text::{TextCodec, TextConfig, TextCorpus, TextModel, TextNetwork, Trained};
 
 /// What `model.json` of an autoencoder says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,95 +55,31 @@ impl Autoencoder {
 }
 
 /// A trained autoencoder with its tokenizers, ready to encode text of either language.
-#[derive(Debug)]
-pub struct AutoencoderEncoder {
-    model: Autoencoder,
-    text: TextCodec,
-    description: AutoencoderDescription,
-    batching: Bucketing,
-    dir: PathBuf,
-}
+pub type AutoencoderEncoder = TextModel<Autoencoder>;
 
-impl AutoencoderEncoder {
-    /// Load the model saved in `dir` onto `backend`'s inference device.
-    ///
-    /// # Errors
-    /// Missing or malformed files, named; tokenizers that do not fit the network.
-    pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
-        let description: AutoencoderDescription =
-            checkpoint::read_json(&dir.join(checkpoint::MODEL_FILE))?;
+impl TextNetwork for Autoencoder {
+    type Description = AutoencoderDescription;
+
+    const BATCHING: Bucketing = Bucketing {
+        max_items: 256,
+        max_tokens: 256 * 64,
+    };
+
+    fn tokenizers(description: &AutoencoderDescription, dir: &Path) -> Result<TextCodec> {
         let net = &description.network;
-        let text = TextCodec::load_for(&description.text, dir, (net.src_vocab, net.tgt_vocab))?;
-        let device = backend.device()?;
-        let model = Autoencoder::new(net, 0, &device)?;
-        let model = checkpoint::load_weights(model, &dir.join(checkpoint::WEIGHTS_FILE))?;
-        Ok(Self {
-            model,
-            text,
-            description,
-            batching: Bucketing {
-                max_items: 256,
-                max_tokens: 256 * 64,
-            },
-            dir: dir.to_path_buf(),
-        })
+        TextCodec::load_for(&description.text, dir, (net.src_vocab, net.tgt_vocab))
     }
 
-    /// The network (on the inference device).
-    #[must_use]
-    pub fn model(&self) -> &Autoencoder {
-        &self.model
+    fn build(description: &AutoencoderDescription, device: &Device) -> Result<Self> {
+        Autoencoder::new(&description.network, 0, device)
     }
 
-    /// The tokenizers.
-    #[must_use]
-    pub fn text(&self) -> &TextCodec {
-        &self.text
+    fn vector_dim(&self) -> usize {
+        self.dim()
     }
 
-    /// The saved description.
-    #[must_use]
-    pub fn description(&self) -> &AutoencoderDescription {
-        &self.description
-    }
-
-    /// The model directory.
-    #[must_use]
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Batches used for encoding.
-    #[must_use]
-    pub fn with_batching(mut self, batching: Bucketing) -> Self {
-        self.batching = batching;
-        self
-    }
-
-    /// Sentence vectors of `sentences` of `side` (that language's encoder), rows in input
-    /// order.
-    ///
-    /// # Errors
-    /// A sentence without tokens (named); tokenizer errors.
-    pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        let ids = self.text.encode(side, sentences)?;
-        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
-        self.model
-            .encode_all(&refs, side, &self.batching, &mut |_| {})
-    }
-}
-
-impl SentenceEncoder for AutoencoderEncoder {
-    fn dim(&self) -> usize {
-        self.model.dim()
-    }
-
-    fn encode_batch(&self, side: Side, sentences: &[&str]) -> bitext_encode::Result<Embeddings> {
-        Ok(self.vectors(side, sentences)?)
-    }
-
-    fn batch_size(&self) -> usize {
-        4096
+    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        self.encode_all(seqs, side, batching, &mut |_| {})
     }
 }
 

@@ -80,13 +80,7 @@ impl RnnLayer {
         batch_sizes: &[usize],
         h0: Tensor<2>,
     ) -> (Vec<Tensor<2>>, InputGrads) {
-        let hd = self.d_hidden();
-        assert_eq!(
-            h0.dims(),
-            [batch_sizes[0], hd],
-            "initial state of the wrong shape"
-        );
-        let pad = Pad::for_device(batch_sizes, &x.device());
+        let (hd, pad) = self.start_from(&x, batch_sizes, &h0);
         let steps = as_leaves(steps_of(
             self.project_inner(x.clone()),
             batch_sizes,
@@ -115,15 +109,29 @@ impl RnnLayer {
         batch_sizes: &[usize],
         h0: Tensor<2>,
     ) -> Vec<Tensor<2>> {
+        let (_, pad) = self.start_from(&x, batch_sizes, &h0);
+        let steps = steps_of(self.project(x), batch_sizes, self, pad.as_ref());
+        self.run_layout(&steps, batch_sizes, h0, pad.as_ref())
+    }
+
+    /// The hidden size and the padded layout (`None`: packed) of a pass from `h0` over the
+    /// packed inputs `x` laid out by `batch_sizes`.
+    ///
+    /// # Panics
+    /// When `h0` does not have `batch_sizes[0]` rows of the layer's hidden size.
+    fn start_from(
+        &self,
+        x: &Tensor<2>,
+        batch_sizes: &[usize],
+        h0: &Tensor<2>,
+    ) -> (usize, Option<Pad>) {
         let hd = self.d_hidden();
         assert_eq!(
             h0.dims(),
             [batch_sizes[0], hd],
             "initial state of the wrong shape"
         );
-        let pad = Pad::for_device(batch_sizes, &x.device());
-        let steps = steps_of(self.project(x), batch_sizes, self, pad.as_ref());
-        self.run_layout(&steps, batch_sizes, h0, pad.as_ref())
+        (hd, Pad::for_device(batch_sizes, &x.device()))
     }
 
     /// The forward pass from `h0` on either layout: each step's packed states.

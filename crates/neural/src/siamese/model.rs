@@ -181,10 +181,9 @@ impl Siamese {
             let ids = by_id.then(|| batch.ids());
             let x = dropout(x, self.dropout_input, rng.as_deref_mut());
             let rnn = host.as_deref_mut().and_then(|h| h.rnn.as_mut());
-            let out = match rnn.and_then(|h| h.forward(x.clone(), ids, batch.batch_sizes(), keep)) {
-                Some(out) => out,
-                None => self.rnn.forward(x.clone(), batch.batch_sizes(), keep),
-            };
+            let out = self
+                .rnn
+                .forward_with(rnn, x.clone(), ids, batch.batch_sizes(), keep);
             (x, out, None)
         };
         let pooled = if keep { out.max_pool() } else { out.last };

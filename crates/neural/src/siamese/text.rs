@@ -3,14 +3,13 @@
 //! [`SiameseEncoder`], a `SentenceEncoder` whose vectors are the encoder's (`[h→; h←]` in the
 //! paper's network; see [`SiameseConfig`] for max pooling and the bag of words).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bitext_core::{Embeddings, Rng};
-use bitext_encode::{SentenceEncoder, Side};
+use bitext_encode::Side;
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
-use crate::backend::BackendSpec;
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher};
 use crate::encoding::bag_weights;
@@ -21,7 +20,7 @@ use crate::siamese::{
 };
 use crate::text::driver::{TextFamily, text_job, train_text};
 use crate::text::tokens::PairTokens;
-use crate::text::{TextCodec, TextConfig, TextCorpus, Trained};
+use crate::text::{TextCodec, TextConfig, TextCorpus, TextModel, TextNetwork, Trained};
 use crate::train::checkpoint;
 
 /// What `model.json` of a siamese classifier says.
@@ -48,103 +47,44 @@ pub fn model_kind(dir: &Path) -> Result<String> {
 }
 
 /// A trained siamese classifier with its tokenizers, ready to encode and classify text.
-#[derive(Debug)]
-pub struct SiameseEncoder {
-    model: Siamese,
-    text: TextCodec,
-    description: SiameseDescription,
-    batching: Bucketing,
-    dir: PathBuf,
+pub type SiameseEncoder = TextModel<Siamese>;
+
+impl TextNetwork for Siamese {
+    type Description = SiameseDescription;
+
+    const BATCHING: Bucketing = Bucketing {
+        max_items: 256,
+        max_tokens: 256 * 64,
+    };
+
+    fn tokenizers(description: &SiameseDescription, dir: &Path) -> Result<TextCodec> {
+        TextCodec::load(&description.text, dir)
+    }
+
+    fn build(description: &SiameseDescription, device: &Device) -> Result<Self> {
+        Siamese::new(&description.network, 0, device)
+    }
+
+    fn check_loaded(description: &SiameseDescription, text: &TextCodec, dir: &Path) -> Result<()> {
+        let net = &description.network;
+        let tgt = if net.shared_embeddings {
+            net.src_vocab
+        } else {
+            net.tgt_vocab
+        };
+        text.check_fits(dir, (net.src_vocab, tgt))
+    }
+
+    fn vector_dim(&self) -> usize {
+        self.dim()
+    }
+
+    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        self.encode_all(seqs, side, batching, &mut |_| {})
+    }
 }
 
 impl SiameseEncoder {
-    /// Load the model saved in `dir` onto `backend`'s inference device.
-    ///
-    /// # Errors
-    /// Missing or malformed files, named.
-    pub fn load(dir: &Path, backend: BackendSpec) -> Result<Self> {
-        let description: SiameseDescription =
-            checkpoint::read_json(&dir.join(checkpoint::MODEL_FILE))?;
-        let text = TextCodec::load(&description.text, dir)?;
-        let device = backend.device()?;
-        let model = Siamese::new(&description.network, 0, &device)?;
-        let model = checkpoint::load_weights(model, &dir.join(checkpoint::WEIGHTS_FILE))?;
-        Self::from_parts(model, text, description, dir)
-    }
-
-    fn from_parts(
-        model: Siamese,
-        text: TextCodec,
-        description: SiameseDescription,
-        dir: &Path,
-    ) -> Result<Self> {
-        let (s, t) = text.vocab_sizes();
-        let net = &description.network;
-        let (ns, nt) = if net.shared_embeddings {
-            (net.src_vocab, net.src_vocab)
-        } else {
-            (net.src_vocab, net.tgt_vocab)
-        };
-        if (s, t) != (ns, nt) {
-            return Err(Error::checkpoint(
-                dir,
-                format!("tokenizers have {s}/{t} tokens but the network {ns}/{nt}"),
-            ));
-        }
-        Ok(Self {
-            model,
-            text,
-            description,
-            batching: Bucketing {
-                max_items: 256,
-                max_tokens: 256 * 64,
-            },
-            dir: dir.to_path_buf(),
-        })
-    }
-
-    /// The network (on the inference device).
-    #[must_use]
-    pub fn model(&self) -> &Siamese {
-        &self.model
-    }
-
-    /// The tokenizers.
-    #[must_use]
-    pub fn text(&self) -> &TextCodec {
-        &self.text
-    }
-
-    /// The saved description.
-    #[must_use]
-    pub fn description(&self) -> &SiameseDescription {
-        &self.description
-    }
-
-    /// The model directory.
-    #[must_use]
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Batches used for encoding.
-    #[must_use]
-    pub fn with_batching(mut self, batching: Bucketing) -> Self {
-        self.batching = batching;
-        self
-    }
-
-    /// Sentence vectors of `sentences` of `side`, rows in input order.
-    ///
-    /// # Errors
-    /// A sentence without tokens (named); tokenizer errors.
-    pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        let ids = self.text.encode(side, sentences)?;
-        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
-        self.model
-            .encode_all(&refs, side, &self.batching, &mut |_| {})
-    }
-
     /// A pair scorer (the classifier's probability) over two lists of sentences.
     ///
     /// # Errors
@@ -155,20 +95,6 @@ impl SiameseEncoder {
             self.vectors(Side::Source, src)?,
             self.vectors(Side::Target, tgt)?,
         ))
-    }
-}
-
-impl SentenceEncoder for SiameseEncoder {
-    fn dim(&self) -> usize {
-        self.model.dim()
-    }
-
-    fn encode_batch(&self, side: Side, sentences: &[&str]) -> bitext_encode::Result<Embeddings> {
-        Ok(self.vectors(side, sentences)?)
-    }
-
-    fn batch_size(&self) -> usize {
-        4096
     }
 }
 

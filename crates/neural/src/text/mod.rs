@@ -2,7 +2,8 @@
 //! [`TokenizerSpec`]s whose vocabulary files live in the model directory (so the directory can
 //! be moved), and building word vocabularies from training text. `driver.rs` (crate-private) is
 //! the one text training of the families (tokenize → initialise → teacher → fit → save),
-//! `tokens.rs` the one tokenization of their training pairs.
+//! `tokens.rs` the one tokenization of their training pairs; [`TextModel`] is a trained network
+//! loaded from its directory with its tokenizers.
 
 use std::path::{Path, PathBuf};
 
@@ -16,9 +17,11 @@ use crate::error::{Error, Result};
 use crate::pretrained::VectorsInit;
 
 pub(crate) mod driver;
+mod loaded;
 pub(crate) mod tokens;
 
 pub use driver::Trained;
+pub use loaded::{TextModel, TextNetwork};
 
 /// The tokenizers of a model, as saved in its `model.json`: one shared by both languages, or
 /// one per language. Vocabulary paths are relative to the model directory.
@@ -148,7 +151,17 @@ impl TextCodec {
     /// As [`TextCodec::load`]; [`Error::Checkpoint`] for other vocabulary sizes.
     pub fn load_for(config: &TextConfig, dir: &Path, vocab: (usize, usize)) -> Result<Self> {
         let codec = Self::load(config, dir)?;
-        let (s, t) = codec.vocab_sizes();
+        codec.check_fits(dir, vocab)?;
+        Ok(codec)
+    }
+
+    /// Whether these tokenizers have `vocab` (source, target) tokens, as the network of the
+    /// model directory `dir` has rows.
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] naming `dir` for other vocabulary sizes.
+    pub(crate) fn check_fits(&self, dir: &Path, vocab: (usize, usize)) -> Result<()> {
+        let (s, t) = self.vocab_sizes();
         if (s, t) != vocab {
             return Err(Error::checkpoint(
                 dir,
@@ -158,7 +171,7 @@ impl TextCodec {
                 ),
             ));
         }
-        Ok(codec)
+        Ok(())
     }
 
     /// The configuration.

@@ -11,6 +11,9 @@ use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
 
+mod fixtures;
+pub use fixtures::*;
+
 /// A tiny siamese network of `cell` (the paper's: last states, no bag), with one table for
 /// both languages when `shared` (14 rows; else 12 source and 14 target rows).
 pub fn tiny_siamese(cell: CellKind, shared: bool) -> SiameseConfig {
@@ -251,10 +254,15 @@ pub fn bag_weights_of(bag: &Option<bitext_neural::layers::Bag>) -> Vec<f32> {
 /// Bag-of-words row weights for tests: drawn in [0.5, 3), zero for every fourth row (rows that
 /// no vector file filled).
 pub fn bag_row_weights(rows: usize, seed: u64) -> Vec<f32> {
+    bag_row_weights_every(rows, seed, 4)
+}
+
+/// [`bag_row_weights`] with every `every`-th row (from the first) zero.
+pub fn bag_row_weights_every(rows: usize, seed: u64, every: usize) -> Vec<f32> {
     let mut rng = Rng::seed(seed);
     (0..rows)
         .map(|r| {
-            if r % 4 == 0 {
+            if r % every == 0 {
                 0.0
             } else {
                 rng.uniform(0.5, 3.0) as f32
@@ -333,19 +341,13 @@ pub fn aligner_text_job<'a>(
     network: bitext_neural::aligner::AlignerConfig,
 ) -> bitext_neural::aligner::AlignerTextTraining<'a> {
     use bitext_neural::aligner::{AlignerTrainConfig, Kind};
-    use bitext_neural::text::{TextCorpus, WordVocabConfig};
+    use bitext_neural::text::TextCorpus;
     let mut train = AlignerTrainConfig::paper(3);
     (train.batching, train.train) = small_schedule(3, 0.01, 400);
     bitext_neural::aligner::AlignerTextTraining {
         corpus: TextCorpus {
-            valid: Some(valid),
-            vocab: WordVocabConfig {
-                joint: false,
-                min_count: 1,
-                ..WordVocabConfig::default()
-            },
             max_len: Some(60),
-            ..TextCorpus::new(src, tgt)
+            ..every_word_corpus(src, tgt, Some(valid), false)
         },
         network,
         train,
