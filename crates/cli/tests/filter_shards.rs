@@ -124,14 +124,17 @@ fn sharded_filtering_writes_the_single_process_bytes() {
 fn a_failed_step_resumes_and_a_new_budget_reruns_the_selection_only() {
     let d = tempfile::tempdir().unwrap();
     let (tsv, enc) = corpus(d.path());
-    let args = [
-        "--scorer",
-        "cosine",
-        "--encoder",
-        &enc,
-        "--budget-lines",
-        "40",
-    ];
+    let budget = |lines| {
+        [
+            "--scorer",
+            "cosine",
+            "--encoder",
+            &enc,
+            "--budget-lines",
+            lines,
+        ]
+    };
+    let args = budget("40");
     let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
     let work = d.path().join("work");
     let mut c = filter_cmd(&tsv, &d.path().join("out.tsv"), &args);
@@ -151,14 +154,7 @@ fn a_failed_step_resumes_and_a_new_budget_reruns_the_selection_only() {
     assert_eq!(sharded(&tsv, &work, 3, &args).0, want);
     assert_eq!(logged(&work, at, "skipped "), first);
     // A new budget: the scores are reused.
-    let args = [
-        "--scorer",
-        "cosine",
-        "--encoder",
-        &enc,
-        "--budget-lines",
-        "25",
-    ];
+    let args = budget("25");
     let (want, _) = filter(&tsv, &d.path().join("single.tsv"), &args);
     let at = log_len(&work);
     assert_eq!(sharded(&tsv, &work, 3, &args).0, want);

@@ -66,10 +66,8 @@ pub(crate) struct AlignDocsArgs {
     /// is the same whatever this is.
     #[arg(long, default_value_t = 0, value_name = "N")]
     jobs: usize,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
 }
 
 /// Align one document pair and write its outputs.
@@ -124,7 +122,7 @@ fn align_pair(
         }
         f.commit()?;
     }
-    if !a.quiet {
+    if !a.quiet.quiet {
         let aligned = beads
             .iter()
             .filter(|b| !b.src.is_empty() && !b.tgt.is_empty())

@@ -85,10 +85,8 @@ pub(crate) struct CalibrateArgs {
     /// curve (SVG).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// The labelled sample of the flags, and where it came from in words.

@@ -111,10 +111,8 @@ pub(crate) struct EmbedArgs {
     /// Write raw float16 instead of float32 (raw output only).
     #[arg(long)]
     fp16: bool,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
@@ -130,7 +128,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
             a.text_format,
             side,
             (&a.output, a.fp16),
-            a.quiet,
+            a.quiet.quiet,
         )?;
         eprintln!(
             "embedded {rows} sentences ({} dimensions) into {} ({:.0} sentences/s over {secs:.2} \
@@ -146,7 +144,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     // and its coverage of the input reported.
     let encoder = spec.build_bow(Some(&input.sentences))?;
     let side = Side::from(a.side);
-    let bar = progress_bar(input.len(), "embedding", a.quiet);
+    let bar = progress_bar(input.len(), "embedding", a.quiet.quiet);
     let mut out = bitext_core::Embeddings::with_capacity(encoder.dim(), input.len())?;
     let mut missing = Vec::new();
     let (mut tokens, mut known) = (0usize, 0usize);

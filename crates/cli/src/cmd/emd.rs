@@ -43,10 +43,8 @@ pub(crate) struct CheckArgs {
     /// Solver as JSON, e.g. `{"type": "network_simplex", "initial": "vogel"}`.
     #[arg(long, value_name = "JSON")]
     solver: Option<String>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 fn solver_from(json: Option<&str>) -> Result<Box<dyn TransportSolver>> {
@@ -205,10 +203,8 @@ pub(crate) struct TranslateArgs {
     /// Solver for the EMD as JSON (default: the exact network simplex).
     #[arg(long, value_name = "JSON")]
     solver: Option<String>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 fn translate(a: &TranslateArgs) -> Result<()> {
@@ -228,7 +224,7 @@ fn translate(a: &TranslateArgs) -> Result<()> {
         Method::Emd => {
             let mut solver = solver_from(a.solver.as_deref())?;
             let e = emd_translate(&src, &tgt, solver.as_mut())?;
-            if !a.quiet {
+            if !a.quiet.quiet {
                 eprintln!(
                     "EMD {} × {} words: distance {:.6}, {} plan entries, {} pivots",
                     src.len(),
@@ -251,7 +247,7 @@ fn translate(a: &TranslateArgs) -> Result<()> {
             retrieval::globally_corrected(src.vectors(), tgt.vectors(), extra, k)?
         }
     };
-    if !a.quiet {
+    if !a.quiet.quiet {
         eprintln!(
             "{} source words translated in {:.1} s, {:.2} proposals per word",
             src.len(),

@@ -37,10 +37,8 @@ pub(crate) struct BeadsArgs {
     /// that a bead is right.
     #[arg(long, value_name = "FILE")]
     labels_output: Option<PathBuf>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 fn beads(a: &BeadsArgs) -> Result<()> {
@@ -129,10 +127,8 @@ pub(crate) struct BuccArgs {
     /// score) as an SVG figure.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 pub(crate) fn run(cmd: EvalCommand) -> Result<()> {

@@ -92,10 +92,8 @@ pub(crate) struct ExtractArgs {
     /// the sentences of plain-text inputs), best first.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
 }
 
 fn scorer_spec(a: &ExtractArgs) -> Result<ScorerSpec> {
@@ -178,7 +176,7 @@ fn candidates(a: &ExtractArgs, src: &Sentences, tgt: &Sentences) -> Result<Vec<(
                 a.search.k,
             )))
             .index(a.search.spec()?);
-            let hoods = crate::index::neighbourhoods(&spec, x.view(), y.view(), a.quiet)?;
+            let hoods = crate::index::neighbourhoods(&spec, x.view(), y.view(), a.quiet.quiet)?;
             let (fwd, bwd) = hoods.candidates()?;
             let mut pairs: Vec<(usize, usize)> = (0..fwd.len())
                 .flat_map(|i| fwd.ids(i).iter().map(move |&j| (i, j)))

@@ -124,10 +124,8 @@ pub(crate) struct FilterArgs {
     search: SearchArgs,
     #[command(flatten)]
     calibration: CalibrationArgs,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
     /// Sharded, resumable filtering (a scorer that scores a line from that line alone: not
     /// the margins); a new budget or threshold reruns only the selection.
     #[command(flatten)]
@@ -194,7 +192,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             files,
             &recipe,
             (shards, dir, a.sharded.plan_only),
-            a.quiet,
+            a.quiet.quiet,
         )?;
         if let Some(report) = done {
             print_report(&report);
@@ -231,7 +229,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             .with_embedding_scorer_searched(
                 x.view(),
                 y.view(),
-                |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
+                |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet.quiet),
                 |scorer| filter.run_with(&a.input, &a.output, scorer, extra),
             )
             .with_context(|| format!("scoring the columns of {}", a.input.display()))??;
@@ -259,7 +257,7 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         .with_embedding_scorer_searched(
             sv,
             tv,
-            |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet),
+            |m, s, t| crate::index::neighbourhoods(m, s, t, a.quiet.quiet),
             |scorer| filter.run_with(&a.input, &a.output, scorer, extra),
         )
         .with_context(|| {

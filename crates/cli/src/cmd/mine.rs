@@ -130,10 +130,8 @@ pub(crate) struct MineArgs {
     unify: Option<Unify>,
     #[command(flatten)]
     calibration: CalibrationArgs,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
     /// Mine in N row-range shards per side, as resumable steps in --work-dir (exact index,
     /// mode mine): the output is the same as without shards; a rerun skips the steps done.
     #[arg(long, value_name = "N", requires = "work_dir")]
@@ -240,7 +238,7 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             (st, bitext_encode::Side::Source, sp),
             (tt, bitext_encode::Side::Target, tp),
         ] {
-            crate::run::embed_cached(encoder, text, a.text_format, side, out, a.quiet)?;
+            crate::run::embed_cached(encoder, text, a.text_format, side, out, a.quiet.quiet)?;
         }
     }
     match execution(a, &spec) {
@@ -305,7 +303,7 @@ fn run_in_memory(a: &MineArgs) -> Result<()> {
         );
     }
     let spec = &fitted(a, sv.len(), tv.len())?;
-    let hoods = crate::index::neighbourhoods(spec, sv, tv, a.quiet).with_context(|| {
+    let hoods = crate::index::neighbourhoods(spec, sv, tv, a.quiet.quiet).with_context(|| {
         format!(
             "mining {} against {}",
             src.path().display(),
@@ -392,14 +390,14 @@ fn run_fp16_target(a: &MineArgs) -> Result<()> {
     let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
     let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
     let spec = &fitted(a, src.len(), trg.len())?;
-    let bar = progress_bar(src.len(), "searching both ways", a.quiet);
+    let bar = progress_bar(src.len(), "searching both ways", a.quiet.quiet);
     let (pairs, nb) = spec
         .mine_half_target(src.view(), trg.view(), &mut |_, done, _| {
             bar.set_position(done as u64);
         })
         .with_context(|| format!("mining {} against {}", sp.display(), tp.display()))?;
     bar.finish_and_clear();
-    if let (Some([f, b]), false) = (nb.certification, a.quiet) {
+    if let (Some([f, b]), false) = (nb.certification, a.quiet.quiet) {
         eprintln!("kNN source → target: {f}");
         eprintln!("kNN target → source: {}", b.without_note());
     }

@@ -22,10 +22,8 @@ pub(crate) struct MineStepArgs {
     /// means-src, score-trg-2, retrieve, merge, …).
     #[arg(value_name = "STEP", required_unless_present = "list")]
     steps: Vec<String>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// The plan in a work directory: mining or filtering.
@@ -79,7 +77,7 @@ pub(crate) fn run(a: &MineStepArgs) -> Result<()> {
         let o = plan
             .run(&a.work_dir, name, &opts)
             .with_context(|| format!("in {}", a.work_dir.display()))?;
-        if !a.quiet {
+        if !a.quiet.quiet {
             eprintln!(
                 "{name}: {}",
                 match o {

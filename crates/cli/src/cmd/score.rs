@@ -94,10 +94,8 @@ pub(crate) struct ScoreArgs {
     /// budget; not with --words, --aligner-score or --calibration).
     #[command(flatten)]
     sharded: crate::input::ShardArgs,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// The sentence score of an aligner.
@@ -244,7 +242,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         let files = (a.io.input.as_path(), a.io.output.as_path());
         let plan = (shards, dir.as_path(), a.sharded.plan_only);
         if let Some(r) = crate::run::filter_sharded(files, &recipe, plan, true)?
-            && !a.quiet
+            && !a.quiet.quiet
         {
             eprintln!("scored {} pairs", r.lines);
         }
@@ -311,7 +309,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     }
     writer.commit()?;
     let secs = start.elapsed().as_secs_f64();
-    if !a.quiet {
+    if !a.quiet.quiet {
         eprintln!(
             "scored {total} pairs in {secs:.1} s ({:.0} pairs/s)",
             total as f64 / secs.max(1e-9)

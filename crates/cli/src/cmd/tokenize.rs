@@ -109,10 +109,8 @@ pub(crate) struct TrainArgs {
     /// Show sentencepiece's training log.
     #[arg(long)]
     verbose: bool,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// Output of `encode` / input of `decode`.
@@ -165,10 +163,8 @@ pub(crate) struct EncodeArgs {
     /// Keep at most N tokens per line, `<s>` and `</s>` included (always kept).
     #[arg(long, value_name = "N")]
     max_len: Option<usize>,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// Arguments of `bitext tokenize decode`.
@@ -179,10 +175,8 @@ pub(crate) struct DecodeArgs {
     /// Read ids or pieces.
     #[arg(long, value_enum, default_value = "id")]
     input_format: Format,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) quiet: crate::flags::Quiet,
 }
 
 pub(crate) fn run(cmd: TokenizeCommand) -> Result<()> {
@@ -227,7 +221,7 @@ fn train(a: TrainArgs) -> Result<()> {
         .train_files(&a.input)?;
     trained.save(&a.model)?;
     eprint!("{}", trained.report());
-    if !a.quiet {
+    if !a.quiet.quiet {
         eprintln!("wrote {}", a.model.display());
     }
     Ok(())
@@ -406,7 +400,7 @@ fn encode(a: &EncodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref().filter(|_| !a.quiet))
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))
 }
 
 /// Append the pieces separated by single spaces, then a newline.
@@ -451,5 +445,5 @@ fn decode(a: &DecodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref().filter(|_| !a.quiet))
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))
 }

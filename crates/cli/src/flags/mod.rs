@@ -12,6 +12,15 @@ mod training;
 pub(crate) use scorers::{EmdArgs, LengthUnitArg, ModelArgs};
 pub(crate) use training::{RankingArgs, SentenceVectorArgs};
 
+/// `-q, --quiet`, one meaning in every command that takes it.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub(crate) struct Quiet {
+    /// No progress bars or summaries on standard error (errors, and notices of what was left
+    /// out, still print).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
+}
+
 /// Recurrent cell of a neural encoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Cell {

@@ -52,7 +52,7 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
     // A bad calibration file fails before any step runs.
     let calibration = a.calibration.load()?;
     let opts = run_options();
-    run_steps(plan.steps.len(), dir, a.quiet, &mut |progress| {
+    run_steps(plan.steps.len(), dir, a.quiet.quiet, &mut |progress| {
         run_all(&plan, dir, &opts, progress).map(|_| ())
     })?;
     let name = |side: Side| match plan.side(side) {
@@ -74,18 +74,11 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
         })
     };
     let ((src_rows, src_of), (trg_rows, trg_of)) = (rows(Side::Src)?, rows(Side::Trg)?);
-    let src_text = sentences_for_rows(
-        a.src_text.as_deref(),
-        a.text_format,
-        src_rows,
-        &name(Side::Src),
-    )?;
-    let trg_text = sentences_for_rows(
-        a.trg_text.as_deref(),
-        a.text_format,
-        trg_rows,
-        &name(Side::Trg),
-    )?;
+    let text = |path: Option<&Path>, rows: usize, side: Side| {
+        sentences_for_rows(path, a.text_format, rows, &name(side))
+    };
+    let src_text = text(a.src_text.as_deref(), src_rows, Side::Src)?;
+    let trg_text = text(a.trg_text.as_deref(), trg_rows, Side::Trg)?;
     let line = |of: &Option<Vec<usize>>, r: usize| of.as_ref().map_or(r, |o| o[r]);
     let pairs = mined_pairs(&plan, dir)?
         .into_iter()

@@ -36,10 +36,8 @@ pub(crate) struct Ibm1Args {
     /// Keep the case of words (default: lowercased).
     #[arg(long, conflicts_with = "spm")]
     keep_case: bool,
-    /// No progress bars or summaries on standard error (errors, and notices of what was left
-    /// out, still print).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
 }
 
 pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
@@ -83,14 +81,14 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
         iterations: a.iterations,
         null_word: !a.no_null,
     };
-    let bar = progress_bar(2 * a.iterations, "EM iterations", a.quiet);
+    let bar = progress_bar(2 * a.iterations, "EM iterations", a.quiet.quiet);
     let mut report = |r: bitext_lexical::TrainReport| {
         let dir = match r.direction {
             Direction::SrcToTgt => "src→tgt",
             Direction::TgtToSrc => "tgt→src",
         };
         bar.inc(1);
-        if !a.quiet {
+        if !a.quiet.quiet {
             bar.suspend(|| {
                 eprintln!(
                     "{dir} iteration {}/{}: mean log-probability per token {:.4} ({:.2} s)",
