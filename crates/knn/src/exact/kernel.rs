@@ -289,10 +289,87 @@ pub(crate) fn offer_row<const NR: usize>(
     }
 }
 
+/// Expands to the body of a SIMD micro-kernel's tile: the dot products of `$mr` rows of `$x`
+/// (`$d` words each, row-major) with the `$nr` queries of the panel `$q` (`$nr` words per step,
+/// dimension-major), as `[[T; $nr]; $mr]` of the output zero `$zero_out`'s type. Each row keeps
+/// `$v` accumulators started from `$zero`. Per step `p`:
+/// - `load: |qp| …` reads the panel's `$nr` words at `qp` (a pointer to `$q[$nr · p..]`) into
+///   the value the pattern of `fma` takes apart;
+/// - `bcast: |w| …` spreads word `w = $x[i · $d + p]` of row `i`;
+/// - `fma: |a, pattern, b| {…}` adds the products into row `i`'s accumulators `a`.
+///
+/// Then `store: |o, a| {…}` writes a row's accumulators `a` to `o`, a pointer to its `$nr`
+/// outputs. `load` and `store` run in `unsafe` blocks whose pointers are valid for those `$nr`
+/// elements only: they must read and write no more. The macro adds no call, so the expressions
+/// compile with the enclosing function's target features.
+macro_rules! simd_tile {
+    (
+        $q:ident, $x:ident, $d:ident, $mr:literal x $nr:literal, out: $zero_out:expr,
+        acc: [$zero:expr; $v:literal],
+        load: |$qp:ident| $load:expr,
+        bcast: |$w:ident| $bcast:expr,
+        fma: |$a:ident, $qv:pat, $b:ident| $fma:block,
+        store: |$o:ident, $sa:ident| $store:block $(,)?
+    ) => {{
+        assert!(
+            $q.len() >= $nr * $d && $x.len() >= $mr * $d,
+            "tile operands too short"
+        );
+        let (qp, xp) = ($q.as_ptr(), $x.as_ptr());
+        let mut acc = [[$zero; $v]; $mr];
+        for p in 0..$d {
+            // SAFETY: p < d, so `load` reads q[NR·p..NR·p + NR] ⊂ q[..NR·d], and x[i·d + p]
+            // with i < MR lies in x[..MR·d]; both bounds are asserted above.
+            let $qv = unsafe {
+                let $qp = qp.add(p * $nr);
+                $load
+            };
+            for (i, $a) in acc.iter_mut().enumerate() {
+                // SAFETY: as above.
+                let $b = {
+                    let $w = unsafe { *xp.add(i * $d + p) };
+                    $bcast
+                };
+                $fma
+            }
+        }
+        let mut out = [[$zero_out; $nr]; $mr];
+        for (o, $sa) in out.iter_mut().zip(acc) {
+            let $o = o.as_mut_ptr();
+            // SAFETY: `o` holds the row's NR outputs, all that `store` writes.
+            unsafe { $store }
+        }
+        out
+    }};
+}
+pub(crate) use simd_tile;
+
 /// Expands to a scan function: every database row of `db` (ids from `id0`) against every query
 /// of `panels`, offering the results to `top` and, in both-ways scans, to `back`.
-/// `$tile(q, x, d)` computes an `MR × NR` tile.
+/// `$tile(q, x, d)` computes an `MR × NR` tile. With `checked $safe if $cond` after them, also a
+/// safe `$safe` that asserts `$cond` (that the CPU has the target features in `$attr`) and
+/// calls the scan.
 macro_rules! scan_fn {
+    (
+        $(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal,
+        $(#[$doc:meta])* checked $safe:ident if $cond:expr
+    ) => {
+        scan_fn!($(#[$attr])* $name, $tile, $mr, $nr);
+
+        $(#[$doc])*
+        pub(super) fn $safe(
+            panels: &Panels,
+            db: &[f32],
+            id0: usize,
+            l2: Option<L2Norms<'_>>,
+            top: &mut TopK,
+            back: Option<&mut Back<'_>>,
+        ) {
+            assert!($cond);
+            // SAFETY: the CPU has the scan's target features (`$cond`, asserted above).
+            unsafe { $name(panels, db, id0, l2, top, back) }
+        }
+    };
     ($(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal) => {
         $(#[$attr])*
         fn $name(

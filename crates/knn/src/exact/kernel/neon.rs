@@ -17,33 +17,21 @@ use crate::exact::topk::TopK;
 #[target_feature(enable = "neon")]
 #[inline]
 fn tile_neon(q: &[f32], x: &[f32], d: usize) -> [[f32; 16]; 6] {
-    assert!(
-        q.len() >= 16 * d && x.len() >= 6 * d,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[vdupq_n_f32(0.0); 4]; 6];
-    for p in 0..d {
-        // SAFETY: p < d, so the loads read q[16p..16p + 16] ⊂ q[..16d] and x[i·d + p] with
-        // i < 6 lies in x[..6d]; both bounds are asserted above.
-        let qv: [float32x4_t; 4] =
-            std::array::from_fn(|v| unsafe { vld1q_f32(qp.add(p * 16 + 4 * v)) });
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = unsafe { *xp.add(i * d + p) };
+    simd_tile!(q, x, d, 6 x 16, out: 0.0f32,
+        acc: [vdupq_n_f32(0.0); 4],
+        load: |qp| std::array::from_fn::<float32x4_t, 4, _>(|v| vld1q_f32(qp.add(4 * v))),
+        bcast: |w| w,
+        fma: |a, qv, b| {
             for (av, &qq) in a.iter_mut().zip(&qv) {
                 *av = vfmaq_n_f32(*av, qq, b);
             }
-        }
-    }
-    let mut out = [[0.0f32; 16]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        for (v, av) in a.into_iter().enumerate() {
-            // SAFETY: `o` holds 16 floats: four 4-float stores at 0, 4, 8, 12 fit.
-            unsafe { vst1q_f32(o.as_mut_ptr().add(4 * v), av) };
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            for (v, av) in a.into_iter().enumerate() {
+                vst1q_f32(o.add(4 * v), av);
+            }
+        },
+    )
 }
 
 scan_fn!(
@@ -51,22 +39,10 @@ scan_fn!(
     scan_neon_inner,
     tile_neon,
     6,
-    16
+    16,
+    /// The NEON scan.
+    ///
+    /// # Panics
+    /// When the CPU lacks NEON (callers resolve kernels with [`super::Kernel::resolve`]).
+    checked scan_neon if std::arch::is_aarch64_feature_detected!("neon")
 );
-
-/// The NEON scan.
-///
-/// # Panics
-/// When the CPU lacks NEON (callers resolve kernels with [`super::Kernel::resolve`]).
-pub(super) fn scan_neon(
-    panels: &Panels,
-    db: &[f32],
-    id0: usize,
-    l2: Option<L2Norms<'_>>,
-    top: &mut TopK,
-    back: Option<&mut Back<'_>>,
-) {
-    assert!(std::arch::is_aarch64_feature_detected!("neon"));
-    // SAFETY: the CPU supports NEON (asserted above).
-    unsafe { scan_neon_inner(panels, db, id0, l2, top, back) }
-}

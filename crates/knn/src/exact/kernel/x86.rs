@@ -15,74 +15,38 @@ use crate::exact::topk::TopK;
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn tile_avx512(q: &[f32], x: &[f32], d: usize) -> [[f32; 32]; 6] {
-    assert!(
-        q.len() >= 32 * d && x.len() >= 6 * d,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[_mm512_setzero_ps(); 2]; 6];
-    for p in 0..d {
-        // SAFETY: p < d, so the loads read q[32p..32p + 32] ⊂ q[..32d] and x[i·d + p] with
-        // i < 6 lies in x[..6d]; both bounds are asserted above.
-        let (q0, q1) = unsafe {
-            (
-                _mm512_loadu_ps(qp.add(p * 32)),
-                _mm512_loadu_ps(qp.add(p * 32 + 16)),
-            )
-        };
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm512_set1_ps(unsafe { *xp.add(i * d + p) });
+    simd_tile!(q, x, d, 6 x 32, out: 0.0f32,
+        acc: [_mm512_setzero_ps(); 2],
+        load: |qp| (_mm512_loadu_ps(qp), _mm512_loadu_ps(qp.add(16))),
+        bcast: |w| _mm512_set1_ps(w),
+        fma: |a, (q0, q1), b| {
             a[0] = _mm512_fmadd_ps(q0, b, a[0]);
             a[1] = _mm512_fmadd_ps(q1, b, a[1]);
-        }
-    }
-    let mut out = [[0.0f32; 32]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        // SAFETY: `o` holds 32 floats: two 16-float stores fit.
-        unsafe {
-            _mm512_storeu_ps(o.as_mut_ptr(), a[0]);
-            _mm512_storeu_ps(o.as_mut_ptr().add(16), a[1]);
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            _mm512_storeu_ps(o, a[0]);
+            _mm512_storeu_ps(o.add(16), a[1]);
+        },
+    )
 }
 
 /// 6 rows × 16 queries: 12 ymm accumulators.
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 fn tile_avx2(q: &[f32], x: &[f32], d: usize) -> [[f32; 16]; 6] {
-    assert!(
-        q.len() >= 16 * d && x.len() >= 6 * d,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[_mm256_setzero_ps(); 2]; 6];
-    for p in 0..d {
-        // SAFETY: p < d, so the loads read q[16p..16p + 16] ⊂ q[..16d] and x[i·d + p] with
-        // i < 6 lies in x[..6d]; both bounds are asserted above.
-        let (q0, q1) = unsafe {
-            (
-                _mm256_loadu_ps(qp.add(p * 16)),
-                _mm256_loadu_ps(qp.add(p * 16 + 8)),
-            )
-        };
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm256_set1_ps(unsafe { *xp.add(i * d + p) });
+    simd_tile!(q, x, d, 6 x 16, out: 0.0f32,
+        acc: [_mm256_setzero_ps(); 2],
+        load: |qp| (_mm256_loadu_ps(qp), _mm256_loadu_ps(qp.add(8))),
+        bcast: |w| _mm256_set1_ps(w),
+        fma: |a, (q0, q1), b| {
             a[0] = _mm256_fmadd_ps(q0, b, a[0]);
             a[1] = _mm256_fmadd_ps(q1, b, a[1]);
-        }
-    }
-    let mut out = [[0.0f32; 16]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        // SAFETY: `o` holds 16 floats: two 8-float stores fit.
-        unsafe {
-            _mm256_storeu_ps(o.as_mut_ptr(), a[0]);
-            _mm256_storeu_ps(o.as_mut_ptr().add(8), a[1]);
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            _mm256_storeu_ps(o, a[0]);
+            _mm256_storeu_ps(o.add(8), a[1]);
+        },
+    )
 }
 
 scan_fn!(
@@ -90,51 +54,26 @@ scan_fn!(
     scan_avx512_inner,
     tile_avx512,
     6,
-    32
+    32,
+    /// The AVX-512 scan.
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX-512F (callers resolve kernels with [`super::Kernel::resolve`]).
+    checked scan_avx512 if std::arch::is_x86_feature_detected!("avx512f")
 );
 scan_fn!(
     #[target_feature(enable = "avx2,fma")]
     scan_avx2_inner,
     tile_avx2,
     6,
-    16
+    16,
+    /// The AVX2 + FMA scan.
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX2 or FMA.
+    checked scan_avx2 if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
 );
-
-/// The AVX-512 scan.
-///
-/// # Panics
-/// When the CPU lacks AVX-512F (callers resolve kernels with [`super::Kernel::resolve`]).
-pub(super) fn scan_avx512(
-    panels: &Panels,
-    db: &[f32],
-    id0: usize,
-    l2: Option<L2Norms<'_>>,
-    top: &mut TopK,
-    back: Option<&mut Back<'_>>,
-) {
-    assert!(std::arch::is_x86_feature_detected!("avx512f"));
-    // SAFETY: the CPU supports AVX-512F (asserted above).
-    unsafe { scan_avx512_inner(panels, db, id0, l2, top, back) }
-}
-
-/// The AVX2 + FMA scan.
-///
-/// # Panics
-/// When the CPU lacks AVX2 or FMA.
-pub(super) fn scan_avx2(
-    panels: &Panels,
-    db: &[f32],
-    id0: usize,
-    l2: Option<L2Norms<'_>>,
-    top: &mut TopK,
-    back: Option<&mut Back<'_>>,
-) {
-    assert!(
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    );
-    // SAFETY: the CPU supports AVX2 and FMA (asserted above).
-    unsafe { scan_avx2_inner(panels, db, id0, l2, top, back) }
-}
 
 #[target_feature(enable = "fma")]
 fn sq_norms_fma(rows: &[f32], dim: usize, out: &mut [f32]) {

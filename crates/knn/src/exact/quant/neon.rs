@@ -14,9 +14,9 @@
 
 use std::arch::aarch64::*;
 
-use super::scan::{QuantKernel, QuantPanels, TileAt, int8_keys, quant_scan_fn};
-use super::{Precision, QuantDb};
-use crate::exact::kernel::{Back, offer_row};
+use super::QuantDb;
+use super::scan::{QuantPanels, TileAt, int8_keys, quant_scan_fn};
+use crate::exact::kernel::{Back, offer_row, simd_tile};
 use crate::exact::topk::TopK;
 
 /// Whether this CPU has `SDOT`.
@@ -48,34 +48,23 @@ fn sdot(acc: int32x4_t, a: int8x16_t, b: int8x16_t) -> int32x4_t {
 #[target_feature(enable = "neon,dotprod")]
 #[inline]
 fn tile_int8_sdot(q: &[u32], x: &[u32], steps: usize) -> [[i32; 16]; 6] {
-    assert!(
-        q.len() >= 16 * steps && x.len() >= 6 * steps,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[vdupq_n_s32(0); 4]; 6];
-    for t in 0..steps {
-        // SAFETY: t < steps, so the loads read q[16t..16t + 16] ⊂ q[..16·steps] and
-        // x[i·steps + t] with i < 6 lies in x[..6·steps]; both bounds are asserted above.
-        let qv: [int8x16_t; 4] = std::array::from_fn(|v| unsafe {
-            vreinterpretq_s8_u32(vld1q_u32(qp.add(t * 16 + 4 * v)))
-        });
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = vreinterpretq_s8_u32(vdupq_n_u32(unsafe { *xp.add(i * steps + t) }));
+    simd_tile!(q, x, steps, 6 x 16, out: 0i32,
+        acc: [vdupq_n_s32(0); 4],
+        load: |qp| std::array::from_fn::<int8x16_t, 4, _>(|v| {
+            vreinterpretq_s8_u32(vld1q_u32(qp.add(4 * v)))
+        }),
+        bcast: |w| vreinterpretq_s8_u32(vdupq_n_u32(w)),
+        fma: |a, qv, b| {
             for (av, &qq) in a.iter_mut().zip(&qv) {
                 *av = sdot(*av, qq, b);
             }
-        }
-    }
-    let mut out = [[0i32; 16]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        for (v, av) in a.into_iter().enumerate() {
-            // SAFETY: `o` holds 16 i32: four 4-lane stores at 0, 4, 8, 12 fit.
-            unsafe { vst1q_s32(o.as_mut_ptr().add(4 * v), av) };
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            for (v, av) in a.into_iter().enumerate() {
+                vst1q_s32(o.add(4 * v), av);
+            }
+        },
+    )
 }
 
 /// `SDOT` tiles as scores (signed query codes).
@@ -87,77 +76,34 @@ fn int8_sdot_keys(q: &[u32], x: &[u32], steps: usize, at: &TileAt<'_>) -> [[f32;
 
 quant_scan_fn!(
     #[target_feature(enable = "neon,dotprod")]
-    scan_int8_sdot,
+    scan_int8_sdot_inner,
     int8_sdot_keys,
     6,
-    16
+    16,
+    /// The `SDOT` scan (of int8 rows).
+    ///
+    /// # Panics
+    /// When the CPU lacks NEON or the dot-product extension (callers choose kernels with
+    /// [`super::QuantKernel::for_kernel`]).
+    checked scan_int8_sdot if sdot_available()
 );
-
-/// The aarch64 scan of `db` (int8) with `kernel`.
-///
-/// # Panics
-/// When the CPU lacks `SDOT`, for bf16, or for another kernel (callers choose kernels with
-/// [`super::QuantKernel::for_kernel`]).
-pub(super) fn scan(
-    kernel: QuantKernel,
-    panels: &QuantPanels,
-    db: &QuantDb,
-    r0: usize,
-    r1: usize,
-    top: &mut TopK,
-    back: Option<&mut Back<'_>>,
-) {
-    assert!(kernel == QuantKernel::Sdot && db.precision == Precision::Int8 && sdot_available());
-    // SAFETY: the CPU has NEON and the dot-product extension (asserted above).
-    unsafe { scan_int8_sdot(panels, db, r0, r1, top, back) }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exact::quant::scan;
-    use bitext_core::{Embeddings, Rng};
-
-    /// Every approximate score of a scan of `db` by `queries` with `kernel`, per query, by id.
-    fn all_scores(kernel: QuantKernel, db: &Embeddings, q: &Embeddings) -> Vec<u32> {
-        let qdb = QuantDb::build(Precision::Int8, db.view().into()).unwrap();
-        let panels = QuantPanels::pack(Precision::Int8, q.as_slice(), q.dim(), kernel);
-        let n = db.len();
-        let mut top = TopK::new(n, panels.queries, panels.padded());
-        scan::scan(kernel, &panels, &qdb, 0, n, &mut top, None);
-        let (mut ids, mut scores) = (Vec::new(), Vec::new());
-        assert!(top.drain_into(&mut ids, &mut scores, |k| k));
-        let mut by_id = vec![0u32; ids.len()];
-        for (i, (&id, s)) in ids.iter().zip(scores).enumerate() {
-            by_id[(i / n) * n + id] = s.to_bits();
-        }
-        by_id
-    }
+    use crate::exact::quant::Precision;
+    use crate::exact::quant::scan::QuantKernel;
+    use crate::exact::quant::scan::testing::{all_scores, cases};
 
     #[test]
     fn sdot_scores_are_the_portable_kernels_bit_for_bit() {
         if !sdot_available() {
             return;
         }
-        let mut r = Rng::seed(9);
-        for (n, nq, d) in [(13, 5, 7), (40, 33, 64), (7, 70, 131), (25, 17, 300)] {
-            let mut m = |rows: usize| {
-                let v = (0..rows * d)
-                    .map(|i| {
-                        if i % (3 * d) < d {
-                            // A row of ±1: every code is ±127.
-                            if r.below(2) == 0 { 1.0 } else { -1.0 }
-                        } else {
-                            r.normal() as f32
-                        }
-                    })
-                    .collect();
-                Embeddings::new(v, d).unwrap()
-            };
-            let (db, q) = (m(n), m(nq));
-            let fast = all_scores(QuantKernel::Sdot, &db, &q);
-            let slow = all_scores(QuantKernel::Portable, &db, &q);
-            assert_eq!(fast, slow, "{n}x{nq}x{d}");
+        for (db, q) in cases() {
+            let fast = all_scores(QuantKernel::Sdot, Precision::Int8, &db, &q);
+            let slow = all_scores(QuantKernel::Portable, Precision::Int8, &db, &q);
+            assert_eq!(fast, slow, "{}x{}x{}", db.len(), q.len(), q.dim());
         }
     }
 }

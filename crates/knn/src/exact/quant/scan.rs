@@ -265,8 +265,30 @@ fn int8_portable(q: &[u32], x: &[u32], steps: usize, at: &TileAt<'_>) -> [[f32; 
 }
 
 /// Expands to a scan: rows `r0..r1` of `db` against all panels, approximate scores offered to
-/// `top` and `back`. `$tile(q, x, steps, at)` computes an `MR × NR` tile of scores.
+/// `top` and `back`. `$tile(q, x, steps, at)` computes an `MR × NR` tile of scores. With
+/// `checked $safe if $cond` after them, also a safe `$safe` that asserts `$cond` (that the CPU
+/// has the target features in `$attr`) and calls the scan.
 macro_rules! quant_scan_fn {
+    (
+        $(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal,
+        $(#[$doc:meta])* checked $safe:ident if $cond:expr
+    ) => {
+        quant_scan_fn!($(#[$attr])* $name, $tile, $mr, $nr);
+
+        $(#[$doc])*
+        pub(crate) fn $safe(
+            panels: &QuantPanels,
+            db: &QuantDb,
+            r0: usize,
+            r1: usize,
+            top: &mut TopK,
+            back: Option<&mut Back<'_>>,
+        ) {
+            assert!($cond);
+            // SAFETY: the CPU has the scan's target features (`$cond`, asserted above).
+            unsafe { $name(panels, db, r0, r1, top, back) }
+        }
+    };
     ($(#[$attr:meta])* $name:ident, $tile:path, $mr:literal, $nr:literal) => {
         $(#[$attr])*
         pub(crate) fn $name(
@@ -310,6 +332,11 @@ quant_scan_fn!(scan_bf16_portable, bf16_portable, 4, 16);
 quant_scan_fn!(scan_int8_portable, int8_portable, 4, 16);
 
 /// Scan rows `r0..r1` of `db` against `panels` (packed for `kernel`'s width).
+///
+/// # Panics
+/// When `kernel` has no scan of `db`'s precision (the AVX-VNNI, AVX2 and `SDOT` kernels scan
+/// int8 only), or the CPU lacks its instructions (callers choose kernels with
+/// [`QuantKernel::for_kernel`]).
 pub(crate) fn scan(
     kernel: QuantKernel,
     panels: &QuantPanels,
@@ -320,16 +347,77 @@ pub(crate) fn scan(
     back: Option<&mut Back<'_>>,
 ) {
     debug_assert_eq!(kernel.panel_width(), panels.width);
+    let int8 = db.precision == Precision::Int8;
     match kernel {
-        QuantKernel::Portable if db.precision == Precision::Int8 => {
-            scan_int8_portable(panels, db, r0, r1, top, back);
-        }
+        QuantKernel::Portable if int8 => scan_int8_portable(panels, db, r0, r1, top, back),
         QuantKernel::Portable => scan_bf16_portable(panels, db, r0, r1, top, back),
         #[cfg(target_arch = "x86_64")]
-        QuantKernel::Avx2 | QuantKernel::AvxVnni | QuantKernel::Avx512 => {
-            x86::scan(kernel, panels, db, r0, r1, top, back);
-        }
+        QuantKernel::Avx512 if int8 => x86::scan_int8_avx512(panels, db, r0, r1, top, back),
+        #[cfg(target_arch = "x86_64")]
+        QuantKernel::Avx512 => x86::scan_bf16_avx512(panels, db, r0, r1, top, back),
+        #[cfg(target_arch = "x86_64")]
+        QuantKernel::AvxVnni if int8 => x86::scan_int8_avxvnni(panels, db, r0, r1, top, back),
+        #[cfg(target_arch = "x86_64")]
+        QuantKernel::Avx2 if int8 => x86::scan_int8_avx2(panels, db, r0, r1, top, back),
         #[cfg(target_arch = "aarch64")]
-        QuantKernel::Sdot => neon::scan(kernel, panels, db, r0, r1, top, back),
+        QuantKernel::Sdot if int8 => neon::scan_int8_sdot(panels, db, r0, r1, top, back),
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        _ => panic!("the {kernel:?} kernel has no {:?} scan", db.precision),
+    }
+}
+
+/// What the tests of the SIMD kernels share.
+#[cfg(test)]
+pub(super) mod testing {
+    use super::{QuantKernel, QuantPanels, scan};
+    use crate::exact::quant::{Precision, QuantDb};
+    use crate::exact::topk::TopK;
+    use bitext_core::{Embeddings, Rng};
+
+    /// Every approximate score of a scan of `db` by `queries` with `kernel`, per query, by id.
+    pub(crate) fn all_scores(
+        kernel: QuantKernel,
+        p: Precision,
+        db: &Embeddings,
+        q: &Embeddings,
+    ) -> Vec<u32> {
+        let qdb = QuantDb::build(p, db.view().into()).unwrap();
+        let panels = QuantPanels::pack(p, q.as_slice(), q.dim(), kernel);
+        let n = db.len();
+        let mut top = TopK::new(n, panels.queries, panels.padded());
+        scan(kernel, &panels, &qdb, 0, n, &mut top, None);
+        let (mut ids, mut scores) = (Vec::new(), Vec::new());
+        assert!(top.drain_into(&mut ids, &mut scores, |k| k));
+        let mut by_id = vec![0u32; ids.len()];
+        for (i, (&id, s)) in ids.iter().zip(scores).enumerate() {
+            by_id[(i / n) * n + id] = s.to_bits();
+        }
+        by_id
+    }
+
+    /// Random matrices of the shapes the kernels' edges need (rows and queries that are not
+    /// multiples of the tile, dimensions that are not multiples of a word), with extreme codes
+    /// (rows of ±max, which quantise to ±127) among them.
+    pub(crate) fn cases() -> Vec<(Embeddings, Embeddings)> {
+        let mut r = Rng::seed(9);
+        [(13, 5, 7), (40, 33, 64), (7, 70, 131), (25, 17, 300)]
+            .into_iter()
+            .map(|(n, nq, d)| {
+                let mut m = |rows: usize| {
+                    let v = (0..rows * d)
+                        .map(|i| {
+                            if i % (3 * d) < d {
+                                // A row of ±1: every code is ±127.
+                                if r.below(2) == 0 { 1.0 } else { -1.0 }
+                            } else {
+                                r.normal() as f32
+                            }
+                        })
+                        .collect();
+                    Embeddings::new(v, d).unwrap()
+                };
+                (m(n), m(nq))
+            })
+            .collect()
     }
 }

@@ -24,9 +24,9 @@
 
 use std::arch::x86_64::*;
 
-use super::scan::{QuantKernel, QuantPanels, TileAt, int8_keys, quant_scan_fn};
+use super::scan::{QuantPanels, TileAt, int8_keys, quant_scan_fn};
 use super::{Precision, QuantDb};
-use crate::exact::kernel::{Back, offer_row};
+use crate::exact::kernel::{Back, offer_row, simd_tile};
 use crate::exact::topk::TopK;
 
 /// Whether this CPU has the instructions of `precision`'s AVX-512 kernel.
@@ -55,74 +55,47 @@ pub(super) fn avx2_available(precision: Precision) -> bool {
 #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
 #[inline]
 fn tile_bf16(q: &[u32], x: &[u32], steps: usize) -> [[f32; 32]; 6] {
-    assert!(
-        q.len() >= 32 * steps && x.len() >= 6 * steps,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[_mm512_setzero_ps(); 2]; 6];
-    for t in 0..steps {
-        // SAFETY: t < steps, so the loads read q[32t..32t + 32] ⊂ q[..32·steps] and
-        // x[i·steps + t] with i < 6 lies in x[..6·steps]; both bounds are asserted above.
-        let (q0, q1) = unsafe {
-            (
-                _mm512_loadu_si512(qp.add(t * 32).cast()),
-                _mm512_loadu_si512(qp.add(t * 32 + 16).cast()),
-            )
-        };
-        let (q0, q1): (__m512bh, __m512bh) = (q0.into_bh(), q1.into_bh());
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm512_set1_epi32(unsafe { *xp.add(i * steps + t) } as i32).into_bh();
+    simd_tile!(q, x, steps, 6 x 32, out: 0.0f32,
+        acc: [_mm512_setzero_ps(); 2],
+        load: |qp| {
+            let (q0, q1) = (
+                _mm512_loadu_si512(qp.cast()),
+                _mm512_loadu_si512(qp.add(16).cast()),
+            );
+            (q0.into_bh(), q1.into_bh())
+        },
+        bcast: |w| _mm512_set1_epi32(w as i32).into_bh(),
+        fma: |a, (q0, q1), b| {
             a[0] = _mm512_dpbf16_ps(a[0], q0, b);
             a[1] = _mm512_dpbf16_ps(a[1], q1, b);
-        }
-    }
-    let mut out = [[0.0f32; 32]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        // SAFETY: `o` holds 32 floats: two 16-float stores fit.
-        unsafe {
-            _mm512_storeu_ps(o.as_mut_ptr(), a[0]);
-            _mm512_storeu_ps(o.as_mut_ptr().add(16), a[1]);
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            _mm512_storeu_ps(o, a[0]);
+            _mm512_storeu_ps(o.add(16), a[1]);
+        },
+    )
 }
 
 /// 6 rows × 32 queries of int8 dot products (`Σ (q + 128) · x`, exact in `i32`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 #[inline]
 fn tile_int8(q: &[u32], x: &[u32], steps: usize) -> [[i32; 32]; 6] {
-    assert!(
-        q.len() >= 32 * steps && x.len() >= 6 * steps,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[_mm512_setzero_si512(); 2]; 6];
-    for t in 0..steps {
-        // SAFETY: as in `tile_bf16`.
-        let (q0, q1) = unsafe {
-            (
-                _mm512_loadu_si512(qp.add(t * 32).cast()),
-                _mm512_loadu_si512(qp.add(t * 32 + 16).cast()),
-            )
-        };
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm512_set1_epi32(unsafe { *xp.add(i * steps + t) } as i32);
+    simd_tile!(q, x, steps, 6 x 32, out: 0i32,
+        acc: [_mm512_setzero_si512(); 2],
+        load: |qp| (
+            _mm512_loadu_si512(qp.cast()),
+            _mm512_loadu_si512(qp.add(16).cast()),
+        ),
+        bcast: |w| _mm512_set1_epi32(w as i32),
+        fma: |a, (q0, q1), b| {
             a[0] = _mm512_dpbusd_epi32(a[0], q0, b);
             a[1] = _mm512_dpbusd_epi32(a[1], q1, b);
-        }
-    }
-    let mut out = [[0i32; 32]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        // SAFETY: `o` holds 32 i32: two 16-lane stores fit.
-        unsafe {
-            _mm512_storeu_si512(o.as_mut_ptr().cast(), a[0]);
-            _mm512_storeu_si512(o.as_mut_ptr().add(16).cast(), a[1]);
-        }
-    }
-    out
+        },
+        store: |o, a| {
+            _mm512_storeu_si512(o.cast(), a[0]);
+            _mm512_storeu_si512(o.add(16).cast(), a[1]);
+        },
+    )
 }
 
 /// 6 rows × 16 queries of int8 dot products with AVX-VNNI (`Σ (q + 128) · x`, exact in
@@ -130,29 +103,19 @@ fn tile_int8(q: &[u32], x: &[u32], steps: usize) -> [[i32; 32]; 6] {
 #[target_feature(enable = "avx2,avxvnni")]
 #[inline]
 fn tile_int8_avxvnni(q: &[u32], x: &[u32], steps: usize) -> [[i32; 16]; 6] {
-    assert!(
-        q.len() >= 16 * steps && x.len() >= 6 * steps,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
-    let mut acc = [[_mm256_setzero_si256(); 2]; 6];
-    for t in 0..steps {
-        // SAFETY: t < steps, so the loads read q[16t..16t + 16] ⊂ q[..16·steps] and
-        // x[i·steps + t] with i < 6 lies in x[..6·steps]; both bounds are asserted above.
-        let (q0, q1) = unsafe {
-            (
-                _mm256_loadu_si256(qp.add(t * 16).cast()),
-                _mm256_loadu_si256(qp.add(t * 16 + 8).cast()),
-            )
-        };
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm256_set1_epi32(unsafe { *xp.add(i * steps + t) } as i32);
+    simd_tile!(q, x, steps, 6 x 16, out: 0i32,
+        acc: [_mm256_setzero_si256(); 2],
+        load: |qp| (
+            _mm256_loadu_si256(qp.cast()),
+            _mm256_loadu_si256(qp.add(8).cast()),
+        ),
+        bcast: |w| _mm256_set1_epi32(w as i32),
+        fma: |a, (q0, q1), b| {
             a[0] = _mm256_dpbusd_avx_epi32(a[0], q0, b);
             a[1] = _mm256_dpbusd_avx_epi32(a[1], q1, b);
-        }
-    }
-    store_i32x16(acc)
+        },
+        store: |o, a| { store_i32x16(o, a) },
+    )
 }
 
 /// 6 rows × 16 queries of int8 dot products with AVX2 from signed query codes (`Σ q · x`,
@@ -160,48 +123,40 @@ fn tile_int8_avxvnni(q: &[u32], x: &[u32], steps: usize) -> [[i32; 16]; 6] {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn tile_int8_avx2(q: &[u32], x: &[u32], steps: usize) -> [[i32; 16]; 6] {
-    assert!(
-        q.len() >= 16 * steps && x.len() >= 6 * steps,
-        "tile operands too short"
-    );
-    let (qp, xp) = (q.as_ptr(), x.as_ptr());
     let ones = _mm256_set1_epi16(1);
-    let mut acc = [[_mm256_setzero_si256(); 2]; 6];
-    for t in 0..steps {
-        // SAFETY: as in `tile_int8_avxvnni`.
-        let (s0, s1) = unsafe {
-            (
-                _mm256_loadu_si256(qp.add(t * 16).cast()),
-                _mm256_loadu_si256(qp.add(t * 16 + 8).cast()),
-            )
-        };
-        // |q| ≤ 127 (codes are clamped to ±127), so the bytes read as unsigned are |q|.
-        let (m0, m1) = (_mm256_abs_epi8(s0), _mm256_abs_epi8(s1));
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: as above.
-            let b = _mm256_set1_epi32(unsafe { *xp.add(i * steps + t) } as i32);
+    simd_tile!(q, x, steps, 6 x 16, out: 0i32,
+        acc: [_mm256_setzero_si256(); 2],
+        load: |qp| {
+            let (s0, s1) = (
+                _mm256_loadu_si256(qp.cast()),
+                _mm256_loadu_si256(qp.add(8).cast()),
+            );
+            // |q| ≤ 127 (codes are clamped to ±127), so the bytes read as unsigned are |q|.
+            (s0, s1, _mm256_abs_epi8(s0), _mm256_abs_epi8(s1))
+        },
+        bcast: |w| _mm256_set1_epi32(w as i32),
+        fma: |a, (s0, s1, m0, m1), b| {
             let p0 = _mm256_maddubs_epi16(m0, _mm256_sign_epi8(b, s0));
             let p1 = _mm256_maddubs_epi16(m1, _mm256_sign_epi8(b, s1));
             a[0] = _mm256_add_epi32(a[0], _mm256_madd_epi16(p0, ones));
             a[1] = _mm256_add_epi32(a[1], _mm256_madd_epi16(p1, ones));
-        }
-    }
-    store_i32x16(acc)
+        },
+        store: |o, a| { store_i32x16(o, a) },
+    )
 }
 
-/// Six rows of two 8-lane `i32` accumulators as arrays.
+/// Store a row's two 8-lane `i32` accumulators at `o`.
+///
+/// # Safety
+/// `o` must be valid for writing 16 `i32`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store_i32x16(acc: [[__m256i; 2]; 6]) -> [[i32; 16]; 6] {
-    let mut out = [[0i32; 16]; 6];
-    for (o, a) in out.iter_mut().zip(acc) {
-        // SAFETY: `o` holds 16 i32: two 8-lane stores fit.
-        unsafe {
-            _mm256_storeu_si256(o.as_mut_ptr().cast(), a[0]);
-            _mm256_storeu_si256(o.as_mut_ptr().add(8).cast(), a[1]);
-        }
+unsafe fn store_i32x16(o: *mut i32, a: [__m256i; 2]) {
+    // SAFETY: `o` holds 16 i32 (the caller's contract): two 8-lane stores fit.
+    unsafe {
+        _mm256_storeu_si256(o.cast(), a[0]);
+        _mm256_storeu_si256(o.add(8).cast(), a[1]);
     }
-    out
 }
 
 /// Reinterpret 512 bits as 32 bf16 values.
@@ -250,116 +205,55 @@ quant_scan_fn!(
     scan_bf16_inner,
     bf16_keys,
     6,
-    32
+    32,
+    /// The AVX-512 BF16 scan (of bf16 rows).
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX-512F/BW or BF16.
+    checked scan_bf16_avx512 if available(Precision::Bf16)
 );
 quant_scan_fn!(
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     scan_int8_inner,
     int8_tile_keys,
     6,
-    32
+    32,
+    /// The AVX-512 VNNI scan (of int8 rows).
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX-512F/BW or VNNI.
+    checked scan_int8_avx512 if available(Precision::Int8)
 );
 quant_scan_fn!(
     #[target_feature(enable = "avx2,avxvnni")]
-    scan_int8_avxvnni,
+    scan_int8_avxvnni_inner,
     int8_avxvnni_keys,
     6,
-    16
+    16,
+    /// The AVX-VNNI scan (of int8 rows).
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX2 or AVX-VNNI.
+    checked scan_int8_avxvnni if avxvnni_available()
 );
 quant_scan_fn!(
     #[target_feature(enable = "avx2")]
-    scan_int8_avx2,
+    scan_int8_avx2_inner,
     int8_avx2_keys,
     6,
-    16
+    16,
+    /// The AVX2 scan (of int8 rows, with signed query codes).
+    ///
+    /// # Panics
+    /// When the CPU lacks AVX2.
+    checked scan_int8_avx2 if avx2_available(Precision::Int8)
 );
-/// The x86 scan of `db`'s precision with `kernel`.
-///
-/// # Panics
-/// When the CPU lacks the kernel's instructions (callers choose kernels with
-/// [`super::QuantKernel::for_kernel`]), or for the portable kernel.
-pub(super) fn scan(
-    kernel: QuantKernel,
-    panels: &QuantPanels,
-    db: &QuantDb,
-    r0: usize,
-    r1: usize,
-    top: &mut TopK,
-    back: Option<&mut Back<'_>>,
-) {
-    let int8 = db.precision == Precision::Int8;
-    match kernel {
-        QuantKernel::Avx512 => {
-            assert!(available(db.precision));
-            if int8 {
-                // SAFETY: the CPU has AVX-512F/BW and VNNI (asserted above).
-                unsafe { scan_int8_inner(panels, db, r0, r1, top, back) }
-            } else {
-                // SAFETY: the CPU has AVX-512F/BW and BF16 (asserted above).
-                unsafe { scan_bf16_inner(panels, db, r0, r1, top, back) }
-            }
-        }
-        QuantKernel::AvxVnni => {
-            assert!(int8 && avxvnni_available());
-            // SAFETY: the CPU has AVX2 and AVX-VNNI (asserted above).
-            unsafe { scan_int8_avxvnni(panels, db, r0, r1, top, back) }
-        }
-        QuantKernel::Avx2 => {
-            assert!(int8 && avx2_available(db.precision));
-            // SAFETY: the CPU has AVX2 (asserted above).
-            unsafe { scan_int8_avx2(panels, db, r0, r1, top, back) }
-        }
-        QuantKernel::Portable => unreachable!("the portable scan is not an x86 kernel"),
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exact::quant::scan;
-    use bitext_core::{Embeddings, Rng};
-
-    /// Every approximate score of a scan of `db` by `queries` with `kernel`, per query, by id.
-    fn all_scores(kernel: QuantKernel, p: Precision, db: &Embeddings, q: &Embeddings) -> Vec<u32> {
-        let qdb = QuantDb::build(p, db.view().into()).unwrap();
-        let panels = QuantPanels::pack(p, q.as_slice(), q.dim(), kernel);
-        let n = db.len();
-        let mut top = TopK::new(n, panels.queries, panels.padded());
-        scan::scan(kernel, &panels, &qdb, 0, n, &mut top, None);
-        let (mut ids, mut scores) = (Vec::new(), Vec::new());
-        assert!(top.drain_into(&mut ids, &mut scores, |k| k));
-        let mut by_id = vec![0u32; ids.len()];
-        for (i, (&id, s)) in ids.iter().zip(scores).enumerate() {
-            by_id[(i / n) * n + id] = s.to_bits();
-        }
-        by_id
-    }
-
-    /// Random matrices of the shapes the kernels' edges need (rows and queries that are not
-    /// multiples of the tile, dimensions that are not multiples of a word), with extreme codes
-    /// (rows of ±max, which quantise to ±127) among them.
-    fn cases() -> Vec<(Embeddings, Embeddings)> {
-        let mut r = Rng::seed(9);
-        [(13, 5, 7), (40, 33, 64), (7, 70, 131), (25, 17, 300)]
-            .into_iter()
-            .map(|(n, nq, d)| {
-                let mut m = |rows: usize| {
-                    let v = (0..rows * d)
-                        .map(|i| {
-                            if i % (3 * d) < d {
-                                // A row of ±1: every code is ±127.
-                                if r.below(2) == 0 { 1.0 } else { -1.0 }
-                            } else {
-                                r.normal() as f32
-                            }
-                        })
-                        .collect();
-                    Embeddings::new(v, d).unwrap()
-                };
-                (m(n), m(nq))
-            })
-            .collect()
-    }
+    use crate::exact::quant::scan::QuantKernel;
+    use crate::exact::quant::scan::testing::{all_scores, cases};
 
     #[test]
     fn x86_int8_scores_are_the_portable_kernels_bit_for_bit() {
