@@ -25,79 +25,63 @@ fn vocab() -> (WordVectors, WordVectors) {
     )
 }
 
+/// The encoder that `configure` builds over [`vocab`].
+fn encoder(configure: impl FnOnce(BowEncoderBuilder) -> BowEncoderBuilder) -> BowEncoder {
+    let (de, en) = vocab();
+    configure(BowEncoder::builder(de, en)).build().unwrap()
+}
+
 fn close(a: &[f32], b: &[f32]) -> bool {
     a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6)
 }
 
+/// Assert that each value of the row `got` is within 1e-6 of `want`'s.
+fn assert_close(got: &[f32], want: &[f32]) {
+    assert!(close(got, want), "{got:?}");
+}
+
 #[test]
 fn mean_of_known_words_with_oov_skipped_and_counted() {
-    let (de, en) = vocab();
-    let enc = BowEncoder::builder(de, en)
-        .normalize(false)
-        .build()
-        .unwrap();
+    let enc = encoder(|b| b.normalize(false));
     // "Der Hund bellt laut ." → der, hund, bellt known; laut and . are not.
     let (e, cov) = enc
         .encode_with_coverage(Side::Source, &["Der Hund bellt laut .", "hund hund der"])
         .unwrap();
-    assert!(
-        close(e.row(0), &[1.0 / 3.0, 2.0 / 3.0, 4.0 / 3.0]),
-        "{:?}",
-        e.row(0)
-    );
+    assert_close(e.row(0), &[1.0 / 3.0, 2.0 / 3.0, 4.0 / 3.0]);
     // Repeated words count: (2·(0,2,0) + (1,0,0)) / 3.
-    assert!(
-        close(e.row(1), &[1.0 / 3.0, 4.0 / 3.0, 0.0]),
-        "{:?}",
-        e.row(1)
-    );
+    assert_close(e.row(1), &[1.0 / 3.0, 4.0 / 3.0, 0.0]);
     assert_eq!((cov.tokens, cov.known, cov.no_known_word.len()), (8, 6, 0));
     // Normalised by default; the target side uses the target vocabulary; HTML is unescaped.
-    let (de, en) = vocab();
-    let enc = BowEncoder::builder(de, en).build().unwrap();
+    let enc = encoder(|b| b);
     let e = enc.encode(Side::Target, &["&quot;The dog&quot;"]).unwrap();
     let h = 0.5f32.sqrt();
-    assert!(close(e.row(0), &[h, h, 0.0]), "{:?}", e.row(0));
+    assert_close(e.row(0), &[h, h, 0.0]);
     assert_eq!(enc.dim(), 3);
 }
 
 #[test]
 fn lowercasing_can_be_turned_off() {
-    let (de, en) = vocab();
-    let enc = BowEncoder::builder(de, en)
-        .lowercase(false)
-        .build()
-        .unwrap();
+    let enc = encoder(|b| b.lowercase(false));
     let e = enc.encode(Side::Source, &["Hund hund"]).unwrap();
-    assert!(close(e.row(0), &[0.0, 1.0, 0.0]));
+    assert_close(e.row(0), &[0.0, 1.0, 0.0]);
 }
 
 #[test]
 fn tfidf_weights_words_by_their_idf() {
-    let (de, en) = vocab();
     // Reference: "der" in all 3 sentences, "hund" in 1, "bellt" in none.
     let reference = ["der hund", "der", "der"];
-    let enc = BowEncoder::builder(de, en)
-        .tfidf(&reference, &["the"])
-        .normalize(false)
-        .build()
-        .unwrap();
+    let enc = encoder(|b| b.tfidf(&reference, &["the"]).normalize(false));
     assert_eq!(enc.weighting(), Weighting::TfIdf);
     let idf = |df: f32| (4.0 / (1.0 + df)).ln() + 1.0;
     let (wd, wh, wb) = (idf(3.0), idf(1.0), idf(0.0));
     let e = enc.encode(Side::Source, &["der hund bellt"]).unwrap();
     let z = wd + wh + wb;
-    assert!(
-        close(e.row(0), &[wd / z, 2.0 * wh / z, 4.0 * wb / z]),
-        "{:?}",
-        e.row(0)
-    );
+    assert_close(e.row(0), &[wd / z, 2.0 * wh / z, 4.0 * wb / z]);
 }
 
 #[test]
 fn sentences_without_a_known_word_are_errors_or_listed() {
-    let (de, en) = vocab();
-    let enc = BowEncoder::builder(de.clone(), en.clone()).build().unwrap();
+    let enc = encoder(|b| b);
     let sents: Vec<&str> = (0..5000)
         .map(|i| if i == 4321 { "123 !" } else { "hund" })
         .collect();
@@ -107,10 +91,7 @@ fn sentences_without_a_known_word_are_errors_or_listed() {
             && e.contains("123 !"),
         "{e}"
     );
-    let enc = BowEncoder::builder(de, en)
-        .no_known_word(NoKnownWord::Zero)
-        .build()
-        .unwrap();
+    let enc = encoder(|b| b.no_known_word(NoKnownWord::Zero));
     let (m, cov) = enc
         .encode_with_coverage(Side::Source, &["hund", "???", "x y"])
         .unwrap();
@@ -128,8 +109,7 @@ fn vocabularies_of_different_dimensions_are_rejected() {
 
 #[test]
 fn errors_past_the_first_batch_name_the_position_among_all_sentences() {
-    let (de, en) = vocab();
-    let enc = BowEncoder::builder(de, en).build().unwrap();
+    let enc = encoder(|b| b);
     let mut sentences = vec!["der hund"; 5000];
     sentences[4500] = "unbekannt";
     let err = enc
@@ -199,7 +179,7 @@ fn pieces_of_a_tokenizer_are_looked_up_after_unescaping() {
         .encode_with_coverage(Side::Target, &["Hund &amp; Katze"])
         .unwrap();
     assert_eq!((cov.tokens, cov.known), (6, 4));
-    assert!(close(e.row(0), &[0.75, 0.25, 0.25]), "{:?}", e.row(0));
+    assert_close(e.row(0), &[0.75, 0.25, 0.25]);
     // TF-IDF over pieces: `▁Hu` in both reference sentences weighs 1, `nd` (one) more.
     let tfidf = BowEncoder::builder_shared(enc.vectors(Side::Source).clone())
         .segment(segment)

@@ -3,10 +3,13 @@
 //! that at every precision, normalised or not, one way and both ways, the ids and score bits
 //! equal an `f32` index over the widened (normalised) matrix.
 
+mod common;
+
 use bitext_core::{Embeddings, HalfView, MappedHalf, Rng};
-use bitext_knn::{ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, Precision};
+use bitext_knn::{ExactIndex, Kernel, KnnIndex, Metric, Precision};
 use bitext_testkit::knn::Expect;
 use bitext_testkit::knn_index_suite;
+use common::{at, bits, kernels, params};
 use proptest::prelude::*;
 
 fn to_bits(e: &Embeddings) -> Vec<u16> {
@@ -18,15 +21,10 @@ fn to_bits(e: &Embeddings) -> Vec<u16> {
 
 fn half_index(d: &Embeddings, m: Metric, precision: Precision) -> Box<dyn KnnIndex + '_> {
     // A concrete kernel: the precision runs as asked on every CPU.
-    let params = ExactParams {
-        precision,
-        kernel: Kernel::detect(),
-        ..ExactParams::default()
-    };
     Box::new(
         ExactIndex::from_half(to_bits(d), d.dim(), m, false)
             .unwrap()
-            .with_params(params)
+            .with_params(at(precision))
             .unwrap(),
     )
 }
@@ -78,35 +76,12 @@ fn queries(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
     q
 }
 
-/// Ids and score bits.
-fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
-    let s = n.all_scores().iter().map(|x| x.to_bits()).collect();
-    (n.all_ids().to_vec(), s)
-}
-
-fn params(precision: Precision, kernel: Kernel, block: usize) -> ExactParams {
-    ExactParams {
-        query_block: block,
-        kernel: if kernel == Kernel::Auto {
-            Kernel::detect()
-        } else {
-            kernel
-        },
-        precision,
-        ..ExactParams::default()
-    }
-}
-
 fn precisions() -> impl Strategy<Value = Precision> {
     prop_oneof![
         Just(Precision::F32),
         Just(Precision::Bf16),
         Just(Precision::Int8)
     ]
-}
-
-fn kernels() -> impl Strategy<Value = Kernel> {
-    prop_oneof![Just(Kernel::Auto), Just(Kernel::Portable)]
 }
 
 proptest! {
@@ -126,7 +101,7 @@ proptest! {
         let want = ExactIndex::over(wide.view(), metric).unwrap().search(q.view(), k).unwrap();
         let index = ExactIndex::over_half(HalfView::new(&h, d).unwrap(), metric, normalize)
             .unwrap()
-            .with_params(params(precision, kernel, block))
+            .with_params(params(precision, kernel, 0, block))
             .unwrap();
         let got = index.search_certified(q.view(), k, &mut |_| {}).unwrap();
         prop_assert_eq!(got.certification.total(), nq);
@@ -148,7 +123,7 @@ proptest! {
             .unwrap();
         let index = ExactIndex::over_half(HalfView::new(&h, d).unwrap(), Metric::InnerProduct, normalize)
             .unwrap()
-            .with_params(params(precision, Kernel::Auto, 32))
+            .with_params(params(precision, Kernel::Auto, 0, 32))
             .unwrap();
         let (f, b) = index.search_both_certified(q.view(), k, kb, &mut |_| {}).unwrap();
         prop_assert_eq!(f.certification.total(), nq);
@@ -169,7 +144,7 @@ fn a_mapped_fp16_file_is_searched_in_place_and_saves_widened() {
     let map = MappedHalf::open(&path, 24).unwrap();
     let index = ExactIndex::over_half(map.view(), Metric::InnerProduct, true)
         .unwrap()
-        .with_params(params(Precision::Int8, Kernel::Auto, 256))
+        .with_params(params(Precision::Int8, Kernel::Auto, 0, 256))
         .unwrap();
     assert!(index.vectors().is_none() && index.is_borrowed());
     assert_eq!((index.len(), index.dim()), (1000, 24));

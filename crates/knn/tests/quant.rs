@@ -4,31 +4,19 @@
 //! of any lane count), one way and both ways, for each precision and kernel, including
 //! candidate counts small enough to force the widened scan and the `f32` fallback.
 
+mod common;
+
 use bitext_core::{Embeddings, Rng};
 use bitext_knn::{
-    Certification, ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, OnePass, Precision,
+    Certification, ExactIndex, ExactParams, Kernel, KnnIndex, Metric, OnePass, Precision,
 };
 use bitext_testkit::knn::{Expect, kernel_needs};
 use bitext_testkit::knn_index_suite;
+use common::{bits, kernels, params};
 use proptest::prelude::*;
 
-/// Parameters that force `kernel` (for `Auto`, the fastest kernel this CPU runs), so that
-/// `precision` runs as asked: with the kernel left to `Auto`, a CPU without a fast kernel for
-/// it would search in `f32` instead. The suites of a kernel this CPU lacks are skipped
-/// (`kernel_needs`), never run through another kernel.
-fn params(precision: Precision, kernel: Kernel, candidates: usize, block: usize) -> ExactParams {
-    ExactParams {
-        query_block: block,
-        kernel: if kernel == Kernel::Auto {
-            Kernel::detect()
-        } else {
-            kernel
-        },
-        precision,
-        candidates,
-        ..ExactParams::default()
-    }
-}
+// The parameters force the kernel (`common::params`); the suites of a kernel this CPU lacks
+// are skipped (`kernel_needs`), never run through another kernel.
 
 /// The exact index over `data` with the parameters `p`.
 fn exact(data: &Embeddings, metric: Metric, p: ExactParams) -> ExactIndex<'_> {
@@ -155,12 +143,6 @@ fn f32_index(db: &Embeddings) -> ExactIndex<'_> {
         .unwrap()
 }
 
-/// Ids and score bits (so that -0 and +0 differ).
-fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
-    let s = n.all_scores().iter().map(|x| x.to_bits()).collect();
-    (n.all_ids().to_vec(), s)
-}
-
 fn check_counts(c: &Certification, n: usize) {
     assert_eq!(c.total(), n, "{c}");
 }
@@ -179,10 +161,6 @@ fn shapes() -> impl Strategy<Value = Shape> {
 
 fn precisions() -> impl Strategy<Value = Precision> {
     prop_oneof![Just(Precision::Bf16), Just(Precision::Int8)]
-}
-
-fn kernels() -> impl Strategy<Value = Kernel> {
-    prop_oneof![Just(Kernel::Auto), Just(Kernel::Portable)]
 }
 
 proptest! {

@@ -2,8 +2,11 @@
 //! the copy built in memory; refused (never a panic, never a wrong answer) when they are of
 //! other vectors, truncated, or corrupt anywhere.
 
+mod common;
+
 use bitext_core::{Embeddings, HalfView, Rng};
-use bitext_knn::{ExactIndex, ExactParams, Kernel, KnnIndex, Metric, Neighbors, Precision};
+use bitext_knn::{ExactIndex, KnnIndex, Metric, Precision};
+use common::{at, bits};
 use proptest::prelude::*;
 
 fn data(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
@@ -21,19 +24,9 @@ fn data(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
     e
 }
 
-/// `precision` with a concrete kernel, so that it runs as asked on every CPU (with the kernel
-/// left to `Auto`, a CPU without a fast kernel for it searches in `f32`).
-fn at(precision: Precision) -> ExactParams {
-    ExactParams {
-        precision,
-        kernel: Kernel::detect(),
-        ..ExactParams::default()
-    }
-}
-
-fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
-    let s = n.all_scores().iter().map(|x| x.to_bits()).collect();
-    (n.all_ids().to_vec(), s)
+/// Why `index` refuses the saved copy at `path`.
+fn refusal(index: ExactIndex<'_>, path: impl AsRef<std::path::Path>) -> String {
+    index.with_quantized_file(path).unwrap_err().to_string()
 }
 
 #[test]
@@ -107,11 +100,10 @@ fn a_copy_of_binary16_rows_is_saved_and_mapped_too() {
         .unwrap();
     assert_eq!(bits(&mapped.search(q.view(), 3).unwrap()), bits(&want));
     // Not normalised: other vectors, refused.
-    let err = ExactIndex::over_half(v, Metric::InnerProduct, false)
-        .unwrap()
-        .with_quantized_file(&path)
-        .unwrap_err()
-        .to_string();
+    let err = refusal(
+        ExactIndex::over_half(v, Metric::InnerProduct, false).unwrap(),
+        &path,
+    );
     assert!(
         err.contains("f16-normalized") && err.contains("db.int8"),
         "{err}"
@@ -139,11 +131,10 @@ fn copies_of_other_vectors_and_impossible_saves_are_refused() {
         .unwrap()
         .save_quantized(&path)
         .unwrap();
-    let err = ExactIndex::over(b.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_quantized_file(&path)
-        .unwrap_err()
-        .to_string();
+    let err = refusal(
+        ExactIndex::over(b.view(), Metric::InnerProduct).unwrap(),
+        &path,
+    );
     assert!(
         err.contains("other vectors") && err.contains("a.bf16"),
         "{err}"
@@ -152,11 +143,10 @@ fn copies_of_other_vectors_and_impossible_saves_are_refused() {
     assert!(short.with_quantized_file(&path).is_err());
     let l2 = ExactIndex::over(a.view(), Metric::L2).unwrap();
     assert!(l2.with_quantized_file(&path).is_err());
-    let missing = ExactIndex::over(a.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_quantized_file(dir.path().join("none"))
-        .unwrap_err()
-        .to_string();
+    let missing = refusal(
+        ExactIndex::over(a.view(), Metric::InnerProduct).unwrap(),
+        dir.path().join("none"),
+    );
     assert!(missing.contains("none"), "{missing}");
 }
 

@@ -19,40 +19,13 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::spec::NeuralModel;
-use bitext_neural::train::{TrainConfig, backward, checkpoint, fit};
+use bitext_neural::train::{backward, checkpoint};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
-use common::{aligner_text_job, cpu, grad_values, scalar, small_text_aligner, toy_corpus};
+use common::{aligner_text_job, cpu, grad_values, labeled, scalar, small_text_aligner, toy_corpus};
 
 fn tiny(objective: Objective) -> AlignerConfig {
-    AlignerConfig {
-        ff: 5,
-        objective,
-        ..AlignerConfig::paper(14, 14)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = 8;
-        e.hidden = 6;
-    })
-}
-
-/// Labelled examples `(src[k], tgt[k])` with per-word labels `ys[k]`, `yt[k]` and pair labels.
-fn labeled<'a>(
-    src: &'a [Vec<u32>],
-    tgt: &'a [Vec<u32>],
-    ys: &'a [Vec<f32>],
-    yt: &'a [Vec<f32>],
-    labels: &[f32],
-) -> Vec<LabeledRef<'a>> {
-    (0..src.len())
-        .map(|k| LabeledRef {
-            src: &src[k],
-            tgt: &tgt[k],
-            src_labels: &ys[k],
-            tgt_labels: &yt[k],
-            label: labels[k],
-        })
-        .collect()
+    common::tiny_aligner(14, 14, objective)
 }
 
 fn softplus(x: f64) -> f64 {
@@ -336,12 +309,7 @@ fn it_learns_word_divergences_on_a_tiny_task() {
     let untrained = Aligner::new(&config, 1, &cpu()).unwrap();
     let batches: Vec<Vec<usize>> = (0..valid.len()).map(|i| vec![i]).collect();
     let (_, before) = evaluate(&untrained, &valid, &batches).unwrap();
-    let train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(12, 0.02, 7)
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+    let fitted = common::fit_clipped(&mut task, model, 12, 7);
     let h = &fitted.state.history;
     let acc = h[h.len() - 1].valid.as_ref().unwrap().metrics["word_accuracy"];
     assert!(

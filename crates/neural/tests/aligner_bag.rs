@@ -25,20 +25,13 @@ use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
 use burn::module::ParamId;
 use common::{
-    bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values, host2, ngram_features,
-    params, scalar, weighted_bag,
+    assert_weighted_bags, bag_row_weights, cpu, draw_bag_projections, grad_norms, grad_values,
+    host2, ngram_features, params, scalar, weighted_bag,
 };
 
 /// Embeddings 8, 6 per direction (12-d word states, 8-d sentence vectors), a bag per side.
 fn tiny(objective: Objective, bag_map: bool) -> AlignerConfig {
-    AlignerConfig {
-        ff: 5,
-        objective,
-        ..AlignerConfig::paper(12, 14)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = 8;
-        e.hidden = 6;
+    common::tiny_aligner(12, 14, objective).with_encoder(|e| {
         e.bag = true;
         e.bag_map = bag_map;
     })
@@ -56,19 +49,12 @@ fn the_untrained_sentence_vector_is_each_encoders_weighted_bag() {
     assert_eq!(model.dim(), 8);
     let p = params(&model);
     let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[4, 8]];
-    let mut bags = Vec::new();
-    for (side, table, w) in [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)] {
-        let got = host2(model.encode(&sents, side).unwrap());
-        let mut want_all = Vec::new();
-        for (i, s) in sents.iter().enumerate() {
-            for (k, want) in weighted_bag(table, 8, w, s).into_iter().enumerate() {
-                let g = f64::from(got[i * 8 + k]);
-                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
-                want_all.push(want as f32);
-            }
-        }
-        bags.push(want_all);
-    }
+    let bags = assert_weighted_bags(
+        |s, side| host2(model.encode(s, side).unwrap()),
+        [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)],
+        &sents,
+        8,
+    );
     // `wemb` is the cosine of the bags; the word scores are the network's without a bag.
     let plain = Aligner::new(
         &config.with_encoder(|e| {
@@ -105,15 +91,7 @@ fn batch<'a>(
     labels: &'a (Vec<Vec<f32>>, Vec<Vec<f32>>),
     pair: &[f32],
 ) -> Vec<LabeledRef<'a>> {
-    (0..src.len())
-        .map(|k| LabeledRef {
-            src: &src[k],
-            tgt: &tgt[k],
-            src_labels: &labels.0[k],
-            tgt_labels: &labels.1[k],
-            label: pair[k],
-        })
-        .collect()
+    common::labeled(src, tgt, &labels.0, &labels.1, pair)
 }
 
 fn word_labels(src: &[Vec<u32>], tgt: &[Vec<u32>]) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
@@ -264,15 +242,12 @@ fn bags_with_their_own_table_pool_its_rows_on_both_sides() {
         .with_bag_table(table.clone())
         .unwrap();
     let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[11, 8, 10]];
-    for (side, w) in [(Side::Source, &ws), (Side::Target, &wt)] {
-        let got = host2(model.encode(&sents, side).unwrap());
-        for (i, s) in sents.iter().enumerate() {
-            for (k, want) in weighted_bag(&table, 8, w, s).into_iter().enumerate() {
-                let g = f64::from(got[i * 8 + k]);
-                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
-            }
-        }
-    }
+    assert_weighted_bags(
+        |s, side| host2(model.encode(s, side).unwrap()),
+        [(Side::Source, &table, &ws), (Side::Target, &table, &wt)],
+        &sents,
+        8,
+    );
     // A table of another size, or one for bags that read the encoders' rows, is refused.
     let e = Aligner::new(&config, 5, &cpu())
         .unwrap()

@@ -22,22 +22,14 @@ use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
 use bitext_neural::text::TextCorpus;
-use bitext_neural::train::{Task, TrainConfig, backward, checkpoint, fit};
+use bitext_neural::train::{Task, backward, checkpoint};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
 use burn::tensor::Tensor;
 use common::{ae_toy_pairs, cpu, host2, max_diff, params, refs, small_schedule};
 
 fn tiny(cell: CellKind) -> AutoencoderConfig {
-    AutoencoderConfig {
-        softmax: Softmax::Full,
-        ..AutoencoderConfig::paper(12, 14)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = 8;
-        e.hidden = 6;
-        e.cell = cell;
-    })
+    common::tiny_autoencoder(6, cell)
 }
 
 /// A sentence's vector is the element-wise maximum of its own encoder states: the same alone
@@ -282,12 +274,7 @@ fn both_losses_decrease_on_a_tiny_task() {
     )
     .unwrap();
     let model = Autoencoder::new(&config, 1, &cpu().autodiff()).unwrap();
-    let train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(8, 0.02, 7)
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+    let fitted = common::fit_clipped(&mut task, model, 8, 7);
     let h = &fitted.state.history;
     let metric = |e: usize, k: &str| h[e].valid.as_ref().unwrap().metrics[k];
     let last = h.len() - 1;

@@ -7,29 +7,18 @@ mod common;
 
 use bitext_core::Rng;
 use bitext_encode::Side;
-use bitext_neural::autoencoder::{
-    Autoencoder, AutoencoderConfig, AutoencoderTask, RankingTerm, Softmax,
-};
+use bitext_neural::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, RankingTerm};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
-use bitext_neural::train::{TrainConfig, backward, fit};
+use bitext_neural::train::backward;
 use common::{
-    ae_toy_pairs, bag_row_weights, cpu, draw_bag_projections, grad_norms, host2, params, refs,
-    weighted_bag,
+    ae_toy_pairs, assert_weighted_bags, bag_row_weights, cpu, draw_bag_projections, grad_norms,
+    host2, params, refs,
 };
 
 /// Embeddings 8 = 2 × 4 per direction, as a bag needs.
 fn tiny() -> AutoencoderConfig {
-    AutoencoderConfig {
-        softmax: Softmax::Full,
-        ..AutoencoderConfig::paper(12, 14)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = 8;
-        e.hidden = 4;
-        e.cell = CellKind::Gru;
-        e.bag = true;
-    })
+    common::tiny_autoencoder(4, CellKind::Gru).with_encoder(|e| e.bag = true)
 }
 
 #[test]
@@ -42,15 +31,12 @@ fn the_untrained_s0_is_each_encoders_weighted_bag() {
         .unwrap();
     let p = params(&model);
     let sents: [&[u32]; 3] = [&[1, 2, 3], &[5, 7, 7, 9], &[4, 8]];
-    for (side, table, w) in [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)] {
-        let got = host2(model.encode(&sents, side).unwrap());
-        for (i, s) in sents.iter().enumerate() {
-            for (k, want) in weighted_bag(table, 8, w, s).into_iter().enumerate() {
-                let g = f64::from(got[i * 8 + k]);
-                assert!((g - want).abs() < 1e-5, "{side:?} {i} {k}: {g} vs {want}");
-            }
-        }
-    }
+    assert_weighted_bags(
+        |s, side| host2(model.encode(s, side).unwrap()),
+        [(Side::Source, &p[0].1, &ws), (Side::Target, &p[1].1, &wt)],
+        &sents,
+        8,
+    );
     // Sentence 2 of the source side has only zero-weight rows (4 and 8).
     let v = host2(model.encode(&[&[4, 8]], Side::Source).unwrap());
     assert!(v.iter().all(|&x| x == 0.0), "{v:?}");
@@ -166,10 +152,7 @@ fn the_ranking_term_trains_and_is_reported() {
         .unwrap()
         .with_ranking(Some(ranking));
         let model = Autoencoder::new(&config, 42, &cpu().autodiff()).unwrap();
-        let mut train = TrainConfig::new(12, 0.02, 42);
-        train.clip_norm = Some(5.0);
-        let dir = tempfile::tempdir().unwrap();
-        let fitted = fit(&mut task, model, &train, dir.path(), false).unwrap();
+        let fitted = common::fit_clipped(&mut task, model, 12, 42);
         let h = &fitted.state.history;
         let r = |k: usize| h[k].valid.as_ref().unwrap().metrics["ranking_loss"];
         let best = fitted.state.best_epoch - 1;

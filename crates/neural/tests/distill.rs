@@ -53,17 +53,10 @@ fn teacher_seeded(tgt: &[String], dim: usize, seed: u64) -> Embeddings {
 
 fn network() -> SiameseConfig {
     SiameseConfig {
-        ff: 8,
-        dropout_input: 0.0,
-        dropout_output: 0.0,
         pooling: Pooling::Max,
-        ..SiameseConfig::paper(1, 1)
+        ..common::small_siamese(8, DIM, 8)
     }
-    .with_encoder(|e| {
-        e.emb_dim = DIM;
-        e.hidden = 8;
-        e.bag = true;
-    })
+    .with_encoder(|e| e.bag = true)
 }
 
 type Metrics = std::collections::BTreeMap<String, f64>;

@@ -11,7 +11,7 @@ use bitext_neural::mlp::{
 use bitext_neural::train::{TrainConfig, fit};
 use bitext_similarity::PairScorer;
 use burn::optim::GradientsParams;
-use common::{cpu, grad_norms};
+use common::{cpu, grad_norms, mean};
 
 const D: usize = 6;
 
@@ -91,13 +91,7 @@ fn learns_to_separate_and_scores_pairs() {
     let (x, y) = aligned(50, 9);
     let scorer = MlpScorer::new(&loaded, x, y).unwrap();
     assert_eq!(scorer.sizes(), (50, 50));
-    let good = scorer
-        .score(&(0..50).map(|i| (i, i)).collect::<Vec<_>>())
-        .unwrap();
-    let bad = scorer
-        .score(&(0..50).map(|i| (i, (i + 7) % 50)).collect::<Vec<_>>())
-        .unwrap();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (good, bad) = common::aligned_and_shifted(&scorer, 50, 7);
     assert!(
         mean(&good) > 0.8 && mean(&bad) < 0.2,
         "{} {}",

@@ -5,7 +5,7 @@ mod common;
 
 use bitext_core::Rng;
 use bitext_neural::batch::PackedBatch;
-use bitext_neural::rnn::{BiRnnConfig, CellKind, RnnLayer};
+use bitext_neural::rnn::{BiRnn, BiRnnConfig, CellKind, RnnLayer};
 use burn::tensor::{Tensor, TensorData};
 use common::{cpu, host2, max_diff};
 
@@ -101,14 +101,19 @@ fn packed_input(table: &[Vec<f64>], batch: &PackedBatch) -> Tensor<2> {
     Tensor::from_data(TensorData::new(x, [batch.tokens(), D_IN]), &cpu())
 }
 
-fn check_cell(cell: CellKind) {
-    let (table, seqs) = setup(11);
-    let rnn = BiRnnConfig {
+/// A bidirectional layer of `cell` (`D_IN` inputs, `H` states per direction) drawn from `seed`.
+fn birnn(cell: CellKind, seed: u64, device: &burn::tensor::Device) -> BiRnn {
+    BiRnnConfig {
         cell,
         d_input: D_IN,
         d_hidden: H,
     }
-    .init(&mut Rng::seed(5), &cpu());
+    .init(&mut Rng::seed(seed), device)
+}
+
+fn check_cell(cell: CellKind) {
+    let (table, seqs) = setup(11);
+    let rnn = birnn(cell, 5, &cpu());
     let (hf, hb) = (host(&rnn.fwd), host(&rnn.bwd));
     let lstm = cell == CellKind::Lstm;
     let batch = PackedBatch::new(&seqs).unwrap();
@@ -158,12 +163,7 @@ fn lstm_matches_a_host_implementation_with_lengths() {
 #[test]
 fn a_sentence_vector_is_the_same_alone_and_padded_in_a_batch() {
     let (table, seqs) = setup(23);
-    let rnn = BiRnnConfig {
-        cell: CellKind::Gru,
-        d_input: D_IN,
-        d_hidden: H,
-    }
-    .init(&mut Rng::seed(9), &cpu());
+    let rnn = birnn(CellKind::Gru, 9, &cpu());
     let batch = PackedBatch::new(&seqs).unwrap();
     let all = host2(
         rnn.forward(packed_input(&table, &batch), batch.batch_sizes(), false)
@@ -191,23 +191,13 @@ fn a_sentence_vector_is_the_same_alone_and_padded_in_a_batch() {
 fn inference_and_autodiff_paths_agree() {
     for cell in [CellKind::Gru, CellKind::Lstm] {
         let (table, seqs) = setup(31);
-        let rnn = BiRnnConfig {
-            cell,
-            d_input: D_IN,
-            d_hidden: H,
-        }
-        .init(&mut Rng::seed(13), &cpu());
+        let rnn = birnn(cell, 13, &cpu());
         let batch = PackedBatch::new(&seqs).unwrap();
         let x = packed_input(&table, &batch);
         assert!(!x.is_autodiff());
         let plain = rnn.forward(x.clone(), batch.batch_sizes(), true);
         let ad_device = cpu().autodiff();
-        let ad_rnn = BiRnnConfig {
-            cell,
-            d_input: D_IN,
-            d_hidden: H,
-        }
-        .init(&mut Rng::seed(13), &ad_device);
+        let ad_rnn = birnn(cell, 13, &ad_device);
         let x_ad = Tensor::<2>::from_data(x.into_data(), &ad_device);
         let tracked = ad_rnn.forward(x_ad, batch.batch_sizes(), true);
         assert!(tracked.last.is_autodiff());

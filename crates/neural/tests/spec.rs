@@ -6,12 +6,8 @@ mod common;
 
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
-use bitext_neural::batch::Bucketing;
-use bitext_neural::siamese::{
-    SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig, train_siamese,
-};
+use bitext_neural::siamese::{SiameseEncoder, SiameseTextTraining, train_siamese};
 use bitext_neural::spec::NeuralModel;
-
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -19,26 +15,10 @@ use bitext_testkit::data::parallel_text;
 /// A small siamese model (two epochs: the test compares loaders, not quality).
 fn train(dir: &std::path::Path) {
     let (src, tgt) = parallel_text(30, 1);
-    let mut train = SiameseTrainConfig::paper(3);
-    train.negatives = 2;
-    train.batching = Bucketing {
-        max_items: 32,
-        max_tokens: 1000,
-    };
-    train.train = TrainConfig::new(2, 0.02, 3);
     let job = SiameseTextTraining {
         corpus: common::every_word_corpus(&src, &tgt, None, true),
-        network: SiameseConfig {
-            ff: 4,
-            dropout_input: 0.0,
-            dropout_output: 0.0,
-            ..SiameseConfig::paper(1, 1)
-        }
-        .with_encoder(|e| {
-            e.emb_dim = 8;
-            e.hidden = 6;
-        }),
-        train,
+        network: common::small_siamese(4, 8, 6),
+        train: common::siamese_training(2, TrainConfig::new(2, 0.02, 3)),
         teacher: None,
     };
     train_siamese(&job, dir, false).unwrap();

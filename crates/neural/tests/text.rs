@@ -11,14 +11,14 @@ use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
 use bitext_neural::mlp::{Mlp, MlpConfig, MlpScorer};
 use bitext_neural::siamese::{
-    Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, SiameseTrainConfig,
-    model_kind, train_siamese,
+    Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, model_kind,
+    train_siamese,
 };
 
 use bitext_neural::train::TrainConfig;
-use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::{pair_scorer_suite, sentence_encoder_suite};
+use common::mean;
 
 /// Train a small siamese model on seeded parallel text into a fresh directory; the best
 /// epoch's validation metrics come back with it.
@@ -29,17 +29,14 @@ fn train_model(
     let dir = tempfile::tempdir().unwrap();
     let (src, tgt) = parallel_text(60, 1);
     let (vs, vt) = parallel_text(20, 2);
-    let mut train = SiameseTrainConfig::paper(3);
-    train.negatives = 3;
+    let mut train = common::siamese_training(
+        3,
+        TrainConfig {
+            clip_norm: Some(5.0),
+            ..TrainConfig::new(15, 0.02, 3)
+        },
+    );
     train.objective = objective;
-    train.batching = Bucketing {
-        max_items: 32,
-        max_tokens: 1000,
-    };
-    train.train = TrainConfig {
-        clip_norm: Some(5.0),
-        ..TrainConfig::new(15, 0.02, 3)
-    };
     let job = SiameseTextTraining {
         corpus: common::every_word_corpus(&src, &tgt, Some((&vs, &vt)), true),
         network,
@@ -54,16 +51,7 @@ fn train_model(
 
 /// The paper's small network: the tiny sizes of these tests, no dropout.
 fn small() -> SiameseConfig {
-    SiameseConfig {
-        ff: 8,
-        dropout_input: 0.0,
-        dropout_output: 0.0,
-        ..SiameseConfig::paper(1, 1)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = 12;
-        e.hidden = 10;
-    })
+    common::small_siamese(8, 12, 10)
 }
 
 /// One model trained once for all tests of this file.
@@ -88,8 +76,9 @@ fn trained_ranking() -> &'static tempfile::TempDir {
     })
 }
 
-fn ranking_encoder() -> SiameseEncoder {
-    SiameseEncoder::load(trained_ranking().path(), BackendSpec::Flex)
+/// The encoder saved in `dir`, in batches of at most 3 sentences and 30 tokens.
+fn load_encoder(dir: &std::path::Path) -> SiameseEncoder {
+    SiameseEncoder::load(dir, BackendSpec::Flex)
         .unwrap()
         .with_batching(Bucketing {
             max_items: 3,
@@ -97,13 +86,12 @@ fn ranking_encoder() -> SiameseEncoder {
         })
 }
 
+fn ranking_encoder() -> SiameseEncoder {
+    load_encoder(trained_ranking().path())
+}
+
 fn encoder() -> SiameseEncoder {
-    SiameseEncoder::load(trained().0.path(), BackendSpec::Flex)
-        .unwrap()
-        .with_batching(Bucketing {
-            max_items: 3,
-            max_tokens: 30,
-        })
+    load_encoder(trained().0.path())
 }
 
 #[test]
@@ -117,13 +105,7 @@ fn learns_held_out_pairs_and_saves_a_loadable_directory() {
     let s: Vec<&str> = src.iter().map(String::as_str).collect();
     let t: Vec<&str> = tgt.iter().map(String::as_str).collect();
     let scorer = enc.scorer(&s, &t).unwrap();
-    let aligned = scorer
-        .score(&(0..30).map(|i| (i, i)).collect::<Vec<_>>())
-        .unwrap();
-    let shifted = scorer
-        .score(&(0..30).map(|i| (i, (i + 1) % 30)).collect::<Vec<_>>())
-        .unwrap();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (aligned, shifted) = common::aligned_and_shifted(&scorer, 30, 1);
     assert!(
         mean(&aligned) > mean(&shifted) + 0.5,
         "{} vs {}",

@@ -63,12 +63,8 @@ pub fn planted_knn(clusters: usize, per: usize, d: usize, nq: usize, seed: u64) 
     let mut db = Embeddings::with_capacity(d, clusters * per).expect("d > 0");
     for c in 0..clusters {
         for _ in 0..per {
-            let row: Vec<f32> = centers
-                .row(c)
-                .iter()
-                .map(|&x| x + 0.35 * r.normal() as f32)
-                .collect();
-            db.push_row(&row).expect("same dimension");
+            db.push_row(&jittered(centers.row(c), 0.35, &mut r))
+                .expect("same dimension");
         }
     }
     db.normalize_l2();
@@ -77,15 +73,19 @@ pub fn planted_knn(clusters: usize, per: usize, d: usize, nq: usize, seed: u64) 
     for _ in 0..nq {
         let i = r.below(db.len());
         truth.push(i);
-        let row: Vec<f32> = db
-            .row(i)
-            .iter()
-            .map(|&x| x + 0.02 * r.normal() as f32)
-            .collect();
-        queries.push_row(&row).expect("same dimension");
+        queries
+            .push_row(&jittered(db.row(i), 0.02, &mut r))
+            .expect("same dimension");
     }
     queries.normalize_l2();
     PlantedKnn { db, queries, truth }
+}
+
+/// `row` with normal noise of standard deviation `sigma` added to each value, drawn in turn.
+fn jittered(row: &[f32], sigma: f32, rng: &mut Rng) -> Vec<f32> {
+    row.iter()
+        .map(|&x| x + sigma * rng.normal() as f32)
+        .collect()
 }
 
 /// Two sets of unit vectors of dimension `d`, `n_src` sources and `n_tgt` targets, where target
@@ -157,7 +157,7 @@ pub fn lexicon(n: usize, dim: usize, seed: u64) -> (WordVectors, WordVectors) {
     for _ in 0..n {
         let v: Vec<f32> = (0..dim).map(|_| rng.normal() as f32).collect();
         for out in [&mut src, &mut tgt] {
-            let mut w: Vec<f32> = v.iter().map(|x| x + 0.1 * rng.normal() as f32).collect();
+            let mut w = jittered(&v, 0.1, &mut rng);
             normalize_row(&mut w);
             out.extend(w);
         }

@@ -364,43 +364,33 @@ mod tests {
             std::fs::write(&p, b).unwrap();
             p
         };
-        let cases = [
-            (
-                "f8.npy",
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }",
-                vec![0u8; 8],
-                "dtype <f8",
-            ),
-            (
-                "fo.npy",
-                "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1), }",
-                vec![0u8; 4],
-                "Fortran",
-            ),
-            (
-                "1d.npy",
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                vec![0u8; 12],
-                "2-D",
-            ),
-            (
-                "short.npy",
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
-                vec![0u8; 12],
-                "truncated",
-            ),
-            (
-                "nan.npy",
-                "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }",
-                [0f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat(),
-                "row 0, column 1",
-            ),
-        ];
-        for (name, dict, data, want) in cases {
-            let p = write(name, dict, &data);
+        // The header dictionary of `descr` values in `fortran` order, of `shape`.
+        let dict = |descr: &str, fortran: &str, shape: &str| {
+            format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}")
+        };
+        // Each file is refused, the error naming it and saying `want`.
+        let refused = |name: &str, dict: &str, data: &[u8], want: &str| {
+            let p = write(name, dict, data);
             let e = read_npy(&p).unwrap_err().to_string();
             assert!(e.contains(name) && e.contains(want), "{name}: {e}");
+        };
+        // Headers of the wrong kind or shape, or too few bytes, over `bytes` zero bytes.
+        let cases = [
+            ("f8.npy", dict("<f8", "False", "(1, 1)"), 8, "dtype <f8"),
+            ("fo.npy", dict("<f4", "True", "(1, 1)"), 4, "Fortran"),
+            ("1d.npy", dict("<f4", "False", "(3,)"), 12, "2-D"),
+            ("short.npy", dict("<f4", "False", "(2, 2)"), 12, "truncated"),
+        ];
+        for (name, dict, bytes, want) in cases {
+            refused(name, &dict, &vec![0u8; bytes], want);
         }
+        let nan = [0f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat();
+        refused(
+            "nan.npy",
+            &dict("<f4", "False", "(1, 2)"),
+            &nan,
+            "row 0, column 1",
+        );
         let p = d.path().join("empty.npy");
         std::fs::write(&p, b"").unwrap();
         assert!(read_npy(&p).unwrap_err().to_string().contains("empty"));

@@ -7,6 +7,13 @@ use std::io::Write;
 use super::*;
 use crate::io::LineReader;
 
+/// Write `bytes` to `f`, which replaces `dest` at `commit`: nothing stands at `dest` before.
+fn write_and_commit(mut f: AtomicFile, dest: &std::path::Path, bytes: &[u8]) {
+    f.write_all(bytes).unwrap();
+    assert!(!dest.exists());
+    f.commit().unwrap();
+}
+
 #[test]
 fn outputs_are_checked_before_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -29,10 +36,7 @@ fn outputs_are_checked_before_work() {
 fn text_outputs_compress_by_extension_and_stay_atomic() {
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("out.tsv.gz");
-    let mut f = AtomicFile::create_text(&dest).unwrap();
-    f.write_all(b"a\tb\n").unwrap();
-    assert!(!dest.exists());
-    f.commit().unwrap();
+    write_and_commit(AtomicFile::create_text(&dest).unwrap(), &dest, b"a\tb\n");
     let mut r = LineReader::open(&dest).unwrap();
     assert!(r.advance().unwrap());
     assert_eq!(r.line(), "a\tb");
@@ -46,10 +50,7 @@ fn text_outputs_compress_by_extension_and_stay_atomic() {
 fn atomic_file_renames_on_commit_and_cleans_up_on_drop() {
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("out.txt");
-    let mut f = AtomicFile::create(&dest).unwrap();
-    f.write_all(b"hello").unwrap();
-    assert!(!dest.exists());
-    f.commit().unwrap();
+    write_and_commit(AtomicFile::create(&dest).unwrap(), &dest, b"hello");
     assert_eq!(fs::read_to_string(&dest).unwrap(), "hello");
 
     let dest2 = dir.path().join("never.txt");

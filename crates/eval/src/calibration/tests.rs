@@ -126,29 +126,19 @@ fn json_round_trip_and_file_checks() {
         &json.replace("\"version\": 1", "\"version\": 9"),
         "version 9: this bitext reads version 1",
     );
-    // Probabilities that fall: the third block's counts swapped with the second's.
-    check(
-        &json.replacen("\"positives\": 2", "\"positives\": 0", 1),
-        "probability",
-    );
-    check(
-        &json.replacen("\"lo\": 0.3", "\"lo\": 0.15", 1),
-        "inside the block before",
-    );
-    check(
-        &json.replacen("\"count\": 3", "\"count\": 4", 1),
-        "probability",
-    );
-    check(
-        &json.replacen("\"pairs\": 10", "\"pairs\": 11", 1),
-        "the blocks hold",
-    );
+    // Each file is `json` with the first `from` replaced by `to`.
+    for (from, to, want) in [
+        // Probabilities that fall: the third block's counts swapped with the second's.
+        ("\"positives\": 2", "\"positives\": 0", "probability"),
+        ("\"lo\": 0.3", "\"lo\": 0.15", "inside the block before"),
+        ("\"count\": 3", "\"count\": 4", "probability"),
+        ("\"pairs\": 10", "\"pairs\": 11", "the blocks hold"),
+        ("\"confidence\": 0.95", "\"confidence\": 2.0", "confidence"),
+    ] {
+        check(&json.replacen(from, to, 1), want);
+    }
     let missing = json.replacen("\"lo\": 0.1,", "", 1);
     check(&missing, "invalid calibration: missing field `lo`");
-    check(
-        &json.replacen("\"confidence\": 0.95", "\"confidence\": 2.0", 1),
-        "confidence",
-    );
     // A byte-order mark is dropped.
     std::fs::write(&path, format!("\u{feff}{json}")).unwrap();
     assert_eq!(Calibration::load(&path).unwrap(), cal);
