@@ -4,9 +4,11 @@
 
 mod common;
 
+use std::path::Path;
+
 use bitext_core::Rng;
 use bitext_eval::calibration::{Calibration, Target};
-use common::{cli, fail, gold_and_mined, succeed, write};
+use common::{cli, eval_bucc, fail, gold_and_mined, succeed, write};
 
 /// 400 scores uniform in [0, 1] labelled parallel with probability equal to the score, as
 /// `id<TAB>score<TAB>label`.
@@ -68,12 +70,9 @@ fn labelled_tsv_to_calibration_table_and_plot() {
 fn bad_labelled_files_name_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("cal.json");
+    let calibrate = |scores: &Path| cli!["calibrate", "--scores", scores, "--output", &out];
     let run = |content: &str, want: &str| {
-        let p = write(d.path(), "bad.tsv", content);
-        fail(
-            &mut cli!["calibrate", "--scores", &p, "--output", &out],
-            want,
-        );
+        fail(&mut calibrate(&write(d.path(), "bad.tsv", content)), want);
     };
     run(
         "0.5\t1\nNaN\t0\n",
@@ -89,50 +88,32 @@ fn bad_labelled_files_name_file_and_line() {
     assert!(!out.exists(), "a failed run left an output");
     let ok = write(d.path(), "ok.tsv", "0.5\t1\n0.4\t0\n");
     fail(
-        &mut cli![
-            "calibrate",
-            "--scores",
-            &ok,
-            "--output",
-            &out,
-            "--target-precision",
-            "1.5"
-        ],
+        calibrate(&ok).args(["--target-precision", "1.5"]),
         "must be in (0, 1]",
     );
-    fail(
-        &mut cli![
-            "calibrate",
-            "--scores",
-            &ok,
-            "--output",
-            &out,
-            "--label-col",
-            "0"
-        ],
-        "1-based",
-    );
+    fail(calibrate(&ok).args(["--label-col", "0"]), "1-based");
     fail(&mut cli!["calibrate", "--output", &out], "required");
 }
 
 #[test]
 fn mined_pairs_with_bucc_gold() {
-    let d = tempfile::tempdir().unwrap();
-    let (gold, mined) = gold_and_mined(
-        d.path(),
+    let (d, gold, mined) = gold_and_mined(
         "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
         "1.3\td1\te1\n1.25\td2\te2\n1.2\td3\te9\n1.1\td4\te4\n1.05\td5\te7\n",
     );
     let out = d.path().join("cal.json");
-    let (stdout, _) = succeed(&mut cli![
-        "calibrate",
-        "--mined",
-        &mined,
-        "--gold",
-        &gold,
-        "--output",
-        &out
-    ]);
+    let calibrate = |mined: &Path| {
+        cli![
+            "calibrate",
+            "--mined",
+            mined,
+            "--gold",
+            &gold,
+            "--output",
+            &out
+        ]
+    };
+    let (stdout, _) = succeed(&mut calibrate(&mined));
     assert!(
         stdout.contains("5 labelled pairs, 3 parallel (5 relevant)"),
         "{stdout}"
@@ -143,18 +124,7 @@ fn mined_pairs_with_bucc_gold() {
     assert_eq!((c.prf.predicted, c.prf.recall), (2, 0.4));
     assert!((c.threshold - 1.225).abs() < 1e-12);
     let dup = write(d.path(), "dup.tsv", "1.3\td1\te1\n1.2\td1\te1\n");
-    fail(
-        &mut cli![
-            "calibrate",
-            "--mined",
-            &dup,
-            "--gold",
-            &gold,
-            "--output",
-            &out
-        ],
-        "occurs twice",
-    );
+    fail(&mut calibrate(&dup), "occurs twice");
 }
 
 #[test]
@@ -201,16 +171,12 @@ fn noisy_parallel_labels_from_unlabelled_pairs() {
 
 #[test]
 fn eval_bucc_plots_the_pr_curve() {
-    let d = tempfile::tempdir().unwrap();
-    let (gold, mined) = gold_and_mined(
-        d.path(),
+    let (d, gold, mined) = gold_and_mined(
         "d1\te1\nd2\te2\nd3\te3\n",
         "0.9\td1\te1\n0.8\td2\te9\n0.7\td3\te3\n",
     );
     let svg = d.path().join("pr.svg");
-    succeed(&mut cli![
-        "eval", "bucc", "--gold", &gold, "--mined", &mined, "--plot", &svg
-    ]);
+    succeed(eval_bucc(&gold, &mined).arg("--plot").arg(&svg));
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("data-name=\"mined.tsv\""));
     assert!(svg.contains("recall") && svg.contains("precision"));

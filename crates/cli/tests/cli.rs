@@ -1,20 +1,16 @@
 //! End-to-end tests of the `bitext` binary on small files built here.
 
 mod common;
-use common::{assert_help, bitext, cli, fail, gold_and_mined, succeed, write};
+use common::{assert_help, bitext, eval_bucc, fail, gold_and_mined, succeed, write};
 
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {
-    let d = tempfile::tempdir().unwrap();
     // 3 of 4 correct; 5 gold. Sorted: 0.9 T, 0.8 T, 0.7 F, 0.6 T.
-    let (gold, mined) = gold_and_mined(
-        d.path(),
+    let (_d, gold, mined) = gold_and_mined(
         "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
         "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n",
     );
-    let (out, _) = succeed(&mut cli![
-        "eval", "bucc", "--gold", &gold, "--mined", &mined
-    ]);
+    let (out, _) = succeed(&mut eval_bucc(&gold, &mined));
     assert!(
         out.contains("all pairs: P 0.7500 R 0.6000 F1 0.6667"),
         "{out}"
@@ -25,16 +21,7 @@ fn eval_bucc_reports_prf_and_best_threshold() {
         "{out}"
     );
 
-    let (out, _) = succeed(&mut cli![
-        "eval",
-        "bucc",
-        "--threshold",
-        "0.75",
-        "--gold",
-        &gold,
-        "--mined",
-        &mined
-    ]);
+    let (out, _) = succeed(eval_bucc(&gold, &mined).args(["--threshold", "0.75"]));
     assert!(out.contains("threshold 0.75: P 1.0000 R 0.4000"), "{out}");
 }
 
@@ -42,7 +29,7 @@ fn eval_bucc_reports_prf_and_best_threshold() {
 fn eval_bucc_errors_name_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let gold = write(d.path(), "gold", "d1\te1\n");
-    let eval = |mined: &std::path::Path| cli!["eval", "bucc", "--gold", &gold, "--mined", mined];
+    let eval = |mined: &std::path::Path| eval_bucc(&gold, mined);
     let dup = write(d.path(), "dup.tsv", "0.9\td1\te1\n0.5\td1\te1\n");
     fail(
         &mut eval(&dup),
@@ -63,7 +50,7 @@ fn eval_bucc_errors_name_file_and_line() {
         "m.tsv:1: id e7 does not occur in",
     );
     fail(
-        &mut cli!["eval", "bucc", "--gold", "/nonexistent/g", "--mined", &m],
+        &mut eval_bucc("/nonexistent/g".as_ref(), &m),
         "/nonexistent/g",
     );
 }

@@ -8,10 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
+use bitext_testkit::data::parallel_text;
 
 mod common;
-use common::{COLS, bitext, calibration, log_len, logged, run, write};
+use common::{
+    COLS, bitext, calibration, fail_at_step, lexicon_encoder, log_len, logged, run, write,
+};
 
 /// 120 lines `id<TAB>source<TAB>target`: translations, and every fourth line a mismatched pair;
 /// word vectors of both languages; the encoder spec of their bag of words.
@@ -28,14 +30,7 @@ fn corpus(dir: &Path) -> (PathBuf, String) {
         })
         .collect();
     let tsv = write(dir, "corpus.tsv", lines);
-    let (a, b) = lexicon(VOCAB, 16, 9);
-    let (va, vb) = (dir.join("a.vec"), dir.join("b.vec"));
-    bitext_core::io::vec::write_vec(&va, &a).unwrap();
-    bitext_core::io::vec::write_vec(&vb, &b).unwrap();
-    let spec = serde_json::json!({
-        "type": "bow", "vectors": va, "target_vectors": vb, "lowercase": false
-    });
-    (tsv, spec.to_string())
+    (tsv, lexicon_encoder(dir, 9))
 }
 
 /// `bitext COMMAND…` of columns 2 and 3 of `tsv` into `out` with `extra`.
@@ -139,12 +134,7 @@ fn a_failed_step_resumes_and_a_new_budget_reruns_the_selection_only() {
     let work = d.path().join("work");
     let mut c = filter_cmd(&tsv, &d.path().join("out.tsv"), &args);
     c.args(["--shards", "3", "--work-dir"]).arg(&work);
-    c.env("BITEXT_FAIL_STEP", "score-lines-2");
-    let (ok, _, err) = run(&mut c);
-    assert!(
-        !ok && err.contains("score-lines-2") && err.contains("on purpose"),
-        "{err}"
-    );
+    fail_at_step(c, "score-lines-2");
     let first = logged(&work, 0, "ran ");
     assert_eq!(
         first,

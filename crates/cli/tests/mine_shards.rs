@@ -12,7 +12,9 @@ use bitext_core::Embeddings;
 use bitext_core::io::raw::{RawDtype, write_raw};
 
 mod common;
-use common::{bitext, log_len, logged, mine_embeddings, planted, run, succeed};
+use common::{
+    bitext, fail_at_step, log_len, logged, mine_embeddings, planted, run, step_id, succeed,
+};
 
 const D: usize = 20;
 
@@ -129,12 +131,9 @@ fn a_failed_run_resumes_with_the_missing_steps_only() {
     let (want, _) = mine(&xp, &yp, &[]);
     let work = d.path().join("work");
     let w = work.to_str().unwrap();
-    let mut c = mine_cmd(&xp, &yp, &["--shards", "3", "--work-dir", w]);
-    c.env("BITEXT_FAIL_STEP", "merge-knn-trg-1");
-    let (ok, _, err) = run(&mut c);
-    assert!(
-        !ok && err.contains("merge-knn-trg-1") && err.contains("on purpose"),
-        "{err}"
+    fail_at_step(
+        mine_cmd(&xp, &yp, &["--shards", "3", "--work-dir", w]),
+        "merge-knn-trg-1",
     );
     let first = logged(&work, 0, "ran ");
     // 9 knn, 3 source merges and the first target merge had completed.
@@ -148,17 +147,7 @@ fn a_failed_run_resumes_with_the_missing_steps_only() {
     assert_eq!(skipped, first);
     assert!(ran.is_disjoint(&first) && ran.contains("merge-knn-trg-1") && ran.contains("merge"));
     // A lost output: only its step runs again.
-    let plan: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
-    let id = plan["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "knn-2-0")
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = step_id(&work, "knn-2-0");
     std::fs::remove_file(work.join(format!("knn-2-0-{id}.bin"))).unwrap();
     let at = log_len(&work);
     assert_eq!(sharded(&xp, &yp, &work, 3, &[]).0, want);

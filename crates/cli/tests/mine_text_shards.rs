@@ -9,10 +9,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bitext_testkit::data::{VOCAB, lexicon, parallel_text};
+use bitext_testkit::data::parallel_text;
 
 mod common;
-use common::{bitext, log_len, logged, run, write};
+use common::{bitext, fail_at_step, lexicon_encoder, log_len, logged, run, step_id, write};
 
 /// Comparable corpora: 90 sources, and 70 targets of which the first 45 translate sources
 /// (shuffled by a stride); word vectors of both languages in one `.vec` file.
@@ -35,14 +35,7 @@ fn corpora(dir: &Path, bucc: bool) -> (PathBuf, PathBuf, String) {
     };
     let s = write(dir, "src.txt", lines(src.iter().collect(), "de"));
     let t = write(dir, "tgt.txt", lines(targets, "en"));
-    let (a, b) = lexicon(VOCAB, 16, 5);
-    let (va, vb) = (dir.join("a.vec"), dir.join("b.vec"));
-    bitext_core::io::vec::write_vec(&va, &a).unwrap();
-    bitext_core::io::vec::write_vec(&vb, &b).unwrap();
-    let spec = serde_json::json!({
-        "type": "bow", "vectors": va, "target_vectors": vb, "lowercase": false
-    });
-    (s, t, spec.to_string())
+    (s, t, lexicon_encoder(dir, 5))
 }
 
 fn mine_cmd(s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> Command {
@@ -83,16 +76,7 @@ fn sharded(s: &Path, t: &Path, enc: &str, work: &Path, n: usize, extra: &[&str])
 }
 
 fn output_of(work: &Path, step: &str) -> PathBuf {
-    let plan: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
-    let s = plan["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == step)
-        .unwrap();
-    let id = s["id"].as_str().unwrap();
-    work.join(format!("{step}-{id}.emb"))
+    work.join(format!("{step}-{}.emb", step_id(work, step)))
 }
 
 #[test]
@@ -128,12 +112,9 @@ fn a_failed_embed_step_resumes_and_a_changed_threshold_reruns_the_selection_only
     let want = single(d.path(), &s, &t, &enc, &[]);
     let work = d.path().join("work");
     let w = work.to_str().unwrap();
-    let mut c = mine_cmd(&s, &t, &enc, &["--shards", "3", "--work-dir", w]);
-    c.env("BITEXT_FAIL_STEP", "embed-trg-1");
-    let (ok, _, err) = run(&mut c);
-    assert!(
-        !ok && err.contains("embed-trg-1") && err.contains("on purpose"),
-        "{err}"
+    fail_at_step(
+        mine_cmd(&s, &t, &enc, &["--shards", "3", "--work-dir", w]),
+        "embed-trg-1",
     );
     let first = logged(&work, 0, "ran ");
     let embedded: BTreeSet<String> = ["embed-src-0", "embed-src-1", "embed-src-2", "embed-trg-0"]

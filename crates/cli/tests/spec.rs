@@ -22,9 +22,9 @@ fn ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) {
     assert!(ok, "{args:?}: {err}");
 }
 
-/// Owned arguments.
-fn own(args: &[&str]) -> Vec<String> {
-    args.iter().map(|a| (*a).to_owned()).collect()
+/// The command line `base` followed by `extra`, owned.
+fn line(base: &[&str], extra: &[&str]) -> Vec<String> {
+    base.iter().chain(extra).map(|a| (*a).to_owned()).collect()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -41,10 +41,16 @@ fn s(p: &Path) -> &str {
 const VEC: &str =
     "6 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\ndog 1 0.1 0\ncat 0 1 0.1\nhouse 0.1 0 1\n";
 
-#[test]
-fn embed_encoder_spec_equals_the_flags() {
+/// A temporary folder holding [`VEC`] as `w.vec`: the folder and that file.
+fn with_vectors() -> (tempfile::TempDir, PathBuf) {
     let d = tempfile::tempdir().unwrap();
     let v = write(d.path(), "w.vec", VEC);
+    (d, v)
+}
+
+#[test]
+fn embed_encoder_spec_equals_the_flags() {
+    let (d, v) = with_vectors();
     let input = write(
         d.path(),
         "de.txt",
@@ -52,9 +58,7 @@ fn embed_encoder_spec_equals_the_flags() {
     );
     let (a, b) = (d.path().join("a.f32"), d.path().join("b.f32"));
     let embed = |out: &Path, extra: &[&str]| {
-        let mut v = own(&["embed", "-q", "--input", s(&input), "-o", s(out)]);
-        v.extend(own(extra));
-        v
+        line(&["embed", "-q", "--input", s(&input), "-o", s(out)], extra)
     };
     ok(&embed(
         &a,
@@ -80,8 +84,7 @@ fn embed_encoder_spec_equals_the_flags() {
 
 #[test]
 fn score_and_filter_scorer_specs_equal_the_flags() {
-    let d = tempfile::tempdir().unwrap();
-    let v = write(d.path(), "w.vec", VEC);
+    let (d, v) = with_vectors();
     let tsv = write(
         d.path(),
         "in.tsv",
@@ -89,9 +92,7 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
     );
     let (a, b) = (d.path().join("a.tsv"), d.path().join("b.tsv"));
     let score = |out: &Path, extra: &[&str]| {
-        let mut v = own(&["score", "--input", s(&tsv), "--output", s(out)]);
-        v.extend(own(extra));
-        v
+        line(&["score", "--input", s(&tsv), "--output", s(out)], extra)
     };
     ok(&score(
         &a,
@@ -144,7 +145,7 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
         ]);
     }
     let filter = |out: &Path, extra: &[&str]| {
-        let mut v = own(&[
+        let base = [
             "filter",
             "-q",
             "--input",
@@ -157,9 +158,8 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
             "3",
             "-o",
             s(out),
-        ]);
-        v.extend(own(extra));
-        v
+        ];
+        line(&base, extra)
     };
     let ratio = r#"{"type":"margin","margin":{"type":"ratio","k_src":2,"k_trg":2}}"#;
     for (flags, spec) in [

@@ -193,13 +193,18 @@ mod tests {
         );
     }
 
-    #[test]
-    fn html_unescaped_tokenizes_the_decoded_text() {
+    /// A word-level tokenizer over the words of `a & b`.
+    fn word_level() -> WordLevel {
         let words = WordTokenizer::new(WordConfig::default());
         let mut counts = crate::TokenCounter::default();
         counts.add_texts(&words, &["a & b"]);
         let vocab: Vocab = VocabBuilder::new().build(&counts).unwrap();
-        let level = WordLevel::new(words, vocab, SequenceConfig::default()).unwrap();
+        WordLevel::new(words, vocab, SequenceConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn html_unescaped_tokenizes_the_decoded_text() {
+        let level = word_level();
         let wrapped = HtmlUnescaped(level.clone());
         // The word tokenizer decodes one layer itself; the wrapper decodes one more.
         let text = "a &amp;amp; b";
@@ -230,12 +235,7 @@ mod tests {
 
     #[test]
     fn pieces_unescape_only_when_asked_and_words_stream_the_same_tokens() {
-        let words = WordTokenizer::new(WordConfig::default());
-        let mut counts = crate::TokenCounter::default();
-        counts.add_texts(&words, &["a & b"]);
-        let vocab: Vocab = VocabBuilder::new().build(&counts).unwrap();
-        let level: Arc<dyn Tokenizer> =
-            Arc::new(WordLevel::new(words, vocab, SequenceConfig::default()).unwrap());
+        let level: Arc<dyn Tokenizer> = Arc::new(word_level());
         let raw = Segment::Pieces {
             tokenizer: Arc::clone(&level),
             unescape_html: false,

@@ -225,9 +225,18 @@ pub fn embed_encoder(input: &Path, spec: &str, side: &str, out: &Path) -> Comman
     ]
 }
 
-/// A BUCC gold file `dir/gold` and mined pairs `dir/mined.tsv` (`score<TAB>src<TAB>tgt`).
-pub fn gold_and_mined(dir: &Path, gold: &str, mined: &str) -> (PathBuf, PathBuf) {
-    (write(dir, "gold", gold), write(dir, "mined.tsv", mined))
+/// A temporary folder holding a BUCC gold file `gold` and mined pairs `mined.tsv`
+/// (`score<TAB>src<TAB>tgt`): the folder and the two files.
+pub fn gold_and_mined(gold: &str, mined: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let gold = write(d.path(), "gold", gold);
+    let mined = write(d.path(), "mined.tsv", mined);
+    (d, gold, mined)
+}
+
+/// `bitext eval bucc --gold GOLD --mined MINED`, for the caller's further options.
+pub fn eval_bucc(gold: &Path, mined: &Path) -> Command {
+    cli!["eval", "bucc", "--gold", gold, "--mined", mined]
 }
 
 /// `n` sources and `m` targets of dimension `d`; targets `j < planted` are noisy copies of
@@ -318,6 +327,44 @@ pub fn logged(work: &Path, from: usize, what: &str) -> std::collections::BTreeSe
         .filter_map(|l| l.strip_prefix(what))
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect()
+}
+
+/// Run the sharded command `cmd` made to fail at its step `step` (`BITEXT_FAIL_STEP`): it must
+/// fail, naming that step and saying it failed on purpose.
+pub fn fail_at_step(mut cmd: Command, step: &str) {
+    cmd.env("BITEXT_FAIL_STEP", step);
+    let (ok, _, err) = run(&mut cmd);
+    assert!(
+        !ok && err.contains(step) && err.contains("on purpose"),
+        "{err}"
+    );
+}
+
+/// The id of the step `step` in `work`'s `plan.json`.
+pub fn step_id(work: &Path, step: &str) -> String {
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
+    let s = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == step)
+        .unwrap();
+    s["id"].as_str().unwrap().to_string()
+}
+
+/// The bag-of-words encoder spec over a toy bilingual lexicon of 16 dimensions (seed `seed`),
+/// whose vectors it writes to `a.vec` and `b.vec` in `dir`.
+pub fn lexicon_encoder(dir: &Path, seed: u64) -> String {
+    use bitext_testkit::data::{VOCAB, lexicon};
+    let (a, b) = lexicon(VOCAB, 16, seed);
+    let (va, vb) = (dir.join("a.vec"), dir.join("b.vec"));
+    bitext_core::io::vec::write_vec(&va, &a).unwrap();
+    bitext_core::io::vec::write_vec(&vb, &b).unwrap();
+    let spec = serde_json::json!({
+        "type": "bow", "vectors": va, "target_vectors": vb, "lowercase": false
+    });
+    spec.to_string()
 }
 
 /// The lines of `work`'s `steps.log` so far.
