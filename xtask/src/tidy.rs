@@ -297,6 +297,14 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
         "AVX512-BF16/VNNI, AVX-VNNI and AVX2 micro-kernels of the reduced-precision scan",
     ),
     (
+        "crates/knn/src/exact/kernel.rs",
+        "simd_tile! and scan_fn!, the kernels' shared tile and checked wrapper, expanded in them",
+    ),
+    (
+        "crates/knn/src/exact/quant/scan.rs",
+        "quant_scan_fn!, the reduced-precision kernels' checked wrapper, expanded in them",
+    ),
+    (
         "crates/knn/src/exact/kernel/neon.rs",
         "NEON micro-kernel of the exact search",
     ),
