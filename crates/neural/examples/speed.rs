@@ -35,7 +35,9 @@ use bitext_neural::aligner::{Aligner, AlignerConfig, LabeledRef};
 use bitext_neural::autoencoder::{Autoencoder, AutoencoderConfig, Softmax};
 use bitext_neural::backend::{BackendSpec, Threads, tune_allocator};
 use bitext_neural::siamese::{Siamese, SiameseConfig};
-use bitext_neural::train::{OptimizerSpec, Updater};
+use bitext_neural::train::{OptimizerSpec, TrainLoss, Updater};
+use burn::module::Module;
+use burn::tensor::Tensor;
 
 struct Args {
     threads: Vec<usize>,
@@ -160,6 +162,60 @@ struct Bench<'a> {
     step: Box<dyn FnMut() -> anyhow::Result<()> + Send + 'a>,
 }
 
+/// A training benchmark, `(name, unit, per_step)`: each step takes the next of `batches`
+/// (cycling), computes the model's loss with `loss` and takes an Adam step (2e-4, gradients
+/// clipped at a global norm of 5).
+fn train_bench<'a, M: Module + Send + 'a, B: Sync>(
+    (name, unit, per_step): (&'static str, &'static str, usize),
+    model: M,
+    batches: &'a [B],
+    mut loss: impl FnMut(&M, &B) -> bitext_neural::Result<TrainLoss> + Send + 'a,
+) -> anyhow::Result<Bench<'a>> {
+    let mut model = Some(model);
+    let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
+    let mut k = 0;
+    Ok(Bench {
+        name,
+        unit,
+        per_step,
+        pass_len: 1,
+        step: Box::new(move || {
+            let b = &batches[k % batches.len()];
+            k += 1;
+            let m = model.take().expect("model");
+            let loss = loss(&m, b)?;
+            let (m, _) = updater.step(m, loss, 2e-4)?;
+            model = Some(m);
+            Ok(())
+        }),
+    })
+}
+
+/// An encoding benchmark of each pool of batches (`names` in the pools' order): each step
+/// encodes the pool's next batch (cycling) with `encode` and reads the vectors back.
+fn infer_benches<'a, const N: usize>(
+    pools: &'a [Vec<Vec<Vec<u32>>>],
+    names: [&'static str; N],
+    per_step: usize,
+    encode: impl Fn(&[&[u32]]) -> bitext_neural::Result<Tensor<2>> + Copy + Send + 'a,
+) -> impl Iterator<Item = Bench<'a>> {
+    pools.iter().zip(names).map(move |(p, name)| {
+        let mut i = 0;
+        Bench {
+            name,
+            unit: "sents",
+            per_step,
+            pass_len: p.len(),
+            step: Box::new(move || {
+                let v = encode(&refs(&p[i % p.len()]))?;
+                i += 1;
+                let _ = v.into_data();
+                Ok(())
+            }),
+        }
+    })
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -233,116 +289,46 @@ fn main() -> anyhow::Result<()> {
         .collect();
     let ae_infer = Autoencoder::new(&ae_config(Softmax::Full), 1, &infer_dev)?;
     let align_infer = Aligner::new(&align_config, 1, &infer_dev)?;
-    let mut model = Some(Siamese::new(&config, 1, &train_dev)?.with_chunks(args.pieces));
     let infer = Siamese::new(&config, 1, &infer_dev)?;
-    let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
-    let mut k = 0;
-    let train_step = move || -> anyhow::Result<()> {
-        let (s, t, y) = &train_batches[k % train_batches.len()];
-        k += 1;
-        let s: Vec<&[u32]> = s.iter().map(Vec::as_slice).collect();
-        let t: Vec<&[u32]> = t.iter().map(Vec::as_slice).collect();
-        let m = model.take().expect("model");
-        let loss = m.pair_loss(&s, &t, y, None)?;
-        let (m, _) = updater.step(m, loss, 2e-4)?;
-        model = Some(m);
-        Ok(())
-    };
-    let mut benches = vec![Bench {
-        name: "siamese/train",
-        unit: "pairs",
-        per_step: args.train_batch,
-        pass_len: 1,
-        step: Box::new(train_step),
-    }];
-    for (p, name) in pools
-        .iter()
-        .zip(["siamese/infer-sorted", "siamese/infer-random"])
-    {
-        let infer = &infer;
-        let mut i = 0;
-        benches.push(Bench {
-            name,
-            unit: "sents",
-            per_step: args.infer_batch,
-            pass_len: p.len(),
-            step: Box::new(move || {
-                let b: Vec<&[u32]> = p[i % p.len()].iter().map(Vec::as_slice).collect();
-                i += 1;
-                let v = infer.encode(&b, Side::Source, None)?;
-                let _ = v.into_data();
-                Ok(())
-            }),
-        });
-    }
-
+    let siamese = Siamese::new(&config, 1, &train_dev)?.with_chunks(args.pieces);
+    let mut benches = vec![train_bench(
+        ("siamese/train", "pairs", args.train_batch),
+        siamese,
+        &train_batches,
+        |m, (s, t, y)| m.pair_loss(&refs(s), &refs(t), y, None),
+    )?];
+    let names = ["siamese/infer-sorted", "siamese/infer-random"];
+    benches.extend(infer_benches(&pools, names, args.infer_batch, |b| {
+        infer.encode(b, Side::Source, None)
+    }));
     for (name, softmax) in [
         ("ae/train", Softmax::Full),
         ("ae/train-sampled", Softmax::Sampled { candidates: 4096 }),
     ] {
-        let mut model = Some(Autoencoder::new(&ae_config(softmax), 1, &train_dev)?);
-        let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
-        let batches = &ae_batches;
-        let mut k = 0;
+        let model = Autoencoder::new(&ae_config(softmax), 1, &train_dev)?;
         let mut draw = Rng::seed(9);
-        benches.push(Bench {
-            name,
-            unit: "examples",
-            per_step: 2 * ae_half,
-            pass_len: 1,
-            step: Box::new(move || {
-                let [s, t, a] = &batches[k % batches.len()];
-                k += 1;
-
-                let m = model.take().expect("model");
-                let (s, t, a) = (refs(s), refs(t), refs(a));
-                let loss = m.loss(&s, &t, &a, Some(&mut draw))?;
-                let (m, _) = updater.step(m, loss.loss, 2e-4)?;
-                model = Some(m);
-                Ok(())
-            }),
-        });
+        benches.push(train_bench(
+            (name, "examples", 2 * ae_half),
+            model,
+            &ae_batches,
+            move |m, [s, t, a]| Ok(m.loss(&refs(s), &refs(t), &refs(a), Some(&mut draw))?.loss),
+        )?);
     }
-    for (p, name) in pools.iter().zip(["ae/infer-sorted", "ae/infer-random"]) {
-        let infer = &ae_infer;
-        let mut i = 0;
-        benches.push(Bench {
-            name,
-            unit: "sents",
-            per_step: args.infer_batch,
-            pass_len: p.len(),
-            step: Box::new(move || {
-                let b: Vec<&[u32]> = p[i % p.len()].iter().map(Vec::as_slice).collect();
-                i += 1;
-                let v = infer.encode(&b, Side::Source)?;
-                let _ = v.into_data();
-                Ok(())
-            }),
-        });
-    }
+    let names = ["ae/infer-sorted", "ae/infer-random"];
+    benches.extend(infer_benches(&pools, names, args.infer_batch, |b| {
+        ae_infer.encode(b, Side::Source)
+    }));
 
     // `align/train` back-propagates the two encoders in their own graphs on two threads (the
     // default); `align/train-one-graph` in one graph, as before that was added.
     for (name, split) in [("align/train", true), ("align/train-one-graph", false)] {
-        let mut model = Some(Aligner::new(&align_config, 1, &train_dev)?.with_split_sides(split));
-        let mut updater = Updater::new(&OptimizerSpec::adam(2e-4), Some(5.0))?;
-        let batches = &align_batches;
-        let mut k = 0;
-        benches.push(Bench {
-            name,
-            unit: "pairs",
-            per_step: align_batch,
-            pass_len: 1,
-            step: Box::new(move || {
-                let b = labeled(&batches[k % batches.len()]);
-                k += 1;
-                let m = model.take().expect("model");
-                let loss = m.loss(&b, None)?;
-                let (m, _) = updater.step(m, loss.loss, 2e-4)?;
-                model = Some(m);
-                Ok(())
-            }),
-        });
+        let model = Aligner::new(&align_config, 1, &train_dev)?.with_split_sides(split);
+        benches.push(train_bench(
+            (name, "pairs", align_batch),
+            model,
+            &align_batches,
+            |m, b| Ok(m.loss(&labeled(b), None)?.loss),
+        )?);
     }
     {
         let infer = &align_infer;

@@ -1,4 +1,5 @@
-//! Pieces every recurrent sentence encoder of this crate shares: the id check of a side, the
+//! Pieces every recurrent sentence encoder of this crate shares: picking a side's part, the
+//! id check of a side, the
 //! deferred gradient stage of an embedding + BiRNN pass, and encoding many sentences in
 //! length-sorted batches into an [`Embeddings`] matrix.
 
@@ -15,6 +16,14 @@ use crate::init::{float2, to_host1, to_host2};
 use crate::layers::{Bag, EmbeddingGrad};
 use crate::rnn::InputGrads;
 use crate::train::Deferred;
+
+/// `src` or `tgt`, whichever belongs to `side`.
+pub(crate) fn by_side<T>(side: Side, src: T, tgt: T) -> T {
+    match side {
+        Side::Source => src,
+        Side::Target => tgt,
+    }
+}
 
 /// Every id of `seqs` below `vocab`, or [`Error::Input`] naming the side, the sentence and
 /// the id.

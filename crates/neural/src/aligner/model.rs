@@ -12,7 +12,7 @@ use crate::aligner::AlignerConfig;
 use crate::batch::PackedBatch;
 use crate::distill::cosine_distance;
 use crate::encoder::Pooling;
-use crate::encoding::{check_ids, in_batch_ranking, with_bag};
+use crate::encoding::{by_side, check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding};
@@ -210,10 +210,7 @@ impl Aligner {
     /// Vocabulary size of `side`.
     #[must_use]
     pub fn vocab(&self, side: Side) -> usize {
-        match side {
-            Side::Source => self.src_vocab,
-            Side::Target => self.tgt_vocab,
-        }
+        by_side(side, self.src_vocab, self.tgt_vocab)
     }
 
     pub(super) fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>, Option<&Ngrams>) {

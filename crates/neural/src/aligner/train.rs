@@ -15,6 +15,7 @@ use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
 use crate::aligner::{Aligner, AlignerConfig};
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher, mean_cosine};
+use crate::encoding::by_side;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::train::checkpoint::{Describe, Described, write_description};
@@ -225,10 +226,7 @@ impl AlignerTask {
         for (k, side) in [Side::Source, Side::Target].into_iter().enumerate() {
             let seqs: Vec<&[u32]> = paired
                 .iter()
-                .map(|e| match side {
-                    Side::Source => &e.src[..],
-                    Side::Target => &e.tgt[..],
-                })
+                .map(|e| by_side(side, &e.src[..], &e.tgt[..]))
                 .collect();
             out[k] = mean_cosine(&model.encode_all(&seqs, side, &self.batching)?, &rows);
         }

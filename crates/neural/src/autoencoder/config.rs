@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Bucketing;
 use crate::encoder::{EncoderConfig, EncoderRules, preset_sizes};
 pub use crate::encoding::RankingTerm;
+use crate::encoding::by_side;
 use crate::error::{Error, Result};
 use crate::rnn::CellKind;
 use crate::train::{LrSchedule, OptimizerSpec, TrainConfig};
@@ -104,10 +105,7 @@ impl AutoencoderConfig {
     /// Vocabulary size of the decoded language.
     #[must_use]
     pub fn decoded_vocab(&self) -> usize {
-        match self.decoded {
-            Side::Source => self.src_vocab,
-            Side::Target => self.tgt_vocab,
-        }
+        by_side(self.decoded, self.src_vocab, self.tgt_vocab)
     }
 
     /// Check the parameters.

@@ -9,7 +9,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use crate::autoencoder::softmax::candidates;
 use crate::autoencoder::{AutoencoderConfig, Softmax};
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, encoder_stage, in_batch_ranking, with_bag};
+use crate::encoding::{by_side, check_ids, encoder_stage, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::int1;
 use crate::layers::{Bag, Dense, Embedding, EmbeddingGrad, dropout};
@@ -171,10 +171,7 @@ impl Autoencoder {
     /// Vocabulary size of `side`.
     #[must_use]
     pub fn vocab(&self, side: Side) -> usize {
-        match side {
-            Side::Source => self.src_vocab,
-            Side::Target => self.tgt_vocab,
-        }
+        by_side(side, self.src_vocab, self.tgt_vocab)
     }
 
     fn parts(&self, side: Side) -> (&Embedding, &BiRnn, Option<&Bag>) {

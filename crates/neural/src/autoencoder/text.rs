@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, AutoencoderTask, AutoencoderTrainConfig};
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher};
-use crate::encoding::{encode_in_batches, side_bag_weights};
+use crate::encoding::{by_side, encode_in_batches, side_bag_weights};
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
 use crate::siamese::ParallelIds;
@@ -226,10 +226,7 @@ impl TextFamily for AutoencoderTextTraining<'_> {
     ) -> Result<(Autoencoder, [InitReport; 2], (Vec<bool>, Vec<bool>))> {
         let [(src, ks, rs), (tgt, kt, rt)] =
             vectors.side_tables_filled(codec, network.emb_dim, rng)?;
-        let decoded = match network.decoded {
-            Side::Source => src.clone(),
-            Side::Target => tgt.clone(),
-        };
+        let decoded = by_side(network.decoded, &src, &tgt).clone();
         let dec = with_extra_rows(decoded, network.emb_dim, 1, rng);
         let model = model.with_embedding_tables(src, tgt, dec)?;
         Ok((model, [rs, rt], (ks, kt)))

@@ -12,6 +12,7 @@ use bitext_encode::Side;
 use crate::autoencoder::{Autoencoder, AutoencoderConfig, RankingTerm};
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher, mean_cosine};
+use crate::encoding::by_side;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::siamese::ParallelIds;
@@ -223,10 +224,7 @@ impl AutoencoderTask {
 }
 
 fn side_of(data: &ParallelIds, side: Side) -> &[Vec<u32>] {
-    match side {
-        Side::Source => &data.src,
-        Side::Target => &data.tgt,
-    }
+    by_side(side, &data.src, &data.tgt)
 }
 
 /// Length-bucketed batches of pair indices.

@@ -146,6 +146,36 @@ fn lstm_avx2(gi: &[f32], rec: &[f32], h: &mut [f32], c: &mut [f32], hd: usize) {
     lstm_body(gi, rec, h, c, hd);
 }
 
+/// The widest instruction set, among those the cells are compiled for, that this CPU has.
+#[derive(Clone, Copy)]
+enum Simd {
+    /// AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// Neither: the portable copy.
+    Scalar,
+}
+
+/// The instruction set the cells run with on this CPU (detected at run time; the detection
+/// is cached by the standard library).
+#[inline]
+fn simd() -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Simd::Avx512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return Simd::Avx2;
+        }
+    }
+    Simd::Scalar
+}
+
 /// GRU step of `h.len() / hd` rows (PyTorch's equations, see [`super`]): `gi` `[rows, 3H]`
 /// is `x·W_ih + b` (with the r and z recurrent biases folded in), `rec` `[rows, 3H]` is
 /// `h·W_hh`, `b_hn` `[H]` the candidate's recurrent bias; `h` is updated in place.
@@ -155,19 +185,15 @@ pub(crate) fn gru(gi: &[f32], rec: &[f32], b_hn: &[f32], h: &mut [f32], hd: usiz
         gi.len() == 3 * hd * rows && rec.len() == gi.len() && b_hn.len() == hd,
         "GRU cell operands of mismatched sizes"
     );
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (detected just above).
-            return unsafe { gru_avx512(gi, rec, b_hn, h, hd) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has AVX2 and FMA (detected just above).
-            return unsafe { gru_avx2(gi, rec, b_hn, h, hd) };
-        }
+    match simd() {
+        // SAFETY: `simd` names only extensions the CPU has (detected at run time).
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { gru_avx512(gi, rec, b_hn, h, hd) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { gru_avx2(gi, rec, b_hn, h, hd) },
+        Simd::Scalar => gru_body(gi, rec, b_hn, h, hd),
     }
-    gru_body(gi, rec, b_hn, h, hd);
 }
 
 /// LSTM step of `h.len() / hd` rows: `gi` and `rec` `[rows, 4H]` as for [`gru`] (gates i,
@@ -178,19 +204,15 @@ pub(crate) fn lstm(gi: &[f32], rec: &[f32], h: &mut [f32], c: &mut [f32], hd: us
         gi.len() == 4 * hd * rows && rec.len() == gi.len() && c.len() == h.len(),
         "LSTM cell operands of mismatched sizes"
     );
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F (detected just above).
-            return unsafe { lstm_avx512(gi, rec, h, c, hd) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has AVX2 and FMA (detected just above).
-            return unsafe { lstm_avx2(gi, rec, h, c, hd) };
-        }
+    match simd() {
+        // SAFETY: `simd` names only extensions the CPU has (detected at run time).
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { lstm_avx512(gi, rec, h, c, hd) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { lstm_avx2(gi, rec, h, c, hd) },
+        Simd::Scalar => lstm_body(gi, rec, h, c, hd),
     }
-    lstm_body(gi, rec, h, c, hd);
 }
 
 #[cfg(test)]

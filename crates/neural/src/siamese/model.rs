@@ -8,7 +8,7 @@ use burn::tensor::activation::sigmoid;
 use burn::tensor::{Device, Tensor};
 
 use crate::batch::PackedBatch;
-use crate::encoding::{check_ids, in_batch_ranking, with_bag};
+use crate::encoding::{by_side, check_ids, in_batch_ranking, with_bag};
 use crate::error::{Error, Result};
 use crate::init::{int1, to_host2};
 use crate::layers::{Bag, Dense, Embedding, bce_with_logits, dropout};
@@ -135,19 +135,12 @@ impl Siamese {
     }
 
     fn check_ids(&self, seqs: &[&[u32]], side: Side) -> Result<()> {
-        let vocab = match side {
-            Side::Source => self.src_vocab,
-            Side::Target => self.tgt_vocab,
-        };
-        check_ids(seqs, vocab, side)
+        check_ids(seqs, by_side(side, self.src_vocab, self.tgt_vocab), side)
     }
 
     /// Token ids of `side` as rows of the embedding table.
     fn table_ids(&self, seqs: &[&[u32]], side: Side) -> Vec<Vec<u32>> {
-        let off = match side {
-            Side::Source => 0,
-            Side::Target => self.tgt_offset as u32,
-        };
+        let off = by_side(side, 0, self.tgt_offset as u32);
         seqs.iter()
             .map(|s| s.iter().map(|&id| id + off).collect())
             .collect()
