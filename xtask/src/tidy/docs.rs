@@ -177,15 +177,7 @@ fn linked_docs() -> Vec<String> {
     let root = project_root();
     let mut files = Vec::new();
     markdown_files(&root.join("docs"), &mut files);
-    let mut docs: Vec<String> = files
-        .iter()
-        .map(|f| {
-            f.strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/")
-        })
-        .collect();
+    let mut docs: Vec<String> = files.iter().map(|f| super::relative(f)).collect();
     docs.sort();
     let mut out: Vec<String> = SHORT_TABLE_DOCS.iter().map(|d| d.to_string()).collect();
     out.extend(docs);

@@ -6,7 +6,6 @@
 //! test.
 
 use super::{all_sources, code_of};
-use crate::project_root;
 
 /// Each spec type, the variants a caller could dispatch on, and the crate that defines it.
 const SPECS: &[(&str, &[&str], &str)] = &[
@@ -51,14 +50,9 @@ fn dispatches(code: &str, path: &str) -> bool {
 
 #[test]
 fn specs_are_dispatched_only_where_they_are_defined_and_built() {
-    let root = project_root();
     let mut bad = Vec::new();
     for f in all_sources() {
-        let rel = f
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = super::relative(&f);
         if rel == BUILDER || rel.contains("/tests/") || rel.ends_with("_tests.rs") {
             continue;
         }

@@ -54,11 +54,7 @@ fn outputs_are_renamed_into_place_only_by_the_one_writer() {
     }
     let mut bad = Vec::new();
     for f in files {
-        let rel = f
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = super::relative(&f);
         if rel == RENAMING_FILE {
             continue;
         }
