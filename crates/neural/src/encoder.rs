@@ -269,21 +269,36 @@ impl EncoderConfig {
 /// A family's network configuration: its encoder's settings read through it, its own check
 /// (implemented by `encoder_settings!`).
 pub(crate) trait FamilyNetwork: Copy + std::ops::DerefMut<Target = EncoderConfig> {
+    /// The network this configures.
+    type Model: burn::module::Module + 'static;
+
     /// The family's check of the whole configuration.
     ///
     /// # Errors
     /// [`Error::Config`] naming the bad value.
     fn check_network(&self) -> Result<()>;
+
+    /// A freshly initialised network on `device`, drawn from `seed`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an invalid configuration.
+    fn init(&self, seed: u64, device: &Device) -> Result<Self::Model>;
 }
 
 /// `Deref` and `DerefMut` of a family's network configuration to its [`EncoderConfig`] field
 /// `encoder`, the encoder's settings read and set as the family's own (`config.emb_dim`), and
-/// its `with_encoder` and [`FamilyNetwork`].
+/// its `with_encoder` and [`FamilyNetwork`] of the network `$model` (built by its `new`).
 macro_rules! encoder_settings {
-    ($family:ty) => {
+    ($family:ty => $model:ty) => {
         impl $crate::encoder::FamilyNetwork for $family {
+            type Model = $model;
+
             fn check_network(&self) -> $crate::Result<()> {
                 self.check()
+            }
+
+            fn init(&self, seed: u64, device: &burn::tensor::Device) -> $crate::Result<$model> {
+                <$model>::new(self, seed, device)
             }
         }
 

@@ -25,6 +25,27 @@ pub(crate) fn by_side<T>(side: Side, src: T, tgt: T) -> T {
     }
 }
 
+/// `len` (the number of pairs) and `is_empty` of a type of pairs whose field `src` holds one
+/// sentence per pair.
+macro_rules! pair_count {
+    ($pairs:ty) => {
+        impl $pairs {
+            /// The number of pairs.
+            #[must_use]
+            pub fn len(&self) -> usize {
+                self.src.len()
+            }
+
+            /// Whether there are no pairs.
+            #[must_use]
+            pub fn is_empty(&self) -> bool {
+                self.src.is_empty()
+            }
+        }
+    };
+}
+pub(crate) use pair_count;
+
 /// Every id of `seqs` below `vocab`, or [`Error::Input`] naming the side, the sentence and
 /// the id.
 pub(crate) fn check_ids(seqs: &[&[u32]], vocab: usize, side: Side) -> Result<()> {
@@ -185,6 +206,22 @@ impl RankingTerm {
         }
         Ok(())
     }
+
+    /// [`RankingTerm::check`] of a term that ranks only the pairs of its batch (`pairs` 0);
+    /// `why` says so in the error.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the bad value.
+    pub(crate) fn check_in_batch(&self, why: &str) -> Result<()> {
+        self.check()?;
+        if self.pairs != 0 {
+            return Err(Error::Config(format!(
+                "{why}: pairs must be 0, got {}",
+                self.pairs
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The in-batch translation-ranking loss of sentence vectors `a` (one language) and `b` (their
@@ -231,27 +268,22 @@ pub(crate) fn unit_rows(x: Tensor<2>) -> Tensor<2> {
 }
 
 /// `dim`-dimensional vectors of any number of sentences (rows in input order): `encode` maps
-/// one length-sorted batch of `batching` to its `[batch, dim]` vectors; `progress` gets the
-/// sentences done so far.
+/// one length-sorted batch of `batching` to its `[batch, dim]` vectors.
 pub(crate) fn encode_in_batches(
     seqs: &[&[u32]],
     dim: usize,
     batching: &Bucketing,
-    progress: &mut dyn FnMut(usize),
     mut encode: impl FnMut(&[&[u32]]) -> Result<Tensor<2>>,
 ) -> Result<Embeddings> {
     batching.check()?;
     let mut out = Embeddings::zeros(seqs.len(), dim)?;
     let lengths: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
-    let mut done = 0;
     for batch in batching.plan(&lengths, None) {
         let sents: Vec<&[u32]> = batch.iter().map(|&i| seqs[i]).collect();
         let (v, _) = to_host2(encode(&sents)?)?;
         for (k, &i) in batch.iter().enumerate() {
             out.row_mut(i).copy_from_slice(&v[k * dim..(k + 1) * dim]);
         }
-        done += batch.len();
-        progress(done);
     }
     Ok(out)
 }

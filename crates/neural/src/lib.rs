@@ -58,8 +58,8 @@
 //! - [`text`]: the tokenizers saved with a model (`TextCodec`; sentencepiece models decode HTML
 //!   entities first), word vocabularies built from training text, and the one text training of
 //!   the families (crate-private `text/driver.rs`: tokenize → initialise → teacher → fit → save,
-//!   each family's job a `TextFamily`; `train_siamese`, `train_autoencoder` and `train_aligner`
-//!   run it and return a [`text::Trained`]).
+//!   each family's job a `TextFamily`; [`text::TextTraining::run`] runs any family's job and
+//!   returns a [`text::Trained`]).
 //! - [`mlp`]: the MLP similarity of Kim et al. (2019), a `PairScorer` over the vectors of any
 //!   `spec::ModelEncoder`.
 //! - [`spec`]: [`spec::NeuralModel`] loads the model directory a `bitext_encode::ModelSpec`

@@ -12,13 +12,14 @@ use bitext_core::Rng;
 use bitext_encode::Side;
 use bitext_neural::aligner::{
     Aligner, AlignerConfig, AlignerModel, AlignerTask, FixConfig, Kind, LabeledRef, Objective,
-    RankingTerm, Synthesizer, evaluate, train_aligner,
+    RankingTerm, Synthesizer, evaluate,
 };
 use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::Pooling;
 use bitext_neural::spec::NeuralModel;
+use bitext_neural::text::TextTraining;
 use bitext_neural::train::{backward, checkpoint};
 use bitext_testkit::data::parallel_text;
 use bitext_testkit::sentence_encoder_suite;
@@ -396,12 +397,9 @@ fn the_model_directory_round_trips_and_scores_text() {
     let (vs, vt) = parallel_text(20, 2);
     let copy = tempfile::tempdir().unwrap();
     common::copy_dir(trained().path(), copy.path());
-    let again = train_aligner(
-        &aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner()),
-        copy.path(),
-        true,
-    )
-    .unwrap();
+    let again = aligner_text_job(&src, &tgt, (&vs, &vt), small_text_aligner())
+        .run(copy.path(), true)
+        .unwrap();
     assert!(again.init.is_none());
     let after = std::fs::read(copy.path().join(checkpoint::WEIGHTS_FILE)).unwrap();
     assert!(

@@ -19,6 +19,7 @@ use bitext_neural::backend::{BackendSpec, Threads};
 use bitext_neural::batch::Bucketing;
 use bitext_neural::ngrams::NgramOrders;
 use bitext_neural::siamese::Pooling;
+use bitext_neural::text::{TextNetwork, TextTraining};
 use bitext_neural::train::backward;
 use bitext_similarity::Measure;
 use bitext_testkit::data::parallel_text;
@@ -421,7 +422,7 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
         for (bag_table, init) in [(true, None), (false, Some(pd.clone()))] {
             let mut bad = clone_with(&job, bag_table, init);
             bad.train.train.epochs = 1;
-            let e = bitext_neural::aligner::train_aligner(&bad, dir.path(), false).unwrap_err();
+            let e = bad.run(dir.path(), false).unwrap_err();
             assert!(e.to_string().contains("own table"), "{e}");
         }
         job.bag_init = Some(bitext_neural::pretrained::VectorsInit {
@@ -429,7 +430,7 @@ fn trained_with_table() -> &'static (tempfile::TempDir, tempfile::TempDir) {
             target: Some(pe),
             max_words: None,
         });
-        let trained = bitext_neural::aligner::train_aligner(&job, dir.path(), false).unwrap();
+        let trained = job.run(dir.path(), false).unwrap();
         let report = trained.bag_init.unwrap();
         assert!(report.from_file >= 20, "{report:?}");
         (dir, vectors)

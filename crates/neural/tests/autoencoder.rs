@@ -14,7 +14,6 @@ use bitext_encode::Side;
 use bitext_neural::autoencoder::{
     AutoRef, Autoencoder, AutoencoderConfig, AutoencoderEncoder, AutoencoderTask,
     AutoencoderTextTraining, AutoencoderTrainConfig, Softmax, candidates, deal_autoencoding,
-    train_autoencoder,
 };
 use bitext_neural::backend::BackendSpec;
 use bitext_neural::batch::Bucketing;
@@ -22,6 +21,7 @@ use bitext_neural::pretrained::VectorsInit;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::spec::NeuralModel;
 use bitext_neural::text::TextCorpus;
+use bitext_neural::text::TextTraining;
 use bitext_neural::train::{Task, backward, checkpoint};
 use bitext_testkit::data::{lexicon, parallel_text};
 use bitext_testkit::sentence_encoder_suite;
@@ -302,7 +302,7 @@ fn trained() -> &'static tempfile::TempDir {
         write_vec(&dir.path().join("en.vec"), &en);
         let out = dir.path().join("model");
         let job = job(&src, &tgt, (&vs, &vt), dir.path(), 12);
-        let trained = train_autoencoder(&job, &out, false).unwrap();
+        let trained = job.run(&out, false).unwrap();
         assert_eq!(trained.dropped_pairs, 0);
         assert_eq!(trained.truncated, 0);
         assert_eq!(trained.unknown_tokens.0, 0);
@@ -393,7 +393,7 @@ fn the_model_directory_round_trips() {
     let copy = tempfile::tempdir().unwrap();
     common::copy_dir(&dir, copy.path());
     let job = job(&src, &tgt, (&vs, &vt), d, 12);
-    let again = train_autoencoder(&job, copy.path(), true).unwrap();
+    let again = job.run(copy.path(), true).unwrap();
     assert!(again.init.is_none());
     assert_eq!(
         std::fs::read(copy.path().join(checkpoint::WEIGHTS_FILE)).unwrap(),
@@ -412,7 +412,7 @@ fn tables_initialised_from_vectors_hold_each_known_word() {
     j.network.frozen_embeddings = true;
     j.train.train.epochs = 1;
     let out = tempfile::tempdir().unwrap();
-    let trained = train_autoencoder(&j, out.path(), false).unwrap();
+    let trained = j.run(out.path(), false).unwrap();
     let [rs, rt] = trained.init.unwrap();
     assert_eq!((rs.from_file, rt.from_file), (20, 20));
     let enc = AutoencoderEncoder::load(out.path(), BackendSpec::Flex).unwrap();
@@ -439,7 +439,10 @@ fn tables_initialised_from_vectors_hold_each_known_word() {
     // A smaller embedding size projects the vectors (and a larger one is refused).
     let mut wide = job(&src, &tgt, (&vs, &vt), d, 13);
     wide.train.train.epochs = 1;
-    assert!(train_autoencoder(&wide, tempfile::tempdir().unwrap().path(), false).is_err());
+    assert!(
+        wide.run(tempfile::tempdir().unwrap().path(), false)
+            .is_err()
+    );
 }
 
 /// Bad input: sides of different lengths, no usable pair, over-long sentences cut and counted.
@@ -451,18 +454,18 @@ fn bad_input_is_named_and_long_sentences_are_cut() {
     let mut j = job(&src, &tgt[..11], (&vs, &vt), d, 12);
     j.corpus.init = None;
     let out = tempfile::tempdir().unwrap();
-    let e = train_autoencoder(&j, out.path(), false).unwrap_err();
+    let e = j.run(out.path(), false).unwrap_err();
     assert!(e.to_string().contains("12 source but 11 target"), "{e}");
     let empty = vec![String::new(); 3];
     let mut j = job(&empty, &empty, (&vs, &vt), d, 12);
     j.corpus.init = None;
     j.corpus.vocab.min_count = 1;
-    assert!(train_autoencoder(&j, tempfile::tempdir().unwrap().path(), false).is_err());
+    assert!(j.run(tempfile::tempdir().unwrap().path(), false).is_err());
     let mut j = job(&src, &tgt, (&vs, &vt), d, 12);
     j.corpus.init = None;
     j.corpus.max_len = Some(3);
     j.train.train.epochs = 1;
-    let t = train_autoencoder(&j, tempfile::tempdir().unwrap().path(), false).unwrap();
+    let t = j.run(tempfile::tempdir().unwrap().path(), false).unwrap();
     let long = src
         .iter()
         .chain(&tgt)
@@ -528,7 +531,7 @@ fn the_bag_weights_count_the_monolingual_sentences() {
     job.network.bag = true;
     (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
     let out = dir.path().join("model");
-    train_autoencoder(&job, &out, false).unwrap();
+    job.run(&out, false).unwrap();
     let m = AutoencoderEncoder::load(&out, BackendSpec::Flex).unwrap();
     // The decoded (target) side: the pairs' English and the monolingual sentences.
     let (ws, wt) = (

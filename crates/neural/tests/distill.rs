@@ -9,12 +9,13 @@ use common::small_schedule;
 use bitext_core::{Embeddings, Rng, normalize_row};
 use bitext_encode::Side;
 use bitext_neural::autoencoder::{
-    AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax, train_autoencoder,
+    AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax,
 };
 use bitext_neural::distill::{Teacher, TeacherRows};
 use bitext_neural::siamese::{
-    Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig, train_siamese,
+    Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig,
 };
+use bitext_neural::text::{TextNetwork, TextTraining};
 
 use bitext_testkit::data::parallel_text;
 
@@ -114,7 +115,7 @@ fn train_with(
             alone,
         }),
     };
-    let out = train_siamese(&job, dir.path(), false).unwrap();
+    let out = job.run(dir.path(), false).unwrap();
     let h = &out.fitted.state.history;
     let best = &h[out.fitted.state.best_epoch - 1];
     let loss = best.valid.as_ref().unwrap().loss;
@@ -279,9 +280,7 @@ fn ngram_convolutions_train_and_are_saved() {
         max_items: 6,
         max_tokens: 60,
     };
-    let many = m
-        .encode_all(&refs, Side::Source, &small, &mut |_| {})
-        .unwrap();
+    let many = m.encode_all(&refs, Side::Source, &small).unwrap();
     let one = m.encode(&refs, Side::Source, None).unwrap();
     let one = one.into_data().try_to_vec::<f32>().unwrap();
     for (i, (a, b)) in many.as_slice().iter().zip(&one).enumerate() {
@@ -310,13 +309,17 @@ fn mismatched_teachers_are_errors_naming_the_mismatch() {
         weight: 1.0,
         alone: false,
     };
-    let e = train_siamese(&job(teacher(rows(9, DIM))), dir.path(), false).unwrap_err();
+    let e = job(teacher(rows(9, DIM)))
+        .run(dir.path(), false)
+        .unwrap_err();
     assert!(
         e.to_string()
             .contains("9 teacher vectors for 10 training pairs"),
         "{e}"
     );
-    let e = train_siamese(&job(teacher(rows(10, DIM + 1))), dir.path(), false).unwrap_err();
+    let e = job(teacher(rows(10, DIM + 1)))
+        .run(dir.path(), false)
+        .unwrap_err();
     assert!(
         e.to_string().contains("13 dimensions but the student's 12"),
         "{e}"
@@ -351,7 +354,7 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
             alone: true,
         }),
     };
-    let out = train_autoencoder(&job, dir.path(), false).unwrap();
+    let out = job.run(dir.path(), false).unwrap();
     let h = &out.fitted.state.history;
     let first = h[0].valid.as_ref().unwrap().metrics.clone();
     let best = &h[out.fitted.state.best_epoch - 1]
@@ -402,7 +405,6 @@ fn aligner_teacher(tgt: &[String], vt: &[String]) -> Teacher {
 /// teacher alone, or one of another width, is an error that says so.
 #[test]
 fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
-    use bitext_neural::aligner::train_aligner;
     let (src, tgt) = parallel_text(80, 5);
     let (vs, vt) = parallel_text(20, 6);
     let network = aligner_student();
@@ -429,14 +431,12 @@ fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
     ] {
         job.teacher = Some(bad);
         let dir = tempfile::tempdir().unwrap();
-        let e = train_aligner(&job, dir.path(), false)
-            .unwrap_err()
-            .to_string();
+        let e = job.run(dir.path(), false).unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
     job.teacher = Some(teacher(DIM, false));
     let dir = tempfile::tempdir().unwrap();
-    let out = train_aligner(&job, dir.path(), false).unwrap();
+    let out = job.run(dir.path(), false).unwrap();
     let h = &out.fitted.state.history;
     let first = h[0].valid.as_ref().unwrap().metrics.clone();
     let last = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
@@ -456,7 +456,7 @@ fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
 /// pairs need a teacher, and rows for each of them.
 #[test]
 fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
-    use bitext_neural::aligner::{DistillText, train_aligner};
+    use bitext_neural::aligner::DistillText;
     let (src, tgt) = parallel_text(30, 5);
     let (vs, vt) = parallel_text(20, 6);
     let (ds, dt) = parallel_text(240, 7);
@@ -478,22 +478,18 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
     };
     job.distill = Some(stream(&tgt_rows));
     let dir = tempfile::tempdir().unwrap();
-    let e = train_aligner(&job, dir.path(), false)
-        .unwrap_err()
-        .to_string();
+    let e = job.run(dir.path(), false).unwrap_err().to_string();
     assert!(e.contains("teacher"), "{e}");
     job.teacher = Some(aligner_teacher(&tgt, &vt));
     job.distill = Some(stream(&short));
-    let e = train_aligner(&job, dir.path(), false)
-        .unwrap_err()
-        .to_string();
+    let e = job.run(dir.path(), false).unwrap_err().to_string();
     assert!(e.contains("239 teacher vectors"), "{e}");
     let mut last = Vec::new();
     for distill in [None, Some(stream(&tgt_rows))] {
         let with = distill.is_some();
         job.distill = distill;
         let dir = tempfile::tempdir().unwrap();
-        let out = train_aligner(&job, dir.path(), false).unwrap();
+        let out = job.run(dir.path(), false).unwrap();
         let h = &out.fitted.state.history;
         let m = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
         // An epoch counts its distillation pairs among its items.
@@ -508,7 +504,7 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
 /// or language would otherwise get the weights of pieces never seen).
 #[test]
 fn the_aligners_bag_weights_count_the_distillation_pairs() {
-    use bitext_neural::aligner::{AlignerModel, DistillText, train_aligner};
+    use bitext_neural::aligner::{AlignerModel, DistillText};
     use bitext_neural::backend::BackendSpec;
     let (src, tgt) = parallel_text(30, 5);
     let (vs, vt) = parallel_text(20, 6);
@@ -531,7 +527,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
         parallel: ds.len(),
     });
     let dir = tempfile::tempdir().unwrap();
-    train_aligner(&job, dir.path(), false).unwrap();
+    job.run(dir.path(), false).unwrap();
     let m = AlignerModel::load(dir.path(), BackendSpec::Flex).unwrap();
     let bags = [&m.model().src_bag, &m.model().tgt_bag];
     for ((side, bag), texts) in [Side::Source, Side::Target]

@@ -6,8 +6,9 @@ mod common;
 
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder, Side};
 use bitext_neural::backend::BackendSpec;
-use bitext_neural::siamese::{SiameseEncoder, SiameseTextTraining, train_siamese};
+use bitext_neural::siamese::{SiameseEncoder, SiameseTextTraining};
 use bitext_neural::spec::NeuralModel;
+use bitext_neural::text::TextTraining;
 use bitext_neural::train::TrainConfig;
 use bitext_similarity::PairScorer;
 use bitext_testkit::data::parallel_text;
@@ -21,7 +22,7 @@ fn train(dir: &std::path::Path) {
         train: common::siamese_training(2, TrainConfig::new(2, 0.02, 3)),
         teacher: None,
     };
-    train_siamese(&job, dir, false).unwrap();
+    job.run(dir, false).unwrap();
 }
 
 #[test]

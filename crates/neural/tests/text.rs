@@ -12,8 +12,8 @@ use bitext_neural::batch::Bucketing;
 use bitext_neural::mlp::{Mlp, MlpConfig, MlpScorer};
 use bitext_neural::siamese::{
     Objective, Pooling, SiameseConfig, SiameseEncoder, SiameseTextTraining, model_kind,
-    train_siamese,
 };
+use bitext_neural::text::TextTraining;
 
 use bitext_neural::train::TrainConfig;
 use bitext_testkit::data::parallel_text;
@@ -43,7 +43,7 @@ fn train_model(
         train,
         teacher: None,
     };
-    let out = train_siamese(&job, dir.path(), false).unwrap();
+    let out = job.run(dir.path(), false).unwrap();
     assert_eq!(out.dropped_pairs, 0);
     let best = &out.fitted.state.history[out.fitted.state.best_epoch - 1];
     (dir, best.valid.as_ref().unwrap().metrics.clone())

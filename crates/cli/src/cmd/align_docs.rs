@@ -13,20 +13,14 @@ use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
 use bitext_mine::docalign::{DocAlignConfig, Overlaps, align_documents};
 use clap::Args;
 
+use crate::flags::{TextPair, TextPairDocs, TextPairHelp};
+
 /// Arguments of `bitext align-docs`.
 #[derive(Debug, Args)]
+#[command(mut_arg("src", |a| a.required_unless_present("docs")))]
 pub(crate) struct AlignDocsArgs {
-    /// Source document: one sentence a line, in order (empty lines are sentences too).
-    #[arg(
-        long = "src-text",
-        value_name = "FILE",
-        required_unless_present = "docs",
-        requires = "tgt"
-    )]
-    src: Option<PathBuf>,
-    /// Target document, as --src-text.
-    #[arg(long = "tgt-text", value_name = "FILE", requires = "src")]
-    tgt: Option<PathBuf>,
+    #[command(flatten)]
+    text: TextPair<Self>,
     /// Many document pairs: a TSV of `source<TAB>target<TAB>output` paths, one pair a line;
     /// each output gets the pair's beads (and `OUTPUT.tsv` its sentence pairs with
     /// --pairs-output). The encoder is loaded once.
@@ -70,6 +64,19 @@ pub(crate) struct AlignDocsArgs {
     quiet: crate::flags::Quiet,
 }
 
+impl TextPairHelp for AlignDocsArgs {
+    const TEXT: TextPairDocs = TextPairDocs {
+        src: "Source document: one sentence a line, in order (empty lines are sentences too)",
+        tgt: "Target document, as --src-text",
+        aliases: [None, None],
+    };
+}
+
+/// Whether a bead aligns sentences of both sides (is not a deletion).
+fn aligns(b: &Bead) -> bool {
+    !b.src.is_empty() && !b.tgt.is_empty()
+}
+
 /// Align one document pair and write its outputs.
 fn align_pair(
     a: &AlignDocsArgs,
@@ -101,10 +108,7 @@ fn align_pair(
     write_beads(out, &beads)?;
     if let Some(p) = pairs {
         let mut f = AtomicFile::create_text(p)?;
-        for b in beads
-            .iter()
-            .filter(|b| !b.src.is_empty() && !b.tgt.is_empty())
-        {
+        for b in beads.iter().filter(|b| aligns(b)) {
             let join = |ids: &[usize], lines: &[String]| {
                 ids.iter()
                     .map(|&i| lines[i].trim())
@@ -123,10 +127,7 @@ fn align_pair(
         f.commit()?;
     }
     if !a.quiet.quiet {
-        let aligned = beads
-            .iter()
-            .filter(|b| !b.src.is_empty() && !b.tgt.is_empty())
-            .count();
+        let aligned = beads.iter().filter(|b| aligns(b)).count();
         eprintln!(
             "{} ({} sentences) with {} ({}): {} beads, {aligned} aligned, {} deletions",
             src.display(),
@@ -147,8 +148,8 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
     if a.pairs_output && a.docs.is_none() && bitext_core::io::is_stdio(out) {
         bail!("--pairs-output writes OUTPUT.tsv beside --output: give -o FILE");
     }
-    let jobs: Vec<(PathBuf, PathBuf, PathBuf)> = match (&a.docs, &a.src, &a.tgt) {
-        (Some(list), _, _) => {
+    let jobs: Vec<(PathBuf, PathBuf, PathBuf)> = match (&a.docs, a.text.paths()) {
+        (Some(list), _) => {
             let mut jobs = Vec::new();
             bitext_core::io::LineReader::open(list)?.each_line(
                 "document pairs",
@@ -160,7 +161,7 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
             )?;
             jobs
         }
-        (None, Some(s), Some(t)) => vec![(s.clone(), t.clone(), out.clone())],
+        (None, Some((s, t))) => vec![(s.into(), t.into(), out.clone())],
         _ => bail!("give --src-text and --tgt-text, or --docs"),
     };
     crate::run::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;

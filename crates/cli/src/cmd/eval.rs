@@ -11,6 +11,8 @@ use bitext_eval::plot::{pr_chart, render};
 use bitext_eval::prf::pr_curve;
 use clap::{Args, Subcommand};
 
+use crate::flags::{TextPair, TextPairDocs, TextPairHelp};
+
 /// Evaluation subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum EvalCommand {
@@ -107,28 +109,22 @@ pub(crate) struct BuccArgs {
     /// Keep only pairs with score >= this value.
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
     threshold: Option<f64>,
-    /// BUCC source sentence file: check that every gold and mined source id occurs in it.
-    #[arg(
-        long = "src-text",
-        alias = "src-sentences",
-        value_name = "FILE",
-        requires = "tgt_sentences"
-    )]
-    src_sentences: Option<PathBuf>,
-    /// BUCC target sentence file: check that every gold and mined target id occurs in it.
-    #[arg(
-        long = "tgt-text",
-        alias = "tgt-sentences",
-        value_name = "FILE",
-        requires = "src_sentences"
-    )]
-    tgt_sentences: Option<PathBuf>,
+    #[command(flatten)]
+    text: TextPair<Self>,
     /// Also draw the precision–recall curve of the mined pairs (one point per distinct
     /// score) as an SVG figure.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) quiet: crate::flags::Quiet,
+}
+
+impl TextPairHelp for BuccArgs {
+    const TEXT: TextPairDocs = TextPairDocs {
+        src: "BUCC source sentence file: check that every gold and mined source id occurs in it",
+        tgt: "BUCC target sentence file: check that every gold and mined target id occurs in it",
+        aliases: [Some("src-sentences"), Some("tgt-sentences")],
+    };
 }
 
 pub(crate) fn run(cmd: EvalCommand) -> Result<()> {
@@ -158,7 +154,7 @@ fn bucc(a: &BuccArgs) -> Result<()> {
             );
         }
     }
-    if let (Some(s), Some(t)) = (&a.src_sentences, &a.tgt_sentences) {
+    if let Some((s, t)) = a.text.paths() {
         let (src, tgt) = (read_bucc_sentences(s)?, read_bucc_sentences(t)?);
         gold.check_ids(&src, &tgt)?;
         for (i, p) in mined.iter().enumerate() {

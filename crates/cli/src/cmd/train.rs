@@ -224,9 +224,9 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     }
     crate::neural::start_neural_command();
     match cmd {
-        TrainCommand::Siamese(a) => siamese::train(a),
-        TrainCommand::Autoencoder(a) => autoencoder::train(a),
-        TrainCommand::Aligner(a) => aligner::train(a),
+        TrainCommand::Siamese(a) => siamese::training::train(a),
+        TrainCommand::Autoencoder(a) => autoencoder::training::train(a),
+        TrainCommand::Aligner(a) => aligner::training::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
         TrainCommand::Ibm1(a) => ibm1::run(a),
     }

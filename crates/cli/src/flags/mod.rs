@@ -1,15 +1,18 @@
 //! The CLI's shared vocabulary: the fixed choices every command spells the same way (as clap
 //! `ValueEnum`s, so that `--help` lists them and a typo is refused by name), the argument groups
-//! several commands flatten (the scorers' options: [`EmdArgs`], [`ModelArgs`], …), and the
-//! table of flag concepts that `bitext --help` prints ([`VOCABULARY`]). One concept, one
-//! spelling: the old spellings stay as hidden aliases for one release.
+//! several commands flatten (the scorers' options: [`EmdArgs`], [`ModelArgs`], …; the two sides
+//! of a text: [`TextPair`]), and the table of flag concepts that `bitext --help` prints
+//! ([`VOCABULARY`]). One concept, one spelling: the old spellings stay as hidden aliases for one
+//! release.
 
 use clap::ValueEnum;
 
 mod scorers;
+mod text;
 mod training;
 
 pub(crate) use scorers::{EmdArgs, LengthUnitArg, ModelArgs};
+pub(crate) use text::{TextPair, TextPairDocs, TextPairHelp};
 pub(crate) use training::{RankingArgs, SentenceVectorArgs};
 
 /// `-q, --quiet`, one meaning in every command that takes it.

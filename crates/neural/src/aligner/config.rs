@@ -87,7 +87,7 @@ pub struct AlignerConfig {
     pub sentence_shift: bool,
 }
 
-crate::encoder::encoder_settings!(AlignerConfig);
+crate::encoder::encoder_settings!(AlignerConfig => crate::aligner::Aligner);
 
 impl AlignerConfig {
     /// The paper's network (§4.2.1): embeddings of 256, LSTMs of 256 per direction (512-d word
@@ -152,14 +152,9 @@ impl AlignerConfig {
             )));
         }
         if let Some(r) = &self.ranking {
-            r.check()?;
-            if r.pairs != 0 {
-                return Err(Error::Config(format!(
-                    "the aligner's ranking term ranks its batch's parallel examples only: \
-                     pairs must be 0, got {}",
-                    r.pairs
-                )));
-            }
+            r.check_in_batch(
+                "the aligner's ranking term ranks its batch's parallel examples only",
+            )?;
         }
         if self.bag_table && !self.bag {
             return Err(Error::Config(

@@ -10,8 +10,9 @@ use crate::aligner::fix::{
     FixConfig, FixObjective, SpanPair, best_spans, best_word_spans, rerank_key,
 };
 use crate::batch::Bucketing;
-use crate::encoding::{distinct, encode_in_batches, head_over_rows};
+use crate::encoding::{distinct, head_over_rows};
 use crate::error::{Error, Result};
+use crate::text::TextNetwork;
 
 /// What the network computes for a batch of pairs, in input order (inference).
 #[derive(Debug, Clone)]
@@ -34,23 +35,6 @@ pub struct PairOutput {
 }
 
 impl Aligner {
-    /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
-    /// in length-sorted batches; call on an inference model.
-    ///
-    /// # Errors
-    /// As [`Aligner::encode`].
-    pub fn encode_all(
-        &self,
-        seqs: &[&[u32]],
-        side: Side,
-        batching: &Bucketing,
-    ) -> Result<Embeddings> {
-        let mut host = self.host(side);
-        encode_in_batches(seqs, self.dim(), batching, &mut |_| {}, |sents| {
-            self.encode_with(sents, side, Some(&mut host))
-        })
-    }
-
     /// Alignment matrices, word scores, `wemb` cosines and `semb` scores of pairs
     /// `(src[k], tgt[k])`, in input order (inference; one batch).
     ///

@@ -17,7 +17,7 @@
 //! - [`fix`]: divergence fixing — the best span pairs of the alignment matrix in `O(I·J²)`,
 //!   or of the words' own divergence scores (a maximum subarray per side).
 //! - [`AlignerModel`]: a trained model directory as a `SentenceEncoder`, per-word scores,
-//!   `wemb`/`semb` scorers and fixing of text pairs; [`train_aligner`] trains one from text.
+//!   `wemb`/`semb` scorers and fixing of text pairs; [`AlignerTextTraining`] trains one from text.
 //!
 //! **Choices where the draft is silent or broken.**
 //! - `r`: the draft names no value. `r = 1` (the default) makes `aggr` a soft maximum that
@@ -68,4 +68,4 @@ pub use text::{
     AlignerDescription, AlignerModel, LinkFn, Links, PairLinks, SembScorer, WordScores,
 };
 pub use train::{AlignerBatch, AlignerTask, WordAccuracy, evaluate};
-pub use training::{AlignerReport, AlignerTextTraining, AlignerTrained, train_aligner};
+pub use training::{AlignerReport, AlignerTextTraining, AlignerTrained};

@@ -135,6 +135,8 @@ pub struct DistillPairs {
     pub parallel: usize,
 }
 
+crate::encoding::pair_count!(DistillPairs);
+
 impl DistillPairs {
     /// Check the pairs against a student of `dim`-wide sentence vectors.
     ///
@@ -186,28 +188,9 @@ impl DistillPairs {
             )));
         }
         if let Some(r) = &self.ranking {
-            r.check()?;
-            if r.pairs != 0 {
-                return Err(Error::Config(format!(
-                    "the distillation pairs' ranking term ranks each batch's pairs only: pairs \
-                     must be 0, got {}",
-                    r.pairs
-                )));
-            }
+            r.check_in_batch("the distillation pairs' ranking term ranks each batch's pairs only")?;
         }
         Ok(())
-    }
-
-    /// The number of pairs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.src.len()
-    }
-
-    /// Whether there are no pairs.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.src.is_empty()
     }
 
     /// The batches of one epoch: [`DistillPairs::per_epoch`] pairs drawn from `rng`, grouped

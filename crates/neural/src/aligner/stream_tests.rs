@@ -5,6 +5,7 @@ use super::*;
 use crate::aligner::{AlignerConfig, Objective};
 use crate::init::to_host1;
 use crate::siamese::Pooling;
+use crate::text::TextNetwork;
 use bitext_encode::Side;
 use burn::tensor::Device;
 

@@ -138,6 +138,8 @@ pub struct Corpus {
     pub tgt_classes: Vec<WordClass>,
 }
 
+crate::encoding::pair_count!(Corpus);
+
 impl Corpus {
     /// Check the corpus: sides and links of one length, no empty sentence, links and ids
     /// inside their sentences and class tables.
@@ -177,18 +179,6 @@ impl Corpus {
             }
         }
         Ok(())
-    }
-
-    /// Number of pairs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.src.len()
-    }
-
-    /// Whether there are no pairs.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.src.is_empty()
     }
 }
 

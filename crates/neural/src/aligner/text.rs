@@ -15,6 +15,7 @@ use crate::aligner::classes::WordClass;
 use crate::aligner::synth::Corpus;
 use crate::aligner::{Aligner, AlignerConfig};
 use crate::batch::Bucketing;
+use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
 use crate::siamese::model_kind;
 use crate::spec::CosineScorer;
@@ -116,8 +117,11 @@ impl TextNetwork for Aligner {
         self.dim()
     }
 
-    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
-        self.encode_all(seqs, side, batching)
+    fn encode_all(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        let mut host = self.host(side);
+        encode_in_batches(seqs, self.dim(), batching, |sents| {
+            self.encode_with(sents, side, Some(&mut host))
+        })
     }
 }
 

@@ -18,6 +18,7 @@ use crate::distill::{Distilled, Teacher, mean_cosine};
 use crate::encoding::by_side;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
+use crate::text::TextNetwork;
 use crate::train::checkpoint::{Describe, Described, write_description};
 use crate::train::{Task, TrainLoss, Validation};
 

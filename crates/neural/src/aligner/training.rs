@@ -1,12 +1,9 @@
-//! Training the aligner from parallel text ([`train_aligner`]): the aligner's part of the
+//! Training the aligner from parallel text ([`TextTraining::run`](crate::text::TextTraining::run)): the aligner's part of the
 //! families' one text training (its synthetic examples and word alignments, the bags' own
 //! table, the distillation pairs).
 
-use std::path::Path;
-
 use bitext_core::Rng;
 use bitext_encode::Side;
-use burn::tensor::Device;
 
 use crate::aligner::stream::{DistillPairs, DistillText};
 use crate::aligner::synth::{Corpus, Example, Kind, Synthesizer};
@@ -16,11 +13,13 @@ use crate::distill::{Distilled, Teacher};
 use crate::encoding::side_bag_weights;
 use crate::error::{Error, Result};
 use crate::pretrained::{InitReport, VectorsInit};
-use crate::text::driver::{TextFamily, text_job, train_text};
+use crate::text::driver::{SideTables, TextFamily, text_training};
 use crate::text::tokens::PairTokens;
 use crate::text::{TextCodec, TextConfig, TextCorpus, Trained};
 
-/// Parallel training text and what to do with it.
+/// Parallel training text and what to do with it: [`TextTraining::run`](crate::text::TextTraining::run)
+/// trains an aligner on it: the words aligned (`links`), validation examples drawn from the
+/// held-out pairs.
 pub struct AlignerTextTraining<'a> {
     /// The pairs (validation examples are drawn once, seeded, from its held-out pairs), their
     /// tokenizers, the vectors the tables start from and the cut.
@@ -47,26 +46,10 @@ pub struct AlignerTextTraining<'a> {
     pub bag_init: Option<VectorsInit>,
 }
 
-/// What [`train_aligner`] did besides training: the training outcome, the pairs dropped for
+/// What [`TextTraining::run`](crate::text::TextTraining::run) did besides training: the training outcome, the pairs dropped for
 /// a side without tokens, the vocabulary sizes, how the tables were initialised from vectors,
 /// and [`AlignerReport`].
 pub type AlignerTrained = Trained<Aligner, [InitReport; 2], AlignerReport>;
-
-/// Train an aligner on parallel text into the model directory `out`: build the tokenizers
-/// (or reuse those of `out` when resuming), tokenize, align the words (`job.links`), draw
-/// validation examples from the held-out pairs, initialise the tables from vectors when asked,
-/// train, save the best model.
-///
-/// # Errors
-/// Invalid configuration or data; alignment errors; I/O errors with their paths;
-/// [`Error::Diverged`].
-pub fn train_aligner(
-    job: &AlignerTextTraining<'_>,
-    out: &Path,
-    resume: bool,
-) -> Result<AlignerTrained> {
-    train_text(job, out, resume)
-}
 
 /// What the aligner's text training reports of its data.
 #[derive(Debug)]
@@ -93,17 +76,13 @@ pub(crate) struct AlignerData {
     report: AlignerReport,
 }
 
+text_training!(AlignerTextTraining<'_>, AlignerConfig, AlignerTrained);
+
 impl TextFamily for AlignerTextTraining<'_> {
-    type Network = AlignerConfig;
-    type Model = Aligner;
     type Task = AlignerTask;
     type Data = AlignerData;
-    type Description = AlignerDescription;
-    type Init = [InitReport; 2];
-    type Known = (Vec<bool>, Vec<bool>);
+    type Tables = SideTables;
     type Report = AlignerReport;
-
-    text_job!();
 
     fn tokenize(&self, codec: &TextCodec, _: &AlignerConfig) -> Result<AlignerData> {
         let (corpus, max_len) = (&self.corpus, self.corpus.max_len);
@@ -181,20 +160,14 @@ impl TextFamily for AlignerTextTraining<'_> {
         }
     }
 
-    fn model(&self, network: &AlignerConfig, seed: u64, device: &Device) -> Result<Aligner> {
-        Aligner::new(network, seed, device)
-    }
-
-    fn init_tables(
+    fn with_tables(
         &self,
         model: Aligner,
-        vectors: &VectorsInit,
-        (codec, network): (&TextCodec, &AlignerConfig),
-        rng: &mut Rng,
-    ) -> Result<(Aligner, [InitReport; 2], (Vec<bool>, Vec<bool>))> {
-        let [(src, ks, rs), (tgt, kt, rt)] =
-            vectors.side_tables_filled(codec, network.emb_dim, rng)?;
-        Ok((model.with_embedding_tables(src, tgt)?, [rs, rt], (ks, kt)))
+        [src, tgt]: [Vec<f32>; 2],
+        _: &AlignerConfig,
+        _: &mut Rng,
+    ) -> Result<Aligner> {
+        model.with_embedding_tables(src, tgt)
     }
 
     fn own_tables(

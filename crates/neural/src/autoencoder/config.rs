@@ -63,7 +63,7 @@ pub struct AutoencoderConfig {
     pub dropout: f64,
 }
 
-crate::encoder::encoder_settings!(AutoencoderConfig);
+crate::encoder::encoder_settings!(AutoencoderConfig => crate::autoencoder::Autoencoder);
 
 impl AutoencoderConfig {
     /// The paper's network (§4): embeddings and hidden layers of 512 (256 per encoder

@@ -32,6 +32,6 @@ pub use model::{Autoencoder, AutoencoderLoss};
 pub use softmax::candidates;
 pub use text::{
     AutoencoderCounts, AutoencoderDescription, AutoencoderEncoder, AutoencoderTextTraining,
-    AutoencoderTrained, train_autoencoder,
+    AutoencoderTrained,
 };
 pub use train::{AutoRef, AutoencoderBatch, AutoencoderTask, deal_autoencoding};

@@ -15,9 +15,9 @@ use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher};
 use crate::encoding::{by_side, encode_in_batches, side_bag_weights};
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit, with_extra_rows};
+use crate::pretrained::{InitReport, with_extra_rows};
 use crate::siamese::ParallelIds;
-use crate::text::driver::{TextFamily, text_job, train_text};
+use crate::text::driver::{SideTables, TextFamily, text_training};
 use crate::text::tokens::{PairTokens, SideTokens};
 use crate::text::{TextCodec, TextConfig, TextCorpus, TextModel, TextNetwork, Trained};
 
@@ -32,26 +32,6 @@ pub struct AutoencoderDescription {
     /// Training sentences were cut to this many tokens (the paper: 60).
     #[serde(default)]
     pub max_len: Option<usize>,
-}
-
-impl Autoencoder {
-    /// Sentence vectors of any number of sentences of `side` (rows in input order), encoded
-    /// in length-sorted batches under `batching`; call on an inference model.
-    ///
-    /// # Errors
-    /// As [`Autoencoder::encode`].
-    pub fn encode_all(
-        &self,
-        seqs: &[&[u32]],
-        side: Side,
-        batching: &Bucketing,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<Embeddings> {
-        let mut host = self.host(side);
-        encode_in_batches(seqs, self.dim(), batching, progress, |sents| {
-            self.encode_with(sents, side, host.as_mut())
-        })
-    }
 }
 
 /// A trained autoencoder with its tokenizers, ready to encode text of either language.
@@ -78,12 +58,16 @@ impl TextNetwork for Autoencoder {
         self.dim()
     }
 
-    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
-        self.encode_all(seqs, side, batching, &mut |_| {})
+    fn encode_all(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        let mut host = self.host(side);
+        encode_in_batches(seqs, self.dim(), batching, |sents| {
+            self.encode_with(sents, side, host.as_mut())
+        })
     }
 }
 
-/// Training text and what to do with it.
+/// Training text and what to do with it: [`TextTraining::run`](crate::text::TextTraining::run)
+/// trains an autoencoder on the parallel (and monolingual) text, cut to `max_len` tokens.
 #[derive(Debug, Clone)]
 pub struct AutoencoderTextTraining<'a> {
     /// The pairs, their tokenizers, the vectors the tables start from and the cut (`max_len`,
@@ -101,7 +85,7 @@ pub struct AutoencoderTextTraining<'a> {
     pub teacher: Option<Teacher>,
 }
 
-/// What [`train_autoencoder`] did besides training: the training outcome, the pairs dropped
+/// What [`TextTraining::run`](crate::text::TextTraining::run) did besides training: the training outcome, the pairs dropped
 /// for a side without tokens, the vocabulary sizes, how the source and target tables were
 /// initialised from vectors, and the counts of [`AutoencoderCounts`].
 pub type AutoencoderTrained = Trained<Autoencoder, [InitReport; 2], AutoencoderCounts>;
@@ -118,22 +102,6 @@ pub struct AutoencoderCounts {
     pub unknown_tokens: (usize, usize),
 }
 
-/// Train an autoencoder on parallel (and monolingual) text into the model directory `out`:
-/// build the tokenizers (or reuse those of `out` when resuming), tokenize and cut to
-/// `max_len`, initialise the tables from vectors when asked, train with validation, save the
-/// best model.
-///
-/// # Errors
-/// Invalid configuration or data (sides of different lengths, no pair left); I/O errors with
-/// their paths; [`Error::Diverged`].
-pub fn train_autoencoder(
-    job: &AutoencoderTextTraining<'_>,
-    out: &Path,
-    resume: bool,
-) -> Result<AutoencoderTrained> {
-    train_text(job, out, resume)
-}
-
 /// The autoencoder's text in the tokenizers' ids: the training pairs and the indices of
 /// those kept, the monolingual sentences, the validation pairs and their indices; and what
 /// was counted of them.
@@ -144,17 +112,17 @@ pub(crate) struct AutoencoderData {
     counts: AutoencoderCounts,
 }
 
+text_training!(
+    AutoencoderTextTraining<'_>,
+    AutoencoderConfig,
+    AutoencoderTrained
+);
+
 impl TextFamily for AutoencoderTextTraining<'_> {
-    type Network = AutoencoderConfig;
-    type Model = Autoencoder;
     type Task = AutoencoderTask;
     type Data = AutoencoderData;
-    type Description = AutoencoderDescription;
-    type Init = [InitReport; 2];
-    type Known = (Vec<bool>, Vec<bool>);
+    type Tables = SideTables;
     type Report = AutoencoderCounts;
-
-    text_job!();
 
     fn tokenize(&self, codec: &TextCodec, network: &AutoencoderConfig) -> Result<AutoencoderData> {
         let (corpus, max_len) = (&self.corpus, self.corpus.max_len);
@@ -208,28 +176,16 @@ impl TextFamily for AutoencoderTextTraining<'_> {
         }
     }
 
-    fn model(
-        &self,
-        network: &AutoencoderConfig,
-        seed: u64,
-        device: &Device,
-    ) -> Result<Autoencoder> {
-        Autoencoder::new(network, seed, device)
-    }
-
-    fn init_tables(
+    fn with_tables(
         &self,
         model: Autoencoder,
-        vectors: &VectorsInit,
-        (codec, network): (&TextCodec, &AutoencoderConfig),
+        [src, tgt]: [Vec<f32>; 2],
+        network: &AutoencoderConfig,
         rng: &mut Rng,
-    ) -> Result<(Autoencoder, [InitReport; 2], (Vec<bool>, Vec<bool>))> {
-        let [(src, ks, rs), (tgt, kt, rt)] =
-            vectors.side_tables_filled(codec, network.emb_dim, rng)?;
+    ) -> Result<Autoencoder> {
         let decoded = by_side(network.decoded, &src, &tgt).clone();
         let dec = with_extra_rows(decoded, network.emb_dim, 1, rng);
-        let model = model.with_embedding_tables(src, tgt, dec)?;
-        Ok((model, [rs, rt], (ks, kt)))
+        model.with_embedding_tables(src, tgt, dec)
     }
 
     fn bag_weights(

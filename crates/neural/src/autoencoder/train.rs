@@ -16,6 +16,7 @@ use crate::encoding::by_side;
 use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::siamese::ParallelIds;
+use crate::text::TextNetwork;
 use crate::train::checkpoint::{Describe, Described, write_description};
 use crate::train::{Task, TrainLoss, Validation};
 
@@ -159,7 +160,7 @@ impl AutoencoderTask {
                 .enumerate()
         {
             let refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
-            let v = model.encode_all(&refs, side, &self.batching, &mut |_| {})?;
+            let v = model.encode_all(&refs, side, &self.batching)?;
             out[i] = mean_cosine(&v, teacher);
         }
         Ok((out[0], out[1]))

@@ -44,7 +44,7 @@ pub struct SiameseConfig {
     pub bag_hidden: usize,
 }
 
-crate::encoder::encoder_settings!(SiameseConfig);
+crate::encoder::encoder_settings!(SiameseConfig => crate::siamese::Siamese);
 
 /// What the siamese network is trained to do.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

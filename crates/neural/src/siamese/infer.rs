@@ -7,32 +7,12 @@ use bitext_similarity::PairScorer;
 use burn::module::Module;
 
 use crate::batch::Bucketing;
-use crate::encoding::{encode_in_batches, head_over_rows};
+use crate::encoding::head_over_rows;
 use crate::error::Result;
 use crate::siamese::Siamese;
+use crate::text::TextNetwork;
 
 impl Siamese {
-    /// Sentence vectors of any number of sentences (rows in input order), encoded in
-    /// length-sorted batches under `batching`. Call on an inference model (`model.valid()` or
-    /// one built on a plain device).
-    ///
-    /// # Errors
-    /// As [`Siamese::encode`].
-    pub fn encode_all(
-        &self,
-        seqs: &[&[u32]],
-        side: Side,
-        batching: &Bucketing,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<Embeddings> {
-        // On the CPU, the recurrence's and convolutions' weights are copied to the host once
-        // for all batches.
-        let mut host = self.host();
-        encode_in_batches(seqs, self.dim(), batching, progress, |sents| {
-            self.encode_with(sents, side, None, Some(&mut host))
-        })
-    }
-
     /// Probabilities that `src.row(i)` and `tgt.row(i)` (sentence vectors from
     /// [`Siamese::encode_all`]) translate each other, for rows `pairs`.
     ///
@@ -73,8 +53,8 @@ impl SiameseScorer {
         batching: &Bucketing,
     ) -> Result<Self> {
         let model = model.valid();
-        let s = model.encode_all(src, Side::Source, batching, &mut |_| {})?;
-        let t = model.encode_all(tgt, Side::Target, batching, &mut |_| {})?;
+        let s = model.encode_all(src, Side::Source, batching)?;
+        let t = model.encode_all(tgt, Side::Target, batching)?;
         Ok(Self::from_vectors(&model, s, t))
     }
 

@@ -36,6 +36,6 @@ pub use infer::SiameseScorer;
 pub use model::Siamese;
 pub use text::{
     SiameseDescription, SiameseEncoder, SiameseTextTraining, SiameseTrained, model_kind,
-    split_indices, train_siamese,
+    split_indices,
 };
 pub use train::{Example, ParallelIds, SiameseTask, examples_with_negatives};

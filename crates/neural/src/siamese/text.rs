@@ -13,12 +13,13 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Bucketing;
 use crate::distill::{Distilled, Teacher};
 use crate::encoding::bag_weights;
+use crate::encoding::encode_in_batches;
 use crate::error::{Error, Result};
-use crate::pretrained::{InitReport, VectorsInit};
+use crate::pretrained::InitReport;
 use crate::siamese::{
     ParallelIds, Siamese, SiameseConfig, SiameseScorer, SiameseTask, SiameseTrainConfig,
 };
-use crate::text::driver::{TextFamily, text_job, train_text};
+use crate::text::driver::{StackedTable, TextFamily, text_training};
 use crate::text::tokens::PairTokens;
 use crate::text::{TextCodec, TextConfig, TextCorpus, TextModel, TextNetwork, Trained};
 use crate::train::checkpoint;
@@ -79,8 +80,11 @@ impl TextNetwork for Siamese {
         self.dim()
     }
 
-    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
-        self.encode_all(seqs, side, batching, &mut |_| {})
+    fn encode_all(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings> {
+        let mut host = self.host();
+        encode_in_batches(seqs, self.dim(), batching, |sents| {
+            self.encode_with(sents, side, None, Some(&mut host))
+        })
     }
 }
 
@@ -98,7 +102,8 @@ impl SiameseEncoder {
     }
 }
 
-/// Parallel training text and what to do with it.
+/// Parallel training text and what to do with it: [`TextTraining::run`](crate::text::TextTraining::run)
+/// trains a siamese classifier on it (word vocabularies built, or reused when resuming).
 #[derive(Debug, Clone)]
 pub struct SiameseTextTraining<'a> {
     /// The pairs, their tokenizers and the vectors the embedding table starts from.
@@ -112,24 +117,10 @@ pub struct SiameseTextTraining<'a> {
     pub teacher: Option<Teacher>,
 }
 
-/// What [`train_siamese`] did besides training: the training outcome, the pairs dropped for
+/// What [`TextTraining::run`](crate::text::TextTraining::run) did besides training: the training outcome, the pairs dropped for
 /// a side without tokens, the vocabulary sizes, how the embedding table was initialised from
 /// vectors.
 pub type SiameseTrained = Trained<Siamese, InitReport>;
-
-/// Train a siamese classifier on parallel text into the model directory `out`: build the word
-/// vocabularies (or reuse those of `out` when resuming), tokenize, train with validation,
-/// save the best model. Pairs with an empty side are dropped and counted.
-///
-/// # Errors
-/// Invalid configuration or data; I/O errors with their paths; [`Error::Diverged`].
-pub fn train_siamese(
-    job: &SiameseTextTraining<'_>,
-    out: &Path,
-    resume: bool,
-) -> Result<SiameseTrained> {
-    train_text(job, out, resume)
-}
 
 /// The training and validation pairs in the tokenizers' ids, with the indices of the pairs
 /// kept.
@@ -150,17 +141,13 @@ fn pair_ids(
     Ok((ParallelIds::new(src, tgt)?, pairs.kept))
 }
 
+text_training!(SiameseTextTraining<'_>, SiameseConfig, SiameseTrained);
+
 impl TextFamily for SiameseTextTraining<'_> {
-    type Network = SiameseConfig;
-    type Model = Siamese;
     type Task = SiameseTask;
     type Data = PairIds;
-    type Description = SiameseDescription;
-    type Init = InitReport;
-    type Known = Vec<bool>;
+    type Tables = StackedTable;
     type Report = ();
-
-    text_job!();
 
     fn for_tokenizers(&self, network: SiameseConfig, codec: &TextCodec) -> SiameseConfig {
         SiameseConfig {
@@ -193,15 +180,14 @@ impl TextFamily for SiameseTextTraining<'_> {
         Ok(Siamese::new(network, seed, device)?.with_chunks(self.train.pieces))
     }
 
-    fn init_tables(
+    fn with_tables(
         &self,
         model: Siamese,
-        vectors: &VectorsInit,
-        (codec, network): (&TextCodec, &SiameseConfig),
-        rng: &mut Rng,
-    ) -> Result<(Siamese, InitReport, Vec<bool>)> {
-        let (table, filled, report) = vectors.stacked_table_filled(codec, network.emb_dim, rng)?;
-        Ok((model.with_embedding_table(table)?, report, filled))
+        table: Vec<f32>,
+        _: &SiameseConfig,
+        _: &mut Rng,
+    ) -> Result<Siamese> {
+        model.with_embedding_table(table)
     }
 
     fn bag_weights(

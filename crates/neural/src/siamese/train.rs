@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::init::to_host1;
 use crate::layers::bce_with_logits;
 use crate::siamese::{Objective, Siamese, SiameseConfig};
+use crate::text::TextNetwork;
 use crate::train::checkpoint::{Describe, Described, write_description};
 use crate::train::{Task, TrainLoss, Validation};
 
@@ -26,6 +27,8 @@ pub struct ParallelIds {
     pub tgt: Vec<Vec<u32>>,
 }
 
+crate::encoding::pair_count!(ParallelIds);
+
 impl ParallelIds {
     /// Pairs, checked: both sides equally long, no empty sentence.
     ///
@@ -37,18 +40,6 @@ impl ParallelIds {
             return Err(Error::Input(format!("pair {k} has an empty sentence")));
         }
         Ok(Self { src, tgt })
-    }
-
-    /// Number of pairs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.src.len()
-    }
-
-    /// No pairs.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.src.is_empty()
     }
 }
 
@@ -212,8 +203,8 @@ fn valid_vectors(
 ) -> Result<(Embeddings, Embeddings)> {
     let srcs: Vec<&[u32]> = data.src.iter().map(Vec::as_slice).collect();
     let tgts: Vec<&[u32]> = data.tgt.iter().map(Vec::as_slice).collect();
-    let a = model.encode_all(&srcs, Side::Source, batching, &mut |_| {})?;
-    let b = model.encode_all(&tgts, Side::Target, batching, &mut |_| {})?;
+    let a = model.encode_all(&srcs, Side::Source, batching)?;
+    let b = model.encode_all(&tgts, Side::Target, batching)?;
     Ok((a, b))
 }
 

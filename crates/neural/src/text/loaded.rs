@@ -64,12 +64,14 @@ pub trait TextNetwork: Module + Sized {
     /// The dimension of the sentence vectors.
     fn vector_dim(&self) -> usize;
 
-    /// Sentence vectors of the token ids `seqs` of `side`, rows in input order, encoded in
-    /// batches under `batching` (an inference model).
+    /// Sentence vectors of any number of sentences of `side` (token ids; rows in input order),
+    /// encoded in length-sorted batches under `batching`, the recurrence's and convolutions'
+    /// weights copied to the host once for all batches on the CPU. Call on an inference model
+    /// (`model.valid()` or one built on a plain device).
     ///
     /// # Errors
-    /// A sequence without tokens; backend errors.
-    fn encode_ids(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings>;
+    /// A sequence without tokens or with an id outside the vocabulary; backend errors.
+    fn encode_all(&self, seqs: &[&[u32]], side: Side, batching: &Bucketing) -> Result<Embeddings>;
 }
 
 /// A trained network with its tokenizers, loaded from its model directory, ready to encode
@@ -144,7 +146,7 @@ impl<M: TextNetwork> TextModel<M> {
     pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         let ids = self.text.encode(side, sentences)?;
         let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
-        self.model.encode_ids(&refs, side, &self.batching)
+        self.model.encode_all(&refs, side, &self.batching)
     }
 }
 

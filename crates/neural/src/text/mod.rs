@@ -20,7 +20,7 @@ pub(crate) mod driver;
 mod loaded;
 pub(crate) mod tokens;
 
-pub use driver::Trained;
+pub use driver::{TextTraining, Trained};
 pub use loaded::{TextModel, TextNetwork};
 
 /// The tokenizers of a model, as saved in its `model.json`: one shared by both languages, or

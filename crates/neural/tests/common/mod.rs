@@ -6,6 +6,7 @@ use bitext_core::Rng;
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{EncoderConfig, ParallelIds, Pooling, Siamese, SiameseConfig};
+use bitext_neural::text::TextTraining;
 use bitext_neural::train::backward;
 use burn::module::{Module, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
@@ -307,7 +308,7 @@ pub fn oracle_links(src: &[Vec<String>], tgt: &[Vec<String>]) -> bitext_neural::
         .collect()
 }
 
-/// [`oracle_links`] of the training and the validation pairs, as `train_aligner` asks for them.
+/// [`oracle_links`] of the training and the validation pairs, as the aligner's text training asks for them.
 pub fn oracle_text_links(
     train: (&[Vec<String>], &[Vec<String>]),
     valid: (&[Vec<String>], &[Vec<String>]),
@@ -410,7 +411,7 @@ pub fn train_text_aligner(
     let (src, tgt) = bitext_testkit::data::parallel_text(120, 1);
     let (vs, vt) = bitext_testkit::data::parallel_text(20, 2);
     let job = aligner_text_job(&src, &tgt, (&vs, &vt), network);
-    let trained = bitext_neural::aligner::train_aligner(&job, dir.path(), false).unwrap();
+    let trained = job.run(dir.path(), false).unwrap();
     (dir, trained)
 }
 

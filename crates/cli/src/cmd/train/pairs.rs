@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::flags::{TextPair, TextPairDocs, TextPairHelp};
+
 /// Where training pairs come from.
 #[derive(Debug, Args)]
 pub(crate) struct PairArgs {
@@ -15,22 +17,8 @@ pub(crate) struct PairArgs {
     tsv: Vec<PathBuf>,
     #[command(flatten)]
     pub(in crate::cmd::train) cols: crate::input::ColumnArgs,
-    /// Source sentences, one per line (with --tgt-text, line-parallel).
-    #[arg(
-        long = "src-text",
-        alias = "src",
-        value_name = "FILE",
-        requires = "tgt"
-    )]
-    src: Option<PathBuf>,
-    /// Target sentences, one per line.
-    #[arg(
-        long = "tgt-text",
-        alias = "tgt",
-        value_name = "FILE",
-        requires = "src"
-    )]
-    tgt: Option<PathBuf>,
+    #[command(flatten)]
+    text: TextPair<Self>,
     /// Show each training pair of --src-text/--tgt-text this many times in every epoch (a
     /// weight for that corpus beside larger --input TSVs; validation pairs are drawn before the
     /// copies are made, so none of them is also trained on).
@@ -41,6 +29,14 @@ pub(crate) struct PairArgs {
     /// of stopping at the first with an error.
     #[arg(long)]
     pub(in crate::cmd::train) skip_empty: bool,
+}
+
+impl TextPairHelp for PairArgs {
+    const TEXT: TextPairDocs = TextPairDocs {
+        src: "Source sentences, one per line (with --tgt-text, line-parallel)",
+        tgt: "Target sentences, one per line",
+        aliases: [Some("src"), Some("tgt")],
+    };
 }
 
 /// Held-out pairs for validation (`bitext train siamese`, `autoencoder` and `aligner`).
@@ -80,8 +76,8 @@ mod reading {
         /// As [`Self::read`], with how many of the pairs (the first) are --src-text/--tgt-text's.
         fn read_counted(&self) -> Result<(Vec<String>, Vec<String>, usize)> {
             let cols = self.cols.zero_based()?;
-            let (mut src, mut tgt) = match (&self.src, &self.tgt) {
-                (Some(s), Some(t)) => read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty)?,
+            let (mut src, mut tgt) = match self.text.paths() {
+                Some((s, t)) => read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty)?,
                 _ if self.tsv.is_empty() => {
                     bail!(
                         "give training pairs: --input FILE (a TSV), or --src-text with --tgt-text"

@@ -60,7 +60,7 @@ pub(super) use vectors::cache_dir;
 mod vectors {
     use std::hash::Hasher;
     use std::io::Write;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use anyhow::{Context, Result, bail};
     use bitext_core::Embeddings;
@@ -105,22 +105,22 @@ mod vectors {
         /// The teacher's vectors of `split`'s pairs (training, then validation when it has
         /// any), or `None` without --teacher.
         pub(crate) fn teacher(&self, split: &Split, quiet: bool) -> Result<Option<Teacher>> {
-            let Some(spec) = &self.teacher else {
+            let Some(reader) = self.reader(quiet)? else {
                 return Ok(None);
             };
             let (ts, tt, vs, vt) = split;
-            let cache = self.cache()?;
             let rows = |side: Side, train: &[String], valid: &[String]| -> Result<TeacherRows> {
                 let what = match side {
                     Side::Source => "source sentences",
                     Side::Target => "target sentences",
                 };
-                let train = vectors(spec, side, train, &cache, quiet)
+                let train = reader
+                    .vectors(side, train)
                     .with_context(|| format!("the teacher's vectors of the training {what}"))?;
                 let valid = if valid.is_empty() {
                     None
                 } else {
-                    Some(vectors(spec, side, valid, &cache, quiet).with_context(|| {
+                    Some(reader.vectors(side, valid).with_context(|| {
                         format!("the teacher's vectors of the validation {what}")
                     })?)
                 };
@@ -156,15 +156,14 @@ mod vectors {
             side: TeacherSide,
             quiet: bool,
         ) -> Result<Option<DistillRows>> {
-            let Some(spec) = &self.teacher else {
-                return Ok(None);
-            };
             if src.is_empty() {
                 return Ok(None);
             }
-            let cache = self.cache()?;
+            let Some(reader) = self.reader(quiet)? else {
+                return Ok(None);
+            };
             let one = |s: Side, text: &[String]| {
-                vectors(spec, s, text, &cache, quiet).with_context(|| {
+                reader.vectors(s, text).with_context(|| {
                     format!("the teacher's vectors of the distillation pairs' {s} sentences")
                 })
             };
@@ -210,14 +209,27 @@ mod vectors {
     }
 
     impl TeacherArgs {
+        /// What reads the teacher's vectors (`None` without --teacher), with its cache:
         /// --teacher-cache, else `$XDG_CACHE_HOME/bitext/teacher`, else
         /// `$HOME/.cache/bitext/teacher`.
-        fn cache(&self) -> Result<PathBuf> {
-            match &self.teacher_cache {
-                Some(d) => Ok(d.clone()),
-                None => cache_dir("teacher"),
-            }
+        fn reader(&self, quiet: bool) -> Result<Option<Reader<'_>>> {
+            let Some(spec) = &self.teacher else {
+                return Ok(None);
+            };
+            let cache = match &self.teacher_cache {
+                Some(d) => d.clone(),
+                None => cache_dir("teacher")?,
+            };
+            Ok(Some(Reader { spec, cache, quiet }))
         }
+    }
+
+    /// The teacher, the directory its vectors are cached in, and whether its progress is
+    /// kept off standard error.
+    struct Reader<'a> {
+        spec: &'a EncoderSpec,
+        cache: PathBuf,
+        quiet: bool,
     }
 
     /// `$XDG_CACHE_HOME/bitext/WHAT`, else `$HOME/.cache/bitext/WHAT`.
@@ -233,91 +245,82 @@ mod vectors {
         Ok(base.join("bitext").join(what))
     }
 
-    /// The teacher's vectors of `sentences` (read on `side`), one row each: each distinct
-    /// sentence is embedded once ([`unique_vectors`]) and its vector copied to its repeats.
-    fn vectors(
-        spec: &EncoderSpec,
-        side: Side,
-        sentences: &[String],
-        cache: &Path,
-        quiet: bool,
-    ) -> Result<Embeddings> {
-        let (dups, occurrences) = bitext_mine::unify::repeats(sentences);
-        if dups.is_empty() {
-            return unique_vectors(spec, side, sentences, cache, quiet);
-        }
-        // Each row's distinct sentence: its place among the first occurrences.
-        let mut slot = vec![usize::MAX; sentences.len()];
-        let mut unique = Vec::with_capacity(sentences.len() - dups.len());
-        for (i, s) in sentences.iter().enumerate() {
-            if dups.binary_search(&i).is_err() {
-                slot[i] = unique.len();
-                unique.push(s.clone());
+    impl Reader<'_> {
+        /// The teacher's vectors of `sentences` (read on `side`), one row each: each distinct
+        /// sentence is embedded once ([`Self::unique_vectors`]) and its vector copied to its repeats.
+        fn vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
+            let (dups, occurrences) = bitext_mine::unify::repeats(sentences);
+            if dups.is_empty() {
+                return self.unique_vectors(side, sentences);
             }
-        }
-        for (first, rows) in &occurrences {
-            for &r in rows {
-                slot[r] = slot[*first];
+            // Each row's distinct sentence: its place among the first occurrences.
+            let mut slot = vec![usize::MAX; sentences.len()];
+            let mut unique = Vec::with_capacity(sentences.len() - dups.len());
+            for (i, s) in sentences.iter().enumerate() {
+                if dups.binary_search(&i).is_err() {
+                    slot[i] = unique.len();
+                    unique.push(s.clone());
+                }
             }
+            for (first, rows) in &occurrences {
+                for &r in rows {
+                    slot[r] = slot[*first];
+                }
+            }
+            if !self.quiet {
+                eprintln!(
+                    "teacher: {} distinct sentences of {} ({} repeat an earlier one)",
+                    unique.len(),
+                    sentences.len(),
+                    dups.len()
+                );
+            }
+            let once = self.unique_vectors(side, &unique)?;
+            Ok(Embeddings::from_rows(
+                slot.iter().map(|&k| once.row(k)),
+                once.dim(),
+            )?)
         }
-        if !quiet {
-            eprintln!(
-                "teacher: {} distinct sentences of {} ({} repeat an earlier one)",
-                unique.len(),
-                sentences.len(),
-                dups.len()
-            );
-        }
-        let once = unique_vectors(spec, side, &unique, cache, quiet)?;
-        Ok(Embeddings::from_rows(
-            slot.iter().map(|&k| once.row(k)),
-            once.dim(),
-        )?)
-    }
 
-    /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
-    /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
-    /// earlier run made it from the same text with the same spec.
-    fn unique_vectors(
-        spec: &EncoderSpec,
-        side: Side,
-        sentences: &[String],
-        cache: &Path,
-        quiet: bool,
-    ) -> Result<Embeddings> {
-        std::fs::create_dir_all(cache).map_err(|e| bitext_core::Error::io(cache, e))?;
-        let mut h = std::hash::DefaultHasher::new();
-        h.write(format!("{spec}\n{side}\n").as_bytes());
-        for s in sentences {
-            if s.contains('\n') || s.contains('\r') {
-                bail!("a sentence for the teacher holds a line break: {s:?}");
-            }
-            h.write(s.as_bytes());
-            h.write_u8(b'\n');
-        }
-        let stem = cache.join(format!("teacher-{:016x}", h.finish()));
-        let text = stem.with_extension("txt");
-        let out = stem.with_extension("npy");
-        if !text.is_file() {
-            let mut f = AtomicFile::create(&text)?;
+        /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
+        /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
+        /// earlier run made it from the same text with the same spec.
+        fn unique_vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
+            let (spec, cache) = (self.spec, self.cache.as_path());
+            std::fs::create_dir_all(cache).map_err(|e| bitext_core::Error::io(cache, e))?;
+            let mut h = std::hash::DefaultHasher::new();
+            h.write(format!("{spec}\n{side}\n").as_bytes());
             for s in sentences {
-                writeln!(f, "{s}").map_err(|e| bitext_core::Error::io(&text, e))?;
+                if s.contains('\n') || s.contains('\r') {
+                    bail!("a sentence for the teacher holds a line break: {s:?}");
+                }
+                h.write(s.as_bytes());
+                h.write_u8(b'\n');
             }
-            f.commit()?;
+            let stem = cache.join(format!("teacher-{:016x}", h.finish()));
+            let text = stem.with_extension("txt");
+            let out = stem.with_extension("npy");
+            if !text.is_file() {
+                let mut f = AtomicFile::create(&text)?;
+                for s in sentences {
+                    writeln!(f, "{s}").map_err(|e| bitext_core::Error::io(&text, e))?;
+                }
+                f.commit()?;
+            }
+            embed_cached(spec, &text, TextFormat::Plain, side, &out, self.quiet)?;
+            let e = bitext_core::io::npy::read_npy(&out)?;
+            if e.len() != sentences.len() {
+                bail!(
+                    "{}: {} teacher vectors for {} sentences (remove it to recompute)",
+                    out.display(),
+                    e.len(),
+                    sentences.len()
+                );
+            }
+            e.check_finite()
+                .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
+            Ok(e)
         }
-        embed_cached(spec, &text, TextFormat::Plain, side, &out, quiet)?;
-        let e = bitext_core::io::npy::read_npy(&out)?;
-        if e.len() != sentences.len() {
-            bail!(
-                "{}: {} teacher vectors for {} sentences (remove it to recompute)",
-                out.display(),
-                e.len(),
-                sentences.len()
-            );
-        }
-        e.check_finite()
-            .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
-        Ok(e)
     }
 
     #[cfg(test)]
@@ -339,17 +342,22 @@ mod vectors {
             let spec: EncoderSpec = format!("bow:{}", file.display()).parse().unwrap();
             let text = ["a b", "c", "a b", "d", "c", "b"].map(String::from);
             let cache = d.path().join("cache");
-            let all = vectors(&spec, Side::Target, &text, &cache, true).unwrap();
+            let reader = Reader {
+                spec: &spec,
+                cache,
+                quiet: true,
+            };
+            let all = reader.vectors(Side::Target, &text).unwrap();
             assert_eq!(all.len(), text.len());
             for (i, s) in text.iter().enumerate() {
-                let one =
-                    unique_vectors(&spec, Side::Target, std::slice::from_ref(s), &cache, true)
-                        .unwrap();
+                let one = reader
+                    .unique_vectors(Side::Target, std::slice::from_ref(s))
+                    .unwrap();
                 assert_eq!(all.row(i), one.row(0), "row {i}: {s}");
             }
             assert_ne!(all.row(0), all.row(1));
             // The distinct sentences, in first-seen order, are what the teacher read.
-            let read: Vec<String> = std::fs::read_dir(&cache)
+            let read: Vec<String> = std::fs::read_dir(&reader.cache)
                 .unwrap()
                 .map(|e| e.unwrap().path())
                 .filter(|p| p.extension().is_some_and(|x| x == "txt"))
