@@ -3,10 +3,17 @@
 //! and its errors.
 
 mod common;
-use common::{cli, fail, succeed, write};
+use std::path::Path;
+
+use common::{calibrate_scores, cli, fail, one_hot_vectors, read, succeed, write};
+
+/// `bitext eval beads --gold GOLD --test TEST`, for the caller's further options.
+fn eval_beads(gold: &Path, test: &Path) -> std::process::Command {
+    cli!["eval", "beads", "--gold", gold, "--test", test]
+}
 
 /// German and English words in one space, one direction per meaning.
-fn spec(dir: &std::path::Path) -> String {
+fn spec(dir: &Path) -> String {
     let words = [
         ("hund", "dog"),
         ("katze", "cat"),
@@ -17,25 +24,8 @@ fn spec(dir: &std::path::Path) -> String {
         ("stadt", "town"),
         ("fluss", "river"),
     ];
-    let n = words.len();
-    let row = |i: usize| {
-        (0..n)
-            .map(|j| if i == j { "1" } else { "0" })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let de: String = words
-        .iter()
-        .enumerate()
-        .map(|(i, (d, _))| format!("{d} {}\n", row(i)))
-        .collect();
-    let en: String = words
-        .iter()
-        .enumerate()
-        .map(|(i, (_, e))| format!("{e} {}\n", row(i)))
-        .collect();
-    let de = write(dir, "de.vec", format!("{n} {n}\n{de}"));
-    let en = write(dir, "en.vec", format!("{n} {n}\n{en}"));
+    let de = write(dir, "de.vec", one_hot_vectors(&words.map(|(d, _)| d)));
+    let en = write(dir, "en.vec", one_hot_vectors(&words.map(|(_, e)| e)));
     format!(
         r#"{{"type":"bow","vectors":"{}","target_vectors":"{}"}}"#,
         de.display(),
@@ -74,7 +64,7 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         "--pairs-output"
     ]);
     assert!(err.contains("6 aligned, 1 deletions"), "{err}");
-    let beads = std::fs::read_to_string(&out).unwrap();
+    let beads = read(&out);
     let shapes: Vec<&str> = beads
         .lines()
         .map(|l| l.rsplit_once(':').unwrap().0)
@@ -91,7 +81,7 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
             "[5]:[7]"
         ]
     );
-    let pairs = std::fs::read_to_string(d.path().join("out.beads.tsv")).unwrap();
+    let pairs = read(d.path().join("out.beads.tsv"));
     assert!(
         pairs.contains("\tdas haus und der baum\tthe house and the tree\n"),
         "{pairs}"
@@ -103,7 +93,7 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         "gold",
         "[0]:[0]\n[1]:[1]\n[2]:[2, 3]\n[3]:[4]\n[]:[5]\n[4]:[6]\n[5]:[7]\n",
     );
-    let (stdout, _) = succeed(&mut cli!["eval", "beads", "--gold", &gold, "--test", &out]);
+    let (stdout, _) = succeed(&mut eval_beads(&gold, &out));
     assert!(
         stdout.contains("strict: P 1.0000 R 1.0000 F1 1.0000"),
         "{stdout}"
@@ -115,17 +105,12 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         "[0]:[0]\n[1]:[1]\n[2]:[2]\n[]:[3]\n[3]:[4]\n[]:[5]\n[4]:[6]\n[5]:[7]\n",
     );
     let labels = d.path().join("labels.tsv");
-    succeed(&mut cli![
-        "eval",
-        "beads",
-        "--gold",
-        &other_gold,
-        "--test",
-        &out,
-        "--labels-output",
-        &labels
-    ]);
-    let text = std::fs::read_to_string(&labels).unwrap();
+    succeed(
+        eval_beads(&other_gold, &out)
+            .arg("--labels-output")
+            .arg(&labels),
+    );
+    let text = read(&labels);
     assert_eq!(text.lines().count(), 7, "{text}");
     assert_eq!(
         text.lines()
@@ -135,18 +120,9 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
     );
     assert!(text.lines().any(|l| l.ends_with("\t0\t2\t2,3")), "{text}");
     let cal = d.path().join("beads.cal.json");
-    succeed(&mut cli!["calibrate", "--scores", &labels, "-o", &cal]);
-    assert!(
-        std::fs::read_to_string(&cal)
-            .unwrap()
-            .contains("\"positives\": 6")
-    );
-    let other = write(
-        d.path(),
-        "other",
-        "[0]:[0]\n[1]:[1]\n[2]:[2]\n[]:[3]\n[3]:[4]\n[]:[5]\n[4]:[6]\n[5]:[7]\n",
-    );
-    let (stdout, _) = succeed(&mut cli!["eval", "beads", "--gold", &other, "--test", &out]);
+    succeed(&mut calibrate_scores(&labels, &cal));
+    assert!(read(&cal).contains("\"positives\": 6"));
+    let (stdout, _) = succeed(&mut eval_beads(&other_gold, &out));
     assert!(stdout.contains("strict: P 0.8571"), "{stdout}");
     // The batch form: the same pair listed twice, each with its own output.
     let list = write(
@@ -174,10 +150,7 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         "--deletion-penalty",
         "0.5"
     ]);
-    assert_eq!(
-        std::fs::read_to_string(d.path().join("a.beads")).unwrap(),
-        beads
-    );
+    assert_eq!(read(d.path().join("a.beads")), beads);
     let (stdout, _) = succeed(&mut cli![
         "eval",
         "beads",
@@ -200,7 +173,7 @@ fn two_documents_are_aligned_in_order_with_merges_and_written_in_both_formats() 
         "bad.tsv:1: expected 3 tab-separated fields",
     );
     fail(
-        &mut cli!["eval", "beads", "--gold", &gold, "--test", &bad],
+        &mut eval_beads(&gold, &bad),
         "bad.tsv:1: expected [source]:[target]",
     );
     fail(

@@ -3,35 +3,25 @@
 //! `bitext fix`, on small files built here; in a build without the cargo feature `neural`,
 //! the error those commands give instead.
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "neural")]
+use std::path::Path;
+use std::path::PathBuf;
 
 mod common;
 #[cfg(feature = "neural")]
-use common::{COLS, embed_model, fail, rows, score_model, succeed};
-use common::{assert_help, cli, write};
+use common::{COLS, embed_model, fail, read, rows, score_model, scored, succeed, toy_pair, write};
+use common::{assert_help, cli, toy_corpus};
 
 /// Toy pairs of 3 to 8 words: `a3 a1 a7` ↔ `b7 b1 b3`.
+#[cfg(feature = "neural")]
 fn sentence(k: usize) -> (String, String) {
-    let w: Vec<usize> = (0..3 + k % 6).map(|i| (k * 7 + i * 3) % 15).collect();
-    let a: Vec<String> = w.iter().map(|i| format!("a{i}")).collect();
-    let b: Vec<String> = w.iter().rev().map(|i| format!("b{i}")).collect();
-    (a.join(" "), b.join(" "))
+    toy_pair(k, 3, 6)
 }
 
-/// `n` pairs as `src.txt`, `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`).
-fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
-    let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
-    for k in 0..n {
-        let (a, b) = sentence(k);
-        s.push_str(&format!("{a}\n"));
-        t.push_str(&format!("{b}\n"));
-        tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
-    }
-    (
-        write(dir, "src.txt", s),
-        write(dir, "tgt.txt", t),
-        write(dir, "pairs.tsv", tsv),
-    )
+/// `n` pairs of [`sentence`]s as `src.txt`, `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`)
+/// in a fresh temporary folder.
+fn corpus_dir(n: usize) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    toy_corpus(n, 3, 6)
 }
 
 /// `bitext train aligner` on `src`/`tgt` into `out`, small and quick.
@@ -68,8 +58,7 @@ fn train(src: &Path, tgt: &Path, out: &Path, extra: &[&str]) -> std::process::Co
 #[cfg(feature = "neural")]
 #[test]
 fn train_resume_embed_score_and_fix_with_an_aligner() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let (d, src, tgt, tsv) = corpus_dir(40);
     let model = d.path().join("aligner");
     let both = ["--objective", "both", "--r", "2", "--kinds", "P+U+R+I"];
     let (_, err) = succeed(train(&src, &tgt, &model, &both).args(["--epochs", "1"]));
@@ -81,10 +70,9 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
         assert!(model.join(f).exists(), "{f}");
     }
     succeed(train(&src, &tgt, &model, &both).args(["--epochs", "2", "--resume", "-q"]));
-    let state = std::fs::read_to_string(model.join("resume/trainer.json")).unwrap();
+    let state = read(model.join("resume/trainer.json"));
     assert!(state.contains("\"epochs_done\": 2"), "{state}");
-    let desc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(model.join("model.json")).unwrap()).unwrap();
+    let desc: serde_json::Value = serde_json::from_str(&read(model.join("model.json"))).unwrap();
     assert_eq!(desc["kind"], "aligner");
     assert_eq!(desc["kinds"], "PURI");
     assert_eq!(desc["network"]["objective"], "both");
@@ -264,8 +252,7 @@ fn train_resume_embed_score_and_fix_with_an_aligner() {
 #[cfg(feature = "neural")]
 #[test]
 fn aligner_options_refuse_what_they_cannot_do() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 24);
+    let (d, src, tgt, tsv) = corpus_dir(24);
     let model = d.path().join("words");
     let (_, err) = succeed(&mut train(
         &src,
@@ -275,7 +262,7 @@ fn aligner_options_refuse_what_they_cannot_do() {
     ));
     assert!(!err.contains("IBM Model 1"), "{err}");
     assert!(!err.contains("pair accuracy"), "{err}");
-    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    let desc = read(model.join("model.json"));
     assert!(desc.contains("\"kinds\": \"PU\""), "{desc}");
     let out = d.path().join("out.tsv");
     let score = |extra: &[&str]| {
@@ -295,16 +282,7 @@ fn aligner_options_refuse_what_they_cannot_do() {
         assert!((-1.0..=1.0).contains(&c), "{c}");
     }
     fail(
-        &mut cli![
-            "score",
-            "--scorer",
-            "levenshtein",
-            "--words",
-            "--input",
-            &tsv,
-            "--output",
-            d.path().join("lev.tsv")
-        ],
+        scored("score", "levenshtein", &tsv, d.path().join("lev.tsv")).arg("--words"),
         "need a word-alignment model",
     );
     fail(
@@ -389,8 +367,7 @@ fn aligner_commands_have_help() {
 #[cfg(not(feature = "neural"))]
 #[test]
 fn without_the_neural_feature_aligner_commands_say_how_to_get_it() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 5);
+    let (d, src, tgt, tsv) = corpus_dir(5);
     let model = d.path().join("aligner");
     let out = d.path().join("out.tsv");
     for (what, mut cmd) in [

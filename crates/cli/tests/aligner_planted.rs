@@ -10,7 +10,7 @@ use std::path::Path;
 use bitext_core::Rng;
 
 mod common;
-use common::{cli, rows, succeed, write};
+use common::{cli, rows, score_model, succeed, write};
 
 /// Size of the toy vocabulary of each side: `a0 … a59` translate to `b0 … b59`.
 const WORDS: usize = 60;
@@ -103,18 +103,7 @@ fn inserted_words_are_labelled_divergent_and_fix_cuts_them_off() {
 
     // score --words: each token labelled 1 (divergent) exactly when it was inserted.
     let labelled = d.path().join("words.tsv");
-    succeed(&mut cli![
-        "score",
-        "--model",
-        &model,
-        "--input",
-        &noisy,
-        "--words",
-        "--aligner-score",
-        "wemb",
-        "--output",
-        &labelled
-    ]);
+    succeed(score_model(&model, &noisy, &labelled).args(["--words", "--aligner-score", "wemb"]));
     let (mut right, mut tokens, mut inserted_found, mut inserted) = (0, 0, 0, 0);
     for (row, [_, _, a, b]) in rows(&labelled).iter().zip(&planted) {
         for (words, labels, clean) in [(&row[2], &row[3], a), (&row[4], &row[5], b)] {

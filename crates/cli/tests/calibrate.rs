@@ -8,7 +8,10 @@ use std::path::Path;
 
 use bitext_core::Rng;
 use bitext_eval::calibration::{Calibration, Target};
-use common::{cli, eval_bucc, fail, gold_and_mined, succeed, write};
+use bitext_testkit::data::word_lines;
+use common::{
+    calibrate_scores, cli, eval_bucc, fail, gold_and_mined, read, succeed, with_file, write,
+};
 
 /// 400 scores uniform in [0, 1] labelled parallel with probability equal to the score, as
 /// `id<TAB>score<TAB>label`.
@@ -25,26 +28,17 @@ fn labelled_tsv() -> String {
 
 #[test]
 fn labelled_tsv_to_calibration_table_and_plot() {
-    let d = tempfile::tempdir().unwrap();
-    let scores = write(d.path(), "scores.tsv", labelled_tsv());
+    let (d, scores) = with_file("scores.tsv", labelled_tsv());
     let (out_json, svg) = (d.path().join("cal.json"), d.path().join("fig.svg"));
-    let (out, _) = succeed(&mut cli![
-        "calibrate",
-        "--scores",
-        &scores,
-        "--score-col",
-        "2",
-        "--label-col",
-        "3",
-        "--output",
-        &out_json,
-        "--target-precision",
-        "0.85",
-        "--target-recall",
-        "0.6",
-        "--plot",
-        &svg
-    ]);
+    let columns = ["--score-col", "2", "--label-col", "3"];
+    let targets = ["--target-precision", "0.85", "--target-recall", "0.6"];
+    let (out, _) = succeed(
+        calibrate_scores(&scores, &out_json)
+            .args(columns)
+            .args(targets)
+            .arg("--plot")
+            .arg(&svg),
+    );
     for want in [
         "400 labelled pairs",
         "precision >= 0.85",
@@ -61,7 +55,7 @@ fn labelled_tsv_to_calibration_table_and_plot() {
     // P(parallel | s) = s: the threshold for 85% precision is near 0.7 ((1 + t) / 2 = 0.85).
     assert!((c.threshold - 0.7).abs() < 0.15, "{}", c.threshold);
     assert!(cal.min_score(0.85).unwrap() == c.threshold);
-    let svg = std::fs::read_to_string(&svg).unwrap();
+    let svg = read(&svg);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("P(parallel | score)") && svg.contains("non-parallel"));
 }
@@ -70,7 +64,7 @@ fn labelled_tsv_to_calibration_table_and_plot() {
 fn bad_labelled_files_name_file_and_line() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("cal.json");
-    let calibrate = |scores: &Path| cli!["calibrate", "--scores", scores, "--output", &out];
+    let calibrate = |scores: &Path| calibrate_scores(scores, &out);
     let run = |content: &str, want: &str| {
         fail(&mut calibrate(&write(d.path(), "bad.tsv", content)), want);
     };
@@ -98,7 +92,7 @@ fn bad_labelled_files_name_file_and_line() {
 #[test]
 fn mined_pairs_with_bucc_gold() {
     let (d, gold, mined) = gold_and_mined(
-        "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
+        5,
         "1.3\td1\te1\n1.25\td2\te2\n1.2\td3\te9\n1.1\td4\te4\n1.05\td5\te7\n",
     );
     let out = d.path().join("cal.json");
@@ -129,32 +123,18 @@ fn mined_pairs_with_bucc_gold() {
 
 #[test]
 fn noisy_parallel_labels_from_unlabelled_pairs() {
-    let d = tempfile::tempdir().unwrap();
     let words = [
         "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
     ];
-    let mut rng = Rng::seed(9);
-    let mut tsv = String::new();
-    for _ in 0..80 {
-        let s: Vec<&str> = (0..5).map(|_| *rng.choose(&words).unwrap()).collect();
-        let s = s.join(" ");
-        // The "translation" is the sentence with its last letter changed.
-        let t = format!("{}x", &s[..s.len() - 1]);
-        tsv.push_str(&format!("{s}\t{t}\n"));
-    }
-    let pairs = write(d.path(), "pairs.tsv", tsv);
+    // The "translation" is the sentence with its last letter changed.
+    let tsv: String = word_lines(&words, 80, 5, 5, 9)
+        .iter()
+        .map(|s| format!("{s}\t{}x\n", &s[..s.len() - 1]))
+        .collect();
+    let (d, pairs) = with_file("pairs.tsv", tsv);
     let out = d.path().join("cal.json");
-    let (stdout, _) = succeed(&mut cli![
-        "calibrate",
-        "--noisy",
-        &pairs,
-        "--scorer-spec",
-        "levenshtein",
-        "--noise",
-        "0.5",
-        "--output",
-        &out
-    ]);
+    let noisy = || cli!["calibrate", "--noisy", &pairs, "--output", &out];
+    let (stdout, _) = succeed(noisy().args(["--scorer-spec", "levenshtein", "--noise", "0.5"]));
     assert!(
         stdout.contains("40 labelled pairs, 20 parallel"),
         "{stdout}"
@@ -163,21 +143,15 @@ fn noisy_parallel_labels_from_unlabelled_pairs() {
     // Near-identical pairs against unrelated ones: a threshold separates them.
     let best = cal.threshold(Target::BestF1).unwrap();
     assert!(best.prf.f1 > 0.9, "{:?}", best.prf);
-    fail(
-        &mut cli!["calibrate", "--noisy", &pairs, "--output", &out],
-        "--scorer-spec",
-    );
+    fail(&mut noisy(), "--scorer-spec");
 }
 
 #[test]
 fn eval_bucc_plots_the_pr_curve() {
-    let (d, gold, mined) = gold_and_mined(
-        "d1\te1\nd2\te2\nd3\te3\n",
-        "0.9\td1\te1\n0.8\td2\te9\n0.7\td3\te3\n",
-    );
+    let (d, gold, mined) = gold_and_mined(3, "0.9\td1\te1\n0.8\td2\te9\n0.7\td3\te3\n");
     let svg = d.path().join("pr.svg");
     succeed(eval_bucc(&gold, &mined).arg("--plot").arg(&svg));
-    let svg = std::fs::read_to_string(&svg).unwrap();
+    let svg = read(&svg);
     assert!(svg.starts_with("<svg") && svg.contains("data-name=\"mined.tsv\""));
     assert!(svg.contains("recall") && svg.contains("precision"));
 }

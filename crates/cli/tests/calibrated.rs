@@ -3,21 +3,27 @@
 //! (`mine`, whose first three stay `score<TAB>src<TAB>tgt`), and pairs under the threshold of P
 //! are left out.
 
+use std::path::Path;
+
 use bitext_eval::calibration::Calibration;
 
 mod common;
-use common::{calibration, cli, fail, scored, succeed, write};
+use common::{calibrate_scores, calibration, eval_bucc, fail, mine_embeddings, read, rows, scored};
+use common::{succeed, with_input, write};
 
 #[test]
 fn score_and_filter_write_the_calibrated_probability() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, input) = with_input("abcd\tabcd\nabcd\tabxy\nabcd\twxyz\n");
     let (cal_path, cal) = calibration(d.path());
-    let input = write(d.path(), "in.tsv", "abcd\tabcd\nabcd\tabxy\nabcd\twxyz\n");
     let out = d.path().join("out.tsv");
     let score = || scored("score", "levenshtein", &input, &out);
-    succeed(score().arg("--calibration").arg(&cal_path));
-    let text = std::fs::read_to_string(&out).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    let calibrated = |command: &str, out: &Path| {
+        let mut c = scored(command, "levenshtein", &input, out);
+        c.arg("--calibration").arg(&cal_path);
+        c
+    };
+    succeed(&mut calibrated("score", &out));
+    let rows = rows(&out);
     assert_eq!(rows.len(), 3);
     for r in &rows {
         let (s, p): (f64, f64) = (r[2].parse().unwrap(), r[3].parse().unwrap());
@@ -25,13 +31,8 @@ fn score_and_filter_write_the_calibrated_probability() {
     }
     let min = cal.min_score(0.9).unwrap();
     let kept = d.path().join("kept.tsv");
-    succeed(
-        scored("filter", "levenshtein", &input, &kept)
-            .arg("--calibration")
-            .arg(&cal_path)
-            .args(["--min-precision", "0.9"]),
-    );
-    let kept = std::fs::read_to_string(&kept).unwrap();
+    succeed(calibrated("filter", &kept).args(["--min-precision", "0.9"]));
+    let kept = read(&kept);
     let want = rows
         .iter()
         .filter(|r| r[2].parse::<f64>().unwrap() >= min)
@@ -46,7 +47,7 @@ fn score_and_filter_write_the_calibrated_probability() {
 /// `bitext mine` of 40 sources against 40 targets in 32 dimensions: target `j < 20` is source
 /// `j` plus noise that grows with `j` (so that parallel pairs score over the whole range), the
 /// rest are random; forward retrieval, one pair per source.
-fn mine_cmd(dir: &std::path::Path) -> std::process::Command {
+fn mine_cmd(dir: &Path) -> std::process::Command {
     use bitext_core::{Embeddings, Rng};
     let mut rng = Rng::seed(11);
     let mut row = || (0..32).map(|_| rng.normal() as f32).collect::<Vec<_>>();
@@ -64,20 +65,9 @@ fn mine_cmd(dir: &std::path::Path) -> std::process::Command {
         .collect();
     let xp = common::write_raw(dir, "x.f32", &Embeddings::from_rows(x, 32).unwrap());
     let yp = common::write_raw(dir, "y.f32", &Embeddings::from_rows(y, 32).unwrap());
-    cli![
-        "mine",
-        "-q",
-        "--dim",
-        "32",
-        "--src-embeddings",
-        &xp,
-        "--trg-embeddings",
-        &yp,
-        "--retrieval",
-        "fwd",
-        "-k",
-        "4"
-    ]
+    let mut c = mine_embeddings(32, &xp, &yp);
+    c.args(["--retrieval", "fwd", "-k", "4"]);
+    c
 }
 
 /// `mine --calibration` and `--min-precision` against `bitext calibrate`'s own table, fitted on
@@ -111,17 +101,8 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
     );
     let labelled = write(d.path(), "labelled.tsv", labelled);
     let cal_path = d.path().join("cal.json");
-    succeed(&mut cli![
-        "calibrate",
-        "--scores",
-        &labelled,
-        "--target-precision",
-        "0.9",
-        "-o",
-        &cal_path
-    ]);
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&cal_path).unwrap()).unwrap();
+    succeed(calibrate_scores(&labelled, &cal_path).args(["--target-precision", "0.9"]));
+    let json: serde_json::Value = serde_json::from_str(&read(&cal_path)).unwrap();
     let row = json["thresholds"]
         .as_array()
         .unwrap()
@@ -133,7 +114,7 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
     assert!(0 < predicted && predicted < 40, "{row}");
     let cal = Calibration::load(&cal_path).unwrap();
 
-    let read = |out: &str| -> Vec<(f64, f64, usize, usize)> {
+    let parse = |out: &str| -> Vec<(f64, f64, usize, usize)> {
         out.lines()
             .map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
@@ -144,20 +125,20 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
             })
             .collect()
     };
-    let (all, _) = succeed(mine_cmd(d.path()).arg("--calibration").arg(&cal_path));
-    let all = read(&all);
+    let calibrated = || {
+        let mut c = mine_cmd(d.path());
+        c.arg("--calibration").arg(&cal_path);
+        c
+    };
+    let (all, _) = succeed(&mut calibrated());
+    let all = parse(&all);
     assert_eq!(all.len(), 40);
     for ((s, p, i, j), (s0, i0, j0)) in all.iter().zip(&pairs) {
         assert_eq!((s, i, j), (s0, i0, j0));
         assert_eq!(*p, cal.probability(*s), "pair {i} {j}");
     }
-    let (kept, _) = succeed(
-        mine_cmd(d.path())
-            .arg("--calibration")
-            .arg(&cal_path)
-            .args(["--min-precision", "0.9"]),
-    );
-    let kept: Vec<(usize, usize)> = read(&kept).iter().map(|r| (r.2, r.3)).collect();
+    let (kept, _) = succeed(calibrated().args(["--min-precision", "0.9"]));
+    let kept: Vec<(usize, usize)> = parse(&kept).iter().map(|r| (r.2, r.3)).collect();
     let want: Vec<(usize, usize)> = pairs
         .iter()
         .filter(|(s, _, _)| *s >= threshold)
@@ -173,25 +154,7 @@ fn mine_writes_the_probability_and_keeps_what_calibrates_table_says() {
     let gold = write(d.path(), "gold.txt", gold);
     let plain_path = write(d.path(), "plain.tsv", &plain);
     let with_p = d.path().join("with-p.tsv");
-    succeed(
-        mine_cmd(d.path())
-            .arg("--calibration")
-            .arg(&cal_path)
-            .arg("-o")
-            .arg(&with_p),
-    );
-    let eval = |mined: &std::path::Path| {
-        succeed(&mut cli![
-            "eval",
-            "bucc",
-            "--gold",
-            &gold,
-            "--mined",
-            mined,
-            "--threshold",
-            "0"
-        ])
-        .0
-    };
+    succeed(calibrated().arg("-o").arg(&with_p));
+    let eval = |mined: &Path| succeed(eval_bucc(&gold, mined).args(["--threshold", "0"])).0;
     assert_eq!(eval(&with_p), eval(&plain_path));
 }

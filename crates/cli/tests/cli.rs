@@ -6,10 +6,8 @@ use common::{assert_help, bitext, eval_bucc, fail, gold_and_mined, succeed, writ
 #[test]
 fn eval_bucc_reports_prf_and_best_threshold() {
     // 3 of 4 correct; 5 gold. Sorted: 0.9 T, 0.8 T, 0.7 F, 0.6 T.
-    let (_d, gold, mined) = gold_and_mined(
-        "d1\te1\nd2\te2\nd3\te3\nd4\te4\nd5\te5\n",
-        "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n",
-    );
+    let (_d, gold, mined) =
+        gold_and_mined(5, "0.9\td1\te1\n0.7\td3\te9\n0.8\td2\te2\n0.6\td4\te4\n");
     let (out, _) = succeed(&mut eval_bucc(&gold, &mined));
     assert!(
         out.contains("all pairs: P 0.7500 R 0.6000 F1 0.6667"),

@@ -6,30 +6,47 @@
 
 #![cfg(feature = "neural")]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 mod common;
-use common::{corpus, fail, succeed};
+use common::{cli, corpus_dir, fail, read, succeed};
 
 /// A `.vec` of the words `{prefix}0 … {prefix}14`, `dim` values each.
-fn vec_file(dir: &Path, name: &str, prefixes: &[&str], dim: usize) -> std::path::PathBuf {
+fn vec_file(dir: &Path, name: &str, prefixes: &[&str], dim: usize) -> PathBuf {
     common::toy_vectors(dir, name, prefixes, dim, 5)
+}
+
+/// A distillation's files in a fresh temporary folder: the [`corpus_dir`] of 30 pairs, the
+/// student's vectors of both languages (`v.vec`) and the teacher's of the target language
+/// (`t.vec`), 16 dimensions each. The folder, `src.txt`, `tgt.txt`, `pairs.tsv`, the student's
+/// vectors and the teacher's.
+fn distillation() -> (
+    tempfile::TempDir,
+    PathBuf,
+    PathBuf,
+    PathBuf,
+    PathBuf,
+    PathBuf,
+) {
+    let (d, src, tgt, tsv) = corpus_dir(30);
+    let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
+    let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
+    (d, src, tgt, tsv, student_vectors, teacher)
+}
+
+/// `bitext train KIND --src-text SRC --tgt-text TGT`, for the caller's options.
+fn train_text(kind: &str, src: &Path, tgt: &Path) -> Command {
+    cli!["train", kind, "--src-text", src, "--tgt-text", tgt]
 }
 
 #[test]
 fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 30);
-    let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
-    let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
+    let (d, src, tgt, tsv, student_vectors, teacher) = distillation();
     let cache = d.path().join("cache");
     let train = |out: &str, extra: &[&str]| {
-        let mut c = common::bitext();
-        c.args(["train", "siamese", "--src-text"])
-            .arg(&src)
-            .arg("--tgt-text")
-            .arg(&tgt)
-            .arg("--tsv")
+        let mut c = train_text("siamese", &src, &tgt);
+        c.arg("--tsv")
             .arg(&tsv)
             .args(["--src-col", "2", "--tgt-col", "3"])
             .args([
@@ -161,7 +178,7 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     ));
     assert_eq!(err.matches("embedded").count(), 4, "{err}");
     assert!(err.contains("teacher cos src"), "{err}");
-    let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
+    let model = read(d.path().join("m5").join("model.json"));
     for field in [r#""bag_hidden": 8"#, r#""ngram_channels": 4"#] {
         assert!(
             model.contains(field) || model.contains(&field.replace(' ', "")),
@@ -214,18 +231,11 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
 
 #[test]
 fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 30);
-    let student_vectors = vec_file(d.path(), "v.vec", &["a", "b"], 16);
-    let teacher = vec_file(d.path(), "t.vec", &["b"], 16);
+    let (d, src, tgt, tsv, student_vectors, teacher) = distillation();
     let teacher_spec = format!("bow:{}", teacher.display());
     let train = |out: &str, extra: &[&str]| {
-        let mut c = common::bitext();
-        c.args(["train", "aligner", "--src-text"])
-            .arg(&src)
-            .arg("--tgt-text")
-            .arg(&tgt)
-            .args(["--epochs", "2", "--kinds", "PU", "--per-kind", "20"])
+        let mut c = train_text("aligner", &src, &tgt);
+        c.args(["--epochs", "2", "--kinds", "PU", "--per-kind", "20"])
             .args(["--bag", "--emb-dim", "16", "--pooling", "max"])
             .args(["--min-count", "1", "--freeze-embeddings"])
             .args(["--valid-fraction", "0.2", "--teacher", &teacher_spec])
@@ -357,7 +367,7 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         err.contains("the bags' own table initialised from the vectors"),
         "{err}"
     );
-    let model = std::fs::read_to_string(d.path().join("m5").join("model.json")).unwrap();
+    let model = read(d.path().join("m5").join("model.json"));
     for field in [r#""bag_table""#, r#""ngrams""#, r#""ngram_channels""#] {
         assert!(model.contains(field), "{model}");
     }
@@ -381,11 +391,7 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         "--bag",
     );
     let err = fail(
-        common::bitext()
-            .args(["train", "aligner", "--src-text"])
-            .arg(&src)
-            .arg("--tgt-text")
-            .arg(&tgt)
+        train_text("aligner", &src, &tgt)
             .args(["--bag", "--min-count", "1", "-o"])
             .arg(d.path().join("m7"))
             .args(ngrams),
@@ -412,12 +418,8 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
             .arg(&teacher),
         "--bag",
     );
-    let mut no_teacher = common::bitext();
+    let mut no_teacher = train_text("aligner", &src, &tgt);
     no_teacher
-        .args(["train", "aligner", "--src-text"])
-        .arg(&src)
-        .arg("--tgt-text")
-        .arg(&tgt)
         .arg("--distill-input")
         .arg(&tsv)
         .arg("-o")

@@ -3,9 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use bitext_core::io::{npy, raw};
+use bitext_testkit::data::word_lines;
 
 mod common;
-use common::{bow_spec, cli, embed, embed_encoder, fail, succeed, word_vectors, write};
+use common::{
+    bow_spec, cli, embed, embed_encoder, fail, one_hot_vectors, read, succeed, tokenize_train,
+    with_file, word_vectors, write,
+};
 
 /// Bilingual word vectors: each concept one axis of a 4-d space.
 fn vectors(dir: &Path) -> (PathBuf, PathBuf) {
@@ -66,40 +70,17 @@ fn embeds_pieces_of_a_sentencepiece_model() {
     let words = [
         "Hund", "Katze", "Haus", "Baum", "schläft", "läuft", "und", "der", "die",
     ];
-    let mut rng = bitext_core::Rng::seed(5);
-    let mut train = String::new();
-    for _ in 0..300 {
-        let len = 2 + rng.below(6);
-        let line: Vec<&str> = (0..len).map(|_| *rng.choose(&words).unwrap()).collect();
-        train.push_str(&line.join(" "));
-        train.push_str(" &\n");
-    }
+    let train: String = word_lines(&words, 300, 2, 7, 5)
+        .iter()
+        .map(|l| format!("{l} &\n"))
+        .collect();
     let train = write(d.path(), "train.de", train);
     let model = d.path().join("de.model");
-    succeed(&mut cli![
-        "tokenize",
-        "train",
-        "--input",
-        &train,
-        "--vocab-size",
-        "40",
-        "--model-type",
-        "bpe",
-        "--character-coverage",
-        "1.0",
-        "--model",
-        &model
-    ]);
-    let input = write(
-        d.path(),
-        "in.de",
-        "Hund und Katze\nder Baum &amp; das Haus\nHund\n",
-    );
-    let plain = write(
-        d.path(),
-        "plain.de",
-        "Hund und Katze\nder Baum & das Haus\nHund\n",
-    );
+    succeed(tokenize_train(&train, 40, &model).args(["--model-type", "bpe"]));
+    // The input with an HTML entity, and the text the tokenizer is given.
+    let text = "Hund und Katze\nder Baum & das Haus\nHund\n";
+    let input = write(d.path(), "in.de", text.replace('&', "&amp;"));
+    let plain = write(d.path(), "plain.de", text);
     let (pieces, _) = succeed(&mut cli![
         "tokenize",
         "encode",
@@ -117,12 +98,7 @@ fn embeds_pieces_of_a_sentencepiece_model() {
     // Every piece but the last gets an axis: the last is unknown and must not count.
     let unknown = vocab.pop().unwrap();
     let dim = vocab.len();
-    let mut vec_file = format!("{} {dim}\n", vocab.len());
-    for (i, p) in vocab.iter().enumerate() {
-        let row: Vec<&str> = (0..dim).map(|j| if i == j { "1" } else { "0" }).collect();
-        vec_file.push_str(&format!("{p} {}\n", row.join(" ")));
-    }
-    let vectors = write(d.path(), "pieces.vec", vec_file);
+    let vectors = write(d.path(), "pieces.vec", one_hot_vectors(&vocab));
     let out = d.path().join("out.f32");
     let embed_pieces = || {
         let mut c = embed(&input, &vectors, &out);
@@ -157,9 +133,8 @@ fn embeds_pieces_of_a_sentencepiece_model() {
 
 #[test]
 fn sentences_without_known_words_fail_or_are_listed() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, input) = with_file("de.txt", "Hund\n123 !\nKatze\n");
     let (de, _) = vectors(d.path());
-    let input = write(d.path(), "de.txt", "Hund\n123 !\nKatze\n");
     let out = d.path().join("o.f32");
     let embed_de = || embed(&input, &de, &out);
     fail(
@@ -178,7 +153,7 @@ fn sentences_without_known_words_fail_or_are_listed() {
         err.contains("1 sentences had no known word and got zero rows (lines 2)"),
         "{err}"
     );
-    assert_eq!(std::fs::read_to_string(&list).unwrap(), "2\n");
+    assert_eq!(read(&list), "2\n");
     let e = raw::read_raw(&out, 4, raw::RawDtype::F32).unwrap();
     assert_eq!(e.row(1), &[0.0; 4]);
 }
@@ -327,10 +302,9 @@ fn mine_with_an_encoder_equals_embed_then_mine_and_reuses_its_embeddings() {
 /// An error about a file names it once (`X: file is empty`, never `reading X: X: ...`).
 #[test]
 fn errors_name_the_file_once() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, empty) = with_file("nothing.txt", "");
     let (de, en) = vectors(d.path());
     let spec = bow_spec(&de, &en);
-    let empty = write(d.path(), "nothing.txt", "");
     let text = write(d.path(), "s.de", "Der Hund\nDie Katze\n");
     let emb = d.path().join("s.npy");
     succeed(&mut embed(&text, &de, &emb));

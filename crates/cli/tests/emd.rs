@@ -1,7 +1,7 @@
 //! End-to-end tests of `bitext emd` on small files built here.
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{cli, fail, read, succeed, write};
 
 /// Two 2×2 cases with hand-computed optima, one 2×3.
 const CASES: &str = r#"{"id": 0, "kind": "euclid", "n": 2, "m": 2, "a": [0.5, 0.5], "b": [0.5, 0.5], "cost": [0.0, 1.0, 1.0, 0.0], "optimum": 0.0}
@@ -91,7 +91,7 @@ fn emd_translate_writes_proposals_and_evaluates() {
                 .arg("--lexicon")
                 .arg(&lex),
         );
-        let written = std::fs::read_to_string(&out).unwrap();
+        let written = read(&out);
         assert!(written.starts_with(want), "{method}: {written}");
         assert!(stdout.contains(acc), "{method}: {stdout}");
     }

@@ -11,9 +11,8 @@ use std::process::Command;
 use bitext_testkit::data::parallel_text;
 
 mod common;
-use common::{
-    COLS, bitext, calibration, fail_at_step, lexicon_encoder, log_len, logged, run, write,
-};
+use common::{COLS, bitext, calibration, fail, fail_at_step, lexicon_encoder, log_len, logged};
+use common::{mine_step, read, succeed, write};
 
 /// 120 lines `id<TAB>source<TAB>target`: translations, and every fourth line a mismatched pair;
 /// word vectors of both languages; the encoder spec of their bag of words.
@@ -52,17 +51,15 @@ fn filter_cmd(tsv: &Path, out: &Path, extra: &[&str]) -> Command {
 
 /// `bitext score` of `tsv` into `out` with `extra`, which must succeed: the output file.
 fn score(tsv: &Path, out: &Path, extra: &[&str]) -> String {
-    let (ok, _, err) = run(&mut tsv_cmd(&["score"], tsv, out, extra));
-    assert!(ok, "{extra:?}: {err}");
-    std::fs::read_to_string(out).unwrap()
+    succeed(&mut tsv_cmd(&["score"], tsv, out, extra));
+    read(out)
 }
 
 /// The filter's output file and its report line.
 fn filter(tsv: &Path, out: &Path, extra: &[&str]) -> (String, String) {
-    let (ok, _, err) = run(&mut filter_cmd(tsv, out, extra));
-    assert!(ok, "{extra:?}: {err}");
+    let (_, err) = succeed(&mut filter_cmd(tsv, out, extra));
     let report = err.lines().last().unwrap_or_default().to_string();
-    (std::fs::read_to_string(out).unwrap(), report)
+    (read(out), report)
 }
 
 fn sharded(tsv: &Path, work: &Path, n: usize, extra: &[&str]) -> (String, String) {
@@ -164,16 +161,13 @@ fn mine_step_runs_filter_steps_and_whole_corpus_scorers_are_refused() {
     let w = work.to_str().unwrap();
     let out = d.path().join("out.tsv");
     let mut plan = filter_cmd(&tsv, &out, &args);
-    let (ok, _, err) = run(plan.args(["--shards", "2", "--work-dir", w, "--plan-only"]));
-    assert!(ok, "{err}");
+    succeed(plan.args(["--shards", "2", "--work-dir", w, "--plan-only"]));
     let steps = ["score-lines-0", "score-lines-1", "select", "write"];
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "select"]));
-    assert!(
-        !ok && err.contains("score-lines-0 has not completed"),
-        "{err}"
+    fail(
+        mine_step(&work).arg("select"),
+        "score-lines-0 has not completed",
     );
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w]).args(steps));
-    assert!(ok, "{err}");
+    succeed(mine_step(&work).args(steps));
     assert_eq!(sharded(&tsv, &work, 2, &args).0, want);
     let refused = [
         (vec!["--scorer", "ratio"], "margins"),
@@ -188,8 +182,7 @@ fn mine_step_runs_filter_steps_and_whole_corpus_scorers_are_refused() {
         if !extra.contains(&"--shards") {
             c.args(["--shards", "2"]);
         }
-        let (ok, _, err) = run(c.arg("--work-dir").arg(d.path().join("w2")));
-        assert!(!ok && err.contains(why), "{extra:?}: {err}");
+        fail(c.arg("--work-dir").arg(d.path().join("w2")), why);
     }
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod common;
-use common::{cli, fail, last_column, scored, succeed, write};
+use common::{cli, fail, last_column, read, scored, succeed, with_file, with_input, write};
 
 /// A toy parallel corpus (id, German, English): enough repetitions for IBM-1 to learn it.
 fn corpus(dir: &Path) -> std::path::PathBuf {
@@ -21,6 +21,18 @@ fn corpus(dir: &Path) -> std::path::PathBuf {
         text.push_str(&format!("{de}\t{en}\tu{i}\n"));
     }
     write(dir, "train.tsv", text)
+}
+
+/// `bitext COMMAND --scorer ibm1 --model MODEL` (`score` or `filter`) of `input` into `out`.
+fn ibm1(
+    command: &str,
+    input: &Path,
+    out: impl AsRef<std::ffi::OsStr>,
+    model: impl AsRef<std::ffi::OsStr>,
+) -> std::process::Command {
+    let mut c = scored(command, "ibm1", input, out);
+    c.arg("--model").arg(model);
+    c
 }
 
 /// `bitext train ibm1 -q` on `input` into `model`.
@@ -49,11 +61,7 @@ fn train_ibm1_then_score_and_filter_with_it() {
         "das Haus\tthe house\nder Hund\ta book\nein Buch\ta book\nein Hund\tthe house\n",
     );
     let out = d.path().join("scored.tsv");
-    succeed(
-        scored("score", "ibm1", &input, &out)
-            .arg("--model")
-            .arg(&model),
-    );
+    succeed(&mut ibm1("score", &input, &out, &model));
     let s = last_column(&out);
     assert_eq!(s.len(), 4);
     assert!(
@@ -64,13 +72,8 @@ fn train_ibm1_then_score_and_filter_with_it() {
 
     // The same scorer in filter: the two translations are kept, with their scores.
     let kept = d.path().join("kept.tsv");
-    succeed(
-        scored("filter", "ibm1", &input, &kept)
-            .arg("--model")
-            .arg(&model)
-            .args(["--budget-lines", "2"]),
-    );
-    let text = std::fs::read_to_string(&kept).unwrap();
+    succeed(ibm1("filter", &input, &kept, &model).args(["--budget-lines", "2"]));
+    let text = read(&kept);
     assert!(text.starts_with("das Haus\tthe house\t") && text.contains("\nein Buch\ta book\t"));
     assert_eq!(last_column(&kept), vec![s[0], s[2]]);
 
@@ -90,12 +93,7 @@ fn train_ibm1_then_score_and_filter_with_it() {
 
 #[test]
 fn levenshtein_and_length_ratio_score_without_a_model() {
-    let d = tempfile::tempdir().unwrap();
-    let input = write(
-        d.path(),
-        "in.tsv",
-        "abc\tabd\nGuten Morgen !\tGood morning to you !\n",
-    );
+    let (d, input) = with_input("abc\tabd\nGuten Morgen !\tGood morning to you !\n");
     let out = d.path().join("lev.tsv");
     succeed(&mut scored("score", "levenshtein", &input, &out));
     let s = last_column(&out);
@@ -105,19 +103,15 @@ fn levenshtein_and_length_ratio_score_without_a_model() {
     assert_eq!(last_column(&out), vec![1.0, 3.0 / 5.0]);
     let kept = d.path().join("kept.tsv");
     succeed(scored("filter", "length-ratio", &input, &kept).args(["--min-score", "0.9"]));
-    assert_eq!(std::fs::read_to_string(&kept).unwrap().lines().count(), 1);
+    assert_eq!(read(&kept).lines().count(), 1);
 }
 
 #[test]
 fn a_byte_order_mark_is_not_part_of_the_first_line() {
-    let d = tempfile::tempdir().unwrap();
-    let input = write(d.path(), "bom.tsv", "\u{feff}abc\tabc\r\nx\ty\r\n");
+    let (d, input) = with_file("bom.tsv", "\u{feff}abc\tabc\r\nx\ty\r\n");
     let out = d.path().join("out.tsv");
     succeed(&mut scored("score", "levenshtein", &input, &out));
-    assert_eq!(
-        std::fs::read_to_string(&out).unwrap(),
-        "abc\tabc\t1\nx\ty\t0\n"
-    );
+    assert_eq!(read(&out), "abc\tabc\t1\nx\ty\t0\n");
 }
 
 #[test]
@@ -134,9 +128,12 @@ fn lexical_commands_name_bad_input() {
     );
     let input = write(d.path(), "in.tsv", "a\tb\n");
     fail(
-        scored("score", "ibm1", &input, d.path().join("o.tsv"))
-            .arg("--model")
-            .arg(d.path().join("none")),
+        &mut ibm1(
+            "score",
+            &input,
+            d.path().join("o.tsv"),
+            d.path().join("none"),
+        ),
         "ibm1.json",
     );
     let o = d.path().join("o");
@@ -163,8 +160,7 @@ fn lexical_commands_name_bad_input() {
 /// LASER's `trg` spellings are aliases.
 #[test]
 fn columns_are_one_based_and_trg_is_an_alias_of_tgt() {
-    let d = tempfile::tempdir().unwrap();
-    let input = write(d.path(), "in.tsv", "id1\tabc\tabd\n");
+    let (d, input) = with_input("id1\tabc\tabd\n");
     let out = d.path().join("o.tsv");
     for cmd in [
         &["score", "--scorer", "levenshtein"][..],
@@ -184,10 +180,7 @@ fn columns_are_one_based_and_trg_is_an_alias_of_tgt() {
         "--trg-col",
         "3",
     ]));
-    assert_eq!(
-        std::fs::read_to_string(&out).unwrap(),
-        "id1\tabc\tabd\t0.6666666666666667\n"
-    );
+    assert_eq!(read(&out), "id1\tabc\tabd\t0.6666666666666667\n");
     for cmd in [
         &["mine", "--help"][..],
         &["filter", "--help"],

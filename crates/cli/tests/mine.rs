@@ -7,7 +7,7 @@ use bitext_core::io::npy;
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{COLS, bitext, cli, fail, mine_embeddings, succeed, write_pair, write_raw};
+use common::{COLS, bitext, cli, fail, mine_embeddings, read, succeed, write_pair, write_raw};
 
 /// 30 sources and 35 targets in 64 dimensions; target `j < 10` is a noisy copy of source
 /// `9 - j` (the gold pairs are (9,0), (8,1), …, (0,9)). Rows are not normalised: the miner must
@@ -60,7 +60,7 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
             .args(["-k", "2", "--retrieval", "intersect", "-o"])
             .arg(&out),
     );
-    let pairs = parse(&std::fs::read_to_string(&out).unwrap());
+    let pairs = parse(&read(&out));
     assert!(pairs.windows(2).all(|w| w[0].0 >= w[1].0), "{pairs:?}");
     let mut top: Vec<(usize, usize)> = pairs[..10]
         .iter()
@@ -128,7 +128,7 @@ fn mines_planted_pairs_sorted_by_score_with_rows_ids_or_sentences() {
         "--trg-embeddings",
         &yn
     ]);
-    assert_eq!(stdout, std::fs::read_to_string(&out).unwrap());
+    assert_eq!(stdout, read(&out));
 }
 
 /// Every `--index` gives the pairs of the one-pass exact search: the exact index searched one
@@ -304,18 +304,14 @@ fn filter_keeps_the_best_lines_within_a_word_budget() {
     // By score: line 1 (2 words), 2 (2 → 4), 4 (3 → 7), 3 (1 → 8). Budget 6 stops before 4.
     let (_, err) = filter(&["--budget-words", "6"]);
     assert!(err.contains("kept 2 of 4 lines (4 words"), "{err}");
-    let got = std::fs::read_to_string(&out).unwrap();
+    let got = read(&out);
     let lines: Vec<&str> = got.lines().collect();
     assert_eq!(lines.len(), 2);
     assert!(lines[0].starts_with("u\tein Haus\ta house\t"));
     let s: f64 = lines[1].rsplit('\t').next().unwrap().parse().unwrap();
     assert!((s - 0.8).abs() < 1e-6, "{s}");
     filter(&["--budget-lines", "3", "--decimals", "2"]);
-    assert!(
-        std::fs::read_to_string(&out)
-            .unwrap()
-            .ends_with("three words here\t0.60\n")
-    );
+    assert!(read(&out).ends_with("three words here\t0.60\n"));
     let short = write_raw(
         d.path(),
         "short.f32",

@@ -12,9 +12,8 @@ use bitext_core::Embeddings;
 use bitext_core::io::raw::{RawDtype, write_raw};
 
 mod common;
-use common::{
-    bitext, fail_at_step, log_len, logged, mine_embeddings, planted, run, step_id, succeed,
-};
+use common::{fail, fail_at_step, log_len, logged, mine_embeddings, mine_step, planted};
+use common::{step_id, step_names, succeed};
 
 const D: usize = 20;
 
@@ -46,6 +45,20 @@ fn sharded(x: &Path, y: &Path, work: &Path, n: usize, extra: &[&str]) -> (String
     let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
     args.extend_from_slice(extra);
     mine(x, y, &args)
+}
+
+/// [`planted_files`] in `dir`, the single-process output over them, and the work folder
+/// `dir/work` (not made yet).
+fn planted_run(
+    dir: &Path,
+    n: usize,
+    m: usize,
+    pairs: usize,
+    seed: u64,
+) -> (PathBuf, PathBuf, String, PathBuf) {
+    let (xp, yp) = planted_files(dir, n, m, pairs, seed);
+    let (want, _) = mine(&xp, &yp, &[]);
+    (xp, yp, want, dir.join("work"))
 }
 
 #[test]
@@ -127,9 +140,7 @@ fn fp16_targets_are_searched_in_place_with_the_widened_results() {
 #[test]
 fn a_failed_run_resumes_with_the_missing_steps_only() {
     let d = tempfile::tempdir().unwrap();
-    let (xp, yp) = planted_files(d.path(), 200, 170, 80, 6);
-    let (want, _) = mine(&xp, &yp, &[]);
-    let work = d.path().join("work");
+    let (xp, yp, want, work) = planted_run(d.path(), 200, 170, 80, 6);
     let w = work.to_str().unwrap();
     fail_at_step(
         mine_cmd(&xp, &yp, &["--shards", "3", "--work-dir", w]),
@@ -172,32 +183,17 @@ fn a_failed_run_resumes_with_the_missing_steps_only() {
 #[test]
 fn mine_step_runs_the_plan_step_by_step() {
     let d = tempfile::tempdir().unwrap();
-    let (xp, yp) = planted_files(d.path(), 90, 70, 40, 7);
-    let (want, _) = mine(&xp, &yp, &[]);
-    let work = d.path().join("work");
+    let (xp, yp, want, work) = planted_run(d.path(), 90, 70, 40, 7);
     let w = work.to_str().unwrap();
     let (_, err) = mine(&xp, &yp, &["--shards", "2", "--work-dir", w, "--plan-only"]);
     assert!(err.contains("plan.json"), "{err}");
-    let (ok, list, err) = run(bitext().args(["mine-step", "--work-dir", w, "--list"]));
-    assert!(ok, "{err}");
-    let names: Vec<String> = list
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let names = step_names(&work);
     assert_eq!(names.len(), 4 + 4 + 2 + 4 + 2);
     // Out of order: a step whose dependencies are not done is refused.
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "retrieve"]));
-    assert!(!ok && err.contains("has not completed"), "{err}");
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "knn-9-9"]));
-    assert!(!ok && err.contains("no step"), "{err}");
+    fail(mine_step(&work).arg("retrieve"), "has not completed");
+    fail(mine_step(&work).arg("knn-9-9"), "no step");
     for n in &names {
-        let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, n]));
-        assert!(ok, "{n}: {err}");
+        succeed(mine_step(&work).arg(n));
     }
     let (got, err) = mine(&xp, &yp, &["--shards", "2", "--work-dir", w]);
     assert_eq!(got, want);
@@ -217,11 +213,9 @@ fn bad_shard_requests_are_refused() {
     ] {
         let mut args = extra.clone();
         args.extend(["--work-dir", w.to_str().unwrap()]);
-        let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &args));
-        assert!(!ok && err.contains(want), "{extra:?}: {err}");
+        fail(&mut mine_cmd(&xp, &yp, &args), want);
     }
-    let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &["--shards", "2"]));
-    assert!(!ok && err.contains("--work-dir"), "{err}");
+    fail(&mut mine_cmd(&xp, &yp, &["--shards", "2"]), "--work-dir");
 }
 
 /// `--index auto` picks the exact search at this size (the same bytes as without shards) and
@@ -234,6 +228,5 @@ fn index_auto_is_exact_for_small_sets() {
     let (got, err) = sharded(&xp, &yp, &d.path().join("w"), 2, &["--index", "auto"]);
     assert_eq!(got, want);
     assert!(err.contains("--index auto: exact"), "{err}");
-    let (ok, _, err) = run(&mut mine_cmd(&xp, &yp, &["--index", "auto"]));
-    assert!(!ok && err.contains("--shards"), "{err}");
+    fail(&mut mine_cmd(&xp, &yp, &["--index", "auto"]), "--shards");
 }

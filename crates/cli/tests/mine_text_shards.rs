@@ -12,7 +12,8 @@ use std::process::Command;
 use bitext_testkit::data::parallel_text;
 
 mod common;
-use common::{bitext, fail_at_step, lexicon_encoder, log_len, logged, run, step_id, write};
+use common::{bitext, embed_encoder, fail, fail_at_step, lexicon_encoder, log_len, logged};
+use common::{mine_embeddings, mine_step, read, step_id, step_names, succeed, write};
 
 /// Comparable corpora: 90 sources, and 70 targets of which the first 45 translate sources
 /// (shuffled by a stride); word vectors of both languages in one `.vec` file.
@@ -50,9 +51,7 @@ fn mine_cmd(s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> Command {
 }
 
 fn mine(s: &Path, t: &Path, encoder: &str, extra: &[&str]) -> (String, String) {
-    let (ok, out, err) = run(&mut mine_cmd(s, t, encoder, extra));
-    assert!(ok, "{extra:?}: {err}");
-    (out, err)
+    succeed(&mut mine_cmd(s, t, encoder, extra))
 }
 
 /// The single-process run: each text embedded whole into `dir`, then mined.
@@ -73,6 +72,14 @@ fn sharded(s: &Path, t: &Path, enc: &str, work: &Path, n: usize, extra: &[&str])
     let mut args = vec!["--shards", &n, "--work-dir", work.to_str().unwrap()];
     args.extend_from_slice(extra);
     mine(s, t, enc, &args).0
+}
+
+/// [`corpora`] in `dir` (plain text), the single-process output over them, and the work folder
+/// `dir/work` (not made yet).
+fn plain_run(dir: &Path) -> (PathBuf, PathBuf, String, String, PathBuf) {
+    let (s, t, enc) = corpora(dir, false);
+    let want = single(dir, &s, &t, &enc, &[]);
+    (s, t, enc, want, dir.join("work"))
 }
 
 fn output_of(work: &Path, step: &str) -> PathBuf {
@@ -108,9 +115,7 @@ fn sharded_text_to_pairs_writes_the_single_process_bytes() {
 #[test]
 fn a_failed_embed_step_resumes_and_a_changed_threshold_reruns_the_selection_only() {
     let d = tempfile::tempdir().unwrap();
-    let (s, t, enc) = corpora(d.path(), false);
-    let want = single(d.path(), &s, &t, &enc, &[]);
-    let work = d.path().join("work");
+    let (s, t, enc, want, work) = plain_run(d.path());
     let w = work.to_str().unwrap();
     fail_at_step(
         mine_cmd(&s, &t, &enc, &["--shards", "3", "--work-dir", w]),
@@ -157,7 +162,7 @@ fn a_changed_text_or_a_corrupt_embedding_is_recomputed_never_mixed_in() {
     );
     // A changed target text: a new plan; the source's embed steps are reused, every step that
     // reads the target's rows runs again, and the output is that of the new text.
-    let text = std::fs::read_to_string(&t).unwrap();
+    let text = read(&t);
     std::fs::write(&t, format!("{}b3 b4 b5\n", text.replace("b1 ", "b2 "))).unwrap();
     let want = single(d.path(), &s, &t, &enc, &[]);
     let at = log_len(&work);
@@ -176,44 +181,29 @@ fn a_changed_text_or_a_corrupt_embedding_is_recomputed_never_mixed_in() {
 #[test]
 fn mine_step_runs_embed_steps_and_text_plans_refuse_what_they_cannot_do() {
     let d = tempfile::tempdir().unwrap();
-    let (s, t, enc) = corpora(d.path(), false);
-    let want = single(d.path(), &s, &t, &enc, &[]);
-    let work = d.path().join("work");
+    let (s, t, enc, want, work) = plain_run(d.path());
     let w = work.to_str().unwrap();
-    mine(
-        &s,
-        &t,
-        &enc,
-        &["--shards", "2", "--work-dir", w, "--plan-only"],
-    );
-    let (ok, out, err) = run(bitext().args(["mine-step", "--work-dir", w, "--list"]));
-    assert!(ok, "{err}");
-    let names: Vec<String> = out
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["name"].to_string())
-        .map(|n| n.trim_matches('"').to_string())
-        .collect();
+    let plan = ["--shards", "2", "--work-dir", w, "--plan-only"];
+    mine(&s, &t, &enc, &plan);
+    let names = step_names(&work);
     assert_eq!(
         &names[..4],
         ["embed-src-0", "embed-src-1", "embed-trg-0", "embed-trg-1"]
     );
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w, "knn-0-0"]));
-    assert!(
-        !ok && err.contains("embed-src-0 has not completed"),
-        "{err}"
+    fail(
+        mine_step(&work).arg("knn-0-0"),
+        "embed-src-0 has not completed",
     );
-    let (ok, _, err) = run(bitext().args(["mine-step", "--work-dir", w]).args(&names));
-    assert!(ok, "{err}");
+    succeed(mine_step(&work).args(&names));
     assert_eq!(sharded(&s, &t, &enc, &work, 2, &[]), want);
     // A TF-IDF bag needs its IDF from a corpus file; more shards than lines; --index auto.
     let tfidf = enc.replace("\"type\"", "\"weighting\":\"tf_idf\",\"type\"");
     let w2 = d.path().join("w2");
-    let (ok, _, err) = run(mine_cmd(&s, &t, &tfidf, &["--shards", "2", "--work-dir"]).arg(&w2));
-    assert!(!ok && err.contains("idf_corpus"), "{err}");
-    let (ok, _, err) = run(mine_cmd(&s, &t, &enc, &["--shards", "80", "--work-dir"]).arg(&w2));
-    assert!(
-        !ok && err.contains("80 shards but the file has 70 lines"),
-        "{err}"
+    let two = ["--shards", "2", "--work-dir"];
+    fail(mine_cmd(&s, &t, &tfidf, &two).arg(&w2), "idf_corpus");
+    fail(
+        mine_cmd(&s, &t, &enc, &["--shards", "80", "--work-dir"]).arg(&w2),
+        "80 shards but the file has 70 lines",
     );
     let mut c = mine_cmd(
         &s,
@@ -221,8 +211,7 @@ fn mine_step_runs_embed_steps_and_text_plans_refuse_what_they_cannot_do() {
         &enc,
         &["--shards", "2", "--index", "auto", "--work-dir"],
     );
-    let (ok, _, err) = run(c.arg(&w2));
-    assert!(!ok && err.contains("--index auto"), "{err}");
+    fail(c.arg(&w2), "--index auto");
 }
 
 #[test]
@@ -231,7 +220,7 @@ fn unify_deduplicates_before_embedding_with_the_single_process_output() {
     let (s, t, enc) = corpora(d.path(), false);
     // Repeat some lines of each side further down (and one twice).
     let repeat = |p: &Path, lines: &[usize]| {
-        let text = std::fs::read_to_string(p).unwrap();
+        let text = read(p);
         let all: Vec<&str> = text.lines().collect();
         let extra: String = lines.iter().map(|&i| format!("{}\n", all[i])).collect();
         std::fs::write(p, format!("{text}{extra}")).unwrap();
@@ -280,14 +269,8 @@ fn unify_deduplicates_before_embedding_with_the_single_process_output() {
         );
     }
     let w = d.path().join("w9");
-    let (ok, _, err) = run(mine_cmd(
-        &s,
-        &t,
-        &enc,
-        &["--shards", "2", "--unify", "all", "--work-dir"],
-    )
-    .arg(&w));
-    assert!(!ok && err.contains("--unify first"), "{err}");
+    let unify_all = ["--shards", "2", "--unify", "all", "--work-dir"];
+    fail(mine_cmd(&s, &t, &enc, &unify_all).arg(&w), "--unify first");
 }
 
 #[test]
@@ -297,43 +280,14 @@ fn fp16_shards_mine_as_single_process_fp16_files() {
     // Single process: each text embedded whole into binary16, then mined with --fp16.
     let (x, y) = (d.path().join("x.f16"), d.path().join("y.f16"));
     for (text, side, out) in [(&s, "source", &x), (&t, "target", &y)] {
-        let mut c = bitext();
-        c.args([
-            "embed",
-            "-q",
-            "--fp16",
-            "--encoder",
-            &enc,
-            "--side",
-            side,
-            "--input",
-        ])
-        .arg(text)
-        .arg("-o")
-        .arg(out);
-        let (ok, _, err) = run(&mut c);
-        assert!(ok, "{err}");
+        succeed(embed_encoder(text, &enc, side, out).arg("--fp16"));
     }
-    let mut c = bitext();
-    c.args([
-        "mine",
-        "-q",
-        "-k",
-        "3",
-        "--fp16",
-        "--dim",
-        "16",
-        "--src-embeddings",
-    ])
-    .arg(&x)
-    .arg("--tgt-embeddings")
-    .arg(&y)
-    .arg("--src-text")
-    .arg(&s)
-    .arg("--tgt-text")
-    .arg(&t);
-    let (ok, want, err) = run(&mut c);
-    assert!(ok, "{err}");
+    let mut c = mine_embeddings(16, &x, &y);
+    c.args(["-k", "3", "--fp16", "--src-text"])
+        .arg(&s)
+        .arg("--tgt-text")
+        .arg(&t);
+    let (want, _) = succeed(&mut c);
     assert!(want.lines().count() >= 40);
     for n in [1, 3] {
         let work = d.path().join(format!("w{n}"));
@@ -342,11 +296,7 @@ fn fp16_shards_mine_as_single_process_fp16_files() {
         let size = std::fs::metadata(output_of(&work, "embed-src-0"))
             .unwrap()
             .len();
-        let rows = std::fs::read_to_string(&s)
-            .unwrap()
-            .lines()
-            .count()
-            .div_ceil(n);
+        let rows = read(&s).lines().count().div_ceil(n);
         assert!(
             size <= (rows * 16 * 2) as u64,
             "binary16 rows: {size} bytes"

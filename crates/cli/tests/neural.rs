@@ -9,8 +9,8 @@ use std::process::Command;
 
 mod common;
 #[cfg(feature = "neural")]
-use common::{COLS, embed_model, fail, score_model, succeed, toy_vectors, train_mlp};
-use common::{bitext, corpus};
+use common::{COLS, embed_model, fail, read, score_model, succeed, toy_vectors, train_mlp};
+use common::{bitext, corpus_dir};
 
 /// `bitext train KIND --src SRC --tgt TGT -o OUT`, for the caller's options.
 #[cfg(feature = "neural")]
@@ -30,6 +30,14 @@ fn train_cmd(
     c
 }
 
+/// [`train_cmd`] of the small preset, every word in the vocabulary (`--min-count 1`).
+#[cfg(feature = "neural")]
+fn train_small(kind: &str, src: &Path, tgt: &Path, out: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = train_cmd(kind, src, tgt, out);
+    c.args(["--preset", "small", "--min-count", "1"]);
+    c
+}
+
 /// `bitext embed --model MODEL --input INPUT --side SIDE -o OUT`, which must succeed: the
 /// vectors it wrote.
 #[cfg(feature = "neural")]
@@ -41,15 +49,13 @@ fn embed(model: &Path, input: impl AsRef<Path>, side: &str, out: &Path) -> bitex
 #[cfg(feature = "neural")]
 #[test]
 fn train_embed_and_score_with_a_siamese_and_an_mlp() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let (d, src, tgt, tsv) = corpus_dir(40);
     let model = d.path().join("siamese");
     // Trained long enough (2 s) that its vectors carry the pairs, for the MLP below.
     succeed(
-        train_cmd("siamese", &src, &tgt, &model)
-            .args(["--preset", "small", "--epochs", "30", "--lr", "0.01"])
-            .args(["--patience", "30", "--negatives", "2"])
-            .args(["--min-count", "1", "--valid-fraction", "0.1", "-q"]),
+        train_small("siamese", &src, &tgt, &model)
+            .args(["--epochs", "30", "--lr", "0.01", "--patience", "30"])
+            .args(["--negatives", "2", "--valid-fraction", "0.1", "-q"]),
     );
     for f in [
         "model.json",
@@ -70,7 +76,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
             .args(COLS)
             .args(["--batch", "7"]),
     );
-    let out = std::fs::read_to_string(&scored).unwrap();
+    let out = read(&scored);
     assert_eq!(out.lines().count(), 40);
     for (k, line) in out.lines().enumerate() {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -115,7 +121,7 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
     let scorer = bitext_neural::mlp::MlpScorer::new(&m, src_e, e).unwrap();
     let aligned: Vec<(usize, usize)> = (0..40).map(|i| (i, i)).collect();
     let want = scorer.probabilities(&aligned).unwrap();
-    let out = std::fs::read_to_string(d.path().join("mlp.tsv")).unwrap();
+    let out = read(d.path().join("mlp.tsv"));
     let got: Vec<f64> = out
         .lines()
         .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
@@ -145,30 +151,16 @@ fn train_embed_and_score_with_a_siamese_and_an_mlp() {
 #[cfg(feature = "neural")]
 #[test]
 fn train_embed_and_score_with_an_autoencoder() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 40);
+    let (d, src, tgt, tsv) = corpus_dir(40);
     let mono = d.path().join("mono.txt");
     std::fs::write(&mono, "b1 b2 b3\nb4 b5\n").unwrap();
     let model = d.path().join("ae");
     let train = |epochs: &str, resume: bool| {
-        let mut c = bitext();
-        c.args(["train", "autoencoder", "--src"])
-            .arg(&src)
-            .arg("--tgt")
-            .arg(&tgt)
-            .arg("--mono")
+        let mut c = train_small("autoencoder", &src, &tgt, &model);
+        c.arg("--mono")
             .arg(&mono)
-            .arg("-o")
-            .arg(&model)
-            .args(["--preset", "small", "--epochs", epochs, "--candidates", "8"])
-            .args([
-                "--min-count",
-                "1",
-                "--valid-fraction",
-                "0.1",
-                "--max-len",
-                "4",
-            ]);
+            .args(["--epochs", epochs, "--candidates", "8"])
+            .args(["--valid-fraction", "0.1", "--max-len", "4"]);
         if resume {
             c.arg("--resume");
         }
@@ -181,9 +173,9 @@ fn train_embed_and_score_with_an_autoencoder() {
         "{err}"
     );
     succeed(&mut train("2", true));
-    let state = std::fs::read_to_string(model.join("resume/trainer.json")).unwrap();
+    let state = read(model.join("resume/trainer.json"));
     assert!(state.contains("\"epochs_done\": 2"), "{state}");
-    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    let desc = read(model.join("model.json"));
     assert!(desc.contains("\"kind\": \"autoencoder\""), "{desc}");
 
     for (side, input) in [("source", &src), ("target", &tgt)] {
@@ -193,7 +185,7 @@ fn train_embed_and_score_with_an_autoencoder() {
     }
     let scored = d.path().join("scored.tsv");
     succeed(score_model(&model, &tsv, &scored).args(COLS));
-    let out = std::fs::read_to_string(&scored).unwrap();
+    let out = read(&scored);
     assert_eq!(out.lines().count(), 40);
     for line in out.lines() {
         let c: f64 = line.split('\t').nth(3).unwrap().parse().unwrap();
@@ -215,20 +207,14 @@ fn train_embed_and_score_with_an_autoencoder() {
 #[cfg(feature = "neural")]
 #[test]
 fn train_siamese_from_bilingual_vectors() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, _) = corpus(d.path(), 30);
+    let (d, src, tgt, _) = corpus_dir(30);
     let vec_file =
         |name: &str, prefix: &str, dim: usize| toy_vectors(d.path(), name, &[prefix], dim, 0);
     let (sv, tv) = (vec_file("a.vec", "a", 130), vec_file("b.vec", "b", 130));
     let train = |out: &str, sv: &Path, tv: &Path| {
-        let mut c = train_cmd("siamese", &src, &tgt, d.path().join(out));
-        c.args(["--preset", "small", "--epochs", "1", "--negatives", "1"])
-            .args([
-                "--min-count",
-                "1",
-                "--separate-vocab",
-                "--freeze-embeddings",
-            ])
+        let mut c = train_small("siamese", &src, &tgt, d.path().join(out));
+        c.args(["--epochs", "1", "--negatives", "1"])
+            .args(["--separate-vocab", "--freeze-embeddings"])
             .arg("--init-vectors")
             .arg(sv)
             .arg("--init-target-vectors")
@@ -253,8 +239,7 @@ fn train_siamese_from_bilingual_vectors() {
 #[cfg(feature = "neural")]
 #[test]
 fn train_refuses_an_unusable_backend_before_writing_anything() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, _) = corpus(d.path(), 30);
+    let (d, src, tgt, _) = corpus_dir(30);
     for kind in ["siamese", "autoencoder", "aligner"] {
         let out = d.path().join(kind);
         let (ok, _, err) = common::run(train_cmd(kind, &src, &tgt, &out).args([
@@ -283,25 +268,15 @@ fn train_refuses_an_unusable_backend_before_writing_anything() {
 #[cfg(feature = "neural")]
 #[test]
 fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, _) = corpus(d.path(), 30);
+    let (d, src, tgt, _) = corpus_dir(30);
     let model = d.path().join("ae");
     succeed(
-        train_cmd("autoencoder", &src, &tgt, &model)
-            .args(["--preset", "small", "--epochs", "1", "--candidates", "8"])
-            .args([
-                "--bag",
-                "--ranking",
-                "0.5",
-                "--scale",
-                "10",
-                "--margin",
-                "0.1",
-            ])
-            .args(["--ranking-pairs", "16"])
-            .args(["--min-count", "1", "--valid-fraction", "0.2", "-q"]),
+        train_small("autoencoder", &src, &tgt, &model)
+            .args(["--epochs", "1", "--candidates", "8", "--bag"])
+            .args(["--ranking", "0.5", "--scale", "10", "--margin", "0.1"])
+            .args(["--ranking-pairs", "16", "--valid-fraction", "0.2", "-q"]),
     );
-    let desc = std::fs::read_to_string(model.join("model.json")).unwrap();
+    let desc = read(model.join("model.json"));
     assert!(desc.contains("\"bag\": true"), "{desc}");
     let emb = d.path().join("e.npy");
     let e = embed(&model, &tgt, "target", &emb);
@@ -324,23 +299,22 @@ fn train_an_autoencoder_with_a_bag_and_a_ranking_term() {
 #[cfg(feature = "neural")]
 #[test]
 fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, _) = corpus(d.path(), 30);
+    let (d, src, tgt, _) = corpus_dir(30);
     // `b0 … b14` continue the count of `a0 … a14`: the 16th to the 30th word.
     let vectors = toy_vectors(d.path(), "v.vec", &["a", "b"], 16, 15 * 31);
     let model = d.path().join("ranking");
     succeed(
-        train_cmd("siamese", &src, &tgt, &model)
-            .args(["--preset", "small", "--epochs", "2", "--negatives", "2"])
+        train_small("siamese", &src, &tgt, &model)
+            .args(["--epochs", "2", "--negatives", "2"])
             .args(["--objective", "ranking", "--scale", "10", "--margin", "0.1"])
             .args(["--bag", "--pooling", "max", "--emb-dim", "16"])
-            .args(["--min-count", "1", "--freeze-embeddings", "-q"])
+            .args(["--freeze-embeddings", "-q"])
             // Batches in one piece per thread (60 sentences: up to three).
             .args(["--batch-pieces", "0"])
             .arg("--init-vectors")
             .arg(&vectors),
     );
-    let json = std::fs::read_to_string(model.join("model.json")).unwrap();
+    let json = read(model.join("model.json"));
     assert!(
         json.contains("\"bag\": true") && json.contains("\"pooling\": \"max\""),
         "{json}"
@@ -359,8 +333,7 @@ fn train_a_ranking_siamese_with_a_bag_of_words_and_embed() {
 #[cfg(not(feature = "neural"))]
 #[test]
 fn without_the_neural_feature_neural_commands_say_how_to_get_it() {
-    let d = tempfile::tempdir().unwrap();
-    let (src, tgt, tsv) = corpus(d.path(), 10);
+    let (d, src, tgt, tsv) = corpus_dir(10);
     let model = d.path().join("siamese");
     let runs: [(&str, Vec<std::ffi::OsString>); 3] = [
         (

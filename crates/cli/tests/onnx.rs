@@ -5,37 +5,27 @@
 //! that part says so and passes.
 #![cfg(feature = "onnx")]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bitext_core::io::npy;
 use bitext_encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext_onnx::graph::build::token_states;
+use bitext_testkit::data::word_lines;
 use bitext_testkit::needs::{self, group};
-use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
+use bitext_tokenize::{Sentencepiece, SequenceConfig, TokenizerSpec};
 
 mod common;
-use common::{cli, fail, succeed, write};
+use common::{cli, embed_with, fail, succeed, tokenize_train, write};
 
-/// A sentencepiece model and a graph over its pieces (`graph::build::token_states`).
-fn graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+/// A sentencepiece model (trained by `bitext tokenize train`) and a graph over its pieces
+/// (`graph::build::token_states`).
+fn graph(dir: &Path) -> (PathBuf, PathBuf) {
     let words = ["hund", "katze", "haus", "dog", "cat", "house", "the", "der"];
-    let mut rng = bitext_core::Rng::seed(2);
-    let text: Vec<String> = (0..200)
-        .map(|_| {
-            (0..5)
-                .map(|_| words[rng.below(words.len())])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    let trained = SubwordTrainer::new()
-        .vocab_size(24)
-        .character_coverage(1.0)
-        .threads(Some(1))
-        .train_corpora(&[("xx", &text[..])])
-        .unwrap();
-    let spm = write(dir, "spm.model", trained.tokenizer().to_bytes());
-    let (g, _) = token_states(trained.tokenizer().pieces().len(), 6, 2, false);
+    let text = word_lines(&words, 200, 5, 5, 2).join("\n") + "\n";
+    let spm = dir.join("spm.model");
+    succeed(tokenize_train(&write(dir, "spm.txt", text), 24, &spm).args(["--threads", "1"]));
+    let pieces = Sentencepiece::open(&spm).unwrap().pieces().len();
+    let (g, _) = token_states(pieces, 6, 2, false);
     (write(dir, "enc.onnx", g), spm)
 }
 
@@ -43,16 +33,10 @@ fn graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 fn embed_runs_an_onnx_graph_as_the_library_does() {
     let d = tempfile::tempdir().unwrap();
     // A missing graph is named, whatever the runtime.
+    let missing = format!("onnx:{}", d.path().join("missing.onnx").display());
+    let x = write(d.path(), "x.txt", "a\n");
     fail(
-        &mut cli![
-            "embed",
-            "--input",
-            write(d.path(), "x.txt", "a\n"),
-            "--encoder",
-            format!("onnx:{}", d.path().join("missing.onnx").display()),
-            "-o",
-            d.path().join("x.npy"),
-        ],
+        &mut embed_with(x, &missing, &d.path().join("x.npy")),
         "missing.onnx",
     );
     if needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok()).is_none() {
@@ -70,16 +54,8 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
     let lines = ["der hund", "the cat house", "katze", "house house the dog"];
     let input = write(d.path(), "in.txt", lines.join("\n") + "\n");
     let out = d.path().join("out.npy");
-    let (_, err) = succeed(&mut cli![
-        "embed",
-        "--input",
-        &input,
-        "--encoder",
-        bitext_encode::EncoderSpec::Onnx(spec.clone()).to_string(),
-        "-o",
-        &out,
-        "-q"
-    ]);
+    let encoder = bitext_encode::EncoderSpec::Onnx(spec.clone()).to_string();
+    let (_, err) = succeed(&mut embed_with(&input, &encoder, &out));
     assert!(err.contains("embedded 4 sentences (6 dimensions)"), "{err}");
     let got = npy::read_npy(&out).unwrap();
     let want = bitext_onnx::OnnxEncoder::load(&spec)
@@ -91,19 +67,7 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
     // Raw text to pairs in one command: the bytes of embed then mine.
     let other = write(d.path(), "other.txt", "the dog\nkatze katze\nhaus der\n");
     let other_npy = d.path().join("other.npy");
-    let encoder = bitext_encode::EncoderSpec::Onnx(spec).to_string();
-    succeed(&mut cli![
-        "embed",
-        "-q",
-        "--input",
-        &other,
-        "--encoder",
-        &encoder,
-        "--side",
-        "target",
-        "-o",
-        &other_npy
-    ]);
+    succeed(embed_with(&other, &encoder, &other_npy).args(["--side", "target"]));
     let mine = |x: &Path, y: &Path, extra: &[&str]| {
         let mut c = cli![
             "mine",
@@ -137,16 +101,7 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
         .collect();
     let big = write(d.path(), "big.de", bucc);
     let big_out = d.path().join("big.f32");
-    succeed(&mut cli![
-        "embed",
-        "-q",
-        "--input",
-        &big,
-        "--encoder",
-        &encoder,
-        "-o",
-        &big_out
-    ]);
+    succeed(&mut embed_with(&big, &encoder, &big_out));
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     let whole = bitext_onnx::OnnxEncoder::load(&spec_again(&encoder))
         .unwrap()
@@ -158,18 +113,7 @@ fn embed_runs_an_onnx_graph_as_the_library_does() {
     // A bad line in the middle of a stream is named, and nothing is written.
     let bad = write(d.path(), "bad.de", "de-1\tder hund\nde-2\t \nde-3\tkatze\n");
     let bad_out = d.path().join("bad.npy");
-    fail(
-        &mut cli![
-            "embed",
-            "--input",
-            &bad,
-            "--encoder",
-            &encoder,
-            "-o",
-            &bad_out
-        ],
-        "bad.de:2",
-    );
+    fail(&mut embed_with(&bad, &encoder, &bad_out), "bad.de:2");
     assert!(!bad_out.exists());
 }
 
@@ -193,7 +137,7 @@ fn a_student_starts_from_its_teachers_piece_vectors() {
     let d = tempfile::tempdir().unwrap();
     let (_, spm) = graph(d.path());
     let spm_bytes = std::fs::read(&spm).unwrap();
-    let sp = bitext_tokenize::Sentencepiece::from_bytes(spm_bytes.clone()).unwrap();
+    let sp = Sentencepiece::from_bytes(spm_bytes.clone()).unwrap();
     let pieces: Vec<String> = sp.pieces().iter().map(|p| p.piece.clone()).collect();
     let vocab = pieces.len();
     let (g, table) = bitext_onnx::graph::build::piece_lookup(&spm_bytes, vocab, 8, 4);

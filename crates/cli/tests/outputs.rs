@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use bitext_core::io::raw::{self, RawDtype};
-use bitext_testkit::files::{drain, fifo, names, received};
+use bitext_testkit::files::{assert_link, drain, fifo, names, received};
 
 mod common;
-use common::{COLS, embed, fail, scored, succeed, write};
+use common::{COLS, embed, fail, read, scored, succeed, with_file, write};
 
 const PAIRS: &str = "u1\tDer Hund schläft .\tThe dog sleeps .\n\
                      u2\tJa\tThis sentence is much longer than its source .\n\
@@ -67,12 +67,7 @@ fn score_streams_into_a_fifo_and_leaves_it_a_fifo() {
 
 #[test]
 fn embed_writes_through_a_link_and_leaves_the_link() {
-    let d = tempfile::tempdir().unwrap();
-    let vectors = write(
-        d.path(),
-        "de.vec",
-        "3 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\n",
-    );
+    let (d, vectors) = with_file("de.vec", "3 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\n");
     let input = write(d.path(), "de.txt", "Hund und Katze\nHaus\n");
     let embed_to = |out: &Path| embed(&input, &vectors, out);
     let plain = d.path().join("plain.f32");
@@ -83,13 +78,7 @@ fn embed_writes_through_a_link_and_leaves_the_link() {
     let link = d.path().join("de.f32");
     symlink("real/de.f32", &link).unwrap();
     succeed(&mut embed_to(&link));
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(fs::read_link(&link).unwrap(), Path::new("real/de.f32"));
+    assert_link(&link, Path::new("real/de.f32"));
     assert_eq!(fs::read(&target).unwrap(), fs::read(&plain).unwrap());
     assert_eq!(raw::read_raw(&link, 3, RawDtype::F32).unwrap().len(), 2);
     assert_eq!(names(&d.path().join("real")), ["de.f32"]);
@@ -112,13 +101,8 @@ fn a_failed_run_through_a_link_leaves_the_old_file_and_no_temporary_file() {
         [good.as_bytes(), b"u\t\xff\tx\n"].concat(),
     );
     fail(&mut score(&bad, &link), "bad.tsv:5001");
-    assert_eq!(fs::read_to_string(&target).unwrap(), "old\n");
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert_eq!(read(&target), "old\n");
+    assert_link(&link, &target);
     assert_eq!(names(&d.path().join("real")), ["out.tsv"]);
     assert_eq!(names(d.path()), ["bad.tsv", "out.tsv", "real"]);
 }
@@ -144,6 +128,6 @@ fn the_open_standard_output_is_written_in_place() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert_eq!(fs::read_to_string(&log).unwrap(), format!("head\n{want}"));
+    assert_eq!(read(&log), format!("head\n{want}"));
     assert_eq!(names(d.path()), ["log.tsv", "pairs.tsv", "plain.tsv"]);
 }

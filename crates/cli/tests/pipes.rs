@@ -11,7 +11,7 @@ use bitext_core::io::{AtomicFile, LineReader};
 use bitext_core::{Embeddings, Rng};
 
 mod common;
-use common::{cli, emd, fail, mine_embeddings, piped, succeed, write, write_raw};
+use common::{cli, emd, fail, mine_embeddings, piped, read, succeed, with_input, write, write_raw};
 
 /// `text` written to `dir/name` compressed by its extension (bitext's own writer; the
 /// compressed formats themselves are tested in bitext-core).
@@ -53,13 +53,12 @@ fn score(de: &Path, en: &Path, input: &str, output: &str) -> Command {
 
 #[test]
 fn score_and_filter_read_stdin_write_stdout_and_compress_by_extension() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, plain_in) = with_input(TSV);
     let (de, en) = vectors(d.path());
-    let plain_in = write(d.path(), "in.tsv", TSV);
     let plain_out = d.path().join("out.tsv");
     let p = |p: &Path| p.to_str().unwrap().to_string();
     succeed(&mut score(&de, &en, &p(&plain_in), &p(&plain_out)));
-    let want = std::fs::read_to_string(&plain_out).unwrap();
+    let want = read(&plain_out);
     assert_eq!(want.lines().count(), 4);
     // stdin → stdout.
     let (ok, out, err) = piped(&mut score(&de, &en, "-", "-"), TSV.as_bytes());
@@ -218,10 +217,9 @@ fn bad_streams_give_clear_errors_and_no_partial_output() {
 
 #[test]
 fn a_reader_that_closes_stdout_early_ends_the_command_cleanly() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, input) = with_input(TSV.repeat(20_000));
     let (de, en) = vectors(d.path());
     // Enough output to fill the pipe after the reader has gone.
-    let input = write(d.path(), "in.tsv", TSV.repeat(20_000));
     let mut child = score(&de, &en, input.to_str().unwrap(), "-")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -5,8 +5,8 @@ use std::process::Command;
 
 mod common;
 use common::{
-    COLS, bow_spec, cli, embed_encoder, emd, fail, last_column, scored, succeed, word_vectors,
-    write,
+    COLS, bow_spec, cli, embed_encoder, emd, fail, last_column, read, scored, succeed, with_file,
+    with_input, word_vectors, write,
 };
 
 /// German and English word vectors in one space: translations are close.
@@ -33,11 +33,10 @@ fn score(dir: &Path, input: &Path, output: &Path, extra: &[&str]) -> Command {
 
 #[test]
 fn score_appends_a_column_and_ranks_translations_first() {
-    let d = tempfile::tempdir().unwrap();
-    let input = write(d.path(), "in.tsv", PAIRS);
+    let (d, input) = with_input(PAIRS);
     let output = d.path().join("out.tsv");
     succeed(&mut score(d.path(), &input, &output, &["--batch", "2"]));
-    let text = std::fs::read_to_string(&output).unwrap();
+    let text = read(&output);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
     let scores = last_column(&output);
@@ -51,9 +50,8 @@ fn score_appends_a_column_and_ranks_translations_first() {
 
 #[test]
 fn score_errors_name_the_file_and_line() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, empty) = with_file("empty.tsv", "u1\tHund\tdog\nu2\t \tcat\n");
     let output = d.path().join("out.tsv");
-    let empty = write(d.path(), "empty.tsv", "u1\tHund\tdog\nu2\t \tcat\n");
     fail(
         &mut score(d.path(), &empty, &output, &[]),
         "empty.tsv:2: empty source field",
@@ -78,14 +76,13 @@ fn score_errors_name_the_file_and_line() {
 /// same scores.
 #[test]
 fn filter_with_the_emd_scorer_keeps_the_best_lines() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, input) = with_input(PAIRS);
     let (de, en) = vectors(d.path());
-    let input = write(d.path(), "in.tsv", PAIRS);
     let scored = d.path().join("scored.tsv");
     succeed(&mut score(d.path(), &input, &scored, &[]));
     let kept = d.path().join("kept.tsv");
     succeed(emd("filter", &de, &en, &input, &kept).args(["--budget-lines", "2"]));
-    let scored = std::fs::read_to_string(&scored).unwrap();
+    let scored = read(&scored);
     let mut lines: Vec<&str> = scored.lines().collect();
     lines.sort_by(|a, b| {
         let s = |l: &str| l.rsplit('\t').next().unwrap().parse::<f64>().unwrap();
@@ -93,7 +90,7 @@ fn filter_with_the_emd_scorer_keeps_the_best_lines() {
     });
     let mut best: Vec<&str> = lines[..2].to_vec();
     best.sort();
-    let kept = std::fs::read_to_string(&kept).unwrap();
+    let kept = read(&kept);
     let mut got: Vec<&str> = kept.lines().collect();
     got.sort();
     assert_eq!(got, best);
@@ -103,14 +100,9 @@ fn filter_with_the_emd_scorer_keeps_the_best_lines() {
 /// here from the vectors themselves (bag of words: the normalised mean of the known words).
 #[test]
 fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
-    let d = tempfile::tempdir().unwrap();
+    let (d, input) = with_input("u1\tHund\tdog\nu2\tHund Katze\tcat\nu3\tBaum\tdog\n");
     let (de, en) = vectors(d.path());
     let spec = bow_spec(&de, &en);
-    let input = write(
-        d.path(),
-        "in.tsv",
-        "u1\tHund\tdog\nu2\tHund Katze\tcat\nu3\tBaum\tdog\n",
-    );
     let output = d.path().join("out.tsv");
     succeed(
         cli![
@@ -139,7 +131,7 @@ fn score_with_an_encoder_appends_the_cosine_of_its_vectors() {
         cos([0.5, 0.5], [0.05, 0.95]),
         cos([-1.0, 0.0], [0.95, 0.05]),
     ];
-    let out = std::fs::read_to_string(&output).unwrap();
+    let out = read(&output);
     let got = last_column(&output);
     assert_eq!(got.len(), 3, "{out}");
     for (g, w) in got.iter().zip(want) {
@@ -200,17 +192,16 @@ fn filter_with_an_encoder_equals_filter_with_its_embeddings() {
     let (a, b) = (d.path().join("a.tsv"), d.path().join("b.tsv"));
     filter(&[&"--src-embeddings", &xs, &"--tgt-embeddings", &ys], &a);
     filter(&[&"--encoder", &spec], &b);
-    let want = std::fs::read_to_string(&a).unwrap();
+    let want = read(&a);
     assert_eq!(want.lines().count(), 3, "{want}");
-    assert_eq!(std::fs::read_to_string(&b).unwrap(), want);
+    assert_eq!(read(&b), want);
 }
 
 /// An input without a line is the same error in `score` and `filter`, naming the file, and
 /// leaves no output.
 #[test]
 fn an_empty_input_is_the_same_error_in_score_and_filter() {
-    let d = tempfile::tempdir().unwrap();
-    let empty = write(d.path(), "empty.tsv", "");
+    let (d, empty) = with_file("empty.tsv", "");
     let out = d.path().join("out.tsv");
     for command in ["score", "filter"] {
         fail(
@@ -225,16 +216,11 @@ fn an_empty_input_is_the_same_error_in_score_and_filter() {
 /// as `mine` and `align-docs` do.
 #[test]
 fn score_and_filter_write_to_standard_output_by_default() {
-    let d = tempfile::tempdir().unwrap();
-    let input = write(
-        d.path(),
-        "in.tsv",
-        "u1\tein Hund\ta dog\nu2\tja\ta much longer sentence\n",
-    );
+    let (d, input) = with_input("u1\tein Hund\ta dog\nu2\tja\ta much longer sentence\n");
     let to_file = d.path().join("scored.tsv");
     let args = [&["--scorer", "length-ratio"][..], &COLS].concat();
     succeed(cli!["score", "--input", &input, "-o", &to_file].args(&args));
-    let want = std::fs::read_to_string(&to_file).unwrap();
+    let want = read(&to_file);
     let (out, _) = succeed(cli!["score", "--input", &input].args(&args));
     assert_eq!(out, want);
     let (kept, _) = succeed(cli!["filter", "--input", &input, "--budget-lines", "1"].args(&args));

@@ -5,122 +5,87 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Run the binary; (success, stderr).
-fn run<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bitext"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) {
-    let (ok, err) = run(args);
-    assert!(ok, "{args:?}: {err}");
-}
-
-/// The command line `base` followed by `extra`, owned.
-fn line(base: &[&str], extra: &[&str]) -> Vec<String> {
-    base.iter().chain(extra).map(|a| (*a).to_owned()).collect()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{cli, embed, fail, read, succeed, write};
 
 /// Word vectors of both languages in one 3-d space.
 const VEC: &str =
     "6 3\nhund 1 0 0\nkatze 0 1 0\nhaus 0 0 1\ndog 1 0.1 0\ncat 0 1 0.1\nhouse 0.1 0 1\n";
 
-/// A temporary folder holding [`VEC`] as `w.vec`: the folder and that file.
-fn with_vectors() -> (tempfile::TempDir, PathBuf) {
+/// A fresh temporary folder holding [`VEC`] as `w.vec` and `text` as `name`: the folder and the
+/// two files.
+fn with_vectors(name: &str, text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let d = tempfile::tempdir().unwrap();
     let v = write(d.path(), "w.vec", VEC);
-    (d, v)
+    let input = write(d.path(), name, text);
+    (d, v, input)
+}
+
+/// The bytes of two files are the same.
+fn assert_same_bytes(a: &Path, b: &Path) {
+    assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 }
 
 #[test]
 fn embed_encoder_spec_equals_the_flags() {
-    let (d, v) = with_vectors();
-    let input = write(
-        d.path(),
-        "de.txt",
-        "Hund und Katze\nein Haus\nHund Hund Haus\n",
-    );
+    let (d, v, input) = with_vectors("de.txt", "Hund und Katze\nein Haus\nHund Hund Haus\n");
     let (a, b) = (d.path().join("a.f32"), d.path().join("b.f32"));
     let embed = |out: &Path, extra: &[&str]| {
-        line(&["embed", "-q", "--input", s(&input), "-o", s(out)], extra)
+        let mut c = cli!["embed", "-q", "--input", &input, "-o", out];
+        c.args(extra);
+        c
     };
-    ok(&embed(
-        &a,
-        &["--vectors", s(&v), "--tfidf", "--zero-unknown"],
-    ));
+    succeed(
+        embed(&a, &["--tfidf", "--zero-unknown"])
+            .arg("--vectors")
+            .arg(&v),
+    );
     let spec = format!(
         r#"{{"type":"bow","vectors":"{}","weighting":"tf_idf","no_known_word":"zero"}}"#,
-        s(&v)
+        v.display()
     );
-    ok(&embed(&b, &["--encoder", &spec]));
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    succeed(&mut embed(&b, &["--encoder", &spec]));
+    assert_same_bytes(&a, &b);
 
-    let short = format!("bow:{}", s(&v));
-    ok(&embed(&b, &["--encoder", &short]));
-    ok(&embed(&a, &["--vectors", s(&v)]));
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let short = format!("bow:{}", v.display());
+    succeed(&mut embed(&b, &["--encoder", &short]));
+    succeed(embed(&a, &[]).arg("--vectors").arg(&v));
+    assert_same_bytes(&a, &b);
 
-    let (fine, err) = run(&embed(&b, &["--encoder", &short, "--vectors", s(&v)]));
-    assert!(!fine && err.contains("cannot be used with"), "{err}");
-    let (fine, err) = run(&embed(&b, &["--encoder", "glove"]));
-    assert!(!fine && err.contains("bow:FILE"), "{err}");
+    let both = &mut embed(&b, &["--encoder", &short]);
+    fail(both.arg("--vectors").arg(&v), "cannot be used with");
+    fail(&mut embed(&b, &["--encoder", "glove"]), "bow:FILE");
 }
 
 #[test]
 fn score_and_filter_scorer_specs_equal_the_flags() {
-    let (d, v) = with_vectors();
-    let tsv = write(
-        d.path(),
+    let (d, v, tsv) = with_vectors(
         "in.tsv",
         "Hund und Katze\tdog and cat\nein Haus\ta house\nKatze\thouse\n",
     );
     let (a, b) = (d.path().join("a.tsv"), d.path().join("b.tsv"));
     let score = |out: &Path, extra: &[&str]| {
-        line(&["score", "--input", s(&tsv), "--output", s(out)], extra)
+        let mut c = cli!["score", "--input", &tsv, "--output", out];
+        c.args(extra);
+        c
     };
-    ok(&score(
-        &a,
-        &[
-            "--scorer",
-            "emd",
-            "--src-vec",
-            s(&v),
-            "--tgt-vec",
-            s(&v),
-            "--oov",
-            "match",
-        ],
-    ));
+    succeed(
+        score(&a, &["--scorer", "emd", "--oov", "match"])
+            .arg("--src-vec")
+            .arg(&v)
+            .arg("--tgt-vec")
+            .arg(&v),
+    );
     let spec = format!(
         r#"{{"type":"emd","src_vectors":"{0}","tgt_vectors":"{0}",
             "distance":{{"oov":"match_identical"}}}}"#,
-        s(&v)
+        v.display()
     );
-    ok(&score(&b, &["--scorer-spec", &spec]));
-    assert_eq!(
-        std::fs::read_to_string(&a).unwrap(),
-        std::fs::read_to_string(&b).unwrap()
-    );
-    let (fine, err) = run(&score(&b, &["--scorer-spec", "cosine"]));
-    assert!(
-        !fine && err.contains("scores embeddings, not sentences"),
-        "{err}"
+    succeed(&mut score(&b, &["--scorer-spec", &spec]));
+    assert_eq!(read(&a), read(&b));
+    fail(
+        &mut score(&b, &["--scorer-spec", "cosine"]),
+        "scores embeddings, not sentences",
     );
 
     // filter: 4 lines, embeddings written by embed.
@@ -133,33 +98,25 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
     let en = write(d.path(), "en.txt", "dog\ncat\nhouse\ncat\n");
     let (xe, ye) = (d.path().join("x.f32"), d.path().join("y.f32"));
     for (text, out) in [(&de, &xe), (&en, &ye)] {
-        ok(&[
-            "embed",
-            "-q",
-            "--input",
-            s(text),
-            "--vectors",
-            s(&v),
-            "-o",
-            s(out),
-        ]);
+        succeed(&mut embed(text, &v, out));
     }
-    let filter = |out: &Path, extra: &[&str]| {
-        let base = [
+    let filter = |out: &Path, extra: &[&str]| -> Command {
+        let mut c = cli![
             "filter",
             "-q",
             "--input",
-            s(&tsv),
+            &tsv,
             "--src-embeddings",
-            s(&xe),
+            &xe,
             "--trg-embeddings",
-            s(&ye),
+            &ye,
             "--dim",
             "3",
             "-o",
-            s(out),
+            out
         ];
-        line(&base, extra)
+        c.args(extra);
+        c
     };
     let ratio = r#"{"type":"margin","margin":{"type":"ratio","k_src":2,"k_trg":2}}"#;
     for (flags, spec) in [
@@ -167,31 +124,25 @@ fn score_and_filter_scorer_specs_equal_the_flags() {
         (&["--scorer", "distance", "-k", "4"][..], "distance"),
         (&["--scorer", "cosine"][..], "cosine"),
     ] {
-        ok(&filter(&a, flags));
-        ok(&filter(&b, &["--scorer-spec", spec]));
-        assert_eq!(
-            std::fs::read_to_string(&a).unwrap(),
-            std::fs::read_to_string(&b).unwrap(),
-            "{spec}"
-        );
+        succeed(&mut filter(&a, flags));
+        succeed(&mut filter(&b, &["--scorer-spec", spec]));
+        assert_eq!(read(&a), read(&b), "{spec}");
     }
-    ok(&filter(
+    succeed(&mut filter(
         &b,
         &["--scorer-spec", r#"{"type":"neg_euclidean"}"#],
     ));
     let emd = format!(
         r#"{{"type":"emd","src_vectors":"{0}","tgt_vectors":"{0}"}}"#,
-        s(&v)
+        v.display()
     );
     // The EMD scores the TSV's sentences: given embeddings, filter says they are not used.
-    let (fine, err) = run(&filter(&b, &["--scorer-spec", &emd]));
-    assert!(
-        !fine && err.contains("reads the TSV's sentences, not embeddings"),
-        "{err}"
+    fail(
+        &mut filter(&b, &["--scorer-spec", &emd]),
+        "reads the TSV's sentences, not embeddings",
     );
-    let (fine, err) = run(&filter(
-        &b,
-        &["--scorer-spec", "cosine", "--scorer", "ratio"],
-    ));
-    assert!(!fine && err.contains("cannot be used with"), "{err}");
+    fail(
+        &mut filter(&b, &["--scorer-spec", "cosine", "--scorer", "ratio"]),
+        "cannot be used with",
+    );
 }

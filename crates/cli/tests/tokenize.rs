@@ -9,7 +9,7 @@ use bitext_core::Rng;
 use bitext_testkit::needs::{self, group};
 
 mod common;
-use common::{assert_help, bitext, cli, fail, piped_whole, succeed, write};
+use common::{assert_help, bitext, cli, fail, piped_whole, read, succeed, tokenize_train, write};
 
 /// `bitext tokenize encode` with `args` and `--model model` on `input`, which must succeed: its
 /// stdout.
@@ -53,26 +53,12 @@ fn train(dir: &Path) -> PathBuf {
     let de = write(dir, "train.de", text(DE, 300, 1));
     let en = write(dir, "train.en", text(EN, 300, 2));
     let model = dir.join("joint.model");
-    let (_, err) = succeed(&mut cli![
-        "tokenize",
-        "train",
-        "--input",
-        &de,
-        "--input",
-        &en,
-        "--vocab-size",
-        "90",
-        "--model-type",
-        "bpe",
-        "--lang",
-        "de,en",
-        "--character-coverage",
-        "1.0",
-        "--threads",
-        "2",
-        "--model",
-        &model
-    ]);
+    let (_, err) = succeed(
+        tokenize_train(&de, 90, &model)
+            .arg("--input")
+            .arg(&en)
+            .args(["--model-type", "bpe", "--lang", "de,en", "--threads", "2"]),
+    );
     assert!(
         err.contains("trained a bpe model of 90 pieces on 600 sentences"),
         "{err}"
@@ -152,7 +138,7 @@ fn train_encode_decode_one_line_per_line() {
             "--output",
             &dec
         ]);
-        let text = std::fs::read_to_string(&dec).unwrap();
+        let text = read(&dec);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), n_lines);
         assert_eq!(
@@ -180,7 +166,7 @@ fn train_encode_decode_one_line_per_line() {
         "tokenize", "encode", "--model", &model, "--input", &a, "--input", &b, "--output",
         &out_file
     ]);
-    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
+    assert_eq!(read(&out_file), outputs[0]);
     // A byte-order mark at the start of each input file is not text.
     let a_bom = write(
         d.path(),
@@ -196,7 +182,7 @@ fn train_encode_decode_one_line_per_line() {
         "tokenize", "encode", "--model", &model, "--input", &a_bom, "--input", &b_bom, "--output",
         &out_file
     ]);
-    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), outputs[0]);
+    assert_eq!(read(&out_file), outputs[0]);
 
     // Debian's spm_encode gives the same bytes for the same model.
     if let Some(spm) = needs::file(group::SPM_ENCODE, which("spm_encode")) {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use bitext_core::io::{
     AtomicFile, LineReader, Placement, Special, TempPath, check_output, placement,
 };
-use bitext_testkit::files::{drain, fifo, names, received};
+use bitext_testkit::files::{assert_link, drain, fifo, names, received};
 
 #[test]
 fn placement_follows_links_and_writes_devices_fifos_and_sockets_in_place() {
@@ -164,13 +164,7 @@ fn a_link_is_written_through_and_stays_a_link() {
     // Nothing changes before commit.
     assert_eq!(fs::read_to_string(&target).unwrap(), "old\n");
     f.commit().unwrap();
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(fs::read_link(&link).unwrap(), Path::new("real/out.tsv"));
+    assert_link(&link, Path::new("real/out.tsv"));
     assert_eq!(fs::read_to_string(&target).unwrap(), "new\n");
     // The replaced file keeps its mode.
     let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
@@ -187,12 +181,7 @@ fn a_link_is_written_through_and_stays_a_link() {
         fs::read_to_string(d.join("real/created.tsv")).unwrap(),
         "made"
     );
-    assert!(
-        fs::symlink_metadata(d.join("dangling"))
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert_link(&d.join("dangling"), Path::new("real/created.tsv"));
 }
 
 #[cfg(target_os = "linux")]
@@ -230,12 +219,7 @@ fn a_temp_path_is_placed_like_an_atomic_file() {
     assert_eq!(fs::read_to_string(d.join("index.bin")).unwrap(), "old");
     t.commit().unwrap();
     assert_eq!(fs::read_to_string(d.join("index.bin")).unwrap(), "new");
-    assert!(
-        fs::symlink_metadata(d.join("link.bin"))
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert_link(&d.join("link.bin"), Path::new("index.bin"));
     // Dropped without commit: the temporary file is removed.
     let t = TempPath::new(d.join("other.bin")).unwrap();
     fs::write(t.path(), "x").unwrap();

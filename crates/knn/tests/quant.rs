@@ -26,6 +26,18 @@ fn exact(data: &Embeddings, metric: Metric, p: ExactParams) -> ExactIndex<'_> {
         .unwrap()
 }
 
+/// The exact index over `data` at `precision` through `kernel`, re-ranking `candidates` (0: the
+/// default) in query blocks of 256.
+fn scanning(
+    data: &Embeddings,
+    metric: Metric,
+    precision: Precision,
+    kernel: Kernel,
+    candidates: usize,
+) -> ExactIndex<'_> {
+    exact(data, metric, params(precision, kernel, candidates, 256))
+}
+
 fn reduced(data: &Embeddings, metric: Metric, p: ExactParams) -> Box<dyn KnnIndex + '_> {
     Box::new(exact(data, metric, p))
 }
@@ -177,8 +189,7 @@ proptest! {
         let q = data(shape, nq, d, &mut rng);
         let k = k.min(n);
         let want = f32_index(&db).search(q.view(), k).unwrap();
-        let index = ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
-            .with_params(params(precision, kernel, candidates, block)).unwrap();
+        let index = exact(&db, Metric::InnerProduct, params(precision, kernel, candidates, block));
         let got = index.search_certified(q.view(), k, &mut |_| {}).unwrap();
         check_counts(&got.certification, nq);
         prop_assert_eq!(bits(&got.neighbors), bits(&want));
@@ -196,8 +207,7 @@ proptest! {
         let (k, kb) = (k.min(n), k.min(nq));
         let (wf, wb) = f32_index(&db)
             .search_both_with_progress(q.view(), k, kb, &mut |_| {}).unwrap();
-        let index = ExactIndex::over(db.view(), Metric::InnerProduct).unwrap()
-            .with_params(params(precision, kernel, candidates, 32)).unwrap();
+        let index = exact(&db, Metric::InnerProduct, params(precision, kernel, candidates, 32));
         let (f, b) = index.search_both_certified(q.view(), k, kb, &mut |_| {}).unwrap();
         check_counts(&f.certification, nq);
         check_counts(&b.certification, n);
@@ -214,11 +224,7 @@ fn unit_vectors_are_certified_at_the_first_try() {
     let db = data(Shape::Unit, 3000, 96, &mut rng);
     let q = data(Shape::Unit, 200, 96, &mut rng);
     for precision in [Precision::Bf16, Precision::Int8] {
-        let index = exact(
-            &db,
-            Metric::InnerProduct,
-            params(precision, Kernel::Auto, 0, 256),
-        );
+        let index = scanning(&db, Metric::InnerProduct, precision, Kernel::Auto, 0);
         let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
         let c = got.certification;
         assert_eq!((c.certified, c.widened, c.fallen_back), (200, 0, 0), "{c}");
@@ -234,11 +240,7 @@ fn duplicates_are_scanned_once_and_stay_exact() {
     let row: Vec<f32> = (0..24).map(|_| rng.normal() as f32).collect();
     let db = Embeddings::from_rows(std::iter::repeat_n(&row, 200), 24).unwrap();
     let q = data(Shape::Normal, 5, 24, &mut rng);
-    let index = exact(
-        &db,
-        Metric::InnerProduct,
-        params(Precision::Int8, Kernel::Auto, 2, 256),
-    );
+    let index = scanning(&db, Metric::InnerProduct, Precision::Int8, Kernel::Auto, 2);
     let got = index.search_certified(q.view(), 2, &mut |_| {}).unwrap();
     let c = got.certification;
     assert_eq!((c.certified, c.widened, c.fallen_back), (5, 0, 0), "{c}");
@@ -262,11 +264,7 @@ fn duplicates_are_scanned_once_and_stay_exact() {
 fn l2_runs_in_f32_and_says_so() {
     let mut rng = Rng::seed(4);
     let db = data(Shape::Normal, 50, 8, &mut rng);
-    let index = exact(
-        &db,
-        Metric::L2,
-        params(Precision::Bf16, Kernel::Auto, 0, 256),
-    );
+    let index = scanning(&db, Metric::L2, Precision::Bf16, Kernel::Auto, 0);
     let got = index.search_certified(db.view(), 3, &mut |_| {}).unwrap();
     let c = got.certification;
     assert_eq!(
@@ -361,10 +359,12 @@ fn precisions_resolve_to_what_the_cpu_runs_fast() {
     // A forced kernel runs the precision asked for, fast or not.
     let forced = Precision::Int8.resolve(Kernel::Portable, Metric::InnerProduct, n, nq);
     assert_eq!(forced.precision, Precision::Int8);
-    let index = exact(
+    let index = scanning(
         &db,
         Metric::InnerProduct,
-        params(Precision::Int8, Kernel::Portable, 0, 256),
+        Precision::Int8,
+        Kernel::Portable,
+        0,
     );
     let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
     assert_eq!(got.certification.precision, Precision::Int8);

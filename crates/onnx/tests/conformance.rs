@@ -12,7 +12,10 @@ use bitext_onnx::OnnxEncoder;
 use bitext_onnx::graph::build::token_states;
 use bitext_testkit::encoder::{self as suite, Expect};
 use bitext_testkit::needs::{self, group};
-use bitext_tokenize::{SequenceConfig, SubwordTrainer, TokenizerSpec};
+use bitext_tokenize::{SequenceConfig, TokenizerSpec};
+
+mod common;
+use common::{small_spm, write};
 
 /// The files the encoder is loaded from (kept for the whole test binary).
 fn files() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
@@ -20,17 +23,10 @@ fn files() -> &'static (tempfile::TempDir, PathBuf, PathBuf) {
     FILES.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let (src, tgt) = bitext_testkit::data::parallel_text(200, 11);
-        let trained = SubwordTrainer::new()
-            .vocab_size(28)
-            .character_coverage(1.0)
-            .threads(Some(1))
-            .train_corpora(&[("src", &src[..]), ("tgt", &tgt[..])])
-            .unwrap();
-        let spm = dir.path().join("spm.model");
-        std::fs::write(&spm, trained.tokenizer().to_bytes()).unwrap();
+        let trained = small_spm(&[("src", &src[..]), ("tgt", &tgt[..])], 28);
+        let spm = write(dir.path(), "spm.model", trained.tokenizer().to_bytes());
         let (graph, _) = token_states(trained.tokenizer().pieces().len(), 8, 3, false);
-        let path = dir.path().join("encoder.onnx");
-        std::fs::write(&path, graph).unwrap();
+        let path = write(dir.path(), "encoder.onnx", graph);
         (dir, path, spm)
     })
 }

@@ -15,8 +15,12 @@ use bitext_onnx::graph::build::{
     attr_int, model, node, piece_lookup, tensor, token_states, tokenizer_node,
 };
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
+use bitext_testkit::data::word_lines;
 use bitext_testkit::needs::{self, group};
-use bitext_tokenize::{Sentencepiece, SequenceConfig, SubwordTrainer, Tokenizer, TokenizerSpec};
+use bitext_tokenize::{Sentencepiece, SequenceConfig, Tokenizer, TokenizerSpec};
+
+mod common;
+use common::{small_spm, write};
 
 /// The runtime, or `None` (the test recorded as skipped) when this machine has none.
 fn runtime() -> Option<PathBuf> {
@@ -30,24 +34,8 @@ fn spm_bytes() -> &'static [u8] {
         let words = [
             "haus", "katze", "baum", "house", "cat", "tree", "der", "the", "rot",
         ];
-        let mut rng = bitext_core::Rng::seed(5);
-        let text: Vec<String> = (0..300)
-            .map(|_| {
-                (0..6)
-                    .map(|_| words[rng.below(words.len())])
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        SubwordTrainer::new()
-            .vocab_size(24)
-            .character_coverage(1.0)
-            .threads(Some(1))
-            .train_corpora(&[("xx", &text[..])])
-            .unwrap()
-            .tokenizer()
-            .to_bytes()
-            .to_vec()
+        let text = word_lines(&words, 300, 6, 6, 5);
+        small_spm(&[("xx", &text[..])], 24).to_bytes().to_vec()
     })
 }
 
@@ -57,12 +45,6 @@ const SENTENCES: [&str; 4] = [
     "",
     "tree tree tree cat the haus",
 ];
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 /// USE-M's layout: strings → SentencepieceTokenizer → ids, splits → … → [N, 3]. Here each
 /// row is `len_i · w + Σ ids · 0` (lengths from the row splits; the ids summed into a second
@@ -122,11 +104,7 @@ fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
     // Row splits as the graph declares them: int32, or int64 (USE-M's).
     let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
     for splits_type in [INT32, INT64] {
-        let path = write(
-            dir.path(),
-            "usem.onnx",
-            &usem_like(spm_bytes(), splits_type),
-        );
+        let path = write(dir.path(), "usem.onnx", usem_like(spm_bytes(), splits_type));
         let enc = OnnxEncoder::load(&OnnxSpec {
             normalize: false,
             batch: 3,
@@ -175,14 +153,20 @@ fn transformer_like(vocab: usize) -> (Vec<u8>, Vec<f32>) {
     token_states(vocab, 4, 9, true)
 }
 
+/// [`spm_bytes`] as `dir/spm.model` and a [`transformer_like`] export over its pieces as
+/// `dir/tr.onnx`: the two files, the sentencepiece model and the export's table.
+fn transformer_files(dir: &Path) -> (PathBuf, PathBuf, Sentencepiece, Vec<f32>) {
+    let spm = write(dir, "spm.model", spm_bytes());
+    let sp = Sentencepiece::open(&spm).unwrap();
+    let (m, table) = transformer_like(sp.pieces().len());
+    (spm, write(dir, "tr.onnx", m), sp, table)
+}
+
 #[test]
 fn a_transformer_export_is_fed_padded_ids_and_pooled() {
     let Some(rt) = runtime() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let spm = write(dir.path(), "spm.model", spm_bytes());
-    let sp = Sentencepiece::open(&spm).unwrap();
-    let (m, table) = transformer_like(sp.pieces().len());
-    let path = write(dir.path(), "tr.onnx", &m);
+    let (spm, path, sp, table) = transformer_files(dir.path());
     let sequence = SequenceConfig {
         add_bos: true,
         add_eos: true,
@@ -233,7 +217,7 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
         "{e}"
     );
     // A runtime that is not there.
-    let usem = write(dir.path(), "usem.onnx", &usem_like(spm_bytes(), INT64));
+    let usem = write(dir.path(), "usem.onnx", usem_like(spm_bytes(), INT64));
     let e = OnnxEncoder::load(&OnnxSpec {
         runtime: Some(dir.path().join("libonnxruntime.so")),
         ..OnnxSpec::new(&usem)
@@ -284,22 +268,11 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
 fn sessions_side_by_side_give_the_same_bytes_and_errors() {
     let Some(rt) = runtime() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let spm = write(dir.path(), "spm.model", spm_bytes());
-    let sp = Sentencepiece::open(&spm).unwrap();
-    let (m, _) = transformer_like(sp.pieces().len());
-    let path = write(dir.path(), "tr.onnx", &m);
+    let (spm, path, sp, _) = transformer_files(dir.path());
     let words = [
         "haus", "katze", "baum", "house", "cat", "tree", "der", "the",
     ];
-    let mut rng = bitext_core::Rng::seed(11);
-    let text: Vec<String> = (0..41)
-        .map(|_| {
-            (0..1 + rng.below(9))
-                .map(|_| words[rng.below(words.len())])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let text = word_lines(&words, 41, 1, 9, 11);
     let refs: Vec<&str> = text.iter().map(String::as_str).collect();
     let spec = |sessions: usize, max_tokens: Option<usize>| OnnxSpec {
         tokenizer: Some(TokenizerSpec::Sentencepiece {

@@ -1,6 +1,7 @@
 //! Seeded test data: embedding matrices (normal, small integers with many ties, planted
 //! neighbours, planted translation pairs), a learnable parallel text with its bilingual word
-//! vectors, and sample texts for tokenizers. Everything is drawn from [`bitext_core::Rng`], so
+//! vectors, random lines of given words (for training subword models), and sample texts for
+//! tokenizers. Everything is drawn from [`bitext_core::Rng`], so
 //! the same seed gives the same data on every platform.
 
 use bitext_core::io::vec::WordVectors;
@@ -170,6 +171,31 @@ pub fn lexicon(n: usize, dim: usize, seed: u64) -> (WordVectors, WordVectors) {
     (side("a", src), side("b", tgt))
 }
 
+/// `n` lines of `min` to `max` words (inclusive) drawn from `words`, joined by spaces: a line's
+/// length is drawn before its words, and only when `min < max`.
+///
+/// # Panics
+/// When `words` is empty or `max < min`.
+#[must_use]
+pub fn word_lines(words: &[&str], n: usize, min: usize, max: usize, seed: u64) -> Vec<String> {
+    assert!(
+        !words.is_empty() && min <= max,
+        "word_lines: no words or max < min"
+    );
+    let mut rng = Rng::seed(seed);
+    (0..n)
+        .map(|_| {
+            let len = if min < max {
+                min + rng.below(max - min + 1)
+            } else {
+                min
+            };
+            let line: Vec<&str> = (0..len).map(|_| words[rng.below(words.len())]).collect();
+            line.join(" ")
+        })
+        .collect()
+}
+
 /// Sample texts for tokenizers: German and English, Moses-tokenized and raw, HTML entities,
 /// numbers, other scripts and emoji, empty and whitespace-only, words no vocabulary has.
 /// Tokenizers under test are trained on the first five.
@@ -212,6 +238,14 @@ mod tests {
         assert!(p.truth.iter().all(|&t| t < 32));
         let (x, y) = planted_pairs(5, 4, 3, 6, 1);
         assert_eq!((x.len(), y.len(), x.dim()), (5, 4, 6));
+        let lines = word_lines(&["a", "b"], 20, 1, 3, 4);
+        assert_eq!(lines, word_lines(&["a", "b"], 20, 1, 3, 4));
+        assert!(
+            lines
+                .iter()
+                .all(|l| (1..=3).contains(&l.split(' ').count()))
+        );
+        assert!(word_lines(&["a"], 3, 2, 2, 1).iter().all(|l| l == "a a"));
     }
 
     #[test]

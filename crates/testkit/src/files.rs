@@ -1,6 +1,6 @@
 //! Files for the tests of outputs that are not regular files (Unix): FIFOs made by `mkfifo`
-//! and what their readers receive, and the names left in a directory (no temporary file may
-//! stay behind).
+//! and what their readers receive, the names left in a directory (no temporary file may stay
+//! behind), and symbolic links that must stay links.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,6 +18,20 @@ pub fn names(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// `link` is still a symbolic link, and to `target` (as written in the link).
+///
+/// # Panics
+/// When `link` is missing, not a link, or points elsewhere.
+pub fn assert_link(link: &Path, target: &Path) {
+    let kind = std::fs::symlink_metadata(link).unwrap().file_type();
+    assert!(
+        kind.is_symlink(),
+        "{} is not a link: {kind:?}",
+        link.display()
+    );
+    assert_eq!(std::fs::read_link(link).unwrap(), target);
 }
 
 /// A FIFO at `dir/name`, made by `mkfifo`.

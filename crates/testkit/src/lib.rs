@@ -15,9 +15,10 @@
 //! The references: [`BruteForce`], the reference kNN (`f64` scores, a full sort, ties to the
 //! lower id), and [`transport::ssp_cost`], min-cost flow by successive shortest paths. The
 //! seeded data ([`data`]): planted neighbours and translations, a learnable parallel text and its
-//! lexicon, sample texts. [`needs`]: the one way for a test to say that it ran or skipped for
-//! want of something outside the workspace or the CPU (counted and shown by `cargo xtask ci`).
-//! [`files`]: FIFOs and their readers, for the tests of outputs that are not regular files.
+//! lexicon, random lines of given words, sample texts. [`needs`]: the one way for a test to say
+//! that it ran or skipped for want of something outside the workspace or the CPU (counted and
+//! shown by `cargo xtask ci`). [`files`]: FIFOs and their readers, for the tests of outputs that
+//! are not regular files, and what a link points to.
 //!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
 //! implementation and the check (`exact_owned::matches_the_reference`). The checks are public

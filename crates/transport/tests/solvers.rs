@@ -5,7 +5,7 @@
 
 use bitext_core::Rng;
 use bitext_testkit::transport::reference::{
-    check_marginals, costs, euclidean, north_west_cost, plan_cost, ssp_cost, weights,
+    check_marginals, costs, euclidean, north_west_cost, plan_cost, self_costs, ssp_cost, weights,
 };
 use bitext_transport::{
     Balance, CostMatrix, Error, NetworkSimplex, Problem, SimplexParams, SinkhornParams, SolverSpec,
@@ -63,8 +63,7 @@ proptest! {
     #[test]
     fn emd_of_a_distribution_to_itself_is_zero(n in 1usize..12, seed in any::<u64>()) {
         let mut rng = Rng::seed(seed);
-        let x: Vec<f64> = (0..n * 4).map(|_| rng.normal()).collect();
-        let c = euclidean(&x, &x, 4);
+        let c = self_costs(&mut rng, n, 4);
         let a = weights(&mut rng, n, 0.2, 1.0);
         let p = Problem::new(&a, &a, CostMatrix::new(&c, n, n).unwrap()).unwrap();
         let t = NetworkSimplex::default().solve(&p).unwrap();
@@ -75,8 +74,7 @@ proptest! {
     #[test]
     fn symmetric_costs_give_a_symmetric_distance(n in 1usize..10, seed in any::<u64>()) {
         let mut rng = Rng::seed(seed);
-        let x: Vec<f64> = (0..n * 3).map(|_| rng.normal()).collect();
-        let c = euclidean(&x, &x, 3);
+        let c = self_costs(&mut rng, n, 3);
         let a = weights(&mut rng, n, 0.2, 1.0);
         let b = weights(&mut rng, n, 0.2, 1.0);
         let cm = CostMatrix::new(&c, n, n).unwrap();

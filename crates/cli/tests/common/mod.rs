@@ -1,6 +1,8 @@
 //! Helpers shared by the CLI's integration tests: the binary under test (`cli![args…]` for
-//! a command line of strings and paths), running it and checking how it ended, and writing
-//! input files.
+//! a command line of strings and paths), running it and checking how it ended, the command
+//! lines the tests share, writing input files (alone in a fresh folder: [`with_file`],
+//! [`with_input`]) and reading outputs ([`read`], [`rows`], [`last_column`]), toy corpora and
+//! word vectors, and the plans and logs of sharded runs.
 
 #![allow(dead_code, unreachable_pub, unused_imports, unused_macros)]
 
@@ -102,10 +104,26 @@ pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     p
 }
 
+/// A fresh temporary folder holding `content` as `name`: the folder and that file.
+pub fn with_file(name: &str, content: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = write(d.path(), name, content);
+    (d, p)
+}
+
+/// A fresh temporary folder holding `content` as the input `in.tsv`: the folder and that file.
+pub fn with_input(content: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+    with_file("in.tsv", content)
+}
+
+/// The text of a file (UTF-8), which must exist.
+pub fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
 /// The tab-separated fields of each line of a text file.
 pub fn rows(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap()
+    read(path)
         .lines()
         .map(|l| l.split('\t').map(str::to_string).collect())
         .collect()
@@ -114,8 +132,7 @@ pub fn rows(path: &Path) -> Vec<Vec<String>> {
 /// The last tab-separated field of each line of a text file as a number (the score a command
 /// appended).
 pub fn last_column(path: &Path) -> Vec<f64> {
-    std::fs::read_to_string(path)
-        .unwrap()
+    read(path)
         .lines()
         .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
         .collect()
@@ -127,6 +144,18 @@ pub const COLS: [&str; 4] = ["--src-col", "2", "--tgt-col", "3"];
 /// German and English word vectors, `de.vec` and `en.vec` in `dir`, from their text.
 pub fn word_vectors(dir: &Path, de: &str, en: &str) -> (PathBuf, PathBuf) {
     (write(dir, "de.vec", de), write(dir, "en.vec", en))
+}
+
+/// The text of a `.vec` file (its header line first) in which `words[i]` is the `i`-th unit
+/// vector of `words.len()` dimensions.
+pub fn one_hot_vectors(words: &[impl AsRef<str>]) -> String {
+    let n = words.len();
+    let mut text = format!("{n} {n}\n");
+    for (i, w) in words.iter().enumerate() {
+        let row: Vec<&str> = (0..n).map(|j| if i == j { "1" } else { "0" }).collect();
+        text.push_str(&format!("{} {}\n", w.as_ref(), row.join(" ")));
+    }
+    text
 }
 
 /// The encoder spec of a bag of words over the source vectors `de` and the target vectors `en`.
@@ -209,8 +238,9 @@ pub fn mine_embeddings(
     ]
 }
 
-/// `bitext embed -q` of the sentences in `input` with the encoder `spec` for `side`, into `out`.
-pub fn embed_encoder(input: &Path, spec: &str, side: &str, out: &Path) -> Command {
+/// `bitext embed -q` of the sentences in `input` (a file, or `-` for standard input) with the
+/// encoder `spec`, into `out`.
+pub fn embed_with(input: impl AsRef<std::ffi::OsStr>, spec: &str, out: &Path) -> Command {
     cli![
         "embed",
         "-q",
@@ -218,20 +248,30 @@ pub fn embed_encoder(input: &Path, spec: &str, side: &str, out: &Path) -> Comman
         input,
         "--encoder",
         spec,
-        "--side",
-        side,
         "-o",
         out
     ]
 }
 
-/// A temporary folder holding a BUCC gold file `gold` and mined pairs `mined.tsv`
-/// (`score<TAB>src<TAB>tgt`): the folder and the two files.
-pub fn gold_and_mined(gold: &str, mined: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let d = tempfile::tempdir().unwrap();
-    let gold = write(d.path(), "gold", gold);
+/// `bitext embed -q` of the sentences in `input` with the encoder `spec` for `side`, into `out`.
+pub fn embed_encoder(input: &Path, spec: &str, side: &str, out: &Path) -> Command {
+    let mut c = embed_with(input, spec, out);
+    c.args(["--side", side]);
+    c
+}
+
+/// A temporary folder holding a BUCC gold file `gold` of the pairs `d1 e1` … `dN eN` (`N` =
+/// `pairs`) and mined pairs `mined.tsv` (`score<TAB>src<TAB>tgt`): the folder and the two files.
+pub fn gold_and_mined(pairs: usize, mined: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let gold: String = (1..=pairs).map(|i| format!("d{i}\te{i}\n")).collect();
+    let (d, gold) = with_file("gold", gold);
     let mined = write(d.path(), "mined.tsv", mined);
     (d, gold, mined)
+}
+
+/// `bitext calibrate --scores SCORES -o OUT`, for the caller's further options.
+pub fn calibrate_scores(scores: &Path, out: &Path) -> Command {
+    cli!["calibrate", "--scores", scores, "-o", out]
 }
 
 /// `bitext eval bucc --gold GOLD --mined MINED`, for the caller's further options.
@@ -274,33 +314,42 @@ pub fn write_pair(dir: &Path, x: &Embeddings, y: &Embeddings) -> (PathBuf, PathB
     (write_raw(dir, "x.f32", x), write_raw(dir, "y.f32", y))
 }
 
-/// Line-parallel toy text of `n` pairs, `a3 a1` ↔ `b1 b3` (words `a0 … a14`, `b0 … b14`), as
-/// `src.txt`, `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`) in `dir`.
-pub fn corpus(dir: &Path, n: usize) -> (PathBuf, PathBuf, PathBuf) {
+/// The `k`-th toy pair, `a3 a1` ↔ `b1 b3`, of `min + k mod spread` words (words `a0 … a14`,
+/// `b0 … b14`).
+pub fn toy_pair(k: usize, min: usize, spread: usize) -> (String, String) {
+    let w: Vec<usize> = (0..min + k % spread)
+        .map(|i| (k * 7 + i * 3) % 15)
+        .collect();
+    let a: Vec<String> = w.iter().map(|i| format!("a{i}")).collect();
+    let b: Vec<String> = w.iter().rev().map(|i| format!("b{i}")).collect();
+    (a.join(" "), b.join(" "))
+}
+
+/// Line-parallel toy text of the first `n` [`toy_pair`]s (`min`, `spread`) as `src.txt`,
+/// `tgt.txt` and `pairs.tsv` (`id<TAB>src<TAB>tgt`) in a fresh temporary folder: the folder and
+/// the three files.
+pub fn toy_corpus(
+    n: usize,
+    min: usize,
+    spread: usize,
+) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let (mut s, mut t, mut tsv) = (String::new(), String::new(), String::new());
     for k in 0..n {
-        let w: Vec<usize> = (0..2 + k % 4).map(|i| (k * 7 + i * 3) % 15).collect();
-        let a = w
-            .iter()
-            .map(|i| format!("a{i}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let b = w
-            .iter()
-            .rev()
-            .map(|i| format!("b{i}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let (a, b) = toy_pair(k, min, spread);
         s.push_str(&format!("{a}\n"));
         t.push_str(&format!("{b}\n"));
         tsv.push_str(&format!("id{k}\t{a}\t{b}\n"));
     }
-    let p = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    };
-    (p("src.txt", &s), p("tgt.txt", &t), p("pairs.tsv", &tsv))
+    let d = tempfile::tempdir().unwrap();
+    let src = write(d.path(), "src.txt", s);
+    let tgt = write(d.path(), "tgt.txt", t);
+    let tsv = write(d.path(), "pairs.tsv", tsv);
+    (d, src, tgt, tsv)
+}
+
+/// [`toy_corpus`] of `n` pairs of 2 to 5 words.
+pub fn corpus_dir(n: usize) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    toy_corpus(n, 2, 4)
 }
 
 /// A calibration on scores in [0, 1] where a pair is parallel when its score is above 0.5, saved
@@ -321,7 +370,7 @@ pub fn calibration(dir: &Path) -> (PathBuf, bitext_eval::calibration::Calibratio
 /// The steps a sharded run's `steps.log` in `work` says `what` (`ran `, `skipped `), from its
 /// line `from` on.
 pub fn logged(work: &Path, from: usize, what: &str) -> std::collections::BTreeSet<String> {
-    let log = std::fs::read_to_string(work.join("steps.log")).unwrap();
+    let log = read(work.join("steps.log"));
     log.lines()
         .skip(from)
         .filter_map(|l| l.strip_prefix(what))
@@ -340,10 +389,27 @@ pub fn fail_at_step(mut cmd: Command, step: &str) {
     );
 }
 
+/// `bitext mine-step --work-dir WORK`, for the steps (or `--list`) the caller adds.
+pub fn mine_step(work: impl AsRef<std::ffi::OsStr>) -> Command {
+    cli!["mine-step", "--work-dir", work]
+}
+
+/// The names of the steps of the plan in `work`, in the order `mine-step --list` gives them.
+pub fn step_names(work: impl AsRef<std::ffi::OsStr>) -> Vec<String> {
+    let (list, _) = succeed(mine_step(work).arg("--list"));
+    list.lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
 /// The id of the step `step` in `work`'s `plan.json`.
 pub fn step_id(work: &Path, step: &str) -> String {
-    let plan: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join("plan.json")).unwrap()).unwrap();
+    let plan: serde_json::Value = serde_json::from_str(&read(work.join("plan.json"))).unwrap();
     let s = plan["steps"]
         .as_array()
         .unwrap()
@@ -391,6 +457,23 @@ pub fn toy_vectors(dir: &Path, name: &str, prefixes: &[&str], dim: usize, shift:
         }
     }
     write(dir, name, text)
+}
+
+/// `bitext tokenize train` of a sentencepiece model of `vocab` pieces, every character of
+/// `input` covered, into `model`, for the caller's further options.
+pub fn tokenize_train(input: &Path, vocab: usize, model: &Path) -> Command {
+    cli![
+        "tokenize",
+        "train",
+        "--input",
+        input,
+        "--vocab-size",
+        vocab.to_string(),
+        "--character-coverage",
+        "1.0",
+        "--model",
+        model
+    ]
 }
 
 /// `bitext score --model MODEL --input INPUT --output OUT`, for the caller's further options.

@@ -126,14 +126,26 @@ pub fn weights(rng: &mut bitext_core::Rng, n: usize, zero_share: f64, total: f64
     w
 }
 
+/// `n` random points of `dim` standard-normal coordinates, row-major (n × dim).
+pub fn points(rng: &mut bitext_core::Rng, n: usize, dim: usize) -> Vec<f64> {
+    (0..n * dim).map(|_| rng.normal()).collect()
+}
+
+/// The Euclidean costs between `n` random [`points`] of dimension `dim` and themselves: a
+/// symmetric `n × n` matrix, zero on the diagonal.
+pub fn self_costs(rng: &mut bitext_core::Rng, n: usize, dim: usize) -> Vec<f64> {
+    let x = points(rng, n, dim);
+    euclidean(&x, &x, dim)
+}
+
 /// A random cost matrix: Euclidean between random points, or small integers (many ties).
 pub fn costs(rng: &mut bitext_core::Rng, n: usize, m: usize, integer: bool) -> Vec<f64> {
     if integer {
         (0..n * m).map(|_| rng.below(10) as f64).collect()
     } else {
         let dim = 3;
-        let x: Vec<f64> = (0..n * dim).map(|_| rng.normal()).collect();
-        let y: Vec<f64> = (0..m * dim).map(|_| rng.normal()).collect();
+        let x = points(rng, n, dim);
+        let y = points(rng, m, dim);
         euclidean(&x, &y, dim)
     }
 }
