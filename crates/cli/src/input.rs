@@ -98,17 +98,8 @@ pub(crate) struct EmbeddingArgs {
 /// are named.
 #[derive(Debug, clap::Args)]
 pub(crate) struct OptionalEmbeddingArgs {
-    /// Source embeddings, one row per sentence: raw little-endian f32 (LASER) or `.npy`.
-    #[arg(long, value_name = "FILE", requires = "trg_embeddings")]
-    src_embeddings: Option<PathBuf>,
-    /// Target embeddings (same format and dimension).
-    #[arg(
-        long = "tgt-embeddings",
-        visible_alias = "trg-embeddings",
-        value_name = "FILE",
-        requires = "src_embeddings"
-    )]
-    trg_embeddings: Option<PathBuf>,
+    #[command(flatten)]
+    files: EmbeddingFiles,
     /// Embedding dimension (required for raw files; checked against `.npy` headers).
     #[arg(long, value_name = "D")]
     dim: Option<usize>,
@@ -117,10 +108,26 @@ pub(crate) struct OptionalEmbeddingArgs {
     fp16: bool,
 }
 
+/// The two files of [`OptionalEmbeddingArgs`]: neither, or both.
+#[derive(Debug, clap::Args)]
+#[group(multiple = true, requires_all = ["src_embeddings", "trg_embeddings"])]
+struct EmbeddingFiles {
+    /// Source embeddings, one row per sentence: raw little-endian f32 (LASER) or `.npy`.
+    #[arg(long, value_name = "FILE")]
+    src_embeddings: Option<PathBuf>,
+    /// Target embeddings (same format and dimension).
+    #[arg(
+        long = "tgt-embeddings",
+        visible_alias = "trg-embeddings",
+        value_name = "FILE"
+    )]
+    trg_embeddings: Option<PathBuf>,
+}
+
 impl OptionalEmbeddingArgs {
     /// The embeddings, when both files are named.
     pub(crate) fn get(&self) -> Option<EmbeddingArgs> {
-        match (&self.src_embeddings, &self.trg_embeddings) {
+        match (&self.files.src_embeddings, &self.files.trg_embeddings) {
             (Some(s), Some(t)) => Some(EmbeddingArgs {
                 src_embeddings: Some(s.clone()),
                 trg_embeddings: Some(t.clone()),
