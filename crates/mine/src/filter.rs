@@ -10,6 +10,7 @@
 
 use std::path::Path;
 
+use bitext_core::io::rejects::BadLines;
 use bitext_core::io::text::EmptyLines;
 use bitext_core::io::tsv::{BitextTsvReader, ScoredTsvWriter};
 use bitext_similarity::PairScorer;
@@ -177,6 +178,7 @@ pub struct TsvFilter {
     budget: Option<Budget>,
     threshold: Option<Threshold>,
     decimals: Option<usize>,
+    bad: BadLines,
 }
 
 impl TsvFilter {
@@ -189,7 +191,16 @@ impl TsvFilter {
             budget: None,
             threshold: None,
             decimals: None,
+            bad: BadLines::Error,
         }
+    }
+
+    /// Choose what an input line that cannot be read does (default: error): under
+    /// [`BadLines::Skip`] it is left out, and the scorer's pairs are the lines read (the
+    /// caller reads the skipped lines with the same policy to report them).
+    pub fn bad_lines(mut self, bad: BadLines) -> Self {
+        self.bad = bad;
+        self
     }
 
     /// Keep the best lines within `budget`.
@@ -298,7 +309,8 @@ impl TsvFilter {
 
     fn reader(&self, input: &Path) -> Result<BitextTsvReader> {
         Ok(BitextTsvReader::open(input, self.src_col, self.tgt_col)?
-            .empty_fields(EmptyLines::Reject))
+            .empty_fields(EmptyLines::Reject)
+            .bad_lines(self.bad))
     }
 }
 

@@ -16,7 +16,8 @@ use clap::{Args, ValueEnum};
 use crate::flags::{EmdArgs, LengthUnitArg, ModelArgs};
 use crate::index::SearchArgs;
 use crate::input::{CalibrationArgs, ColumnArgs, OptionalEmbeddingArgs};
-use crate::run::read_columns;
+use crate::run::{RejectSink, read_columns_skipping};
+use bitext_core::io::rejects::BadLines;
 
 /// How a line's two sentences are scored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -125,6 +126,8 @@ pub(crate) struct FilterArgs {
     #[command(flatten)]
     calibration: CalibrationArgs,
     #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
+    #[command(flatten)]
     quiet: crate::flags::Quiet,
     /// Sharded, resumable filtering (a scorer that scores a line from that line alone: not
     /// the margins); a new budget or threshold reruns only the selection.
@@ -169,6 +172,8 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         bail!("--threshold must be a finite number, got {t}");
     }
     let index = a.search.spec()?;
+    let rejects = crate::run::RejectSink::new(&a.bad)?;
+    let skip = a.bad.bad_lines() == BadLines::Skip;
     let (cal, min) = a.calibration.load()?;
     let mut filter = tsv_filter(a, cols);
     if let Some(value) = min {
@@ -176,6 +181,12 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
         filter = filter.threshold(Threshold::AtLeast { value });
     }
     if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
+        if skip {
+            bail!(
+                "--bad-lines skip is not available with --shards: filter in one process, or fix \
+                 the lines the error names"
+            );
+        }
         if a.embeddings.get().is_some() {
             bail!(
                 "--shards embeds each shard with --encoder: leave out --src-embeddings and --tgt-embeddings"
@@ -210,11 +221,11 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
                  --src-embeddings, --tgt-embeddings and --encoder"
             );
         }
-        return filter_sentences(a, &spec, &filter, cols, extra);
+        return filter_sentences(a, &spec, &filter, (cols, rejects), extra);
     }
     if let Some(encoder) = &a.encoder {
         // The TSV's columns, encoded in memory (as the scorers of sentences read them).
-        let (src, tgt) = read_columns(&a.input, cols.0, cols.1)?;
+        let (src, tgt) = read_reporting(a, cols, rejects)?;
         let enc = crate::build::encoder(encoder, None::<&[&str]>)?;
         let encode = |side: bitext_encode::Side, s: &[String]| -> Result<bitext_core::Embeddings> {
             let refs: Vec<&str> = s.iter().map(String::as_str).collect();
@@ -239,6 +250,12 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     let Some(embeddings) = &embeddings else {
         bail!("scoring with embeddings needs --src-embeddings and --tgt-embeddings");
     };
+    if skip {
+        bail!(
+            "--bad-lines skip would put the TSV's lines out of step with the rows of \
+             --src-embeddings and --tgt-embeddings: embed the columns with --encoder instead"
+        );
+    }
     let (src, trg) = embeddings.open()?;
     let (sv, tv) = (src.view(), trg.view());
     if sv.dim() != tv.dim() || sv.len() != tv.len() {
@@ -276,10 +293,10 @@ fn filter_sentences(
     a: &FilterArgs,
     spec: &ScorerSpec,
     filter: &TsvFilter,
-    (src_col, tgt_col): (usize, usize),
+    (cols, rejects): ((usize, usize), RejectSink),
     extra: Option<&dyn Fn(f64) -> f64>,
 ) -> Result<()> {
-    let (src, tgt) = read_columns(&a.input, src_col, tgt_col)?;
+    let (src, tgt) = read_reporting(a, cols, rejects)?;
     let (s, t) = (src.clone(), tgt.clone());
     let build = crate::build::batch_scorers(spec, move || Ok((s, t)))?;
     let src: Vec<&str> = src.iter().map(String::as_str).collect();
@@ -288,6 +305,19 @@ fn filter_sentences(
     let report = filter.run_with(&a.input, &a.output, scorer.as_ref(), extra)?;
     print_report(&report);
     Ok(())
+}
+
+/// The TSV's columns under --bad-lines, the lines skipped written to `rejects` and counted
+/// (the filter's own pass skips the same lines).
+fn read_reporting(
+    a: &FilterArgs,
+    cols: (usize, usize),
+    mut rejects: RejectSink,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (src, tgt, skipped) = read_columns_skipping(&a.input, cols, a.bad.bad_lines())?;
+    rejects.add(&skipped)?;
+    rejects.finish(&a.input)?;
+    Ok((src, tgt))
 }
 
 /// The recipe of a sharded filter: the flags' scorer, encoder, columns, budget, threshold and
@@ -335,7 +365,7 @@ fn print_report(report: &bitext_mine::filter::FilterReport) {
 
 /// The filter of the flags: columns, budget, threshold, decimals.
 fn tsv_filter(a: &FilterArgs, (src_col, tgt_col): (usize, usize)) -> TsvFilter {
-    let mut filter = TsvFilter::new(src_col, tgt_col);
+    let mut filter = TsvFilter::new(src_col, tgt_col).bad_lines(a.bad.bad_lines());
     if let Some(lines) = a.budget_lines {
         filter = filter.budget(Budget::Lines { lines });
     }

@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use crate::build::BatchScorers;
 use crate::flags::{EmdArgs, LengthUnitArg, ModelArgs};
 use crate::input::{CalibrationArgs, ColumnArgs};
-use crate::run::read_columns;
+use crate::run::read_columns_skipping;
 
 /// Which scorer computes the score column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,6 +127,8 @@ pub(crate) struct IoArgs {
     /// Pairs read and scored at a time.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     batch: usize,
+    #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
 }
 
 /// Builds the `--words` columns of each batch of (source, target) sentences: one string per
@@ -266,12 +268,17 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         // Two passes when the EMD needs an IDF: the input's own columns are the reference
         // corpus.
         let spec = scorer_spec(a)?;
-        let build =
-            crate::build::batch_scorers(&spec, || read_columns(&a.io.input, src_col, tgt_col))?;
+        let build = crate::build::batch_scorers(&spec, || {
+            let bad = a.io.bad.bad_lines();
+            let (s, t, _) = read_columns_skipping(&a.io.input, (src_col, tgt_col), bad)?;
+            Ok((s, t))
+        })?;
         (build, None)
     };
     let start = Instant::now();
-    let mut reader = BitextTsvReader::open(&a.io.input, src_col, tgt_col)?;
+    let mut rejects = crate::run::RejectSink::new(&a.io.bad)?;
+    let mut reader =
+        BitextTsvReader::open(&a.io.input, src_col, tgt_col)?.bad_lines(a.io.bad.bad_lines());
     let mut writer = ScoredTsvWriter::create(&a.io.output)?;
     if let Some(d) = a.io.decimals {
         writer = writer.decimals(d);
@@ -279,6 +286,7 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.io.batch);
     let mut total = 0usize;
     while reader.next_batch(a.io.batch, &mut batch)? {
+        rejects.add(&reader.take_rejected())?;
         let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
         let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
         let lines = || reader.batch_lines(&batch);
@@ -304,10 +312,12 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         }
         total += batch.len();
     }
+    rejects.add(&reader.take_rejected())?;
     if total == 0 {
         bail!("{}: no sentence pairs", a.io.input.display());
     }
     writer.commit()?;
+    rejects.finish(&a.io.input)?;
     let secs = start.elapsed().as_secs_f64();
     if !a.quiet.quiet {
         eprintln!(

@@ -24,6 +24,39 @@ pub(crate) struct Quiet {
     pub(crate) quiet: bool,
 }
 
+/// `--bad-lines` and `--rejects`: what a command does with an input line it cannot read.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct BadLinesArgs {
+    /// An input line that cannot be read (not UTF-8, too few columns, an empty source or
+    /// target field): `error` stops, naming the file, line and reason; `skip` leaves it out,
+    /// writes it to --rejects and counts it on standard error.
+    #[arg(long, value_enum, value_name = "POLICY", default_value = "error")]
+    bad_lines: BadLinesArg,
+    /// With --bad-lines skip: the skipped lines, `line<TAB>reason<TAB>text` each (the line
+    /// number in the input, 1-based; the text verbatim, bad bytes as U+FFFD).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) rejects: Option<std::path::PathBuf>,
+}
+
+impl BadLinesArgs {
+    /// The policy.
+    pub(crate) fn bad_lines(&self) -> bitext_core::io::rejects::BadLines {
+        match self.bad_lines {
+            BadLinesArg::Error => bitext_core::io::rejects::BadLines::Error,
+            BadLinesArg::Skip => bitext_core::io::rejects::BadLines::Skip,
+        }
+    }
+}
+
+/// What an input line that cannot be read does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BadLinesArg {
+    /// Stop with an error naming the file, line and reason.
+    Error,
+    /// Skip it, write it to --rejects and count it.
+    Skip,
+}
+
 /// Recurrent cell of a neural encoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Cell {
@@ -106,6 +139,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   embeddings of one side     --src-embeddings, --tgt-embeddings (was --trg-embeddings)
   word vectors of one side   --src-vec, --tgt-vec;  embed: --vectors; train: --init-vectors, --init-tgt-vectors (was --init-target-vectors)
   score cut-off              --threshold             (was --min-score, --rho)
+  unreadable input lines     --bad-lines error|skip with --rejects FILE
   calibrated cut-off         --min-precision (a precision, not a score)
   mining margin function     --margin (ratio, distance, absolute, csls)
   ranking-loss margin        --loss-margin           (was --margin in train)

@@ -2,6 +2,7 @@
 //! counts an IDF over its input (`score`, `filter`, `calibrate`), or pairs to encode.
 
 use anyhow::Result;
+use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_core::io::tsv::BitextTsvReader;
 
 /// The source and target columns (0-based) of a TSV. Standard input (`-`) is held in memory
@@ -11,12 +12,23 @@ pub(crate) fn read_columns(
     src_col: usize,
     tgt_col: usize,
 ) -> Result<(Vec<String>, Vec<String>)> {
+    let (s, t, _) = read_columns_skipping(path, (src_col, tgt_col), BadLines::Error)?;
+    Ok((s, t))
+}
+
+/// [`read_columns`] under the policy `bad`, with the lines it skipped.
+pub(crate) fn read_columns_skipping(
+    path: &std::path::Path,
+    (src_col, tgt_col): (usize, usize),
+    bad: BadLines,
+) -> Result<(Vec<String>, Vec<String>, Vec<Rejected>)> {
     if bitext_core::io::is_stdio(path) {
         // A first pass (the scorer's reference corpus): the main pass reads it again.
         bitext_core::io::stream::hold_stdin()?;
     }
     let (mut s, mut t) = (Vec::new(), Vec::new());
-    for rec in BitextTsvReader::open(path, src_col, tgt_col)? {
+    let mut reader = BitextTsvReader::open(path, src_col, tgt_col)?.bad_lines(bad);
+    for rec in reader.by_ref() {
         let rec = rec?;
         s.push(rec.src);
         t.push(rec.tgt);
@@ -24,5 +36,5 @@ pub(crate) fn read_columns(
     if s.is_empty() {
         anyhow::bail!("{}: no sentence pairs", path.display());
     }
-    Ok((s, t))
+    Ok((s, t, reader.take_rejected()))
 }

@@ -1,17 +1,19 @@
 //! What the commands share to run: outputs checked before work, the columns of a TSV, text
 //! embedded into a file (streaming, or reused when made earlier), sharded runs' steps, mined
-//! pairs written, plots; and the error of a neural command in a build without the models.
+//! pairs written, input lines skipped under `--bad-lines skip`, plots; and the error of a neural command in a build without the models.
 //! Commands import these, never each other.
 
 mod columns;
 mod embedded;
 mod mined;
+mod rejects;
 mod shards;
 mod svg;
 
-pub(crate) use columns::read_columns;
+pub(crate) use columns::{read_columns, read_columns_skipping};
 pub(crate) use embedded::{embed_cached, encode_streaming};
 pub(crate) use mined::Output;
+pub(crate) use rejects::RejectSink;
 pub(crate) use shards::{filter_sharded, run_options, run_steps};
 pub(crate) use svg::write_svg;
 

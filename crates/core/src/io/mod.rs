@@ -14,6 +14,7 @@
 //! | mined pairs `score<TAB>src<TAB>tgt` and bicleaner-style TSV | [`tsv`] |
 //! | fastText / MUSE `.vec` word vectors | [`mod@vec`] |
 //! | the protobuf wire format (sentencepiece models, ONNX graphs) | [`proto`] |
+//! | skipped lines `line<TAB>reason<TAB>text` ([`rejects::BadLines`]) | [`rejects`] |
 //! | embedding files written block by block (raw, `.npy`) | [`writer`] |
 //!
 //! Text is read and written as streams ([`stream`]): `-` is standard input or output, and
@@ -26,6 +27,7 @@ pub mod npy;
 pub mod output;
 pub mod proto;
 pub mod raw;
+pub mod rejects;
 pub mod stream;
 pub mod text;
 pub mod tsv;
@@ -133,7 +135,8 @@ impl<R: BufRead> LineReader<R> {
     /// start of the file is dropped; line terminators (`\n`, `\r\n`) are not part of the line.
     ///
     /// # Errors
-    /// [`Error::Io`] on read failure; [`Error::Parse`] naming the line when it is not UTF-8.
+    /// [`Error::Io`] on read failure; [`Error::Parse`] naming the line when it is not UTF-8
+    /// (the reader then holds the line with U+FFFD in place of the bad bytes, and reads on).
     pub fn advance(&mut self) -> Result<bool> {
         let mut buf = std::mem::take(&mut self.text).into_bytes();
         buf.clear();
@@ -159,10 +162,12 @@ impl<R: BufRead> LineReader<R> {
                 self.text = s;
                 Ok(true)
             }
-            Err(e) => Err(self.error(format!(
-                "invalid UTF-8 at byte {} of the line",
-                e.utf8_error().valid_up_to()
-            ))),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                // Kept (lossy) for a reader that skips the line and reports it.
+                self.text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                Err(self.error(format!("invalid UTF-8 at byte {at} of the line")))
+            }
         }
     }
 

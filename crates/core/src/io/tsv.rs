@@ -10,6 +10,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
+use crate::io::rejects::{BadLines, Rejected};
 use crate::io::text::EmptyLines;
 use crate::io::{AtomicFile, LineReader, check_field};
 
@@ -113,6 +114,8 @@ pub struct BitextTsvReader<R = super::Input> {
     src_col: usize,
     tgt_col: usize,
     empty: EmptyLines,
+    bad: BadLines,
+    rejected: Vec<Rejected>,
 }
 
 impl BitextTsvReader {
@@ -143,7 +146,23 @@ impl<R: BufRead> BitextTsvReader<R> {
             src_col,
             tgt_col,
             empty: EmptyLines::Reject,
+            bad: BadLines::Error,
+            rejected: Vec::new(),
         })
+    }
+
+    /// Choose what a line that cannot be read does (default: error): with
+    /// [`BadLines::Skip`], a line that is not UTF-8, has too few columns or (when rejected)
+    /// an empty field is skipped and kept for [`BitextTsvReader::take_rejected`].
+    #[must_use]
+    pub fn bad_lines(mut self, bad: BadLines) -> Self {
+        self.bad = bad;
+        self
+    }
+
+    /// The lines skipped since the last call, in file order.
+    pub fn take_rejected(&mut self) -> Vec<Rejected> {
+        std::mem::take(&mut self.rejected)
     }
 
     /// Choose what an empty source or target field does (default: error).
@@ -153,12 +172,25 @@ impl<R: BufRead> BitextTsvReader<R> {
         self
     }
 
-    /// The next record, or `None` at the end of the file.
+    /// The next record, or `None` at the end of the file; under [`BadLines::Skip`], the next
+    /// one that can be read.
     ///
     /// # Errors
     /// Invalid UTF-8, too few columns, or (by default) an empty source or target — naming the
-    /// file and line.
+    /// file and line (unless skipped); I/O errors.
     pub fn next_record(&mut self) -> Result<Option<BitextRecord>> {
+        loop {
+            match self.read_record() {
+                Err(e) => {
+                    let rejected = Rejected::of(self.bad, e, self.reader.line())?;
+                    self.rejected.push(rejected);
+                }
+                ok => return ok,
+            }
+        }
+    }
+
+    fn read_record(&mut self) -> Result<Option<BitextRecord>> {
         let (sc, tc, empty) = (self.src_col, self.tgt_col, self.empty);
         let r = &mut self.reader;
         if !r.advance()? {

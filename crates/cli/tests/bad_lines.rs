@@ -1,0 +1,142 @@
+//! `--bad-lines error|skip` and `--rejects` of `score` and `filter`: by default a line that
+//! cannot be read stops the command naming it; `skip` leaves it out, writes it (number,
+//! reason, text) to the rejects file and counts it, and the lines read are scored as before.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{cli, fail, read, succeed, with_input};
+
+/// A TSV with a good line, a line with a byte that is not UTF-8, a line of one field, a line
+/// with an empty source, and another good line.
+const CRAWL: &[u8] = b"id1\tDas Haus ist rot\tThe house is red\n\
+id2\tbad \xff byte\tok\n\
+short\n\
+id4\t \tempty\n\
+id5\tGuten Morgen\tGood morning\n";
+
+const GOOD: &[u8] = b"id1\tDas Haus ist rot\tThe house is red\n\
+id5\tGuten Morgen\tGood morning\n";
+
+const REJECTED: &str = "2\tinvalid UTF-8 at byte 8 of the line\tid2\tbad \u{fffd} byte\tok\n\
+3\t1 tab-separated fields, but 3 are needed (source in column 2, target in column 3)\tshort\n\
+4\tempty source field\tid4\t \tempty\n";
+
+/// `bitext COMMAND --input INPUT --scorer SCORER -o OUT` on the TSV's columns 2 and 3, with
+/// `extra` arguments.
+fn scoring(command: &str, input: &Path, scorer: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = cli![command, "--input", input, "--scorer", scorer, "-o", out];
+    cmd.args(["--src-col", "2", "--tgt-col", "3"]).args(extra);
+    cmd
+}
+
+#[test]
+fn a_bad_line_stops_score_and_filter_by_default() {
+    let (dir, input) = with_input(CRAWL);
+    let out = dir.path().join("out.tsv");
+    for command in ["score", "filter"] {
+        for extra in [&[][..], &["--bad-lines", "error"]] {
+            let mut cmd = scoring(command, &input, "levenshtein", &out, extra);
+            fail(&mut cmd, "in.tsv:2: invalid UTF-8 at byte 8 of the line");
+        }
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn skipped_lines_go_to_the_rejects_file_and_the_rest_scores_as_a_clean_file() {
+    let (dir, input) = with_input(CRAWL);
+    let clean = common::write(dir.path(), "clean.tsv", GOOD);
+    for (command, scorer) in [("score", "levenshtein"), ("filter", "length-ratio")] {
+        let (out, want) = (dir.path().join("out.tsv"), dir.path().join("want.tsv"));
+        let rejects = dir.path().join(format!("{command}.rejects.tsv"));
+        let skip = [
+            "--bad-lines",
+            "skip",
+            "-q",
+            "--rejects",
+            rejects.to_str().unwrap(),
+        ];
+        let (_, err) = succeed(&mut scoring(command, &input, scorer, &out, &skip));
+        assert!(
+            err.contains("skipped 3 lines of") && err.contains("rejects.tsv"),
+            "{err}"
+        );
+        assert_eq!(read(&rejects), REJECTED);
+        succeed(&mut scoring(command, &clean, scorer, &want, &[]));
+        assert_eq!(read(&out), read(&want), "{command}");
+        assert_eq!(read(&out).lines().count(), 2);
+    }
+}
+
+#[test]
+fn a_clean_file_under_skip_writes_an_empty_rejects_file_and_says_nothing() {
+    let (dir, input) = with_input(GOOD);
+    let (out, rejects) = (dir.path().join("out.tsv"), dir.path().join("rej.tsv"));
+    let skip = [
+        "--bad-lines",
+        "skip",
+        "-q",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ];
+    let (_, err) = succeed(&mut scoring("score", &input, "levenshtein", &out, &skip));
+    assert!(!err.contains("skipped"), "{err}");
+    assert_eq!(read(&rejects), "");
+}
+
+#[test]
+fn skip_needs_a_rejects_file_and_a_rejects_file_needs_skip() {
+    let (dir, input) = with_input(CRAWL);
+    let out = dir.path().join("out.tsv");
+    let rejects = dir.path().join("rej.tsv");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--bad-lines", "skip"],
+            "--bad-lines skip needs --rejects FILE",
+        ),
+        (
+            &["--rejects", rejects.to_str().unwrap()],
+            "--rejects lists skipped lines: it needs --bad-lines skip",
+        ),
+        (
+            &["--bad-lines", "drop"],
+            "invalid value 'drop' for '--bad-lines <POLICY>'",
+        ),
+    ];
+    for command in ["score", "filter"] {
+        for (extra, want) in cases {
+            fail(
+                &mut scoring(command, &input, "levenshtein", &out, extra),
+                want,
+            );
+        }
+    }
+    assert!(!out.exists() && !rejects.exists());
+}
+
+#[test]
+fn filter_refuses_to_skip_lines_beside_precomputed_embeddings() {
+    let (dir, input) = with_input(CRAWL);
+    let e = bitext_core::Embeddings::new(vec![1.0; 10], 2).unwrap();
+    let (src, tgt) = common::write_pair(dir.path(), &e, &e);
+    let rejects = dir.path().join("rej.tsv");
+    let (src, tgt, rejects) = (src.to_str().unwrap(), tgt.to_str().unwrap(), rejects);
+    let extra = [
+        "--src-embeddings",
+        src,
+        "--tgt-embeddings",
+        tgt,
+        "--bad-lines",
+        "skip",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ];
+    let out = dir.path().join("out.tsv");
+    fail(
+        &mut scoring("filter", &input, "cosine", &out, &extra),
+        "--bad-lines skip would put the TSV's lines out of step",
+    );
+}
