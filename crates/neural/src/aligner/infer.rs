@@ -104,7 +104,7 @@ impl Aligner {
     }
 
     /// `semb`'s `h_sim` of rows `pairs` of two matrices of sentence vectors from
-    /// [`Aligner::encode_all`] (higher: more parallel).
+    /// [`TextNetwork::encode_all`](crate::text::TextNetwork::encode_all) (higher: more parallel).
     ///
     /// # Errors
     /// [`Error::Input`] for a wrong dimension or an index out of range.

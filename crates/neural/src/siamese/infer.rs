@@ -14,7 +14,7 @@ use crate::text::TextNetwork;
 
 impl Siamese {
     /// Probabilities that `src.row(i)` and `tgt.row(i)` (sentence vectors from
-    /// [`Siamese::encode_all`]) translate each other, for rows `pairs`.
+    /// [`TextNetwork::encode_all`](crate::text::TextNetwork::encode_all)) translate each other, for rows `pairs`.
     ///
     /// # Errors
     /// [`Error::Input`](crate::Error::Input) for a wrong dimension or an index out of range.
@@ -45,7 +45,7 @@ impl SiameseScorer {
     /// Encode `src` (source side) and `tgt` (target side) as token ids.
     ///
     /// # Errors
-    /// As [`Siamese::encode_all`].
+    /// As [`TextNetwork::encode_all`](crate::text::TextNetwork::encode_all).
     pub fn from_ids(
         model: &Siamese,
         src: &[&[u32]],

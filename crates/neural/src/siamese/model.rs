@@ -225,7 +225,7 @@ impl Siamese {
     /// after the last token and the backward state after the first (or their maximum over
     /// positions, [`Pooling::Max`]), added through `P` to the bag of words when the network has
     /// one ([`SiameseConfig::bag`](crate::encoder::EncoderConfig::bag)). One batch; for many,
-    /// [`Siamese::encode_all`] batches them and, on the CPU, copies the recurrent weights to
+    /// [`TextNetwork::encode_all`](crate::text::TextNetwork::encode_all) batches them and, on the CPU, copies the recurrent weights to
     /// the host once instead of once per call.
     ///
     /// # Errors
