@@ -14,6 +14,8 @@
 //!   histograms (no plotting dependency).
 //! - [`noisy`]: the noisy-parallel protocol (Grégoire & Langlais 2018, §5.1): P/R/F1 of a pair
 //!   scorer over the Cartesian product of held-out pairs with a ratio of targets replaced.
+//! - [`crawl`]: a labelled noisy crawl (real pairs with a web crawl's kinds of noise mixed in),
+//!   for measuring a cleaning pipeline per noise kind.
 //! - [`alignment`]: sentence-alignment recovery error in both directions (Kim et al. 2019, §4.1).
 //! - [`beads`]: strict and lax bead P/R/F1 of document alignments (vecalign's `score.py`).
 //! - [`word`]: word-translation P/R/F1/accuracy against a many-to-many lexicon (Zhang et al.
@@ -33,6 +35,7 @@ pub mod alignment;
 pub mod beads;
 pub mod bucc;
 pub mod calibration;
+pub mod crawl;
 mod error;
 pub mod noisy;
 pub mod plot;
