@@ -7,6 +7,8 @@
 //! |---|---|---|
 //! | [`core`] | `bitext-core` | embedding matrices (also memory-mapped, binary16), file formats, errors, seeded RNG |
 //! | [`tokenize`] | `bitext-tokenize` | tokenizers and vocabularies |
+//! | [`lid`] | `bitext-lid` | language identification: the `LanguageIdentifier` trait, fastText models read natively |
+//! | [`clean`] | `bitext-clean` | rule filters, language identification and near-duplicates for cleaning a crawl |
 //! | [`encode`] | `bitext-encode` | the `SentenceEncoder` trait, bag-of-words encoders, encoder specs |
 //! | [`knn`] | `bitext-knn` | k-nearest-neighbour indexes, the exact search both ways |
 //! | [`similarity`] | `bitext-similarity` | cosine, CSLS, margin scoring, `PairScorer` |
@@ -27,11 +29,13 @@
 
 pub mod build;
 
+pub use bitext_clean as clean;
 pub use bitext_core as core;
 pub use bitext_encode as encode;
 pub use bitext_eval as eval;
 pub use bitext_knn as knn;
 pub use bitext_lexical as lexical;
+pub use bitext_lid as lid;
 pub use bitext_mine as mine;
 #[cfg(feature = "neural")]
 pub use bitext_neural as neural;

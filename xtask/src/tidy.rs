@@ -21,6 +21,10 @@ const MAX_LINES: usize = 600;
 const RANKS: &[(&str, u32)] = &[
     ("bitext-core", 0),
     ("bitext-tokenize", 1),
+    // Language identification: text in, a language out (beside the encoders).
+    ("bitext-lid", 2),
+    // Cleaning a crawl: rule filters and near-duplicate keys over text (and its languages).
+    ("bitext-clean", 3),
     ("bitext-encode", 2),
     ("bitext-knn", 3),
     ("bitext-similarity", 4),

@@ -57,6 +57,11 @@ enum Command {
     MineStep(cmd::mine_step::MineStepArgs),
     /// Score a noisy parallel corpus (TSV) and keep its best lines within a budget.
     Filter(Box<cmd::filter::FilterArgs>),
+    /// Clean a crawled TSV: rule filters (bicleaner-hardrules' kind), language
+    /// identification and near-duplicates, each removed line with its step, rule and reason.
+    Clean(Box<cmd::clean::CleanArgs>),
+    /// Identify the language of each line (fastText's lid.176 model, read natively).
+    Lid(Box<cmd::lid::LidCommandArgs>),
     /// Extract one-to-one pairs scoring at least ρ with a classifier (Grégoire & Langlais).
     Extract(Box<cmd::extract::ExtractArgs>),
     /// Exact Earth Mover's Distance: check the solver, translate words.
@@ -109,6 +114,8 @@ fn main() -> ExitCode {
         Command::Mine(a) => cmd::mine::run(&a),
         Command::MineStep(a) => cmd::mine_step::run(&a),
         Command::Filter(a) => cmd::filter::run(&a),
+        Command::Clean(a) => cmd::clean::run(&a),
+        Command::Lid(a) => cmd::lid::run(&a),
         Command::Extract(a) => cmd::extract::run(&a),
         Command::Emd(c) => cmd::emd::run(c),
         Command::Score(a) => cmd::score::run(&a),

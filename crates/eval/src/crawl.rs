@@ -5,7 +5,8 @@
 //! The noise is made from the clean pairs themselves and from sentences of a third language:
 //! misaligned pairs (another pair's target), untranslated copies, swapped columns, a side in
 //! another language, a changed number, a truncated side, markup, a link on one side, a
-//! near-duplicate of a kept pair, boilerplate (one menu line repeated), and lines without text.
+//! near-duplicate of a parallel pair (after it in the file), boilerplate (one menu line
+//! repeated), and lines without text.
 //! Every draw comes from one seeded [`Rng`], so a seed gives the same file on every machine.
 //!
 //! ```
@@ -206,16 +207,8 @@ pub fn noisy_crawl(
             None => out.push(line(Kind::Parallel, s, t)),
         }
     }
-    // Copies of parallel lines, menu lines and lines without words.
-    let parallel: Vec<(String, String)> = out
-        .iter()
-        .filter(|l| l.kind == Kind::Parallel)
-        .map(|l| (l.src.clone(), l.tgt.clone()))
-        .collect();
-    for _ in 0..per_kind {
-        let (s, t) = &parallel[rng.below(parallel.len())];
-        out.push(line(Kind::Duplicate, &restyled(s), &restyled(t)));
-    }
+    // Menu lines and lines without words; copies of parallel lines come last, after their
+    // originals (a crawl that meets a page again).
     let menus = [
         (
             "Startseite | Kontakt | Impressum",
@@ -238,6 +231,25 @@ pub fn noisy_crawl(
         out.push(line(Kind::NonText, &code, &code));
     }
     rng.shuffle(&mut out);
+    let originals: Vec<usize> = (0..out.len())
+        .filter(|&i| out[i].kind == Kind::Parallel)
+        .collect();
+    let mut copies: Vec<(usize, CrawlLine)> = (0..per_kind)
+        .map(|_| {
+            let i = originals[rng.below(originals.len())];
+            let at = i + 1 + rng.below(out.len() - i);
+            let o = &out[i];
+            (
+                at,
+                line(Kind::Duplicate, &restyled(&o.src), &restyled(&o.tgt)),
+            )
+        })
+        .collect();
+    // From the last position back, so that each insertion leaves the earlier ones in place.
+    copies.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (at, copy) in copies {
+        out.insert(at, copy);
+    }
     Ok(out)
 }
 

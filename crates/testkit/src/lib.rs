@@ -11,6 +11,7 @@
 //! | `PairScorer` | [`pair_scorer_suite!`] | [`scorer`] |
 //! | `BidirectionalSearch` | [`bidirectional_search_suite!`] | [`both`] (oracle: [`BruteForce`] from each side) |
 //! | `TransportSolver` | [`transport_solver_suite!`] | [`transport`] (oracle: [`transport::ssp_cost`]) |
+//! | `LanguageIdentifier` | [`lid_suite!`] | [`lid`] |
 //!
 //! The references: [`BruteForce`], the reference kNN (`f64` scores, a full sort, ties to the
 //! lower id), and [`transport::ssp_cost`], min-cost flow by successive shortest paths. The
@@ -18,7 +19,8 @@
 //! lexicon, random lines of given words, sample texts. [`needs`]: the one way for a test to say
 //! that it ran or skipped for want of something outside the workspace or the CPU (counted and
 //! shown by `cargo xtask ci`). [`files`]: FIFOs and their readers, for the tests of outputs that
-//! are not regular files, and what a link points to.
+//! are not regular files, and what a link points to. [`fasttext`]: fastText model files written
+//! in code (dense and product-quantized), for the language identifier's tests.
 //!
 //! Each macro expands to a module with one `#[test]` per check, so test output names the
 //! implementation and the check (`exact_owned::matches_the_reference`). The checks are public
@@ -39,8 +41,10 @@
 pub mod both;
 pub mod data;
 pub mod encoder;
+pub mod fasttext;
 pub mod files;
 pub mod knn;
+pub mod lid;
 pub mod needs;
 mod reference;
 pub mod scorer;

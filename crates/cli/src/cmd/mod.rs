@@ -4,12 +4,14 @@
 
 pub(crate) mod align_docs;
 pub(crate) mod calibrate;
+pub(crate) mod clean;
 pub(crate) mod embed;
 pub(crate) mod emd;
 pub(crate) mod eval;
 pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod fix;
+pub(crate) mod lid;
 pub(crate) mod mine;
 pub(crate) mod mine_step;
 pub(crate) mod score;

@@ -7,10 +7,12 @@
 
 use clap::ValueEnum;
 
+mod lid;
 mod scorers;
 mod text;
 mod training;
 
+pub(crate) use lid::LidArgs;
 pub(crate) use scorers::{EmdArgs, LengthUnitArg, ModelArgs};
 pub(crate) use text::{TextPair, TextPairDocs, TextPairHelp};
 pub(crate) use training::{RankingArgs, SentenceVectorArgs};

@@ -54,7 +54,7 @@ impl RejectSink {
                 eprintln!(
                     "skipped {n} line{} of {} that could not be read: line, reason and text in {}",
                     if n == 1 { "" } else { "s" },
-                    input.display(),
+                    bitext_core::io::stream::input_name(input).display(),
                     path.display()
                 );
             }

@@ -1,0 +1,251 @@
+//! `bitext clean`: a crawled TSV through the rule filters, language identification and
+//! near-duplicate removal of a cleaning recipe (`bitext_clean`), streaming: the kept lines verbatim, the removed ones with
+//! their step, rule and reason, and a report of the counts.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use bitext_clean::{Cleaner, Dedup, Recipe, Report, Rule};
+use bitext_core::io::AtomicFile;
+use bitext_core::io::text::EmptyLines;
+use bitext_core::io::tsv::BitextTsvReader;
+use clap::{Args, ValueEnum};
+
+use crate::flags::{BadLinesArgs, Quiet};
+use crate::input::ColumnArgs;
+use crate::run::RejectSink;
+
+/// Arguments of `bitext clean`.
+#[derive(Debug, Args)]
+pub(crate) struct CleanArgs {
+    /// Input TSV: any columns, two of which hold the source and target sentences (`-`:
+    /// standard input).
+    #[arg(long, value_name = "FILE")]
+    input: PathBuf,
+    #[command(flatten)]
+    cols: ColumnArgs,
+    /// Output TSV: the kept input lines, verbatim, in input order; `-` (the default) is
+    /// standard output.
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "-")]
+    output: PathBuf,
+    /// The removed input lines, each followed by three columns: the step (`rules`, `lid`,
+    /// `dedup`), the rule (`markup`, `numbers`, …, `wrong_language`, `swapped`, `duplicate`)
+    /// and the reason in words.
+    #[arg(long, value_name = "FILE")]
+    removed: Option<PathBuf>,
+    /// The counts of each step and rule, with examples, as JSON.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// The source language (`de`: a code of `bitext lid`'s labels), for the script rule and
+    /// language identification.
+    #[arg(long, value_name = "LANG", requires = "tgt_lang")]
+    src_lang: Option<String>,
+    /// The target language.
+    #[arg(long, value_name = "LANG", requires = "src_lang")]
+    tgt_lang: Option<String>,
+    /// Language identification (with --src-lang and --tgt-lang) keeps a side read as its
+    /// language; with P, only when that language has at least probability P [default: 0].
+    #[arg(long, value_name = "P")]
+    min_lang_confidence: Option<f64>,
+    /// Leave language identification out (no model needed).
+    #[arg(long)]
+    no_lid: bool,
+    #[command(flatten)]
+    lid: crate::flags::LidArgs,
+    #[command(flatten)]
+    thresholds: Thresholds,
+    /// Turn a rule off (repeatable): empty, too_long, too_short, markup, letters,
+    /// punctuation, length_ratio, untranslated, numbers, links, script, boilerplate.
+    #[arg(long, value_name = "RULE", value_parser = rule_name)]
+    disable_rule: Vec<Rule>,
+    /// Near-duplicates (folded: case, punctuation, spaces and digits ignored), of which the
+    /// first is kept.
+    #[arg(long, value_enum, value_name = "KEY")]
+    dedup: Option<DedupArg>,
+    #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
+    quiet: Quiet,
+}
+
+/// The rules' thresholds.
+#[derive(Debug, Args)]
+struct Thresholds {
+    /// Longest side in characters [default: 1024].
+    #[arg(long, value_name = "N")]
+    max_chars: Option<usize>,
+    /// Fewest words of a side [default: 1].
+    #[arg(long, value_name = "N")]
+    min_words: Option<usize>,
+    /// Least share of letters among a side's characters [default: 0.3].
+    #[arg(long, value_name = "X")]
+    min_letters: Option<f64>,
+    /// Largest share of punctuation and symbols among a side's characters [default: 0.5].
+    #[arg(long, value_name = "X")]
+    max_punctuation: Option<f64>,
+    /// Largest ratio of the sides' lengths (characters; bytes for Han, kana and Hangul)
+    /// [default: 2].
+    #[arg(long, value_name = "X")]
+    max_length_ratio: Option<f64>,
+    /// Largest share of a side's letters outside its language's scripts [default: 0.2].
+    #[arg(long, value_name = "X")]
+    max_foreign_script: Option<f64>,
+    /// Most times a side may occur in the corpus before it counts as boilerplate
+    /// [default: 10].
+    #[arg(long, value_name = "N")]
+    max_repeats: Option<usize>,
+}
+
+/// What makes two pairs near-duplicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DedupArg {
+    /// Both sides alike.
+    Pair,
+    /// The source sides alike.
+    Source,
+    /// The target sides alike.
+    Target,
+    /// No deduplication.
+    None,
+}
+
+fn rule_name(name: &str) -> Result<Rule, String> {
+    Rule::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Rule::ALL.iter().map(|r| r.name()).collect();
+        format!("no rule {name:?}: the rules are {}", names.join(", "))
+    })
+}
+
+impl CleanArgs {
+    /// The recipe of the flags (`bitext --recipe FILE` reads them from JSON, as for every
+    /// command: `{"command": "clean", "rules": {"max-repeats": 5, "disable-rule":
+    /// ["numbers"]}, "dedup": "source"}`).
+    fn recipe(&self) -> Recipe {
+        let mut recipe = Recipe::default();
+        let (r, t) = (&mut recipe.rules, &self.thresholds);
+        macro_rules! set {
+            ($($field:ident),*) => { $(if let Some(v) = t.$field { r.$field = v; })* };
+        }
+        set!(
+            max_chars,
+            min_words,
+            min_letters,
+            max_punctuation,
+            max_length_ratio
+        );
+        set!(max_foreign_script, max_repeats);
+        if self.src_lang.is_some() {
+            r.src_lang.clone_from(&self.src_lang);
+        }
+        if self.tgt_lang.is_some() {
+            r.tgt_lang.clone_from(&self.tgt_lang);
+        }
+        r.disabled.extend(self.disable_rule.iter().copied());
+        if let Some(p) = self.min_lang_confidence {
+            recipe.lid.min_confidence = p;
+        }
+        if let Some(d) = self.dedup {
+            recipe.dedup = match d {
+                DedupArg::Pair => Dedup::Pair,
+                DedupArg::Source => Dedup::Source,
+                DedupArg::Target => Dedup::Target,
+                DedupArg::None => Dedup::None,
+            };
+        }
+        recipe
+    }
+}
+
+pub(crate) fn run(a: &CleanArgs) -> Result<()> {
+    crate::run::check_outputs([
+        Some(a.output.as_path()),
+        a.removed.as_deref(),
+        a.report.as_deref(),
+    ])?;
+    let (src_col, tgt_col) = a.cols.zero_based()?;
+    let mut cleaner = Cleaner::new(a.recipe())?;
+    if a.src_lang.is_some() && !a.no_lid {
+        cleaner = cleaner.with_identifier(a.lid.open().map_err(|e| {
+            e.context(
+                "`bitext clean --src-lang … --tgt-lang …` identifies languages (--no-lid: without)",
+            )
+        })?)?;
+    }
+    let mut rejects = RejectSink::new(&a.bad)?;
+    let open = || -> Result<BitextTsvReader> {
+        Ok(BitextTsvReader::open(&a.input, src_col, tgt_col)?
+            .empty_fields(EmptyLines::Keep)
+            .bad_lines(a.bad.bad_lines()))
+    };
+    if cleaner.needs_counts() {
+        if bitext_core::io::is_stdio(&a.input) {
+            bitext_core::io::stream::hold_stdin()?;
+        }
+        for rec in open()? {
+            let rec = rec?;
+            cleaner.count(&rec.src, &rec.tgt);
+        }
+    }
+    let mut kept = AtomicFile::create_text(&a.output)?;
+    let mut removed = a
+        .removed
+        .as_ref()
+        .map(AtomicFile::create_text)
+        .transpose()?;
+    let mut report = Report::default();
+    let mut reader = open()?;
+    while let Some(rec) = reader.next_record()? {
+        let removal = cleaner.judge(rec.line, &rec.src, &rec.tgt);
+        report.add(rec.line, removal.as_ref());
+        match (&removal, &mut removed) {
+            (None, _) => writeln!(kept, "{}", rec.raw).map_err(|e| kept.err(e))?,
+            (Some(r), Some(out)) => {
+                let reason = r.reason.replace(['\t', '\n', '\r'], " ");
+                writeln!(out, "{}\t{}\t{}\t{reason}", rec.raw, r.step.name(), r.what)
+                    .map_err(|e| out.err(e))?;
+            }
+            (Some(_), None) => {}
+        }
+        rejects.add(&reader.take_rejected())?;
+    }
+    rejects.add(&reader.take_rejected())?;
+    if report.read == 0 {
+        bail!("{}: no sentence pairs", a.input.display());
+    }
+    kept.commit()?;
+    if let Some(out) = removed {
+        out.commit()?;
+    }
+    rejects.finish(&a.input)?;
+    if let Some(path) = &a.report {
+        let mut out = AtomicFile::create_text(path)?;
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out).map_err(|e| out.err(e))?;
+        out.commit()?;
+    }
+    if !a.quiet.quiet {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+/// The counts on standard error: pairs read and kept, then each step and rule.
+fn print_report(report: &Report) {
+    let share = |n: usize| 100.0 * n as f64 / report.read.max(1) as f64;
+    eprintln!(
+        "kept {} of {} pairs ({:.1}%)",
+        report.kept,
+        report.read,
+        share(report.kept)
+    );
+    for r in &report.removed {
+        eprintln!(
+            "  removed by {:<5} {:<13} {:>9} ({:.1}%)",
+            r.step.name(),
+            r.what,
+            r.count,
+            share(r.count)
+        );
+    }
+}
