@@ -9,6 +9,7 @@ mod aligner_fix;
 mod autoencoder;
 mod bucc_bow;
 mod calibrate;
+mod clean;
 mod data;
 mod distill;
 mod distill_aligner;
@@ -16,6 +17,7 @@ mod distill_mono;
 mod docalign;
 mod filter;
 mod lexical;
+mod lid;
 mod neural;
 mod neural_mining;
 mod neural_mlp;
@@ -77,6 +79,16 @@ const TASKS: &[(&str, &str, Task)] = &[
         "calibrate",
         "calibration transfer: thresholds for a precision fitted on newsdev, applied to Tatoeba and a noisy set",
         calibrate::run,
+    ),
+    (
+        "lid",
+        "language identification: lid.176.ftz read natively, accuracy and speed on Tatoeba and a catalogue dev set, beside the Python tools",
+        lid::run,
+    ),
+    (
+        "clean",
+        "cleaning a labelled noisy crawl (newstest de-en + noise): the recipe, the bag-of-words cosine, bicleaner-hardrules and opusfilter",
+        clean::run,
     ),
     (
         "word",
