@@ -26,7 +26,7 @@ Tools (each skipped, saying why, when it cannot be imported; `--tools` picks som
   .with_preloaded_language_models()` (75 languages), in its default high-accuracy mode and
   `.with_low_accuracy_mode()`; `detect_language_of` (None is no answer).
 - `--command NAME=CMD` (repeatable): a program that reads sentences on stdin, one a line, and
-  writes one label a line (`bitext lid ...`); run once a data set, `sh -c`, each run timed
+  writes one label a line, first of its tab-separated columns (`bitext lid ...`); run once a data set, `sh -c`, each run timed
   whole (start and model load included; the time of a run on one sentence is reported beside
   it as its start-up).
 - `--labels NAME=FILE` (repeatable): labels already predicted, one a line, for the sentences
@@ -272,7 +272,9 @@ def run_command(command, sentences, reps):
         took = (time.perf_counter() - t, children() - c)
         if done.returncode != 0:
             sys.exit(f"{command}: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
-        out = done.stdout.decode("utf8", errors="replace").splitlines()
+        # A label a line, or the label first and more tab-separated columns after it
+        # (`bitext lid` writes `lang<TAB>probability`).
+        out = [l.split("\t")[0] for l in done.stdout.decode("utf8", errors="replace").splitlines()]
         if len(out) != len(lines):
             sys.exit(f"{command}: {len(out)} labels for {len(lines)} sentences")
         return out, took

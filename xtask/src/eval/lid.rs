@@ -172,7 +172,7 @@ fn side_by_side(py: &serde_json::Value, set: &str, labels: &[String]) -> Result<
     let mut md = String::new();
     writeln!(
         md,
-        "| tool (Python, {}) | accuracy, lines it covers | on the languages all cover | sentences/s |",
+        "| `benches/lid_side_by_side.py`, one run, one thread (Python {}) | accuracy, lines it covers | on the languages all cover | sentences/s |",
         py["python"].as_str().unwrap_or("?")
     )?;
     writeln!(md, "|---|---|---|---|")?;
@@ -193,6 +193,13 @@ fn side_by_side(py: &serde_json::Value, set: &str, labels: &[String]) -> Result<
             "| {name} | {} | {} | {rate} |",
             pct(&s["accuracy_micro"]),
             pct(&s["accuracy_common"])
+        )?;
+    }
+    if tools.contains_key("bitext") {
+        writeln!(
+            md,
+            "\nThe `bitext` row is the `bitext lid` process, start-up, reading and writing \
+             included; the Python tools' rows time their prediction loop alone."
         )?;
     }
     if let Some(ft) = tools
