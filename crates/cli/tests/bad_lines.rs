@@ -32,6 +32,17 @@ fn scoring(command: &str, input: &Path, scorer: &str, out: &Path, extra: &[&str]
     cmd
 }
 
+/// `--bad-lines skip -q --rejects REJECTS`.
+fn skip(rejects: &Path) -> [&str; 5] {
+    [
+        "--bad-lines",
+        "skip",
+        "-q",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ]
+}
+
 #[test]
 fn a_bad_line_stops_score_and_filter_by_default() {
     let (dir, input) = with_input(CRAWL);
@@ -52,14 +63,7 @@ fn skipped_lines_go_to_the_rejects_file_and_the_rest_scores_as_a_clean_file() {
     for (command, scorer) in [("score", "levenshtein"), ("filter", "length-ratio")] {
         let (out, want) = (dir.path().join("out.tsv"), dir.path().join("want.tsv"));
         let rejects = dir.path().join(format!("{command}.rejects.tsv"));
-        let skip = [
-            "--bad-lines",
-            "skip",
-            "-q",
-            "--rejects",
-            rejects.to_str().unwrap(),
-        ];
-        let (_, err) = succeed(&mut scoring(command, &input, scorer, &out, &skip));
+        let (_, err) = succeed(&mut scoring(command, &input, scorer, &out, &skip(&rejects)));
         assert!(
             err.contains("skipped 3 lines of") && err.contains("rejects.tsv"),
             "{err}"
@@ -75,14 +79,13 @@ fn skipped_lines_go_to_the_rejects_file_and_the_rest_scores_as_a_clean_file() {
 fn a_clean_file_under_skip_writes_an_empty_rejects_file_and_says_nothing() {
     let (dir, input) = with_input(GOOD);
     let (out, rejects) = (dir.path().join("out.tsv"), dir.path().join("rej.tsv"));
-    let skip = [
-        "--bad-lines",
-        "skip",
-        "-q",
-        "--rejects",
-        rejects.to_str().unwrap(),
-    ];
-    let (_, err) = succeed(&mut scoring("score", &input, "levenshtein", &out, &skip));
+    let (_, err) = succeed(&mut scoring(
+        "score",
+        &input,
+        "levenshtein",
+        &out,
+        &skip(&rejects),
+    ));
     assert!(!err.contains("skipped"), "{err}");
     assert_eq!(read(&rejects), "");
 }

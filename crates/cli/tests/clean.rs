@@ -172,17 +172,7 @@ fn lid_labels_every_line_with_the_k_most_likely_languages() {
     let (dir, input) = with_input("Das Haus ist rot.\n\nLa maison est rouge.\nxyz\n");
     let model = toy_lid(dir.path());
     let out = dir.path().join("labels.tsv");
-    let mut cmd = cli![
-        "lid",
-        "--input",
-        &input,
-        "-o",
-        &out,
-        "--lid-model",
-        &model,
-        "-q"
-    ];
-    succeed(&mut cmd);
+    succeed(&mut lid(&input, &out, &model, &["-q"]));
     let labels: Vec<String> = read(&out)
         .lines()
         .map(|l| l.split('\t').next().unwrap().into())
@@ -194,38 +184,24 @@ fn lid_labels_every_line_with_the_k_most_likely_languages() {
         4,
         "an empty line and unknown words get an answer too"
     );
-    let mut cmd = cli![
-        "lid",
-        "--input",
-        &input,
-        "-o",
-        &out,
-        "--lid-model",
-        &model,
-        "-k",
-        "2",
-        "-q"
-    ];
-    succeed(&mut cmd);
+    succeed(&mut lid(&input, &out, &model, &["-k", "2", "-q"]));
     for row in rows(&out) {
         assert_eq!(row.len(), 4);
         let (p1, p2): (f64, f64) = (row[1].parse().unwrap(), row[3].parse().unwrap());
         assert!(p1 >= p2 && (0.0..=1.0).contains(&p1));
     }
-    let mut cmd = cli!["lid", "--input", &input, "-o", &out, "--lid-model", &input];
-    fail(&mut cmd, "in.tsv");
-    let mut cmd = cli![
-        "lid",
-        "--input",
-        &input,
-        "-o",
-        &out,
-        "--lid-model",
-        &model,
-        "-k",
-        "0"
-    ];
-    fail(&mut cmd, "-k must be at least 1");
+    fail(&mut lid(&input, &out, &input, &[]), "in.tsv");
+    fail(
+        &mut lid(&input, &out, &model, &["-k", "0"]),
+        "-k must be at least 1",
+    );
+}
+
+/// `bitext lid --input INPUT -o OUT --lid-model MODEL` with `extra` arguments.
+fn lid(input: &Path, out: &Path, model: &Path, extra: &[&str]) -> Command {
+    let mut cmd = cli!["lid", "--input", input, "-o", out, "--lid-model", model];
+    cmd.args(extra);
+    cmd
 }
 
 #[test]
@@ -401,16 +377,8 @@ fn bad_settings_are_errors_naming_them() {
 #[test]
 fn standard_input_bad_lines_and_columns() {
     let text = "id1\tDas Haus ist rot.\tThe house is red.\nid2\tbad \u{fffd}\nid3\tJa\tYes\n";
-    let mut cmd = cli![
-        "clean",
-        "--input",
-        "-",
-        "--src-col",
-        "2",
-        "--tgt-col",
-        "3",
-        "-q"
-    ];
+    let mut cmd = cli!["clean", "--input", "-", "-q"];
+    cmd.args(["--src-col", "2", "--tgt-col", "3"]);
     let (ok, _, err) = piped(&mut cmd, text.as_bytes());
     assert!(
         !ok && err.contains("<stdin>:2: 2 tab-separated fields"),

@@ -201,19 +201,39 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let spm = spm_encode();
     let tmp = std::env::temp_dir().join(format!("bitext-eval-tokenize-{}", std::process::id()));
     std::fs::create_dir_all(&tmp)?;
-    let result = run_in(ctx, &de, &en, &held_out, spm.as_ref(), &tmp);
+    let inputs = Inputs {
+        ctx,
+        de: &de,
+        en: &en,
+        held_out: &held_out,
+        spm: spm.as_ref(),
+        tmp: &tmp,
+    };
+    let result = run_in(&inputs);
     let _ = std::fs::remove_dir_all(&tmp);
     result
 }
 
-fn run_in(
-    ctx: &Ctx,
-    de: &Set,
-    en: &Set,
-    held_out: &[Set],
-    spm: Option<&(PathBuf, String)>,
-    tmp: &Path,
-) -> Result<String> {
+/// What the sections of this task read: the data, the gettext sets, the held-out sets, the
+/// reference model (its path and name) and a temporary directory.
+struct Inputs<'a> {
+    ctx: &'a Ctx,
+    de: &'a Set,
+    en: &'a Set,
+    held_out: &'a [Set],
+    spm: Option<&'a (PathBuf, String)>,
+    tmp: &'a Path,
+}
+
+fn run_in(inputs: &Inputs<'_>) -> Result<String> {
+    let Inputs {
+        ctx,
+        de,
+        en,
+        held_out,
+        spm,
+        tmp,
+    } = *inputs;
     let mut md = String::new();
     match spm {
         Some((bin, v)) => writeln!(
@@ -266,20 +286,13 @@ fn run_in(
             if all_agree { "yes" } else { "no" }
         )?;
     }
-    joint(&mut md, ctx, de, en, held_out, spm, tmp)?;
+    joint(&mut md, inputs)?;
     Ok(md)
 }
 
 /// Train joint models on gettext de+en and report them.
-fn joint(
-    md: &mut String,
-    ctx: &Ctx,
-    de: &Set,
-    en: &Set,
-    held_out: &[Set],
-    spm: Option<&(PathBuf, String)>,
-    tmp: &Path,
-) -> Result<()> {
+fn joint(md: &mut String, inputs: &Inputs<'_>) -> Result<()> {
+    let (de, en, held_out, tmp) = (inputs.de, inputs.en, inputs.held_out, inputs.tmp);
     let corpora = [("gettext de", &de.lines[..]), ("gettext en", &en.lines[..])];
     let configs = [
         (
@@ -360,7 +373,7 @@ fn joint(
         "| model | text | tokens/line | chars/token | unk tokens | coverage (lines) | ids = \
          spm_encode |\n|---|---|---|---|---|---|---|"
     )?;
-    let production = ctx.path("spm/use-multilingual-v3-128k.model");
+    let production = inputs.ctx.path("spm/use-multilingual-v3-128k.model");
     let reference_model = Sentencepiece::open(&production)?;
     let mut rows: Vec<(&str, &Path, &Sentencepiece)> = models
         .iter()
@@ -375,7 +388,7 @@ fn joint(
         for set in held_out {
             let e = encode(model, &set.lines)?;
             let chars: usize = set.lines.iter().map(|l| l.chars().count()).sum();
-            let ids = match spm {
+            let ids = match inputs.spm {
                 Some((bin, _)) => {
                     agreement(&e.ids, &reference(bin, path, &set.lines, "id", tmp)?).1
                 }
