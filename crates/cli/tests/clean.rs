@@ -344,6 +344,17 @@ fn thresholds_disabled_rules_and_dedup_keys_come_from_flags_or_a_recipe() {
 }
 
 #[test]
+fn entities_are_decoded_for_the_rules_with_unescape_html_and_lines_kept_as_they_are() {
+    let text = "&quot; Das Haus ist rot . &quot;\t&quot; The house is red . &quot;\n";
+    let (dir, input) = with_input(text);
+    let out = dir.path().join("kept.tsv");
+    succeed(&mut clean(&input, &out, &["-q"]));
+    assert_eq!(read(&out), "", "the markup rule removes entities");
+    succeed(&mut clean(&input, &out, &["-q", "--unescape-html"]));
+    assert_eq!(read(&out), text);
+}
+
+#[test]
 fn bad_settings_are_errors_naming_them() {
     let (dir, input) = with_input(crawl());
     let out = dir.path().join("kept.tsv");

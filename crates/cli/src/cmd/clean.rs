@@ -2,6 +2,7 @@
 //! near-duplicate removal of a cleaning recipe (`bitext_clean`), streaming: the kept lines verbatim, the removed ones with
 //! their step, rule and reason, and a report of the counts.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -9,7 +10,8 @@ use anyhow::{Result, bail};
 use bitext_clean::{Cleaner, Dedup, Recipe, Report, Rule};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::text::EmptyLines;
-use bitext_core::io::tsv::BitextTsvReader;
+use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
+use bitext_tokenize::unescape_html;
 use clap::{Args, ValueEnum};
 
 use crate::flags::{BadLinesArgs, Quiet};
@@ -59,6 +61,10 @@ pub(crate) struct CleanArgs {
     /// punctuation, length_ratio, untranslated, numbers, links, script, boilerplate.
     #[arg(long, value_name = "RULE", value_parser = rule_name)]
     disable_rule: Vec<Rule>,
+    /// Judge each pair with its HTML entities decoded (`&quot;` → `"`: text escaped as Moses
+    /// escapes it); the output keeps the lines as they are.
+    #[arg(long)]
+    unescape_html: bool,
     /// Near-duplicates (folded: case, punctuation, spaces and digits ignored), of which the
     /// first is kept.
     #[arg(long, value_enum, value_name = "KEY")]
@@ -118,6 +124,15 @@ fn rule_name(name: &str) -> Result<Rule, String> {
 }
 
 impl CleanArgs {
+    /// The two sides as the steps judge them (entities decoded with --unescape-html).
+    fn sides<'r>(&self, rec: &'r BitextRecord) -> (Cow<'r, str>, Cow<'r, str>) {
+        if self.unescape_html {
+            (unescape_html(&rec.src), unescape_html(&rec.tgt))
+        } else {
+            (Cow::Borrowed(&rec.src), Cow::Borrowed(&rec.tgt))
+        }
+    }
+
     /// The recipe of the flags (`bitext --recipe FILE` reads them from JSON, as for every
     /// command: `{"command": "clean", "rules": {"max-repeats": 5, "disable-rule":
     /// ["numbers"]}, "dedup": "source"}`).
@@ -184,7 +199,8 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         }
         for rec in open()? {
             let rec = rec?;
-            cleaner.count(&rec.src, &rec.tgt);
+            let (src, tgt) = a.sides(&rec);
+            cleaner.count(&src, &tgt);
         }
     }
     let mut kept = AtomicFile::create_text(&a.output)?;
@@ -196,7 +212,8 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
     let mut report = Report::default();
     let mut reader = open()?;
     while let Some(rec) = reader.next_record()? {
-        let removal = cleaner.judge(rec.line, &rec.src, &rec.tgt);
+        let (src, tgt) = a.sides(&rec);
+        let removal = cleaner.judge(rec.line, &src, &tgt);
         report.add(rec.line, removal.as_ref());
         match (&removal, &mut removed) {
             (None, _) => writeln!(kept, "{}", rec.raw).map_err(|e| kept.err(e))?,
