@@ -73,6 +73,8 @@ pub enum Step {
     Lid,
     /// Near-duplicate removal.
     Dedup,
+    /// A sentence scorer's threshold (the caller's: `bitext clean --encoder … --min-score`).
+    Score,
 }
 
 impl Step {
@@ -83,6 +85,7 @@ impl Step {
             Step::Rules => "rules",
             Step::Lid => "lid",
             Step::Dedup => "dedup",
+            Step::Score => "score",
         }
     }
 }

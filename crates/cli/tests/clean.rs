@@ -355,6 +355,70 @@ fn entities_are_decoded_for_the_rules_with_unescape_html_and_lines_kept_as_they_
 }
 
 #[test]
+fn an_encoder_scores_the_kept_pairs_and_min_score_removes_the_low_ones() {
+    let text = "Das Haus ist rot\tThe house is red\n\
+                Haus ist rot\tThe red one\n\
+                <b>Das</b>\tThe\n\
+                Das ist rot\tThe house\n";
+    let (dir, input) = with_input(text);
+    let (de, en) = common::word_vectors(
+        dir.path(),
+        &common::one_hot_vectors(&["das", "haus", "ist", "rot"]),
+        &common::one_hot_vectors(&["the", "house", "is", "red"]),
+    );
+    let spec = common::bow_spec(&de, &en).replace('}', r#","no_known_word":"zero"}"#);
+    let (out, removed) = (dir.path().join("kept.tsv"), dir.path().join("removed.tsv"));
+    let removed_arg = removed.to_str().unwrap();
+    let extra = [
+        "--encoder",
+        &spec,
+        "--batch",
+        "2",
+        "-q",
+        "--removed",
+        removed_arg,
+    ];
+    succeed(&mut clean(&input, &out, &extra));
+    let kept = rows(&out);
+    assert_eq!(kept.len(), 3, "the markup line goes before scoring");
+    let scores: Vec<f64> = kept.iter().map(|r| r[2].parse().unwrap()).collect();
+    assert!((scores[0] - 1.0).abs() < 1e-6, "{scores:?}");
+    assert!(
+        scores[1] > 0.0 && scores[1] < 1.0 && scores[2] < 1.0,
+        "{scores:?}"
+    );
+    let mut strict = extra.to_vec();
+    strict.extend(["--min-score", "0.9"]);
+    let (_, err) = succeed(
+        clean(&input, &out, &strict)
+            .arg("--report")
+            .arg(dir.path().join("r.json")),
+    );
+    assert_eq!(err, "");
+    assert_eq!(rows(&out).len(), 1);
+    let removed = rows(&removed);
+    let steps: Vec<(&str, &str)> = removed
+        .iter()
+        .map(|r| (r[2].as_str(), r[3].as_str()))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("score", "min_score"),
+            ("rules", "markup"),
+            ("score", "min_score")
+        ]
+    );
+    assert!(removed[0][4].starts_with("score 0."), "{}", removed[0][4]);
+    let report = read(dir.path().join("r.json"));
+    assert!(report.contains("\"min_score\""), "{report}");
+    fail(
+        &mut clean(&input, &out, &["--min-score", "0.5"]),
+        "--encoder",
+    );
+}
+
+#[test]
 fn bad_settings_are_errors_naming_them() {
     let (dir, input) = with_input(crawl());
     let out = dir.path().join("kept.tsv");

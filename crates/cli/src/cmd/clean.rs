@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
-use bitext_clean::{Cleaner, Dedup, Recipe, Report, Rule};
+use anyhow::{Context, Result, bail};
+use bitext_clean::{Cleaner, Dedup, Recipe, Removal, Report, Rule, Step};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::text::EmptyLines;
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
@@ -69,6 +69,23 @@ pub(crate) struct CleanArgs {
     /// first is kept.
     #[arg(long, value_enum, value_name = "KEY")]
     dedup: Option<DedupArg>,
+    /// Score each kept pair by the cosine of this encoder's vectors of its sides (`bow:FILE`,
+    /// `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`; a bag of words
+    /// wants `"no_known_word": "zero"` for crawl lines without a known word): the score is
+    /// appended to each kept line.
+    #[arg(long, value_name = "SPEC")]
+    encoder: Option<bitext_encode::EncoderSpec>,
+    /// With --encoder: remove the pairs scoring below X (step `score`, rule `min_score`).
+    #[arg(
+        long,
+        value_name = "X",
+        requires = "encoder",
+        allow_negative_numbers = true
+    )]
+    min_score: Option<f64>,
+    /// Pairs scored at a time with --encoder.
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    batch: usize,
     #[command(flatten)]
     bad: BadLinesArgs,
     #[command(flatten)]
@@ -211,21 +228,35 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         .transpose()?;
     let mut report = Report::default();
     let mut reader = open()?;
+    let scorer = a
+        .encoder
+        .as_ref()
+        .map(|spec| -> Result<_> {
+            Ok(crate::build::encoder_scorers(crate::build::encoder(
+                spec,
+                None::<&[&str]>,
+            )?))
+        })
+        .transpose()?;
+    if a.min_score.is_some_and(|x| !x.is_finite()) {
+        bail!("--min-score must be a finite number");
+    }
+    let mut out = Outputs {
+        kept: &mut kept,
+        removed: removed.as_mut(),
+        report: &mut report,
+    };
+    let mut batch: Vec<(BitextRecord, Option<Removal>)> = Vec::new();
     while let Some(rec) = reader.next_record()? {
         let (src, tgt) = a.sides(&rec);
         let removal = cleaner.judge(rec.line, &src, &tgt);
-        report.add(rec.line, removal.as_ref());
-        match (&removal, &mut removed) {
-            (None, _) => writeln!(kept, "{}", rec.raw).map_err(|e| kept.err(e))?,
-            (Some(r), Some(out)) => {
-                let reason = r.reason.replace(['\t', '\n', '\r'], " ");
-                writeln!(out, "{}\t{}\t{}\t{reason}", rec.raw, r.step.name(), r.what)
-                    .map_err(|e| out.err(e))?;
-            }
-            (Some(_), None) => {}
+        batch.push((rec, removal));
+        if batch.len() >= a.batch.max(1) {
+            a.flush(&mut batch, scorer.as_ref(), &mut out)?;
         }
         rejects.add(&reader.take_rejected())?;
     }
+    a.flush(&mut batch, scorer.as_ref(), &mut out)?;
     rejects.add(&reader.take_rejected())?;
     if report.read == 0 {
         bail!("{}: no sentence pairs", a.input.display());
@@ -245,6 +276,83 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         print_report(&report);
     }
     Ok(())
+}
+
+/// Where judged lines go.
+struct Outputs<'a> {
+    kept: &'a mut AtomicFile,
+    removed: Option<&'a mut AtomicFile>,
+    report: &'a mut Report,
+}
+
+impl CleanArgs {
+    /// Score the kept pairs of `batch` (with an encoder), then write every line of it in
+    /// input order: kept ones (with their score) to the output, removed ones with their step,
+    /// rule and reason; and count them.
+    fn flush(
+        &self,
+        batch: &mut Vec<(BitextRecord, Option<Removal>)>,
+        scorer: Option<&bitext::build::BatchScorers>,
+        out: &mut Outputs<'_>,
+    ) -> Result<()> {
+        let mut scores = vec![None; batch.len()];
+        if let Some(build) = scorer {
+            let at: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].1.is_none()).collect();
+            if !at.is_empty() {
+                let sides: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+                    at.iter().map(|&i| self.sides(&batch[i].0)).collect();
+                let src: Vec<&str> = sides.iter().map(|s| s.0.as_ref()).collect();
+                let tgt: Vec<&str> = sides.iter().map(|s| s.1.as_ref()).collect();
+                let lines = || {
+                    format!(
+                        "scoring lines {}–{}",
+                        batch[at[0]].0.line,
+                        batch[at[at.len() - 1]].0.line
+                    )
+                };
+                let pairs: Vec<(usize, usize)> = (0..at.len()).map(|k| (k, k)).collect();
+                let got = build(&src, &tgt)
+                    .and_then(|s| Ok(s.score(&pairs)?))
+                    .with_context(lines)?;
+                for (&i, s) in at.iter().zip(got) {
+                    scores[i] = Some(s);
+                }
+            }
+        }
+        for ((rec, mut removal), score) in batch.drain(..).zip(scores) {
+            if let Some(s) = score {
+                if !s.is_finite() {
+                    bail!(
+                        "{}: line {}: score {s} is not finite",
+                        self.input.display(),
+                        rec.line
+                    );
+                }
+                if self.min_score.is_some_and(|m| s < m) {
+                    removal = Some(Removal {
+                        step: Step::Score,
+                        what: "min_score",
+                        reason: format!("score {s:.4} below {}", self.min_score.unwrap_or(s)),
+                    });
+                }
+            }
+            out.report.add(rec.line, removal.as_ref());
+            let kept = &mut *out.kept;
+            match (&removal, score, out.removed.as_deref_mut()) {
+                (None, None, _) => writeln!(kept, "{}", rec.raw).map_err(|e| kept.err(e))?,
+                (None, Some(s), _) => {
+                    writeln!(kept, "{}\t{s}", rec.raw).map_err(|e| kept.err(e))?;
+                }
+                (Some(r), _, Some(file)) => {
+                    let reason = r.reason.replace(['\t', '\n', '\r'], " ");
+                    writeln!(file, "{}\t{}\t{}\t{reason}", rec.raw, r.step.name(), r.what)
+                        .map_err(|e| file.err(e))?;
+                }
+                (Some(_), _, None) => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The counts on standard error: pairs read and kept, then each step and rule.
