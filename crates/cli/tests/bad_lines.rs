@@ -143,3 +143,19 @@ fn filter_refuses_to_skip_lines_beside_precomputed_embeddings() {
         "--bad-lines skip would put the TSV's lines out of step",
     );
 }
+
+#[test]
+fn train_ibm1_skips_bad_lines_into_the_rejects_file() {
+    let (dir, input) = with_input(CRAWL);
+    let (model, rejects) = (dir.path().join("ibm1"), dir.path().join("rej.tsv"));
+    let mut cmd = cli!["train", "ibm1", "--input", &input, "-o", &model];
+    cmd.args(["--src-col", "2", "--tgt-col", "3", "--iterations", "1"]);
+    let mut strict = cli!["train", "ibm1", "--input", &input, "-o", &model, "-q"];
+    strict.args(["--src-col", "2", "--tgt-col", "3"]);
+    fail(&mut strict, "in.tsv:2: invalid UTF-8");
+    assert!(!model.exists());
+    let (_, err) = succeed(cmd.args(skip(&rejects)));
+    assert!(err.contains("trained IBM Model 1 on 2 pairs"), "{err}");
+    assert!(err.contains("skipped 3 lines of"), "{err}");
+    assert_eq!(read(&rejects), REJECTED);
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
+use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_core::io::tsv::BitextTsvReader;
 use bitext_lexical::{Direction, Ibm1, Ibm1Config, Segmenter};
 use bitext_tokenize::WordConfig;
@@ -37,6 +38,8 @@ pub(crate) struct Ibm1Args {
     #[arg(long, conflicts_with = "spm")]
     keep_case: bool,
     #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
+    #[command(flatten)]
     quiet: crate::flags::Quiet,
 }
 
@@ -54,28 +57,43 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
     );
     let segment = segmenter.build()?;
     let start = Instant::now();
+    let mut rejects = crate::run::RejectSink::new(&a.bad)?;
+    let skip = a.bad.bad_lines() == BadLines::Skip;
     let (mut src, mut tgt, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let (src_col, tgt_col) = a.cols.zero_based()?;
-    for rec in BitextTsvReader::open(&a.input, src_col, tgt_col)? {
+    let mut reader =
+        BitextTsvReader::open(&a.input, src_col, tgt_col)?.bad_lines(a.bad.bad_lines());
+    for rec in reader.by_ref() {
         let rec = rec?;
         src.push(rec.src);
         tgt.push(rec.tgt);
-        lines.push(rec.line);
+        lines.push((rec.line, rec.raw));
     }
-    if src.is_empty() {
-        bail!("{}: no sentence pairs", a.input.display());
-    }
-    let src = segment.tokens_batch(&src)?;
-    let tgt = segment.tokens_batch(&tgt)?;
-    for (i, (s, t)) in src.iter().zip(&tgt).enumerate() {
+    let mut skipped = reader.take_rejected();
+    let src_tokens = segment.tokens_batch(&src)?;
+    let tgt_tokens = segment.tokens_batch(&tgt)?;
+    let (mut src, mut tgt) = (Vec::new(), Vec::new());
+    for ((s, t), (line, raw)) in src_tokens.into_iter().zip(tgt_tokens).zip(lines) {
         if s.is_empty() || t.is_empty() {
             let side = if s.is_empty() { "source" } else { "target" };
-            bail!(
-                "{}:{}: the {side} sentence has no token to align",
-                a.input.display(),
-                lines[i]
-            );
+            let reason = format!("the {side} sentence has no token to align");
+            if !skip {
+                bail!("{}:{line}: {reason}", a.input.display());
+            }
+            skipped.push(Rejected {
+                line,
+                reason,
+                text: raw,
+            });
+            continue;
         }
+        src.push(s);
+        tgt.push(t);
+    }
+    skipped.sort_by_key(|r| r.line);
+    rejects.add(&skipped)?;
+    if src.is_empty() {
+        bail!("{}: no sentence pairs", a.input.display());
     }
     let config = Ibm1Config {
         iterations: a.iterations,
@@ -100,6 +118,7 @@ pub(crate) fn run(a: &Ibm1Args) -> Result<()> {
     let model = Ibm1::train_tokens(&config, segmenter, &src, &tgt, &mut report)?;
     bar.finish_and_clear();
     model.save(&a.output)?;
+    rejects.finish(&a.input)?;
     let (f, b) = model.entries();
     eprintln!(
         "trained IBM Model 1 on {} pairs ({} + {} probabilities) in {:.1} s: {}",
