@@ -9,8 +9,8 @@ use bitext_lid::LanguageIdentifier;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::rules::{Repeats, Rule, Rules};
-use crate::text::{fold, key};
+use crate::rules::{Folded, Repeats, Rule, Rules, Side};
+use crate::text::key;
 
 /// What makes two pairs near-duplicates: their folded text ([`crate::fold`]: case,
 /// punctuation, spaces and digits ignored, as bifixer's aggressive mode) on both sides, or on
@@ -219,7 +219,8 @@ impl Cleaner {
     /// Judge the pair of input line `line`: `None` to keep it, else why it is removed. A kept
     /// pair's key is remembered, so that a later near-duplicate of it is removed.
     pub fn judge(&mut self, line: usize, src: &str, tgt: &str) -> Option<Removal> {
-        if let Some(v) = self.recipe.rules.judge(src, tgt, self.repeats.as_ref()) {
+        let pair = Folded::new(src, tgt);
+        if let Some(v) = self.recipe.rules.judge_folded(&pair, self.repeats.as_ref()) {
             return Some(Removal {
                 step: Step::Rules,
                 what: v.rule.name(),
@@ -231,9 +232,9 @@ impl Cleaner {
         }
         let folded = match self.recipe.dedup {
             Dedup::None => return None,
-            Dedup::Pair => format!("{}\t{}", fold(src), fold(tgt)),
-            Dedup::Source => fold(src),
-            Dedup::Target => fold(tgt),
+            Dedup::Pair => format!("{}\t{}", pair.fold(Side::Source), pair.fold(Side::Target)),
+            Dedup::Source => pair.fold(Side::Source).to_string(),
+            Dedup::Target => pair.fold(Side::Target).to_string(),
         };
         match self.seen.entry(key(&folded)) {
             std::collections::hash_map::Entry::Occupied(first) => Some(Removal {

@@ -180,12 +180,44 @@ impl Repeats {
     /// How many times `text` occurs (folded) on `side` (0 for [`Side::Both`]).
     #[must_use]
     pub fn count(&self, side: Side, text: &str) -> u32 {
+        self.count_folded(side, &fold(text))
+    }
+
+    /// [`Repeats::count`] of a text already folded.
+    fn count_folded(&self, side: Side, folded: &str) -> u32 {
         let map = match side {
             Side::Source => &self.src,
             Side::Target => &self.tgt,
             Side::Both => return 0,
         };
-        map.get(&key(&fold(text))).copied().unwrap_or(0)
+        map.get(&key(folded)).copied().unwrap_or(0)
+    }
+}
+
+/// A pair with its sides' folded forms ([`fold`]), each computed once when a step first asks:
+/// the untranslated and boilerplate rules and the near-duplicate key read the same ones.
+pub(crate) struct Folded<'a> {
+    pub(crate) src: &'a str,
+    pub(crate) tgt: &'a str,
+    folds: [std::cell::OnceCell<String>; 2],
+}
+
+impl<'a> Folded<'a> {
+    pub(crate) fn new(src: &'a str, tgt: &'a str) -> Self {
+        Self {
+            src,
+            tgt,
+            folds: Default::default(),
+        }
+    }
+
+    /// The folded source (`side` [`Side::Source`]) or target.
+    pub(crate) fn fold(&self, side: Side) -> &str {
+        let (i, text) = match side {
+            Side::Source => (0, self.src),
+            _ => (1, self.tgt),
+        };
+        self.folds[i].get_or_init(|| fold(text))
     }
 }
 
@@ -234,22 +266,26 @@ impl Rules {
     /// (`repeats`: the corpus' counts; without them the boilerplate rule passes).
     #[must_use]
     pub fn judge(&self, src: &str, tgt: &str, repeats: Option<&Repeats>) -> Option<Verdict> {
+        self.judge_folded(&Folded::new(src, tgt), repeats)
+    }
+
+    /// [`Rules::judge`] of a pair whose folded sides the caller reads too.
+    pub(crate) fn judge_folded(
+        &self,
+        pair: &Folded<'_>,
+        repeats: Option<&Repeats>,
+    ) -> Option<Verdict> {
         Rule::ALL
             .into_iter()
             .filter(|&r| self.enabled(r))
             .find_map(|rule| {
-                self.reason(rule, src, tgt, repeats)
+                self.reason(rule, pair, repeats)
                     .map(|reason| Verdict { rule, reason })
             })
     }
 
-    fn reason(
-        &self,
-        rule: Rule,
-        src: &str,
-        tgt: &str,
-        repeats: Option<&Repeats>,
-    ) -> Option<String> {
+    fn reason(&self, rule: Rule, pair: &Folded<'_>, repeats: Option<&Repeats>) -> Option<String> {
+        let (src, tgt) = (pair.src, pair.tgt);
         let sides = [(Side::Source, "source", src), (Side::Target, "target", tgt)];
         let each = |f: &dyn Fn(&str) -> Option<String>| {
             sides
@@ -287,7 +323,7 @@ impl Rules {
             }),
             Rule::LengthRatio => self.length_ratio(src, tgt),
             Rule::Untranslated => {
-                let (a, b) = (fold(src), fold(tgt));
+                let (a, b) = (pair.fold(Side::Source), pair.fold(Side::Target));
                 (!a.is_empty() && a == b).then(|| "the sides are the same text".into())
             }
             Rule::Numbers => {
@@ -312,9 +348,10 @@ impl Rules {
             }
             Rule::Boilerplate => {
                 let repeats = repeats?;
-                sides.iter().find_map(|&(side, name, text)| {
-                    let n = repeats.count(side, text);
-                    (n as usize > self.max_repeats && !fold(text).is_empty()).then(|| {
+                sides.iter().find_map(|&(side, name, _)| {
+                    let folded = pair.fold(side);
+                    let n = repeats.count_folded(side, folded);
+                    (n as usize > self.max_repeats && !folded.is_empty()).then(|| {
                         format!(
                             "{name} occurs {n} times in the corpus (most {})",
                             self.max_repeats

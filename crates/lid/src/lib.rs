@@ -70,6 +70,19 @@ use rayon::prelude::*;
 pub use error::{Error, Result};
 pub use fasttext::FastText;
 
+/// Where a model is looked for when none is named: `$BITEXT_LID_MODEL`, else
+/// `~/.cache/bitext/lid/lid.176.ftz` (whether or not the file is there); `None` when neither
+/// variable is set.
+#[must_use]
+pub fn default_model_path() -> Option<std::path::PathBuf> {
+    std::env::var_os("BITEXT_LID_MODEL")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(".cache/bitext/lid/lid.176.ftz"))
+        })
+}
+
 /// A language and how likely it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Guess {

@@ -197,7 +197,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
 }
 
 /// The cosine of each line's two sides under the subword bag of words (TF-IDF over the
-/// crawl's own sides; a side without a known piece scores 0).
+/// crawl's own sides; a side without a known piece scores 0), by the workspace's `cosine`.
 fn cosines(ctx: &Ctx, lines: &[CrawlLine]) -> Result<Vec<f64>> {
     let src: Vec<&str> = lines.iter().map(|l| l.src.as_str()).collect();
     let tgt: Vec<&str> = lines.iter().map(|l| l.tgt.as_str()).collect();
@@ -206,28 +206,15 @@ fn cosines(ctx: &Ctx, lines: &[CrawlLine]) -> Result<Vec<f64>> {
         enc.encode_with_coverage(Side::Source, &src)?.0,
         enc.encode_with_coverage(Side::Target, &tgt)?.0,
     );
+    // The workspace's cosine (0 for a side without a known piece).
     Ok((0..lines.len())
-        .map(|i| {
-            let (a, b) = (s.row(i), t.row(i));
-            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-            let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-            let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if na > 0.0 && nb > 0.0 {
-                f64::from(dot / (na * nb))
-            } else {
-                0.0
-            }
-        })
+        .map(|i| f64::from(bitext::similarity::cosine(s.row(i), t.row(i))))
         .collect())
 }
 
 /// fastText's `lid.176.ftz`: `$BITEXT_LID_MODEL`, else `~/.cache/bitext/lid/lid.176.ftz`.
 fn lid_model() -> Option<Arc<dyn LanguageIdentifier>> {
-    let path = std::env::var_os("BITEXT_LID_MODEL")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/bitext/lid/lid.176.ftz"))
-        })?;
+    let path = bitext::lid::default_model_path()?;
     match FastText::open(&path) {
         Ok(m) => Some(Arc::new(m)),
         Err(e) => {

@@ -89,11 +89,7 @@ fn lid_dev() -> Result<Option<Labelled>> {
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
-    let model = std::env::var_os("BITEXT_LID_MODEL")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/bitext/lid/lid.176.ftz"))
-        });
+    let model = bitext::lid::default_model_path();
     let Some(model) = model.filter(|p| p.is_file()) else {
         return Ok(
             "No lid.176.ftz (`$BITEXT_LID_MODEL` or `~/.cache/bitext/lid/`): not run.\n".into(),

@@ -6,10 +6,6 @@ use std::sync::Arc;
 use anyhow::Result;
 use bitext_lid::{FastText, LanguageIdentifier};
 
-/// Where fastText's `lid.176.ftz` is looked for when neither `--lid-model` nor
-/// `$BITEXT_LID_MODEL` names a model.
-const CACHED: &str = ".cache/bitext/lid/lid.176.ftz";
-
 /// `--lid-model FILE`.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct LidArgs {
@@ -25,8 +21,7 @@ impl LidArgs {
     fn path(&self) -> Option<PathBuf> {
         self.lid_model
             .clone()
-            .or_else(|| std::env::var_os("BITEXT_LID_MODEL").map(PathBuf::from))
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(CACHED)))
+            .or_else(bitext_lid::default_model_path)
     }
 
     /// The identifier of the model.
