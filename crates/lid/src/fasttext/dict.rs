@@ -59,6 +59,16 @@ enum Prune {
     Map(FxHashMap<i32, i32>),
 }
 
+/// The scratch space of [`Dictionary::line_rows`]: the rows it finds, a token's bytes with
+/// its brackets, the tokens' hashes.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// The line's input rows.
+    pub(super) rows: Vec<u32>,
+    buf: Vec<u8>,
+    hashes: Vec<i32>,
+}
+
 /// The words and labels of a model.
 #[derive(Debug)]
 pub(super) struct Dictionary {
@@ -262,10 +272,14 @@ impl Dictionary {
         rows.push((self.nwords + row) as u32);
     }
 
-    /// `h % bucket` (no bucket: none).
+    /// `h % bucket` (no bucket: none); in 32 bits when both fit, as a character n-gram's
+    /// hash always does (the same remainder, a cheaper division).
     fn bucket_of(&self, h: u64) -> Option<usize> {
-        let bucket = u64::try_from(self.hashing.bucket).ok().filter(|&b| b > 0)?;
-        Some((h % bucket) as usize)
+        let bucket = u32::try_from(self.hashing.bucket).ok().filter(|&b| b > 0)?;
+        Some(match u32::try_from(h) {
+            Ok(h) => (h % bucket) as usize,
+            Err(_) => (h % u64::from(bucket)) as usize,
+        })
     }
 
     /// Push the rows of the character n-grams of `<token>` (`computeSubwords`): n-grams of
@@ -304,9 +318,10 @@ impl Dictionary {
     /// split on fastText's separators, then `</s>`; each word's rows, an unknown word's
     /// character n-grams, tokens that look like labels skipped; reading stops after a `</s>`;
     /// word n-grams last. `buf` is scratch space.
-    pub(super) fn line_rows(&self, text: &str, rows: &mut Vec<u32>, buf: &mut Vec<u8>) {
+    pub(super) fn line_rows(&self, text: &str, scratch: &mut Scratch) {
+        let Scratch { rows, buf, hashes } = scratch;
         rows.clear();
-        let mut hashes: Vec<i32> = Vec::new();
+        hashes.clear();
         let tokens = text
             .as_bytes()
             .split(|b| SEPARATORS.contains(b))
@@ -336,7 +351,7 @@ impl Dictionary {
                 break;
             }
         }
-        self.word_ngrams(&hashes, rows);
+        self.word_ngrams(hashes, rows);
     }
 
     /// Push the rows of the word n-grams of 2 to `wordNgrams` words (`addWordNgrams`; the

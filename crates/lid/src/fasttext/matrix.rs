@@ -87,6 +87,9 @@ pub(super) enum Matrix {
         codes: Vec<u8>,
         /// The norms: one code per row and a one-dimensional quantizer (`qnorm`).
         norms: Option<(Vec<u8>, Box<ProductQuantizer>)>,
+        /// Each row's terms of `add_row_to` (norm times centroid), decoded once
+        /// ([`Matrix::decode_rows`]): the same `f32` products, without the look-ups.
+        decoded: Option<Vec<f32>>,
     },
 }
 
@@ -166,7 +169,47 @@ impl Matrix {
             pq: Box::new(pq),
             codes,
             norms,
+            decoded: None,
         })
+    }
+
+    /// Decode a quantized matrix's rows for [`Matrix::add_row_to`] when they take at most
+    /// `max_bytes` (lid.176's input: 6 MB): each value is the norm times the centroid's, the
+    /// product `add_row_to` adds, so sums stay bit for bit what fastText computes.
+    pub(super) fn decode_rows(&mut self, max_bytes: usize) {
+        let cols = self.cols();
+        let Matrix::Quant {
+            rows,
+            pq,
+            codes,
+            norms,
+            decoded,
+        } = self
+        else {
+            return;
+        };
+        if rows.saturating_mul(cols).saturating_mul(4) > max_bytes {
+            return;
+        }
+        let mut data = vec![0.0f32; *rows * cols];
+        for (i, row) in data.chunks_exact_mut(cols).enumerate() {
+            let alpha = Self::norm(norms.as_ref(), i);
+            let code = &codes[pq.nsubq * i..pq.nsubq * (i + 1)];
+            for (m, &c) in code.iter().enumerate() {
+                for (xj, v) in row[m * pq.dsub..].iter_mut().zip(pq.centroid(m, c)) {
+                    *xj = alpha * v;
+                }
+            }
+        }
+        *decoded = Some(data);
+    }
+
+    /// Number of columns.
+    fn cols(&self) -> usize {
+        match self {
+            Matrix::Dense { cols, .. } => *cols,
+            Matrix::Quant { pq, .. } => (pq.nsubq - 1) * pq.dsub + pq.lastdsub,
+        }
     }
 
     /// Number of rows.
@@ -190,6 +233,15 @@ impl Matrix {
     pub(super) fn add_row_to(&self, x: &mut [f32], i: usize) {
         match self {
             Matrix::Dense { cols, data, .. } => {
+                for (xj, v) in x.iter_mut().zip(&data[i * cols..(i + 1) * cols]) {
+                    *xj += v;
+                }
+            }
+            Matrix::Quant {
+                decoded: Some(data),
+                ..
+            } => {
+                let cols = x.len();
                 for (xj, v) in x.iter_mut().zip(&data[i * cols..(i + 1) * cols]) {
                     *xj += v;
                 }
