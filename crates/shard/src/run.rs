@@ -8,7 +8,9 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use bitext_core::io::{AtomicFile, checksum};
+use bitext_core::io::AtomicFile;
+#[cfg(test)]
+use bitext_core::io::checksum;
 use bitext_mine::ScoredPair;
 use serde::{Deserialize, Serialize};
 
@@ -126,10 +128,48 @@ pub(crate) fn is_done(dir: &Path, step: &Step, deep: bool) -> bool {
     if !deep {
         return std::fs::metadata(&out).is_ok_and(|m| m.len() == rec.bytes);
     }
-    let Ok(bytes) = std::fs::read(&out) else {
+    let Ok((len, sum)) = file_checksum(&out) else {
         return false;
     };
-    rec.bytes == bytes.len() as u64 && rec.checksum == format!("{:016x}", checksum(&bytes))
+    rec.bytes == len && rec.checksum == format!("{sum:016x}")
+}
+
+/// The size and [`checksum`] of the file at `path`, read a block at a time (a step's output
+/// may be larger than memory: a cleaned or filtered TSV).
+fn file_checksum(path: &Path) -> std::io::Result<(u64, u64)> {
+    let f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    Ok((len, read_checksum(f, len)?))
+}
+
+/// The [`checksum`] of the `len` bytes `f` reads.
+fn read_checksum(mut f: impl std::io::Read, len: u64) -> std::io::Result<u64> {
+    // `checksum` starts from the length and mixes 8 bytes at a time, then the last bytes one
+    // by one: blocks of a multiple of 8 bytes give the same value.
+    let mix = |h: u64, x: u64| (h.rotate_left(29) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let (mut h, mut buf, mut have, mut total) = (len, vec![0u8; 1 << 20], 0usize, 0u64);
+    loop {
+        let n = f.read(&mut buf[have..])?;
+        have += n;
+        total += n as u64;
+        if n == 0 || have == buf.len() {
+            let whole = if n == 0 { have } else { have - have % 8 };
+            let mut chunks = buf[..whole].chunks_exact(8);
+            for c in &mut chunks {
+                h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+            }
+            if n == 0 {
+                let rest = chunks.remainder();
+                h = rest.iter().fold(h, |h, &b| mix(h, u64::from(b)));
+                if total != len {
+                    return Err(std::io::Error::other("the file changed while read"));
+                }
+                return Ok(h);
+            }
+            buf.copy_within(whole..have, 0);
+            have -= whole;
+        }
+    }
 }
 
 fn log(dir: &Path, line: &str) -> Result<()> {
@@ -220,14 +260,14 @@ pub(crate) fn run_generic(
     }
     let out = dir.join(step.output());
     let embedded = compute(&out).map_err(|e| wrap(name, e))?;
-    let bytes =
-        std::fs::read(&out).map_err(|e| wrap(name, bitext_core::Error::io(&out, e).into()))?;
+    let (bytes, sum) =
+        file_checksum(&out).map_err(|e| wrap(name, bitext_core::Error::io(&out, e).into()))?;
     let rec = Record {
         step: name.into(),
         id: step.id.clone(),
         output: step.output(),
-        bytes: bytes.len() as u64,
-        checksum: format!("{:016x}", checksum(&bytes)),
+        bytes,
+        checksum: format!("{sum:016x}"),
         embedded,
     };
     let path = dir.join(step.record());
@@ -305,4 +345,22 @@ pub fn mined_pairs(plan: &Plan, dir: &Path) -> Result<Vec<ScoredPair>> {
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+#[test]
+fn blocks_of_a_reader_have_the_checksum_of_its_bytes() {
+    let mut rng = bitext_core::Rng::seed(7);
+    for len in [0, 1, 7, 8, 9, 1 << 20, (1 << 20) + 3, 3 * (1 << 20) - 5] {
+        let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        let got = read_checksum(&bytes[..], len as u64).unwrap();
+        assert_eq!(got, checksum(&bytes), "{len}");
+    }
+    let short = read_checksum(&[1u8, 2, 3][..], 4);
+    assert!(
+        short
+            .unwrap_err()
+            .to_string()
+            .contains("changed while read")
+    );
 }
