@@ -25,7 +25,7 @@
 
 use bitext_encode::{EncoderSpec, ModelSpec, OnnxSpec, SentenceEncoder, Side};
 use bitext_mine::ScorerSpec;
-use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
+use bitext_similarity::PairScorer;
 
 /// Why a spec could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -114,14 +114,15 @@ where
 }
 
 /// The scorer of each batch for an encoder: both sides encoded, each pair scored by the cosine
-/// of its two vectors.
+/// of its two vectors (`bitext_similarity::Cosines`: a sentence the encoder made a zero row of
+/// scores −1, the lowest).
 #[must_use]
 pub fn encoder_scorers(encoder: Box<dyn SentenceEncoder>) -> BatchScorers {
     Box::new(move |src: &[&str], tgt: &[&str]| {
-        Ok(Box::new(EncodedPairs {
-            src: encoder.encode(Side::Source, src)?,
-            tgt: encoder.encode(Side::Target, tgt)?,
-        }) as Box<dyn PairScorer>)
+        Ok(Box::new(bitext_similarity::Cosines::new(
+            encoder.encode(Side::Source, src)?,
+            encoder.encode(Side::Target, tgt)?,
+        )?) as Box<dyn PairScorer>)
     })
 }
 
@@ -131,22 +132,6 @@ pub fn shard_encoders() -> bitext_shard::Encoders {
     bitext_shard::Encoders::new(Box::new(|spec| {
         encoder(spec, None::<&[&str]>).map_err(|e| e.to_string())
     }))
-}
-
-/// The cosine of an encoder's two vectors of each pair, over vectors it owns (one batch).
-struct EncodedPairs {
-    src: bitext_core::Embeddings,
-    tgt: bitext_core::Embeddings,
-}
-
-impl PairScorer for EncodedPairs {
-    fn sizes(&self) -> (usize, usize) {
-        (self.src.len(), self.tgt.len())
-    }
-
-    fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
-        EmbeddingScorer::new(self.src.view(), self.tgt.view(), Measure::Cosine)?.score_batch(pairs)
-    }
 }
 
 /// The neural model that `spec` names (a siamese classifier, an autoencoder, an aligner or an

@@ -13,7 +13,10 @@ mod rules;
 mod text;
 
 pub use error::{Error, Result};
-pub use pipeline::{Cleaner, Dedup, EXAMPLES, Lid, Recipe, Removal, Removed, Report, Step};
+pub use pipeline::{
+    Cleaner, Dedup, EXAMPLES, Histogram, Lid, Recipe, Removal, Removed, Report, SCORE_BINS, Step,
+    duplicate_of,
+};
 
 pub use rules::{Repeats, Rule, Rules, Side, Verdict};
 pub use text::{Kinds, Script, fold, has_markup, key, links, numbers, script, scripts_of};

@@ -88,6 +88,14 @@ impl Step {
             Step::Score => "score",
         }
     }
+
+    /// The step named `name` ([`Step::name`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Step> {
+        [Step::Rules, Step::Lid, Step::Dedup, Step::Score]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
 }
 
 /// Why a pair was removed.
@@ -100,6 +108,33 @@ pub struct Removal {
     pub what: &'static str,
     /// In words.
     pub reason: String,
+}
+
+/// What removes a pair besides the rules (whose names are [`Rule::name`]'s).
+const OTHER_REASONS: [&str; 4] = ["wrong_language", "swapped", "duplicate", "min_score"];
+
+impl Removal {
+    /// The removal of a pair scoring `score`, below `min` (step `score`, `min_score`).
+    #[must_use]
+    pub fn min_score(score: f64, min: f64) -> Removal {
+        Removal {
+            step: Step::Score,
+            what: "min_score",
+            reason: format!("score {score:.4} below {min}"),
+        }
+    }
+
+    /// A removal read back from its step's and rule's names ([`Step::name`], `what`) and its
+    /// reason; `None` when a name is not one of a removal.
+    #[must_use]
+    pub fn from_names(step: &str, what: &str, reason: String) -> Option<Removal> {
+        let step = Step::from_name(step)?;
+        let what = match Rule::from_name(what) {
+            Some(rule) => rule.name(),
+            None => OTHER_REASONS.into_iter().find(|&w| w == what)?,
+        };
+        Some(Removal { step, what, reason })
+    }
 }
 
 /// Runs a [`Recipe`] over a stream of pairs.
@@ -216,36 +251,57 @@ impl Cleaner {
         }
     }
 
-    /// Judge the pair of input line `line`: `None` to keep it, else why it is removed. A kept
-    /// pair's key is remembered, so that a later near-duplicate of it is removed.
-    pub fn judge(&mut self, line: usize, src: &str, tgt: &str) -> Option<Removal> {
+    /// The boilerplate counts of a corpus counted elsewhere (a sharded run's merged counts:
+    /// only the sides that occur more than [`Rules::max_repeats`] times need be in them),
+    /// instead of [`Cleaner::count`]'s.
+    pub fn set_repeats(&mut self, repeats: Repeats) {
+        if self.repeats.is_some() {
+            self.repeats = Some(repeats);
+        }
+    }
+
+    /// The rules and language identification of one pair, without the near-duplicate step:
+    /// `Err` with why it is removed, else its near-duplicate key (`None` without
+    /// deduplication). Pure: the same pair gets the same answer in any process.
+    ///
+    /// # Errors
+    /// The pair's [`Removal`] by a rule or by language identification.
+    pub fn screen(&self, src: &str, tgt: &str) -> Result<Option<u64>, Removal> {
         let pair = Folded::new(src, tgt);
         if let Some(v) = self.recipe.rules.judge_folded(&pair, self.repeats.as_ref()) {
-            return Some(Removal {
+            return Err(Removal {
                 step: Step::Rules,
                 what: v.rule.name(),
                 reason: v.reason,
             });
         }
         if let Some(r) = self.language(src, tgt) {
-            return Some(r);
+            return Err(r);
         }
         let folded = match self.recipe.dedup {
-            Dedup::None => return None,
+            Dedup::None => return Ok(None),
             Dedup::Pair => format!("{}\t{}", pair.fold(Side::Source), pair.fold(Side::Target)),
             Dedup::Source => pair.fold(Side::Source).to_string(),
             Dedup::Target => pair.fold(Side::Target).to_string(),
         };
-        match self.seen.entry(key(&folded)) {
-            std::collections::hash_map::Entry::Occupied(first) => Some(Removal {
-                step: Step::Dedup,
-                what: "duplicate",
-                reason: format!("a near-duplicate of line {}", first.get()),
-            }),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(line);
-                None
-            }
+        Ok(Some(key(&folded)))
+    }
+
+    /// Judge the pair of input line `line`: `None` to keep it, else why it is removed. A kept
+    /// pair's key is remembered, so that a later near-duplicate of it is removed.
+    pub fn judge(&mut self, line: usize, src: &str, tgt: &str) -> Option<Removal> {
+        match self.screen(src, tgt) {
+            Err(r) => Some(r),
+            Ok(None) => None,
+            Ok(Some(k)) => match self.seen.entry(k) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    Some(duplicate_of(*first.get()))
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(line);
+                    None
+                }
+            },
         }
     }
 
@@ -253,6 +309,16 @@ impl Cleaner {
     #[must_use]
     pub fn recipe(&self) -> &Recipe {
         &self.recipe
+    }
+}
+
+/// The [`Removal`] of a near-duplicate of input line `first` (the copy kept).
+#[must_use]
+pub fn duplicate_of(first: usize) -> Removal {
+    Removal {
+        step: Step::Dedup,
+        what: "duplicate",
+        reason: format!("a near-duplicate of line {first}"),
     }
 }
 
@@ -266,6 +332,42 @@ pub struct Report {
     pub kept: usize,
     /// Pairs removed by each step and rule, in [`Rule::ALL`]'s order within the rules.
     pub removed: Vec<Removed>,
+    /// The kept pairs' scores (with a scorer), in [`SCORE_BINS`] bins of `[-1, 1]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Histogram>,
+}
+
+/// Bins of a [`Report`]'s histogram of scores.
+pub const SCORE_BINS: usize = 40;
+
+/// Counts of values in equal bins of `[lo, hi]` (values outside go to the first or last bin).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Histogram {
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// The count in each bin.
+    pub counts: Vec<usize>,
+}
+
+impl Histogram {
+    /// Empty, with `bins` bins of `[lo, hi]` (`lo < hi`).
+    #[must_use]
+    pub fn new(lo: f64, hi: f64, bins: usize) -> Self {
+        Self {
+            lo,
+            hi,
+            counts: vec![0; bins.max(1)],
+        }
+    }
+
+    /// Count `x` (a finite value).
+    pub fn add(&mut self, x: f64) {
+        let n = self.counts.len();
+        let at = ((x - self.lo) / (self.hi - self.lo) * n as f64).floor();
+        self.counts[(at.max(0.0) as usize).min(n - 1)] += 1;
+    }
 }
 
 /// The pairs one step and rule removed.
@@ -320,177 +422,19 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Count the score of a kept pair in the histogram.
+    pub fn add_score(&mut self, score: f64) {
+        self.scores
+            .get_or_insert_with(|| Histogram::new(-1.0, 1.0, SCORE_BINS))
+            .add(score);
+    }
+}
+
 fn order(what: &str) -> usize {
     Rule::from_name(what).map_or(Rule::ALL.len(), |r| r as usize)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rules_then_near_duplicates_with_the_first_copy_kept() {
-        let mut c = Cleaner::new(Recipe::default()).unwrap();
-        assert!(c.needs_counts());
-        let pairs = [
-            ("Das Haus ist rot.", "The house is red."),
-            ("das Haus ist rot", "The house is RED!"),
-            ("<b>Haus</b>", "house"),
-            ("Das Haus ist rot.", "The house is green."),
-        ];
-        for (s, t) in pairs {
-            c.count(s, t);
-        }
-        let got: Vec<_> = pairs
-            .iter()
-            .enumerate()
-            .map(|(i, (s, t))| c.judge(i + 1, s, t).map(|r| (r.step, r.what, r.reason)))
-            .collect();
-        assert_eq!(got[0], None);
-        assert_eq!(
-            got[1],
-            Some((
-                Step::Dedup,
-                "duplicate",
-                "a near-duplicate of line 1".into()
-            ))
-        );
-        assert_eq!(got[2].as_ref().map(|g| g.1), Some("markup"));
-        assert_eq!(got[3], None);
-    }
-
-    #[test]
-    fn one_side_keys_and_no_dedup() {
-        let pairs = [("Hallo Welt", "Hello world"), ("Hallo, Welt!", "Hi world")];
-        for (dedup, removed) in [
-            (Dedup::Source, true),
-            (Dedup::Target, false),
-            (Dedup::None, false),
-        ] {
-            let recipe = Recipe {
-                dedup,
-                ..Recipe::default()
-            };
-            let mut c = Cleaner::new(recipe).unwrap();
-            assert_eq!(c.judge(1, pairs[0].0, pairs[0].1), None);
-            assert_eq!(
-                c.judge(2, pairs[1].0, pairs[1].1).is_some(),
-                removed,
-                "{dedup:?}"
-            );
-        }
-    }
-
-    /// Cyrillic letters read as Russian, `é` as French, anything else as German or English
-    /// by its first word.
-    struct Toy(Vec<String>);
-
-    impl LanguageIdentifier for Toy {
-        fn languages(&self) -> &[String] {
-            &self.0
-        }
-        fn predict(&self, text: &str, k: usize) -> Vec<bitext_lid::Guess> {
-            let lang = if text.chars().any(|c| ('\u{400}'..='\u{4ff}').contains(&c)) {
-                "ru"
-            } else if text.contains('é') {
-                "fr"
-            } else if text.starts_with("Das") || text.starts_with("Der") {
-                "de"
-            } else {
-                "en"
-            };
-            let mut g: Vec<_> = self
-                .0
-                .iter()
-                .map(|l| bitext_lid::Guess::new(l.clone(), if l == lang { 0.9 } else { 0.025 }))
-                .collect();
-            g.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-            g.truncate(k);
-            g
-        }
-    }
-
-    #[test]
-    fn language_identification_removes_wrong_languages_and_swapped_columns() {
-        let toy = Arc::new(Toy(["de", "en", "fr", "ru"].map(String::from).to_vec()));
-        let mut recipe = Recipe::default();
-        recipe.rules.src_lang = Some("de".into());
-        recipe.rules.tgt_lang = Some("en".into());
-        let mut c = Cleaner::new(recipe.clone())
-            .unwrap()
-            .with_identifier(toy.clone())
-            .unwrap();
-        let judge = |c: &mut Cleaner, i, s, t| c.judge(i, s, t).map(|r| (r.step, r.what, r.reason));
-        assert_eq!(
-            judge(&mut c, 1, "Das Haus ist rot.", "The house is red."),
-            None
-        );
-        let swapped = judge(&mut c, 2, "The house is green.", "Das Haus ist grün.").unwrap();
-        assert_eq!((swapped.0, swapped.1), (Step::Lid, "swapped"));
-        let wrong = judge(
-            &mut c,
-            3,
-            "Das Haus ist blau.",
-            "La maison est bleue, café.",
-        )
-        .unwrap();
-        assert_eq!((wrong.0, wrong.1), (Step::Lid, "wrong_language"));
-        assert_eq!(wrong.2, "target reads as fr (0.90), not en");
-        // Below the confidence asked for, a side read as its own language fails too.
-        recipe.lid.min_confidence = 0.95;
-        let mut strict = Cleaner::new(recipe.clone())
-            .unwrap()
-            .with_identifier(toy.clone())
-            .unwrap();
-        assert!(
-            strict
-                .judge(1, "Das Haus ist rot.", "The house is red.")
-                .is_some()
-        );
-        recipe.rules.tgt_lang = Some("ja".into());
-        let e = Cleaner::new(recipe)
-            .unwrap()
-            .with_identifier(toy)
-            .unwrap_err();
-        assert!(
-            e.to_string().contains("does not know the language \"ja\""),
-            "{e}"
-        );
-        let mut bad = Recipe::default();
-        bad.lid.min_confidence = 1.5;
-        assert!(Cleaner::new(bad).is_err());
-    }
-
-    #[test]
-    fn the_report_counts_by_step_and_rule_in_order() {
-        let mut report = Report::default();
-        let removal = |step, what: &'static str| Removal {
-            step,
-            what,
-            reason: format!("{what}!"),
-        };
-        report.add(1, None);
-        report.add(2, Some(&removal(Step::Dedup, "duplicate")));
-        report.add(3, Some(&removal(Step::Rules, "numbers")));
-        report.add(4, Some(&removal(Step::Rules, "empty")));
-        for line in 5..10 {
-            report.add(line, Some(&removal(Step::Rules, "numbers")));
-        }
-        assert_eq!((report.read, report.kept), (9, 1));
-        let rows: Vec<_> = report.removed.iter().map(|r| (r.what, r.count)).collect();
-        assert_eq!(rows, [("empty", 1), ("numbers", 6), ("duplicate", 1)]);
-        assert_eq!(report.removed[1].examples.len(), EXAMPLES);
-        assert_eq!(report.removed[1].examples[0], (3, "numbers!".to_string()));
-    }
-
-    #[test]
-    fn a_recipe_reads_as_json_and_bad_thresholds_are_refused() {
-        let r: Recipe =
-            serde_json::from_str(r#"{"rules": {"max_repeats": 2}, "dedup": "source"}"#).unwrap();
-        assert_eq!((r.rules.max_repeats, r.dedup), (2, Dedup::Source));
-        assert!(serde_json::from_str::<Recipe>(r#"{"dedupe": "pair"}"#).is_err());
-        let mut bad = Recipe::default();
-        bad.rules.max_punctuation = 2.0;
-        assert!(Cleaner::new(bad).is_err());
-    }
-}
+#[path = "pipeline_tests.rs"]
+mod tests;

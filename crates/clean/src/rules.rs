@@ -171,10 +171,43 @@ pub struct Repeats {
 impl Repeats {
     /// Count one pair.
     pub fn add(&mut self, src: &str, tgt: &str) {
-        for (map, text) in [(&mut self.src, src), (&mut self.tgt, tgt)] {
-            let c = map.entry(key(&fold(text))).or_insert(0);
-            *c = c.saturating_add(1);
-        }
+        let [a, b] = Repeats::keys(src, tgt);
+        self.add_keys(a, b, 1);
+    }
+
+    /// The keys [`Repeats`] counts a pair's sides by (their folded text's [`key`]).
+    #[must_use]
+    pub fn keys(src: &str, tgt: &str) -> [u64; 2] {
+        [key(&fold(src)), key(&fold(tgt))]
+    }
+
+    /// Count `n` more of a source side of key `src` and a target side of key `tgt`.
+    pub fn add_keys(&mut self, src: u64, tgt: u64, n: u32) {
+        self.add_key(Side::Source, src, n);
+        self.add_key(Side::Target, tgt, n);
+    }
+
+    /// Count `n` more of a side of key `key` ([`Side::Both`]: nothing).
+    pub fn add_key(&mut self, side: Side, key: u64, n: u32) {
+        let map = match side {
+            Side::Source => &mut self.src,
+            Side::Target => &mut self.tgt,
+            Side::Both => return,
+        };
+        let c = map.entry(key).or_insert(0);
+        *c = c.saturating_add(n);
+    }
+
+    /// Every counted key of `side` and its count, in no particular order ([`Side::Both`]:
+    /// none).
+    pub fn counts(&self, side: Side) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let map = match side {
+            Side::Source => Some(&self.src),
+            Side::Target => Some(&self.tgt),
+            Side::Both => None,
+        };
+        map.into_iter()
+            .flat_map(|m| m.iter().map(|(&k, &c)| (k, c)))
     }
 
     /// How many times `text` occurs (folded) on `side` (0 for [`Side::Both`]).

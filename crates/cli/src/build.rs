@@ -62,7 +62,8 @@ impl From<bitext::build::Error> for Wrapped {
     }
 }
 
-/// The scorer of each batch for an encoder: the cosine of each pair's two vectors.
+/// The scorer of each batch for an encoder: the cosine of each pair's two vectors, −1 for a
+/// zero row (`bitext_similarity::Cosines`).
 pub(crate) fn encoder_scorers(encoder: Box<dyn SentenceEncoder>) -> BatchScorers {
     bitext::build::encoder_scorers(encoder)
 }

@@ -6,12 +6,14 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use bitext_core::io::bucc::read_bucc_sentences;
+use bitext_core::io::bucc::read_bucc_sentences_skipping;
 use bitext_core::io::raw::{RawDtype, read_raw};
-use bitext_core::io::text::{EmptyLines, read_lines};
+use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_core::{Embeddings, EmbeddingsView, MappedEmbeddings};
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::run::RejectSink;
 
 /// An embedding matrix read from a file.
 pub(crate) enum Matrix {
@@ -252,25 +254,47 @@ pub(crate) struct Sentences {
     pub(crate) path: PathBuf,
     pub(crate) ids: Option<Vec<String>>,
     pub(crate) sentences: Vec<String>,
+    /// The line (1-based) of each sentence: every line unless some were skipped.
+    pub(crate) lines: Vec<usize>,
 }
 
 impl Sentences {
     /// Read `path` (empty lines are errors naming the line).
     pub(crate) fn read(path: &Path, format: TextFormat) -> Result<Self> {
+        Ok(Self::read_skipping(path, format, BadLines::Error)?.0)
+    }
+
+    /// [`Sentences::read`] under `bad`: with `skip`, the lines that cannot be read (not UTF-8,
+    /// empty, for BUCC not `id<TAB>sentence` or a duplicate id) are left out and returned.
+    pub(crate) fn read_skipping(
+        path: &Path,
+        format: TextFormat,
+        bad: BadLines,
+    ) -> Result<(Self, Vec<Rejected>)> {
         if format.is_bucc(path)? {
-            let s = read_bucc_sentences(path)?;
-            Ok(Self {
+            let (s, rejected) = read_bucc_sentences_skipping(path, bad)?;
+            let read = Self {
                 path: path.into(),
                 ids: Some(s.ids().to_vec()),
                 sentences: s.sentences().to_vec(),
-            })
-        } else {
-            Ok(Self {
-                path: path.into(),
-                ids: None,
-                sentences: read_lines(path, EmptyLines::Reject)?,
-            })
+                lines: s.lines().to_vec(),
+            };
+            return Ok((read, rejected));
         }
+        let (mut sentences, mut lines) = (Vec::new(), Vec::new());
+        let reader = bitext_core::io::LineReader::open(path)?;
+        let rejected = reader.each_line_skipping("sentences", bad, |r, line| {
+            sentences.push(r.sentence(line, false)?.to_string());
+            lines.push(r.line_number());
+            Ok(())
+        })?;
+        let read = Self {
+            path: path.into(),
+            ids: None,
+            sentences,
+            lines,
+        };
+        Ok((read, rejected))
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -325,26 +349,32 @@ impl Labels {
     }
 }
 
-/// Read the optional sentence file of a side and check it against the embeddings.
+/// Read the optional sentence file of a side and check it against the embeddings (under the
+/// policy of `rejects`, which keeps the lines skipped; none: every line must read).
 pub(crate) fn sentences_for(
     path: Option<&Path>,
     format: TextFormat,
     m: &Matrix,
+    rejects: Option<&mut RejectSink>,
 ) -> Result<Option<Sentences>> {
-    sentences_for_rows(path, format, m.view().len(), m.path())
+    sentences_for_rows(path, format, (m.view().len(), m.path()), rejects)
 }
 
 /// [`sentences_for`] an embedding file `emb` of `rows` rows that is not opened here.
 pub(crate) fn sentences_for_rows(
     path: Option<&Path>,
     format: TextFormat,
-    rows: usize,
-    emb: &Path,
+    (rows, emb): (usize, &Path),
+    rejects: Option<&mut RejectSink>,
 ) -> Result<Option<Sentences>> {
     let Some(p) = path else {
         return Ok(None);
     };
-    let s = Sentences::read(p, format)?;
+    let bad = rejects.as_ref().map_or(BadLines::Error, |r| r.bad_lines());
+    let (s, rejected) = Sentences::read_skipping(p, format, bad)?;
+    if let Some(r) = rejects {
+        r.add_named(p, rejected)?;
+    }
     s.check_row_count(rows, emb)?;
     Ok(Some(s))
 }

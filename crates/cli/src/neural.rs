@@ -8,8 +8,10 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use bitext_core::io::text::{EmptyLines, read_parallel};
+use bitext_core::io::text::{EmptyLines, read_lines_skipping, read_parallel_skipping};
 use bitext_core::io::tsv::BitextTsvReader;
+
+use crate::run::RejectSink;
 
 /// Process-wide settings of a command that trains or runs a neural model: call it first thing
 /// in that command, before threads start and before heavy allocation.
@@ -22,29 +24,39 @@ pub(crate) fn start_neural_command() {
     bitext_neural::backend::tune_allocator();
 }
 
-/// Parallel sentences from a TSV (two columns) or two line-parallel files.
+/// Parallel sentences from a TSV (two columns) or two line-parallel files, under the policy of
+/// `rejects`, which keeps the lines (of line-parallel files: the pairs) left out.
 pub(crate) fn read_pairs(
     tsv: Option<&Path>,
     cols: (usize, usize),
     files: (Option<&Path>, Option<&Path>),
     skip_empty: bool,
+    rejects: &mut RejectSink,
 ) -> Result<(Vec<String>, Vec<String>)> {
     let empty = if skip_empty {
         EmptyLines::Keep
     } else {
         EmptyLines::Reject
     };
+    let bad = rejects.bad_lines();
     let (s, g) = match (tsv, files) {
         (Some(t), (None, None)) => {
             let (mut s, mut g) = (Vec::new(), Vec::new());
-            for rec in BitextTsvReader::open(t, cols.0, cols.1)?.empty_fields(empty) {
+            let reader = BitextTsvReader::open(t, cols.0, cols.1)?;
+            let mut reader = reader.empty_fields(empty).bad_lines(bad);
+            for rec in reader.by_ref() {
                 let r = rec?;
                 s.push(r.src);
                 g.push(r.tgt);
             }
+            rejects.add_named(t, reader.take_rejected())?;
             (s, g)
         }
-        (None, (Some(a), Some(b))) => read_parallel(a, b, empty)?,
+        (None, (Some(a), Some(b))) => {
+            let (s, g, rejected) = read_parallel_skipping(a, b, empty, bad)?;
+            rejects.add_pairs((a, b), &rejected)?;
+            (s, g)
+        }
         _ => bail!("give either a TSV or both line-parallel files"),
     };
     if !skip_empty {
@@ -77,4 +89,12 @@ pub(crate) fn read_pairs(
         bail!("{name}: no pairs left after skipping those with an empty side");
     }
     Ok((ks, kg))
+}
+
+/// The lines of a text file of sentences (`--mono`, `--teacher-text`), none empty, under the
+/// policy of `rejects`, which keeps the lines left out.
+pub(crate) fn read_sentences(path: &Path, rejects: &mut RejectSink) -> Result<Vec<String>> {
+    let (lines, rejected) = read_lines_skipping(path, EmptyLines::Reject, rejects.bad_lines())?;
+    rejects.add_named(path, rejected)?;
+    Ok(lines)
 }

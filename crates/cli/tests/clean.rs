@@ -60,39 +60,6 @@ fn clean(input: &Path, out: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
-/// A fastText model of three languages written in code: each word of `de`, `en` and `fr` pulls
-/// towards its language, anything else towards none (`</s>` alone: all three alike).
-fn toy_lid(dir: &Path) -> std::path::PathBuf {
-    use bitext_testkit::fasttext::{FastTextModel, Loss};
-    let langs: [(&str, &[&str]); 3] = [
-        (
-            "de",
-            &["Das", "Haus", "ist", "rot.", "Guten", "Morgen.", "grün."],
-        ),
-        (
-            "en",
-            &["The", "house", "is", "red.", "Good", "morning.", "green."],
-        ),
-        ("fr", &["La", "maison", "est", "rouge.", "Bonjour."]),
-    ];
-    let mut words = vec!["</s>"];
-    for (_, w) in &langs {
-        words.extend_from_slice(w);
-    }
-    let labels: Vec<String> = langs.iter().map(|(l, _)| format!("__label__{l}")).collect();
-    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let mut m = FastTextModel::new(3, Loss::Softmax, &words, &labels);
-    let mut row = 1;
-    for (k, (_, w)) in langs.iter().enumerate() {
-        for _ in w.iter() {
-            m.input[row * 3 + k] = 1.0;
-            row += 1;
-        }
-        m.output[k * 3 + k] = 10.0;
-    }
-    common::write(dir, "toy.bin", m.to_bin())
-}
-
 #[test]
 fn language_identification_removes_swapped_and_wrong_language_lines() {
     let text = "Das Haus ist rot.\tThe house is red.\n\
@@ -100,7 +67,7 @@ fn language_identification_removes_swapped_and_wrong_language_lines() {
                 Guten Morgen.\tBonjour.\n\
                 Guten Morgen.\tGood morning.\n";
     let (dir, input) = with_input(text);
-    let model = toy_lid(dir.path());
+    let model = common::toy_lid(dir.path());
     let (out, removed) = (dir.path().join("kept.tsv"), dir.path().join("removed.tsv"));
     let removed_arg = removed.to_str().unwrap();
     let langs = [
@@ -170,7 +137,7 @@ fn language_identification_removes_swapped_and_wrong_language_lines() {
 #[test]
 fn lid_labels_every_line_with_the_k_most_likely_languages() {
     let (dir, input) = with_input("Das Haus ist rot.\n\nLa maison est rouge.\nxyz\n");
-    let model = toy_lid(dir.path());
+    let model = common::toy_lid(dir.path());
     let out = dir.path().join("labels.tsv");
     succeed(&mut lid(&input, &out, &model, &["-q"]));
     let labels: Vec<String> = read(&out)

@@ -28,6 +28,7 @@ use bitext_core::io::vec::{WordVectors, read_vec};
 use bitext_core::{Embeddings, normalize_row};
 use bitext_tokenize::{Segment, WordConfig, WordTokenizer};
 
+pub use crate::encoder::NoKnownWord;
 use crate::encoder::{SentenceEncoder, Side};
 use crate::error::{Error, Result};
 use crate::idf::Idf;
@@ -44,20 +45,6 @@ pub enum Weighting {
     Mean,
     /// Every known token weighs its IDF, so a word's weight is `tf × idf`.
     TfIdf,
-}
-
-/// What a sentence without any known word becomes.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum NoKnownWord {
-    /// Encoding fails with [`Error::NoKnownWord`].
-    #[default]
-    Error,
-    /// A zero row, listed in [`Coverage::no_known_word`].
-    Zero,
 }
 
 /// How much of a batch of sentences the vocabulary covered.

@@ -7,6 +7,9 @@
 //!   policy (see [`bow`]).
 //! - [`EncoderSpec`]: which encoder to build, from a config file or a CLI flag (serde, tagged by
 //!   `"type"`): `bow` is built here, `model` (a neural model directory) by `bitext-neural`.
+//! - [`NoKnownWord`]: what every kind does with a sentence it has nothing to encode of (no
+//!   known word, no token at all), spelt `"no_known_word": "error" | "zero"` in every spec;
+//!   [`NoKnownWord::encode_ids`] applies it for the encoders that read token ids.
 //!
 //! ```
 //! use bitext_core::Embeddings;

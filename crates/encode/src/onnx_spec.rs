@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use bitext_tokenize::TokenizerSpec;
 use serde::{Deserialize, Serialize};
 
+use crate::encoder::NoKnownWord;
 use crate::error::{Error, Result};
 
 /// How a graph's per-token output becomes one vector per sentence. A graph whose output is
@@ -98,6 +99,11 @@ pub struct OnnxSpec {
     /// do not change: every batch is the same batch, run by one session.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub sessions: usize,
+    /// What a sentence whose tokenizer gives no token at all becomes ([`NoKnownWord`]). A
+    /// tokenizer that adds special tokens (`add_bos`, `add_eos`, a `tokenizer.json`'s
+    /// template) gives every sentence some, so the graph encodes even an empty line.
+    #[serde(default, skip_serializing_if = "crate::spec::is_error")]
+    pub no_known_word: NoKnownWord,
     /// The ONNX Runtime shared library (`libonnxruntime.so`, e.g. from the `onnxruntime` PyPI
     /// wheel's `onnxruntime/capi/`); absent: the `BITEXT_ONNXRUNTIME` or `ORT_DYLIB_PATH`
     /// environment variable.
@@ -145,6 +151,7 @@ impl OnnxSpec {
             max_tokens: None,
             threads: 1,
             sessions: 1,
+            no_known_word: NoKnownWord::Error,
             runtime: None,
         }
     }

@@ -9,8 +9,13 @@
 //! {"type": "bow", "vectors": "usem.spm128k.vec", "weighting": "tf_idf",
 //!  "pieces": {"type": "sentencepiece", "model": "use-multilingual-v3-128k.model"}}
 //! {"type": "model", "dir": "runs/siamese", "backend": "flex"}
+//! {"type": "model", "dir": "runs/siamese", "no_known_word": "zero"}
 //! {"type": "onnx", "model": "usem.onnx", "threads": 2}
 //! ```
+//!
+//! Every kind spells the policy for a sentence it has nothing to encode of the same way,
+//! `"no_known_word": "error"` (the default) or `"zero"` ([`NoKnownWord`]): no known word for the
+//! bag of words, no token at all for a `model` or an `onnx` graph.
 //!
 //! This crate builds the bag-of-words encoder ([`EncoderSpec::build_bow`],
 //! [`EncoderSpec::build`]); a `model` spec names a neural model directory, which only
@@ -144,6 +149,11 @@ pub struct ModelSpec {
     /// `bitext-neural`).
     #[serde(default)]
     pub backend: Backend,
+    /// What a sentence with no token at all becomes where the model encodes sentences
+    /// ([`NoKnownWord`]; a word vocabulary gives unknown words its `<unk>` token, so only a
+    /// sentence its tokenizer drops whole, such as an empty line or `&nbsp;`, has none).
+    #[serde(default, skip_serializing_if = "is_error")]
+    pub no_known_word: NoKnownWord,
 }
 
 impl ModelSpec {
@@ -153,6 +163,7 @@ impl ModelSpec {
         ModelSpec {
             dir: dir.into(),
             backend: Backend::Flex,
+            no_known_word: NoKnownWord::Error,
         }
     }
 
@@ -258,7 +269,7 @@ fn is_mean(w: &Weighting) -> bool {
     *w == Weighting::Mean
 }
 
-fn is_error(p: &NoKnownWord) -> bool {
+pub(crate) fn is_error(p: &NoKnownWord) -> bool {
     *p == NoKnownWord::Error
 }
 
@@ -319,6 +330,28 @@ impl EncoderSpec {
             EncoderSpec::Onnx(o) => Some(o),
             _ => None,
         }
+    }
+
+    /// What a sentence the encoder has nothing to encode of becomes (see [`NoKnownWord`]).
+    #[must_use]
+    pub fn no_known_word(&self) -> NoKnownWord {
+        match self {
+            EncoderSpec::Bow(b) => b.no_known_word,
+            EncoderSpec::Model(m) => m.no_known_word,
+            EncoderSpec::Onnx(o) => o.no_known_word,
+        }
+    }
+
+    /// The same spec with the policy `policy` (`bitext embed --zero-unknown`, whatever the
+    /// kind).
+    #[must_use]
+    pub fn with_no_known_word(mut self, policy: NoKnownWord) -> Self {
+        match &mut self {
+            EncoderSpec::Bow(b) => b.no_known_word = policy,
+            EncoderSpec::Model(m) => m.no_known_word = policy,
+            EncoderSpec::Onnx(o) => o.no_known_word = policy,
+        }
+        self
     }
 
     /// Whether building the encoder reads the sentences it will encode: a bag of words counts

@@ -75,6 +75,33 @@ fn serde_and_from_str_round_trip() {
 }
 
 #[test]
+fn every_kind_spells_the_no_token_policy_alike() {
+    for (plain, kind) in [
+        (r#"{"type":"bow","vectors":"de.vec"}"#, "bow"),
+        (r#"{"type":"model","dir":"m"}"#, "model"),
+        (r#"{"type":"onnx","model":"g.onnx"}"#, "onnx"),
+    ] {
+        let spec: EncoderSpec = plain.parse().unwrap();
+        assert_eq!(spec.no_known_word(), NoKnownWord::Error, "{kind}");
+        let zero = spec.clone().with_no_known_word(NoKnownWord::Zero);
+        assert_eq!(zero.no_known_word(), NoKnownWord::Zero, "{kind}");
+        // Written only when it is not the default, and read back.
+        let json = zero.to_string();
+        assert!(json.contains(r#""no_known_word":"zero""#), "{json}");
+        assert!(!spec.to_string().contains("no_known_word"), "{kind}");
+        assert_eq!(json.parse::<EncoderSpec>().unwrap(), zero);
+        let written = plain.replace('}', r#","no_known_word":"zero"}"#);
+        assert_eq!(written.parse::<EncoderSpec>().unwrap(), zero, "{kind}");
+        let e = plain
+            .replace('}', r#","no_known_word":"skip"}"#)
+            .parse::<EncoderSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("skip") && e.contains("zero"), "{e}");
+    }
+}
+
+#[test]
 fn bad_specs_are_clear_errors() {
     let err = |s: &str| s.parse::<EncoderSpec>().unwrap_err().to_string();
     assert!(err(r#"{"type":"glove","vectors":"x"}"#).contains("glove"));

@@ -102,7 +102,7 @@ impl Chart {
     /// values in each bin (so that classes of very different sizes compare); values outside
     /// the range go to the first or last bin, non-finite ones are left out.
     #[must_use]
-    pub fn histogram(mut self, name: &str, values: &[f64], lo: f64, hi: f64, bins: usize) -> Self {
+    pub fn histogram(self, name: &str, values: &[f64], lo: f64, hi: f64, bins: usize) -> Self {
         let bins = bins.max(1);
         let width = if hi > lo {
             (hi - lo) / bins as f64
@@ -116,8 +116,18 @@ impl Chart {
             counts[(b.max(0.0) as usize).min(bins - 1)] += 1;
         }
         let n = finite.len().max(1) as f64;
-        let points = (0..bins)
-            .map(|b| (lo + b as f64 * width, counts[b] as f64 / n))
+        let shares: Vec<f64> = counts.iter().map(|&c| c as f64 / n).collect();
+        self.bars(name, lo, width, &shares)
+    }
+
+    /// Add bars of `width`, side by side from `lo`, of the given `heights` (values counted
+    /// into bins elsewhere, or one bar of a category).
+    #[must_use]
+    pub fn bars(mut self, name: &str, lo: f64, width: f64, heights: &[f64]) -> Self {
+        let points = heights
+            .iter()
+            .enumerate()
+            .map(|(b, &h)| (lo + b as f64 * width, h))
             .collect();
         self.series.push(Series {
             name: name.into(),

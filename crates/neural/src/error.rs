@@ -93,6 +93,7 @@ impl From<Error> for bitext_encode::Error {
         match e {
             Error::Core(c) => bitext_encode::Error::Core(c),
             Error::Input(s) => bitext_encode::Error::Invalid(s),
+            Error::Encoder(e) => e,
             other => bitext_encode::Error::Backend(Box::new(other)),
         }
     }

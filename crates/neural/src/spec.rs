@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use bitext_core::Embeddings;
-use bitext_encode::{ModelSpec, SentenceEncoder, Side};
+use bitext_encode::{ModelSpec, NoKnownWord, SentenceEncoder, Side};
 use bitext_similarity::{EmbeddingScorer, Measure, PairScorer};
 
 use crate::aligner::AlignerModel;
@@ -59,10 +59,32 @@ impl ModelEncoder {
         }
     }
 
+    /// The encoder with the policy `policy` for a sentence with no token at all
+    /// ([`crate::text::TextModel::with_no_known_word`]).
+    #[must_use]
+    pub fn with_no_known_word(self, policy: NoKnownWord) -> Self {
+        match self {
+            Self::Siamese(e) => Self::Siamese(Box::new(e.with_no_known_word(policy))),
+            Self::Autoencoder(e) => Self::Autoencoder(Box::new(e.with_no_known_word(policy))),
+            Self::Aligner(e) => Self::Aligner(Box::new(e.with_no_known_word(policy))),
+        }
+    }
+
+    /// The policy for a sentence with no token at all.
+    #[must_use]
+    pub fn no_known_word(&self) -> NoKnownWord {
+        match self {
+            Self::Siamese(e) => e.no_known_word(),
+            Self::Autoencoder(e) => e.no_known_word(),
+            Self::Aligner(e) => e.no_known_word(),
+        }
+    }
+
     /// Sentence vectors of `sentences` of `side`, rows in input order.
     ///
     /// # Errors
-    /// A sentence without tokens (named); tokenizer errors.
+    /// A sentence without tokens (named, unless the policy gives it a zero row); tokenizer
+    /// errors.
     pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         match self {
             Self::Siamese(e) => e.vectors(side, sentences),
@@ -123,7 +145,8 @@ pub enum NeuralModel {
 
 impl NeuralModel {
     /// Load the model that `spec` names (`model.json` says which kind; an MLP's encoder is the
-    /// directory its description names, absolute or relative to the MLP's).
+    /// directory its description names, absolute or relative to the MLP's), its encoder with
+    /// the spec's `no_known_word`.
     ///
     /// # Errors
     /// An unknown backend; a directory without a model, of an unknown kind, or whose files do
@@ -134,8 +157,11 @@ impl NeuralModel {
             .map_err(|e| Error::Config(format!("model spec: {e}")))?;
         let backend = BackendSpec::from(spec.backend);
         let dir = spec.dir.as_path();
+        let load = |dir: &Path| {
+            ModelEncoder::load(dir, backend).map(|e| e.with_no_known_word(spec.no_known_word))
+        };
         match model_kind(dir)?.as_str() {
-            "siamese" | "autoencoder" | "aligner" => Ok(match ModelEncoder::load(dir, backend)? {
+            "siamese" | "autoencoder" | "aligner" => Ok(match load(dir)? {
                 ModelEncoder::Siamese(e) => NeuralModel::Siamese(e),
                 ModelEncoder::Autoencoder(e) => NeuralModel::Autoencoder(e),
                 ModelEncoder::Aligner(e) => NeuralModel::Aligner(e),
@@ -143,7 +169,7 @@ impl NeuralModel {
             "mlp" => {
                 let (mlp, desc) = load_mlp(dir, backend)?;
                 let edir = encoder_dir(dir, desc.encoder.as_deref())?;
-                let encoder = ModelEncoder::load(&edir, backend).map_err(|e| {
+                let encoder = load(&edir).map_err(|e| {
                     Error::checkpoint(dir, format!("loading the MLP's encoder: {e}"))
                 })?;
                 if encoder.dim() != mlp.dim() {
@@ -194,8 +220,24 @@ impl NeuralModel {
     /// autoencoder's vectors; for an aligner, `semb` when its head was trained, else `wemb`.
     ///
     /// # Errors
-    /// An encoding error (an empty sentence, …).
+    /// An encoding error (a sentence without tokens, named, …); a model loaded with
+    /// `"no_known_word": "zero"`, which only its encoder takes (its classifier, `semb` and MLP
+    /// have no score for a zero vector).
     pub fn scorer(&self, src: &[&str], tgt: &[&str]) -> Result<Box<dyn PairScorer>> {
+        let encoder = match self {
+            NeuralModel::Siamese(e) => e.no_known_word(),
+            NeuralModel::Autoencoder(e) => e.no_known_word(),
+            NeuralModel::Aligner(e) => e.no_known_word(),
+            NeuralModel::Mlp { encoder, .. } => encoder.no_known_word(),
+        };
+        if encoder != NoKnownWord::Error {
+            return Err(Error::Config(
+                "\"no_known_word\": \"zero\" is for the model as an encoder (an encoder \
+                 spec: `score --encoder`, `embed`, `filter --encoder`): as a scorer it has no \
+                 score for a sentence without tokens, so leave it out of the scorer spec"
+                    .into(),
+            ));
+        }
         if let NeuralModel::Aligner(e) = self {
             let semb = e.description().network.objective.sentence();
             return e.scorer(src, tgt, semb);

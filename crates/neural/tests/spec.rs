@@ -70,3 +70,57 @@ fn bad_model_specs_name_the_directory() {
     let cpu: ModelSpec = serde_json::from_str(r#"{"dir": "m", "backend": "cpu"}"#).unwrap();
     assert_eq!(cpu.backend, bitext_encode::Backend::Flex);
 }
+
+/// A sentence with no token (an empty line; `&nbsp;&nbsp;`, which the word tokenizer unescapes
+/// to spaces) is an error naming its side, position and text by default, and a zero row with
+/// `"no_known_word": "zero"`; a sentence of unknown words is `<unk>` tokens, a finite row
+/// under both. A scorer refuses the zero policy.
+#[test]
+fn a_sentence_without_tokens_is_an_error_or_a_zero_row() {
+    let dir = tempfile::tempdir().unwrap();
+    train(dir.path());
+    let sentences = ["a1 a2", "a3", "zzz qqq", "", "&nbsp;&nbsp;", "a4"];
+    let strict = NeuralModel::load(&ModelSpec::new(dir.path()))
+        .unwrap()
+        .into_encoder();
+    let e = strict.encode(Side::Target, &sentences).unwrap_err();
+    assert!(
+        matches!(&e, bitext_encode::Error::NoToken { side: Side::Target, index: 3, sentence } if sentence.is_empty()),
+        "{e}"
+    );
+    // Past the first batch, the position among all the sentences.
+    let e = strict.encode(Side::Source, &sentences[4..]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "source sentence 0 has no token: \"&nbsp;&nbsp;\""
+    );
+
+    let spec: EncoderSpec = format!(
+        r#"{{"type": "model", "dir": "{}", "no_known_word": "zero"}}"#,
+        dir.path().display()
+    )
+    .parse()
+    .unwrap();
+    let model = NeuralModel::load(spec.as_model().unwrap()).unwrap();
+    let e = model.scorer(&sentences, &sentences).err().unwrap();
+    assert!(e.to_string().contains("no_known_word"), "{e}");
+    let zero = model.into_encoder();
+    let got = zero.encode(Side::Source, &sentences).unwrap();
+    got.check_finite().unwrap();
+    let norm = |r: &[f32]| r.iter().map(|x| x * x).sum::<f32>();
+    for (i, s) in sentences.iter().enumerate() {
+        if s.is_empty() || s.starts_with('&') {
+            assert_eq!(norm(got.row(i)), 0.0, "{s:?}");
+        } else {
+            // The row the sentence has alone (up to the rounding of other batch shapes).
+            let alone = strict.encode(Side::Source, &[s]).unwrap();
+            let far = got
+                .row(i)
+                .iter()
+                .zip(alone.row(0))
+                .any(|(a, b)| (a - b).abs() > 1e-5);
+            assert!(!far, "{s:?}");
+            assert!(norm(got.row(i)) > 0.0, "{s:?}");
+        }
+    }
+}

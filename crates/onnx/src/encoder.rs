@@ -300,13 +300,8 @@ impl OnnxEncoder {
             .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))
     }
 
-    /// Run one batch on `session`: the rows (normalised as the spec says) and their dimension.
-    fn run(&self, session: &mut Session, sentences: &[&str]) -> Result<(Vec<f32>, usize)> {
-        let ids = self.ids(sentences)?;
-        self.run_ids(session, &ids)
-    }
-
-    /// [`OnnxEncoder::run`] on the piece ids of each sentence.
+    /// Run one batch of the piece ids of each sentence on `session`: the rows (normalised as
+    /// the spec says) and their dimension.
     fn run_ids(&self, session: &mut Session, ids: &[Vec<u32>]) -> Result<(Vec<f32>, usize)> {
         let n = ids.len();
         let mut inputs: Vec<(String, DynValue)> = Vec::new();
@@ -480,13 +475,13 @@ impl SentenceEncoder for OnnxEncoder {
         self.spec.batch
     }
 
-    fn encode_batch(&self, _side: Side, sentences: &[&str]) -> Result<Embeddings> {
+    fn encode_batch(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         // A session no other thread is using, else the first.
         let mut session = match self.sessions.iter().find_map(|s| s.try_lock().ok()) {
             Some(s) => s,
             None => self.lock(0)?,
         };
-        self.encode_on(&mut session, sentences)
+        self.encode_on(&mut session, side, sentences)
     }
 
     /// Batches in the spec's order ([`BatchOrder::Length`]: by byte length, so that a batch
@@ -495,7 +490,7 @@ impl SentenceEncoder for OnnxEncoder {
     /// back in input order.
     fn encode_with_progress(
         &self,
-        _side: Side,
+        side: Side,
         sentences: &[&str],
         progress: &mut dyn FnMut(usize),
     ) -> Result<Embeddings> {
@@ -517,11 +512,16 @@ impl SentenceEncoder for OnnxEncoder {
             done += chunk.len();
             progress(done);
         };
-        let texts = |chunk: &[usize]| chunk.iter().map(|&i| sentences[i]).collect::<Vec<_>>();
+        // A batch's rows; an error about one of its sentences names its input position.
+        let encode = |session: &mut Session, chunk: &[usize]| {
+            let texts: Vec<&str> = chunk.iter().map(|&i| sentences[i]).collect();
+            self.encode_on(session, side, &texts)
+                .map_err(|e| e.renumbered(|k| chunk.get(k).copied().unwrap_or(k)))
+        };
         if self.sessions.len() == 1 || batches.len() < 2 {
             let mut session = self.lock(0)?;
             for chunk in &batches {
-                let e = self.encode_on(&mut session, &texts(chunk))?;
+                let e = encode(&mut session, chunk)?;
                 place(chunk, &e);
             }
         } else {
@@ -532,8 +532,8 @@ impl SentenceEncoder for OnnxEncoder {
             let (tx, rx) = mpsc::channel::<Result<(usize, Embeddings)>>();
             let failed = std::thread::scope(|scope| {
                 for which in 0..self.sessions.len() {
-                    let (tx, next, stop, batches, texts) =
-                        (tx.clone(), &next, &stop, &batches, &texts);
+                    let (tx, next, stop, batches, encode) =
+                        (tx.clone(), &next, &stop, &batches, &encode);
                     scope.spawn(move || {
                         let mut session = match self.lock(which) {
                             Ok(s) => s,
@@ -542,7 +542,7 @@ impl SentenceEncoder for OnnxEncoder {
                         while !stop.load(Ordering::Relaxed) {
                             let b = next.fetch_add(1, Ordering::Relaxed);
                             let Some(chunk) = batches.get(b) else { break };
-                            let r = self.encode_on(&mut session, &texts(chunk));
+                            let r = encode(&mut session, chunk);
                             let bad = r.is_err();
                             if tx.send(r.map(|e| (b, e))).is_err() || bad {
                                 break;
@@ -572,19 +572,26 @@ impl SentenceEncoder for OnnxEncoder {
 }
 
 impl OnnxEncoder {
-    /// Encode one batch on `session`, checking the dimension.
-    fn encode_on(&self, session: &mut Session, sentences: &[&str]) -> Result<Embeddings> {
-        if sentences.is_empty() {
+    /// Encode one batch of `side` on `session`, checking the dimension; a sentence the
+    /// tokenizer gives no token (not even a special one) follows the spec's `no_known_word`
+    /// and never reaches the graph.
+    fn encode_on(&self, session: &mut Session, side: Side, text: &[&str]) -> Result<Embeddings> {
+        if text.is_empty() {
             return Ok(Embeddings::new(Vec::new(), self.dim)?);
         }
-        let (rows, d) = self.run(session, sentences)?;
-        if d != self.dim {
-            return Err(Error::Invalid(format!(
-                "{}: output dimension {d}, expected {}",
-                self.spec.model.display(),
-                self.dim
-            )));
-        }
-        Ok(Embeddings::new(rows, d)?)
+        let ids = self.ids(text)?;
+        self.spec
+            .no_known_word
+            .encode_ids(side, text, ids, self.dim, |ids| {
+                let (rows, d) = self.run_ids(session, ids)?;
+                if d != self.dim {
+                    return Err(Error::Invalid(format!(
+                        "{}: output dimension {d}, expected {}",
+                        self.spec.model.display(),
+                        self.dim
+                    )));
+                }
+                Ok(Embeddings::new(rows, d)?)
+            })
     }
 }

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use bitext_encode::{OnnxSpec, Pooling, SentenceEncoder, Side};
+use bitext_encode::{Error, NoKnownWord, OnnxSpec, Pooling, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
 use bitext_onnx::graph::build::{
     attr_int, model, node, piece_lookup, tensor, token_states, tokenizer_node,
@@ -48,8 +48,8 @@ const SENTENCES: [&str; 4] = [
 
 /// USE-M's layout: strings → SentencepieceTokenizer → ids, splits → … → [N, 3]. Here each
 /// row is `len_i · w + Σ ids · 0` (lengths from the row splits; the ids summed into a second
-/// output so that the ids input is used).
-fn usem_like(spm: &[u8], splits_type: i64) -> Vec<u8> {
+/// output so that the ids input is used). The tokenizer adds BOS and EOS with `specials`.
+fn usem_like(spm: &[u8], splits_type: i64, specials: bool) -> Vec<u8> {
     let tok = tokenizer_node(spm, splits_type);
     let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let i64s = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
@@ -79,8 +79,8 @@ fn usem_like(spm: &[u8], splits_type: i64) -> Vec<u8> {
     let inits = [
         tensor("nbest", &[], INT64, &i64s(&[0])),
         tensor("alpha", &[], FLOAT, &f32s(&[1.0])),
-        tensor("bos", &[], BOOL, &[1]),
-        tensor("eos", &[], BOOL, &[1]),
+        tensor("bos", &[], BOOL, &[u8::from(specials)]),
+        tensor("eos", &[], BOOL, &[u8::from(specials)]),
         tensor("rev", &[], BOOL, &[0]),
         tensor("zero", &[1], INT64, &i64s(&[0])),
         tensor("one", &[1], INT64, &i64s(&[1])),
@@ -104,7 +104,11 @@ fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
     // Row splits as the graph declares them: int32, or int64 (USE-M's).
     let sp = Sentencepiece::from_bytes(spm_bytes()).unwrap();
     for splits_type in [INT32, INT64] {
-        let path = write(dir.path(), "usem.onnx", usem_like(spm_bytes(), splits_type));
+        let path = write(
+            dir.path(),
+            "usem.onnx",
+            usem_like(spm_bytes(), splits_type, true),
+        );
         let enc = OnnxEncoder::load(&OnnxSpec {
             normalize: false,
             batch: 3,
@@ -217,7 +221,7 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
         "{e}"
     );
     // A runtime that is not there.
-    let usem = write(dir.path(), "usem.onnx", usem_like(spm_bytes(), INT64));
+    let usem = write(dir.path(), "usem.onnx", usem_like(spm_bytes(), INT64, true));
     let e = OnnxEncoder::load(&OnnxSpec {
         runtime: Some(dir.path().join("libonnxruntime.so")),
         ..OnnxSpec::new(&usem)
@@ -460,5 +464,110 @@ fn piece_vectors_of_a_padded_export_read_its_embedding_lookup() {
     let got = enc.piece_vectors(&ids, &mut |_| {}).unwrap();
     for (row, &id) in ids.iter().enumerate() {
         assert_eq!(got.view().row(row), &table[id as usize * 4..][..4]);
+    }
+}
+
+/// A sentence the tokenizer gives no token (no special token either: an empty line, a
+/// zero-width space) follows the spec's `no_known_word`: by default an error naming its
+/// side, its position in the input (batches are sorted by length) and its text, never sent to
+/// the graph; with `zero`, a zero row, the other rows as they are alone. With special tokens
+/// every sentence has some, and an empty one is encoded by the graph.
+#[test]
+fn a_sentence_without_tokens_is_an_error_or_a_zero_row() {
+    let Some(rt) = runtime() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (spm, tr, sp, _) = transformer_files(dir.path());
+    let usem = write(
+        dir.path(),
+        "bare.onnx",
+        usem_like(spm_bytes(), INT64, false),
+    );
+    let sentences = ["the cat", "der rote baum haus", "\u{200b}", "", "tree"];
+    let none: Vec<usize> = (0..sentences.len())
+        .filter(|&i| sp.encode_ids(sentences[i]).unwrap().is_empty())
+        .collect();
+    assert_eq!(none, [2, 3]);
+    let tokenizer = |sequence| {
+        let model = spm.clone();
+        Some(TokenizerSpec::Sentencepiece { model, sequence })
+    };
+    let padded = |sequence: SequenceConfig, pooling| OnnxSpec {
+        batch: 2,
+        pooling,
+        tokenizer: tokenizer(sequence),
+        runtime: Some(rt.clone()),
+        ..OnnxSpec::new(&tr)
+    };
+    let bare = SequenceConfig::default();
+    let specs = [
+        padded(bare, Pooling::Mean),
+        padded(bare, Pooling::Cls),
+        OnnxSpec {
+            sessions: 2,
+            ..padded(bare, Pooling::Mean)
+        },
+        OnnxSpec {
+            batch: 2,
+            runtime: Some(rt.clone()),
+            ..OnnxSpec::new(&usem)
+        },
+    ];
+    for spec in specs {
+        let strict = OnnxEncoder::load(&spec).unwrap();
+        let e = strict.encode(Side::Target, &sentences).unwrap_err();
+        let Error::NoToken { side, index, .. } = &e else {
+            panic!("{e}")
+        };
+        assert!(*side == Side::Target && none.contains(index), "{e}");
+        let e = strict
+            .encode_batch(Side::Source, &sentences[1..])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "source sentence 1 has no token: \"\\u{200b}\""
+        );
+        let zero = OnnxEncoder::load(&OnnxSpec {
+            no_known_word: NoKnownWord::Zero,
+            ..spec.clone()
+        })
+        .unwrap();
+        let got = zero.encode(Side::Source, &sentences).unwrap();
+        got.check_finite().unwrap();
+        for (i, s) in sentences.iter().enumerate() {
+            if none.contains(&i) {
+                assert!(got.row(i).iter().all(|&x| x == 0.0), "{s:?}");
+            } else {
+                let alone = strict.encode(Side::Source, &[s]).unwrap();
+                for (a, b) in got.row(i).iter().zip(alone.row(0)) {
+                    assert!((a - b).abs() < 1e-6, "{s:?}: {a} vs {b}");
+                }
+            }
+        }
+    }
+    // Special tokens: nothing is without a token, and the graph encodes the empty line.
+    let framed = SequenceConfig {
+        add_bos: true,
+        add_eos: true,
+        max_len: None,
+    };
+    for spec in [
+        padded(framed, Pooling::Mean),
+        OnnxSpec {
+            runtime: Some(rt.clone()),
+            ..OnnxSpec::new(write(
+                dir.path(),
+                "usem.onnx",
+                usem_like(spm_bytes(), INT64, true),
+            ))
+        },
+    ] {
+        let got = OnnxEncoder::load(&spec)
+            .unwrap()
+            .encode(Side::Source, &sentences)
+            .unwrap();
+        for i in none.iter().copied() {
+            let norm: f32 = got.row(i).iter().map(|x| x * x).sum();
+            assert!((norm - 1.0).abs() < 1e-5, "{}: {norm}", sentences[i]);
+        }
     }
 }

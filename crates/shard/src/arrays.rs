@@ -39,6 +39,11 @@ impl Array {
         Array(b, n)
     }
 
+    pub(crate) fn bytes(v: Vec<u8>) -> Self {
+        let n = v.len();
+        Array(v, n)
+    }
+
     pub(crate) fn f32s(v: &[f32]) -> Self {
         Array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len())
     }
@@ -131,6 +136,10 @@ impl Read {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect()
+    }
+
+    pub(crate) fn bytes(&self, i: usize) -> Vec<u8> {
+        self.arrays[i].clone()
     }
 
     pub(crate) fn usizes(&self, i: usize, path: &Path, below: usize) -> Result<Vec<usize>> {

@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::arrays::{self, Array};
 use crate::error::{Error, Result};
-use crate::plan::{PLAN_FILE, Step, StepKind, hash_hex};
-use crate::run::{Outcome, RunOptions, is_done, run_generic};
-use crate::text::{PlannedText, TextInput};
+use crate::kinds::TsvPlan;
+use crate::plan::{Step, StepKind};
+use crate::run::RunOptions;
+use crate::text::PlannedText;
 
 const FORMAT: &str = "bitext-filter-plan";
 const VERSION: u32 = 1;
@@ -119,17 +120,7 @@ impl FilterPlan {
                 r.src_col + 1
             )));
         }
-        if !(1..=crate::plan::MAX_SHARDS).contains(&shards) {
-            return Err(Error::Invalid(format!(
-                "the shard count must be in 1..={}, got {shards}",
-                crate::plan::MAX_SHARDS
-            )));
-        }
-        let text = TextInput {
-            path: input.to_path_buf(),
-            bucc: Some(false),
-        }
-        .plan(shards, "input")?;
+        let text = crate::kinds::plan_input(input, shards)?;
         let mut scorer_id = serde_json::to_string(&r.scorer).expect("serialises");
         if let Some(e) = &r.encoder {
             scorer_id = format!("{scorer_id}|{}", crate::text::encoder_identity(e)?);
@@ -140,17 +131,14 @@ impl FilterPlan {
             Some(p) => crate::text::identity(p)?,
             None => String::new(),
         };
-        let id = hash_hex(&[
-            FORMAT,
-            &VERSION.to_string(),
-            &text.identity,
-            &recipe_json,
-            &files,
-            &cal_id,
-        ]);
-        if let Ok(old) = FilterPlan::load(work_dir)
-            && old.id == id
-        {
+        let (id, old) = crate::kinds::plan_id(
+            work_dir,
+            ("filter", FORMAT, VERSION),
+            &text,
+            &[&recipe_json, &files, &cal_id],
+            |p: &FilterPlan| &p.id,
+        );
+        if let Some(old) = old {
             return Ok(old);
         }
         let mut steps = crate::graph::Graph::default();
@@ -192,11 +180,7 @@ impl FilterPlan {
     /// # Errors
     /// [`Error::Invalid`] when there is none.
     pub fn step(&self, name: &str) -> Result<&Step> {
-        self.steps.iter().find(|s| s.name == name).ok_or_else(|| {
-            Error::Invalid(format!(
-                "no step {name:?} in the filter plan (score-lines-0, …, select, write)"
-            ))
-        })
+        self.find(name)
     }
 
     fn save(&self, work_dir: &Path) -> Result<()> {
@@ -215,10 +199,7 @@ impl FilterPlan {
     /// Whether `work_dir`'s plan is a filter plan (by its `format` field).
     #[must_use]
     pub fn is_filter_plan(work_dir: &Path) -> bool {
-        std::fs::read_to_string(work_dir.join(PLAN_FILE))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .is_some_and(|v| v["format"] == FORMAT)
+        crate::kinds::has_format(work_dir, FORMAT)
     }
 
     /// The filtered TSV of a completed plan, in `work_dir`.
@@ -226,13 +207,7 @@ impl FilterPlan {
     /// # Errors
     /// The `write` step has not completed.
     pub fn output(&self, work_dir: &Path) -> Result<PathBuf> {
-        let step = self.step("write")?;
-        if !is_done(work_dir, step, true) {
-            return Err(Error::Invalid(
-                "the plan's write step has not completed".into(),
-            ));
-        }
-        Ok(work_dir.join(step.output()))
+        self.done_output(work_dir, "write")
     }
 
     /// What the filter kept (lines, kept, words, lowest score), as `bitext filter` reports it.
@@ -276,28 +251,20 @@ impl FilterPlan {
     }
 }
 
-/// Run the step named `name` of the filter plan unless it is done.
-///
-/// # Errors
-/// As [`crate::run_step`].
-pub fn run_filter_step(
-    plan: &FilterPlan,
-    dir: &Path,
-    name: &str,
-    opts: &RunOptions,
-) -> Result<Outcome> {
-    let step = plan.step(name)?;
-    let deps = step
-        .deps
-        .iter()
-        .map(|d| plan.step(d))
-        .collect::<Result<Vec<_>>>()?;
-    run_generic(dir, step, &deps, opts, |out| {
+impl TsvPlan for FilterPlan {
+    const NAME: &'static str = "filter";
+    const STEP_NAMES: &'static str = "score-lines-0, …, select, write";
+
+    fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    fn compute(&self, dir: &Path, step: &Step, out: &Path, opts: &RunOptions) -> Result<()> {
         match step.kind {
-            StepKind::ScoreLines { shard } => score_lines(plan, shard, out, opts)?,
+            StepKind::ScoreLines { shard } => score_lines(self, shard, out, opts),
             StepKind::Select => {
-                let (scores, words) = plan.scores(dir)?;
-                let r = &plan.recipe;
+                let (scores, words) = self.scores(dir)?;
+                let r = &self.recipe;
                 let sel = select(&scores, Some(&words), r.budget, r.threshold)?;
                 let kept: Vec<u64> = sel.kept.iter().map(|&i| i as u64).collect();
                 let arrays = [
@@ -305,30 +272,15 @@ pub fn run_filter_step(
                     Array::u64s([scores.len() as u64, sel.words as u64]),
                     Array::f64s(&sel.min_score.into_iter().collect::<Vec<_>>()),
                 ];
-                arrays::write(out, "selection", vec![sel.kept.len()], &arrays)?;
+                arrays::write(out, "selection", vec![sel.kept.len()], &arrays)
             }
-            StepKind::WriteKept => write_kept(plan, dir, out, opts)?,
-            _ => return Err(Error::Invalid(format!("{name} is not a filter step"))),
+            StepKind::WriteKept => write_kept(self, dir, out, opts),
+            _ => Err(Error::Invalid(format!(
+                "{} is not a filter step",
+                step.name
+            ))),
         }
-        Ok(None)
-    })
-}
-
-/// Run every filter step not done, in order (as [`crate::run_all`]).
-///
-/// # Errors
-/// The first failing step's error.
-pub fn run_filter_all(
-    plan: &FilterPlan,
-    dir: &Path,
-    opts: &RunOptions,
-    progress: &mut dyn FnMut(&str, Outcome, usize, usize),
-) -> Result<()> {
-    for (i, s) in plan.steps.iter().enumerate() {
-        let o = run_filter_step(plan, dir, &s.name, opts)?;
-        progress(&s.name, o, i + 1, plan.steps.len());
     }
-    Ok(())
 }
 
 /// The records of shard `s` of the input.
@@ -384,6 +336,11 @@ fn score_shard(plan: &FilterPlan, sr: &[&str], tr: &[&str], opts: &RunOptions) -
         let x = enc.encode(bitext_encode::Side::Source, sr)?;
         let y = enc.encode(bitext_encode::Side::Target, tr)?;
         let scorer = &r.scorer;
+        if scorer.measure() == Some(bitext_similarity::Measure::Cosine) {
+            // As the single-process filter: a zero row (`no_known_word: zero`) scores −1.
+            let cosines = bitext_similarity::Cosines::new(x, y)?;
+            return Ok(score_aligned(&cosines, &mut |_| {})?);
+        }
         return scorer
             .with_embedding_scorer(x.view(), y.view(), &mut |_, _, _| {}, |sc| {
                 score_aligned(sc, &mut |_| {})
@@ -403,15 +360,7 @@ fn score_shard(plan: &FilterPlan, sr: &[&str], tr: &[&str], opts: &RunOptions) -
 /// The kept lines, verbatim with their score, in input order.
 fn write_kept(plan: &FilterPlan, dir: &Path, out: &Path, opts: &RunOptions) -> Result<()> {
     let probability = match &plan.recipe.calibration {
-        Some(path) => {
-            let build = opts.calibrations.as_ref().ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{}: a calibration is read by the caller's builder (RunOptions::calibrations)",
-                    path.display()
-                ))
-            })?;
-            Some(build(path).map_err(Error::Invalid)?)
-        }
+        Some(path) => Some(crate::kinds::calibration(opts, path)?),
         None => None,
     };
     let (scores, _) = plan.scores(dir)?;

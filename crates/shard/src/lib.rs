@@ -22,27 +22,29 @@
 //! `retrieve` holds every candidate (`n_src·k_src + n_trg·k_trg` of them, 16 bytes each).
 
 mod arrays;
+mod clean;
 mod dedup;
 mod embed;
 mod error;
 mod filter;
 mod graph;
 mod input;
+mod kinds;
 mod layout;
 mod plan;
 mod preset;
 mod run;
 mod sharding;
+mod step;
 mod steps;
 mod text;
 
+pub use clean::{CleanPlan, CleanRecipe, kept_line, removed_line};
 pub use embed::{BuildEncoder, Embedded, Encoders};
 pub use error::{Error, Result};
-pub use filter::{
-    BuildCalibration, BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer, run_filter_all,
-    run_filter_step,
-};
+pub use filter::{BuildCalibration, BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer};
 pub use input::{Format, Input};
+pub use kinds::TsvPlan;
 pub use layout::Layout;
 pub use plan::{
     MAX_SHARDS, PLAN_FILE, Plan, PlannedInput, PlannedSide, Sharding, Side, Step, StepKind,

@@ -90,6 +90,16 @@ pub(crate) fn compute(plan: &Plan, dir: &Path, step: &Step, out: &Path) -> Resul
                 "a filter plan's step in a mining plan".into(),
             ));
         }
+        StepKind::CountSides { .. }
+        | StepKind::Repeats { .. }
+        | StepKind::Judge { .. }
+        | StepKind::DedupKeys { .. }
+        | StepKind::WriteCleaned
+        | StepKind::WriteRemoved => {
+            return Err(Error::Invalid(
+                "a cleaning plan's step in a mining plan".into(),
+            ));
+        }
     };
     arrays::write(out, o.kind, o.shape, &o.arrays)
 }

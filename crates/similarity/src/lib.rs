@@ -3,7 +3,8 @@
 //!
 //! - [`measure`]: dot product, cosine, negative Euclidean distance (Kim et al. 2019, eq. 13–14)
 //!   and [`EmbeddingScorer`], a [`PairScorer`] over two embedding matrices. The dot product is
-//!   [`bitext_knn::dot`], so a pair scores bit for bit what the exact kNN search found.
+//!   [`bitext_knn::dot`], so a pair scores bit for bit what the exact kNN search found;
+//!   [`Cosines`], the cosines of an encoder's vectors, a zero row scoring [`UNENCODABLE`].
 //! - [`margin`]: margin-based scoring (Artetxe & Schwenk 2019; LASER's `absolute`, `distance`,
 //!   `ratio`) and CSLS (Kim et al. eq. 16–18) over the mean similarity of the `k` nearest
 //!   neighbours in each direction, reusing the similarities of the kNN search
@@ -24,11 +25,13 @@
 //! # }
 //! ```
 
+mod encoded;
 mod error;
 pub mod margin;
 pub mod measure;
 mod scorer;
 
+pub use encoded::{Cosines, UNENCODABLE};
 pub use error::{Error, Result};
 pub use margin::{
     Margin, MarginFunction, MarginScorer, MarginSpec, Neighborhood, neighbourhood_means,

@@ -1,8 +1,8 @@
 //! The shared [`PairScorer`](bitext_similarity::PairScorer) conformance suite
 //! (`bitext_testkit::pair_scorer_suite!`) instantiated for every scorer of this crate: the three
-//! measures of `EmbeddingScorer` and `MarginScorer` with each margin function, over planted
-//! data (12 sources, 10 targets; target `j < 8` translates source `j`), with neighbour lists from
-//! the testkit's brute-force reference kNN.
+//! measures of `EmbeddingScorer`, `Cosines` (an encoder's own vectors) and `MarginScorer` with
+//! each margin function, over planted data (12 sources, 10 targets; target `j < 8` translates
+//! source `j`), with neighbour lists from the testkit's brute-force reference kNN.
 
 use std::sync::OnceLock;
 
@@ -47,6 +47,14 @@ const PLANTED: Expect = Expect::exact().planted(8);
 pair_scorer_suite!(cosine, measure(Measure::Cosine), PLANTED);
 pair_scorer_suite!(dot, measure(Measure::Dot), PLANTED);
 pair_scorer_suite!(neg_euclidean, measure(Measure::NegEuclidean), PLANTED);
+pair_scorer_suite!(
+    cosines,
+    {
+        let (x, y) = data();
+        bitext_similarity::Cosines::new(x.clone(), y.clone()).unwrap()
+    },
+    PLANTED
+);
 pair_scorer_suite!(margin_absolute, margin(MarginFunction::Absolute), PLANTED);
 pair_scorer_suite!(margin_distance, margin(MarginFunction::Distance), PLANTED);
 pair_scorer_suite!(margin_ratio, margin(MarginFunction::Ratio), PLANTED);

@@ -7,6 +7,6 @@ its dependencies, with retries; the same ``bitext mine ... --shards N --work-dir
 then finds every step done and writes the output. :func:`mine` does the three in order.
 """
 
-from .driver import filter_tsv, load_plan, mine, run_plan
+from .driver import clean_tsv, filter_tsv, load_plan, mine, run_plan
 
-__all__ = ["filter_tsv", "load_plan", "mine", "run_plan"]
+__all__ = ["clean_tsv", "filter_tsv", "load_plan", "mine", "run_plan"]

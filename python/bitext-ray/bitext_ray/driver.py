@@ -20,21 +20,21 @@ import json
 import os
 import subprocess
 import sys
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import ray
 
 
-PLAN_FORMATS = ("bitext-mine-plan", "bitext-filter-plan")
+PLAN_FORMATS = ("bitext-mine-plan", "bitext-filter-plan", "bitext-clean-plan")
 
 
 def load_plan(work_dir: str) -> dict:
-    """The plan ``bitext mine`` or ``bitext filter`` with ``--shards N --work-dir DIR
-    --plan-only`` wrote."""
+    """The plan ``bitext mine``, ``bitext filter`` or ``bitext clean`` with ``--shards N
+    --work-dir DIR --plan-only`` wrote."""
     with open(os.path.join(work_dir, "plan.json"), encoding="utf-8") as f:
         plan = json.load(f)
     if plan.get("format") not in PLAN_FORMATS:
-        raise ValueError(f"{work_dir}/plan.json is not a bitext mining or filter plan")
+        raise ValueError(f"{work_dir}/plan.json is not a bitext mining, filter or cleaning plan")
     return plan
 
 
@@ -80,7 +80,7 @@ def run_plan(
     refs: Dict[str, "ray.ObjectRef"] = {}
     for s in plan["steps"]:
         deps = [refs[d] for d in s["deps"]]
-        task = embed if s.get("kind") in ("embed", "score-lines") else step
+        task = embed if s.get("kind") in ("embed", "score-lines", "judge") else step
         refs[s["name"]] = task.remote(bitext, work_dir, s["name"], *deps)
     pending = list(refs.values())
     total = len(pending)
@@ -97,25 +97,47 @@ def _print_progress(done: int, total: int, line: str) -> None:
     print(f"[{done}/{total}] {name} ({node})", file=sys.stderr, flush=True)
 
 
-def filter_tsv(
-    filter_args: Sequence[str],
-    work_dir: str,
-    bitext: str = "bitext",
-    retries: int = 3,
-    address: Optional[str] = None,
-    embed_resources: Optional[dict] = None,
-    progress: Optional[Callable[[int, int, str], None]] = None,
-) -> List[str]:
-    """``bitext filter <filter_args> --plan-only``, the steps on Ray, then ``bitext filter
-    <filter_args>`` (every step done: it copies the filtered TSV to the ``-o`` its arguments
-    name). ``embed_resources`` apply to the scoring steps (which run the encoder, if any)."""
-    return _plan_and_run(
-        "filter", filter_args, work_dir, bitext, None, retries, address, embed_resources, progress
-    )
+def _tsv_command(command: str, doc: str) -> Callable[..., List[str]]:
+    """The driver of a plan over one TSV (``filter``, ``clean``): ``bitext <command> <args>
+    --plan-only``, the steps on Ray, then the command again."""
+
+    def run(args: Sequence[str], work_dir: str, **options: Any) -> List[str]:
+        """See the module's functions: ``options`` are :func:`run_plan`'s (``bitext``,
+        ``retries``, ``address``, ``embed_resources``, ``progress``)."""
+        return _plan_and_run(command, args, work_dir, **options)
+
+    run.__name__ = run.__qualname__ = f"{command}_tsv"
+    run.__doc__ = doc
+    return run
 
 
-def mine(
-    mine_args: Sequence[str],
+filter_tsv = _tsv_command(
+    "filter",
+    """``bitext filter <args> --plan-only``, the steps on Ray, then ``bitext filter <args>``
+    (every step done: it copies the filtered TSV to the ``-o`` its arguments name).
+    ``embed_resources`` apply to the scoring steps (which run the encoder, if any).""",
+)
+
+clean_tsv = _tsv_command(
+    "clean",
+    """``bitext clean <args> --plan-only``, the steps on Ray, then ``bitext clean <args>``
+    (every step done: it copies the kept and removed lines to the files its arguments name,
+    and reports). ``embed_resources`` apply to the ``judge`` steps (language identification
+    and the encoder, if any).""",
+)
+
+
+def mine(mine_args: Sequence[str], work_dir: str, **options: Any) -> List[str]:
+    """``bitext mine <mine_args> --plan-only``, the steps on Ray, then ``bitext mine <mine_args>``
+    (every step done: it only writes the output, to ``output=`` or standard output). The other
+    options are :func:`run_plan`'s (``bitext``, ``retries``, ``address``, ``embed_resources``,
+    ``progress``)."""
+    return _plan_and_run("mine", mine_args, work_dir, **options)
+
+
+def _plan_and_run(
+    command: str,
+    args: Sequence[str],
     work_dir: str,
     bitext: str = "bitext",
     output: Optional[str] = None,
@@ -123,25 +145,6 @@ def mine(
     address: Optional[str] = None,
     embed_resources: Optional[dict] = None,
     progress: Optional[Callable[[int, int, str], None]] = None,
-) -> List[str]:
-    """``bitext mine <mine_args> --plan-only``, the steps on Ray, then ``bitext mine <mine_args>``
-    (every step done: it only writes the output, to ``output`` or standard output). The other
-    arguments are :func:`run_plan`'s."""
-    return _plan_and_run(
-        "mine", mine_args, work_dir, bitext, output, retries, address, embed_resources, progress
-    )
-
-
-def _plan_and_run(
-    command: str,
-    args: Sequence[str],
-    work_dir: str,
-    bitext: str,
-    output: Optional[str],
-    retries: int,
-    address: Optional[str],
-    embed_resources: Optional[dict],
-    progress: Optional[Callable[[int, int, str], None]],
 ) -> List[str]:
     """``bitext <command> <args> --plan-only``, the plan's steps on Ray, then the command again
     (it finds every step done and writes the output)."""
@@ -177,7 +180,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument(
         "--command",
-        choices=("mine", "filter", "score"),
+        choices=("mine", "filter", "score", "clean"),
         default="mine",
         help="the bitext command whose plan to run (default: mine)",
     )
@@ -185,14 +188,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = p.parse_args(argv)
     args = a.mine_args[1:] if a.mine_args[:1] == ["--"] else a.mine_args
     progress = None if a.quiet else _print_progress
-    if a.command in ("filter", "score"):
+    if a.command in ("filter", "score", "clean"):
         if a.output:
             args = [*args, "-o", a.output]
         _plan_and_run(
-            a.command, args, a.work_dir, a.bitext, None, a.retries, a.address, a.embed_resources, progress
+            a.command, args, a.work_dir, bitext=a.bitext, retries=a.retries, address=a.address,
+            embed_resources=a.embed_resources, progress=progress,
         )
         return 0
-    mine(args, a.work_dir, a.bitext, a.output, a.retries, a.address, a.embed_resources, progress)
+    mine(
+        args, a.work_dir, bitext=a.bitext, output=a.output, retries=a.retries, address=a.address,
+        embed_resources=a.embed_resources, progress=progress,
+    )
     return 0
 
 

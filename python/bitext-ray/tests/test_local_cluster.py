@@ -1,8 +1,9 @@
 """The Ray driver on a local cluster: a head and two worker nodes on 127.0.0.1 (one CPU each,
 one of them with an ``encoder`` resource) run a 3-shard mining plan of two embedding files, a
 3-shard plan from text to pairs whose embed steps must all run on the ``encoder`` node, and a
-3-shard filter plan (cosine of a bag of words, a word budget); each output must equal the
-single-process command's byte for byte.
+3-shard filter plan (cosine of a bag of words, a word budget) and a 3-shard cleaning plan of a
+noisy copy of that TSV (rules, near-duplicates, the cosine and a threshold); each output must
+equal the single-process command's byte for byte.
 
     python tests/test_local_cluster.py --bitext target/debug/bitext
 
@@ -210,6 +211,64 @@ def filter_plan(bitext: str, tmp: str, spec: str, s: str, t: str) -> int:
         return 1
     print(f"ok: filter plan of {len(reports)} steps kept {len(single.splitlines())} lines, byte-identical",
           file=sys.stderr)
+    return clean_plan(bitext, tmp, spec, tsv)
+
+
+def clean_plan(bitext: str, tmp: str, spec: str, tsv: str) -> int:
+    """The filter's TSV made noisy (copies, boilerplate, markup, disagreeing numbers), cleaned
+    in 3 shards: the kept and removed lines as one process writes them."""
+    from bitext_ray import clean_tsv
+
+    # The toy words (`a27`) spelt with letters only (`aim`): the rules and the near-duplicate
+    # keys ignore digits.
+    def letters(text: str) -> str:
+        return "".join("ghijklmnop"[int(c)] if c.isdigit() else c for c in text)
+
+    spec_json = json.loads(spec)
+    for key in ("vectors", "target_vectors"):
+        with open(spec_json[key], encoding="utf-8") as f:
+            head, *rows = f.read().splitlines()
+        spec_json[key] = spec_json[key] + ".letters.vec"
+        with open(spec_json[key], "w", encoding="utf-8") as f:
+            f.write("\n".join([head, *(letters(r.split(" ", 1)[0]) + " " + r.split(" ", 1)[1] for r in rows)]) + "\n")
+    spec_json["lowercase"] = True
+    spec = json.dumps(spec_json)
+    with open(tsv, encoding="utf-8") as f:
+        pairs = [letters(p) for p in f.read().splitlines()]
+    rng = random.Random(5)
+    noisy = []
+    for i, pair in enumerate(pairs):
+        noisy.append(pair)
+        kind = rng.randrange(6)
+        if kind == 0:
+            noisy.append(pair.upper())
+        elif kind == 1:
+            noisy.append("Home\tStart")
+        elif kind == 2:
+            noisy.append(f"<b>{pair.split(chr(9))[0]}</b>\t{pair.split(chr(9))[1]}")
+        elif kind == 3:
+            noisy.append(f"{pair.split(chr(9))[0]} {i}\t{pair.split(chr(9))[1]} {i + 1}")
+    crawl = os.path.join(tmp, "crawl.tsv")
+    with open(crawl, "w", encoding="utf-8") as f:
+        f.write("\n".join(noisy) + "\n")
+    args = ["-q", "--input", crawl, "--encoder", spec, "--min-score", "0.2"]
+    outs = {}
+    for name in ("single", "ray"):
+        outs[name] = [os.path.join(tmp, f"clean-{name}.{ext}") for ext in ("tsv", "removed.tsv")]
+    single_args = [*args, "-o", outs["single"][0], "--removed", outs["single"][1]]
+    subprocess.run([bitext, "clean", *single_args], check=True, capture_output=True)
+    ray_args = [*args, "-o", outs["ray"][0], "--removed", outs["ray"][1], "--shards", "3"]
+    reports = clean_tsv(ray_args, os.path.join(tmp, "work-clean"), bitext=bitext)
+    got = [open(p, "rb").read() for p in outs["ray"]]
+    want = [open(p, "rb").read() for p in outs["single"]]
+    removed = want[1].decode("utf-8")
+    kinds = [k for k in ("duplicate", "boilerplate", "markup", "numbers", "min_score") if f"\t{k}\t" in removed]
+    if got != want or len(kinds) < 4 or not 20 < len(want[0].splitlines()) < len(noisy):
+        print(f"FAIL: the cleaning plan ({len(reports)} steps) differs from single-process bitext clean "
+              f"(or removed too few kinds: {kinds})", file=sys.stderr)
+        return 1
+    print(f"ok: cleaning plan of {len(reports)} steps kept {len(want[0].splitlines())} of {len(noisy)} lines "
+          f"(removed: {', '.join(kinds)}), byte-identical", file=sys.stderr)
     return 0
 
 

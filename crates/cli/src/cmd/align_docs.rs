@@ -8,16 +8,29 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::beads::{Bead, write_beads};
+use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_core::io::text::{EmptyLines, read_lines};
-use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
+use bitext_encode::{EncoderSpec, NoKnownWord, SentenceEncoder, Side};
 use bitext_mine::docalign::{DocAlignConfig, Overlaps, align_documents};
 use clap::Args;
 
-use crate::flags::{TextPair, TextPairDocs, TextPairHelp};
+use crate::flags::{BadLinesArgs, TextPair, TextPairDocs, TextPairHelp};
+use crate::run::RejectSink;
+
+/// What `--bad-lines` says in `bitext align-docs --help`.
+const BAD_LINES: &str = "With --docs, a document pair that cannot be read (its line of the list \
+    not `source<TAB>target<TAB>output` or not UTF-8, a line of one of its documents not UTF-8, \
+    an empty document): `error` stops, naming the file, line and reason; `skip` leaves the pair \
+    out (no output for it), writes the list's line to --rejects with the reason (naming the \
+    document and its line where one failed) and counts it on standard error. Without --docs \
+    `skip` is refused: the beads number every line of the two documents, so none can be left \
+    out. Empty lines are sentences, never bad lines (a line with nothing to encode follows the \
+    encoder's `no_known_word`: see --zero-unknown)";
 
 /// Arguments of `bitext align-docs`.
 #[derive(Debug, Args)]
 #[command(mut_arg("src", |a| a.required_unless_present("docs")))]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct AlignDocsArgs {
     #[command(flatten)]
     text: TextPair<Self>,
@@ -30,6 +43,12 @@ pub(crate) struct AlignDocsArgs {
     /// `onnx:FILE` or a JSON spec, as `bitext embed --encoder`.
     #[arg(long, value_name = "SPEC")]
     encoder: EncoderSpec,
+    /// Give a sentence with nothing to encode (an empty line; no known word for a bag of
+    /// words, no token for a `model:` or `onnx:` encoder) a zero vector instead of failing
+    /// (the spec's `"no_known_word": "zero"`): it then costs as much against every sentence,
+    /// the cost of vectors with cosine 0.
+    #[arg(long)]
+    zero_unknown: bool,
     /// Beads in vecalign's format, one a line: `[0]:[0, 1]:0.123456` (source sentences,
     /// target sentences, the bead's cost per sentence pair; `[]` for a deletion). Default:
     /// standard output.
@@ -61,6 +80,8 @@ pub(crate) struct AlignDocsArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     jobs: usize,
     #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
     quiet: crate::flags::Quiet,
 }
 
@@ -77,11 +98,15 @@ fn aligns(b: &Bead) -> bool {
     !b.src.is_empty() && !b.tgt.is_empty()
 }
 
-/// Align one document pair and write its outputs.
+/// A document: its file and its lines.
+type Document<'a> = (&'a Path, Vec<String>);
+
+/// Align one document pair, the documents `src` and `tgt` whose lines are `s` and `t`, and write
+/// its outputs.
 fn align_pair(
     a: &AlignDocsArgs,
     enc: &dyn SentenceEncoder,
-    (src, tgt): (&Path, &Path),
+    ((src, s), (tgt, t)): (Document<'_>, Document<'_>),
     out: &Path,
     pairs: Option<&Path>,
 ) -> Result<Vec<Bead>> {
@@ -94,14 +119,17 @@ fn align_pair(
         ..DocAlignConfig::default()
     };
     c.check()?;
-    let s = read_lines(src, EmptyLines::Keep)?;
-    let t = read_lines(tgt, EmptyLines::Keep)?;
     let layers = c.max_size - 1;
+    let embedded = |doc: &Path| {
+        format!(
+            "embedding the sentences of {} (sentence k is its line k + 1; --zero-unknown gives \
+             a sentence with nothing to encode a zero vector)",
+            doc.display()
+        )
+    };
     let (os, ot) = (
-        Overlaps::encode(enc, Side::Source, &s, layers)
-            .with_context(|| format!("embedding the sentences of {}", src.display()))?,
-        Overlaps::encode(enc, Side::Target, &t, layers)
-            .with_context(|| format!("embedding the sentences of {}", tgt.display()))?,
+        Overlaps::encode(enc, Side::Source, &s, layers).with_context(|| embedded(src))?,
+        Overlaps::encode(enc, Side::Target, &t, layers).with_context(|| embedded(tgt))?,
     );
     let beads = align_documents(&os, &ot, &c)
         .with_context(|| format!("aligning {} with {}", src.display(), tgt.display()))?;
@@ -141,6 +169,54 @@ fn align_pair(
     Ok(beads)
 }
 
+/// A document pair of --docs: its source, target and output, and its line in the list.
+struct Job {
+    src: PathBuf,
+    tgt: PathBuf,
+    out: PathBuf,
+    line: usize,
+}
+
+/// The document pairs of the list `path` under `bad`, and the lines of it skipped.
+fn read_jobs(path: &Path, bad: BadLines) -> Result<(Vec<Job>, Vec<Rejected>)> {
+    let mut jobs = Vec::new();
+    let reader = bitext_core::io::LineReader::open(path)?;
+    let rejected = reader.each_line_skipping("document pairs", bad, |r, line| {
+        let f = r.fields(line, 3, "source<TAB>target<TAB>output")?;
+        let [src, tgt, out] = [0, 1, 2].map(|i| PathBuf::from(f[i]));
+        let line = r.line_number();
+        jobs.push(Job {
+            src,
+            tgt,
+            out,
+            line,
+        });
+        Ok(())
+    })?;
+    Ok((jobs, rejected))
+}
+
+/// The two documents of `job`: every line, empty lines included (as vecalign reads them). A
+/// document that cannot be read (a line not UTF-8, an empty file) is an error, or under
+/// `bad` (skip) the list's line of the pair, its reason naming the document and its line.
+fn read_documents(bad: BadLines, job: &Job) -> Result<Result<[Vec<String>; 2], Rejected>> {
+    let read = |p: &Path| read_lines(p, EmptyLines::Keep);
+    match read(&job.src).and_then(|s| Ok([s, read(&job.tgt)?])) {
+        Ok(docs) => Ok(Ok(docs)),
+        Err(e @ bitext_core::Error::Parse { .. }) if bad == BadLines::Skip => Ok(Err(Rejected {
+            line: job.line,
+            reason: e.to_string(),
+            text: format!(
+                "{}\t{}\t{}",
+                job.src.display(),
+                job.tgt.display(),
+                job.out.display()
+            ),
+        })),
+        Err(e) => Err(e.into()),
+    }
+}
+
 pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
     let stdout = PathBuf::from("-");
     let out = a.output.as_ref().unwrap_or(&stdout);
@@ -148,33 +224,59 @@ pub(crate) fn run(a: &AlignDocsArgs) -> Result<()> {
     if a.pairs_output && a.docs.is_none() && bitext_core::io::is_stdio(out) {
         bail!("--pairs-output writes OUTPUT.tsv beside --output: give -o FILE");
     }
-    let jobs: Vec<(PathBuf, PathBuf, PathBuf)> = match (&a.docs, a.text.paths()) {
-        (Some(list), _) => {
-            let mut jobs = Vec::new();
-            bitext_core::io::LineReader::open(list)?.each_line(
-                "document pairs",
-                |r, line| -> Result<()> {
-                    let f = r.fields(line, 3, "source<TAB>target<TAB>output")?;
-                    jobs.push((f[0].into(), f[1].into(), f[2].into()));
-                    Ok(())
-                },
-            )?;
-            jobs
+    let bad = a.bad.bad_lines();
+    if bad == BadLines::Skip && a.docs.is_none() {
+        bail!(
+            "--bad-lines skip works with --docs (it leaves out a whole document pair): the beads \
+             of one pair number every line of its documents, so no line can be left out"
+        );
+    }
+    let mut rejects = RejectSink::new(&a.bad)?;
+    let (jobs, mut rejected): (Vec<Job>, Vec<Rejected>) = match (&a.docs, a.text.paths()) {
+        (Some(list), _) => read_jobs(list, bad)?,
+        (None, Some((s, t))) => {
+            let job = Job {
+                src: s.into(),
+                tgt: t.into(),
+                out: out.clone(),
+                line: 1,
+            };
+            (vec![job], Vec::new())
         }
-        (None, Some((s, t))) => vec![(s.into(), t.into(), out.clone())],
         _ => bail!("give --src-text and --tgt-text, or --docs"),
     };
-    crate::run::check_outputs(jobs.iter().map(|j| Some(j.2.as_path())))?;
-    let enc = crate::build::encoder(&a.encoder, None::<&[&str]>)?;
+    crate::run::check_outputs(jobs.iter().map(|j| Some(j.out.as_path())))?;
+    let spec = match a.zero_unknown {
+        true => a.encoder.clone().with_no_known_word(NoKnownWord::Zero),
+        false => a.encoder.clone(),
+    };
+    let enc = crate::build::encoder(&spec, None::<&[&str]>)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs)
         .build()
         .context("starting the --jobs threads")?;
-    pool.install(|| {
+    // Each pair aligned, or (under skip) the list's line of a pair whose documents cannot be
+    // read; in the list's order.
+    let done: Vec<Option<Rejected>> = pool.install(|| {
         use rayon::prelude::*;
-        jobs.par_iter().try_for_each(|(s, t, o)| {
-            let p = a.pairs_output.then(|| pairs_path(o));
-            align_pair(a, enc.as_ref(), (s, t), o, p.as_deref()).map(drop)
-        })
-    })
+        jobs.par_iter()
+            .map(|job| {
+                let [s, t] = match read_documents(bad, job)? {
+                    Ok(docs) => docs,
+                    Err(skipped) => return Ok(Some(skipped)),
+                };
+                let p = a.pairs_output.then(|| pairs_path(&job.out));
+                let docs = ((job.src.as_path(), s), (job.tgt.as_path(), t));
+                align_pair(a, enc.as_ref(), docs, &job.out, p.as_deref()).map(|_| None)
+            })
+            .collect::<Result<_>>()
+    })?;
+    // The list's lines left out, in its order.
+    rejected.extend(done.into_iter().flatten());
+    rejected.sort_by_key(|r| r.line);
+    rejects.add(&rejected)?;
+    match &a.docs {
+        Some(list) => rejects.finish(list),
+        None => rejects.finish(out),
+    }
 }

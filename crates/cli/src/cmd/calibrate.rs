@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use bitext_core::Rng;
 use bitext_core::io::bucc::read_bucc_gold;
+use bitext_core::io::rejects::BadLines;
 use bitext_core::io::tsv::read_mined_pairs;
 use bitext_eval::bucc::GoldSet;
 use bitext_eval::calibration::labels::{
@@ -24,9 +25,17 @@ use clap::Args;
 
 use crate::input::ColumnArgs;
 
+/// What `--bad-lines` says in `bitext calibrate --help`.
+const BAD_LINES: &str = "A line of --noisy that cannot be read (not UTF-8, too few columns, an \
+    empty source or target field): `error` stops, naming the file, line and reason; `skip` \
+    leaves the pair out before the test pairs are drawn, writes it to --rejects and counts it \
+    on standard error. `skip` is refused with --scores and --mined: a labelled sample is read \
+    whole, since a line left out would change the precision and recall it estimates";
+
 /// Arguments of `bitext calibrate`.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("labels").required(true).args(["scores", "mined", "noisy"]))]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct CalibrateArgs {
     /// Labelled scores: a TSV with a score column and a 0/1 label column (1 = parallel), e.g.
     /// a sample of `bitext score` output checked by hand.
@@ -86,11 +95,19 @@ pub(crate) struct CalibrateArgs {
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
+    #[command(flatten)]
     pub(crate) quiet: crate::flags::Quiet,
 }
 
 /// The labelled sample of the flags, and where it came from in words.
 fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
+    if a.noisy.is_none() && a.bad.bad_lines() == BadLines::Skip {
+        bail!(
+            "--bad-lines skip reads --noisy pairs: a labelled sample (--scores, --mined) is read \
+             whole, since a line left out would change the precision and recall it estimates"
+        );
+    }
     if let Some(path) = &a.scores {
         if a.score_col == 0 || a.label_col == 0 {
             bail!("--score-col and --label-col are 1-based: the first column is 1");
@@ -112,8 +129,11 @@ fn labels(a: &CalibrateArgs) -> Result<(LabelledScores, String)> {
     if !(0.0..=1.0).contains(&a.noise) {
         bail!("--noise must be in [0, 1], got {}", a.noise);
     }
-    let (src_col, tgt_col) = a.cols.zero_based()?;
-    let (src, tgt) = crate::run::read_columns(path, src_col, tgt_col)?;
+    let mut rejects = crate::run::RejectSink::new(&a.bad)?;
+    let (src, tgt, skipped) =
+        crate::run::read_columns_skipping(path, a.cols.zero_based()?, a.bad.bad_lines())?;
+    rejects.add(&skipped)?;
+    rejects.finish(path)?;
     let mut rng = Rng::seed(a.seed);
     let mut order: Vec<usize> = (0..src.len()).collect();
     rng.shuffle(&mut order);

@@ -7,10 +7,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_clean::{Cleaner, Dedup, Recipe, Removal, Report, Rule, Step};
+use bitext_clean::{Cleaner, Dedup, Recipe, Removal, Report, Rule};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::text::EmptyLines;
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
+use bitext_shard::{kept_line, removed_line};
 use bitext_tokenize::unescape_html;
 use clap::{Args, ValueEnum};
 
@@ -86,6 +87,14 @@ pub(crate) struct CleanArgs {
     /// Pairs scored at a time with --encoder.
     #[arg(long, value_name = "N", default_value_t = 2048)]
     batch: usize,
+    #[command(flatten)]
+    calibration: crate::input::CalibrationArgs,
+    /// The report as an SVG figure: the pairs removed by each step and rule, and the
+    /// histogram of the kept pairs' scores (with --encoder).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    #[command(flatten)]
+    sharded: crate::input::ShardArgs,
     #[command(flatten)]
     bad: BadLinesArgs,
     #[command(flatten)]
@@ -194,15 +203,47 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         Some(a.output.as_path()),
         a.removed.as_deref(),
         a.report.as_deref(),
+        a.plot.as_deref(),
     ])?;
     let (src_col, tgt_col) = a.cols.zero_based()?;
-    let mut cleaner = Cleaner::new(a.recipe())?;
-    if a.src_lang.is_some() && !a.no_lid {
-        cleaner = cleaner.with_identifier(a.lid.open().map_err(|e| {
+    let (cal, from_precision) = a.calibration.load()?;
+    if cal.is_some() && a.encoder.is_none() {
+        bail!("--calibration gives the probability of the encoder's score: give --encoder");
+    }
+    if a.min_score.is_some_and(|x| !x.is_finite()) {
+        bail!("--min-score must be a finite number");
+    }
+    let min_score = match (a.min_score, from_precision) {
+        (Some(m), Some(p)) => Some(m.max(p)),
+        (m, p) => m.or(p),
+    };
+    let lid_model = if a.src_lang.is_some() && !a.no_lid {
+        Some(a.lid.model_path().map_err(|e| {
             e.context(
                 "`bitext clean --src-lang … --tgt-lang …` identifies languages (--no-lid: without)",
             )
-        })?)?;
+        })?)
+    } else {
+        None
+    };
+    let recipe = bitext_shard::CleanRecipe {
+        recipe: a.recipe(),
+        lid_model,
+        unescape_html: a.unescape_html,
+        encoder: a.encoder.clone(),
+        min_score,
+        calibration: a.calibration.calibration.clone(),
+        src_col,
+        tgt_col,
+        removed: a.removed.is_some(),
+    };
+    if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
+        return run_sharded(a, &recipe, shards, dir);
+    }
+    let mut cleaner = Cleaner::new(recipe.recipe.clone())?;
+    if let Some(path) = &recipe.lid_model {
+        cleaner =
+            cleaner.with_identifier(std::sync::Arc::new(bitext_lid::FastText::open(path)?))?;
     }
     let mut rejects = RejectSink::new(&a.bad)?;
     let open = || -> Result<BitextTsvReader> {
@@ -238,13 +279,13 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
             )?))
         })
         .transpose()?;
-    if a.min_score.is_some_and(|x| !x.is_finite()) {
-        bail!("--min-score must be a finite number");
-    }
+    let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
     let mut out = Outputs {
         kept: &mut kept,
         removed: removed.as_mut(),
         report: &mut report,
+        min_score,
+        probability: cal.as_ref().map(|_| &prob as &dyn Fn(f64) -> f64),
     };
     let mut batch: Vec<(BitextRecord, Option<Removal>)> = Vec::new();
     while let Some(rec) = reader.next_record()? {
@@ -266,23 +307,92 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         out.commit()?;
     }
     rejects.finish(&a.input)?;
-    if let Some(path) = &a.report {
-        let mut out = AtomicFile::create_text(path)?;
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out).map_err(|e| out.err(e))?;
-        out.commit()?;
-    }
-    if !a.quiet.quiet {
-        print_report(&report);
-    }
-    Ok(())
+    a.finish(&report)
 }
 
-/// Where judged lines go.
+/// `--shards N --work-dir DIR`: plan (or reuse the plan), run the steps not done, copy the
+/// kept (and removed) lines to the outputs, and report.
+fn run_sharded(
+    a: &CleanArgs,
+    recipe: &bitext_shard::CleanRecipe,
+    shards: usize,
+    dir: &std::path::Path,
+) -> Result<()> {
+    use bitext_shard::{CleanPlan, TsvPlan};
+    if a.bad.bad_lines() == bitext_core::io::rejects::BadLines::Skip {
+        bail!(
+            "--bad-lines skip is not available with --shards: clean in one process, or fix the \
+             lines the error names"
+        );
+    }
+    let plan = CleanPlan::make(dir, &a.input, recipe, shards)
+        .with_context(|| format!("planning in {}", dir.display()))?;
+    if a.sharded.plan_only {
+        crate::run::planned(&plan.id, plan.steps.len(), shards, dir);
+        return Ok(());
+    }
+    let opts = crate::run::run_options();
+    crate::run::run_steps(plan.steps.len(), dir, a.quiet.quiet, &mut |progress| {
+        plan.run_all(dir, &opts, progress)
+    })?;
+    crate::run::copy_output(&plan.output(dir, "write")?, &a.output)?;
+    if let Some(path) = &a.removed {
+        crate::run::copy_output(&plan.output(dir, "write-removed")?, path)?;
+    }
+    a.finish(&plan.report(dir)?)
+}
+
+impl CleanArgs {
+    /// The report: as JSON (--report), as SVG (--plot), and on standard error.
+    fn finish(&self, report: &Report) -> Result<()> {
+        if let Some(path) = &self.report {
+            let mut out = AtomicFile::create_text(path)?;
+            serde_json::to_writer_pretty(&mut out, report)?;
+            writeln!(out).map_err(|e| out.err(e))?;
+            out.commit()?;
+        }
+        if let Some(path) = &self.plot {
+            crate::run::write_svg(path, &report_svg(report))?;
+        }
+        if !self.quiet.quiet {
+            print_report(report);
+        }
+        Ok(())
+    }
+}
+
+/// The report as a figure: the pairs removed by each step and rule (one bar each), and the
+/// histogram of the kept pairs' scores when they were scored.
+fn report_svg(report: &Report) -> String {
+    use bitext_eval::plot::{Chart, render};
+    let title = format!("kept {} of {} pairs", report.kept, report.read);
+    let mut removed = Chart::new(&title, "step and rule", "pairs removed")
+        .x_range(0.0, report.removed.len().max(1) as f64);
+    for (i, r) in report.removed.iter().enumerate() {
+        let name = format!("{}/{}: {}", r.step.name(), r.what, r.count);
+        removed = removed.bars(&name, i as f64 + 0.1, 0.8, &[r.count as f64]);
+    }
+    let mut charts = vec![removed];
+    if let Some(h) = &report.scores {
+        let width = (h.hi - h.lo) / h.counts.len() as f64;
+        let heights: Vec<f64> = h.counts.iter().map(|&c| c as f64).collect();
+        let kept = Chart::new("scores of the kept pairs", "score", "pairs")
+            .x_range(h.lo, h.hi)
+            .bars("kept", h.lo, width, &heights);
+        charts.push(kept);
+    }
+    render(&charts)
+}
+
+/// Where judged lines go, and what decides on their scores.
 struct Outputs<'a> {
     kept: &'a mut AtomicFile,
     removed: Option<&'a mut AtomicFile>,
     report: &'a mut Report,
+    /// Pairs scoring below this are removed.
+    min_score: Option<f64>,
+    /// The calibration's probability of a score (--calibration).
+    probability: Option<&'a dyn Fn(f64) -> f64>,
 }
 
 impl CleanArgs {
@@ -328,27 +438,25 @@ impl CleanArgs {
                         rec.line
                     );
                 }
-                if self.min_score.is_some_and(|m| s < m) {
-                    removal = Some(Removal {
-                        step: Step::Score,
-                        what: "min_score",
-                        reason: format!("score {s:.4} below {}", self.min_score.unwrap_or(s)),
-                    });
+                if let Some(m) = out.min_score.filter(|&m| s < m) {
+                    removal = Some(Removal::min_score(s, m));
                 }
             }
             out.report.add(rec.line, removal.as_ref());
-            let kept = &mut *out.kept;
-            match (&removal, score, out.removed.as_deref_mut()) {
-                (None, None, _) => writeln!(kept, "{}", rec.raw).map_err(|e| kept.err(e))?,
-                (None, Some(s), _) => {
-                    writeln!(kept, "{}\t{s}", rec.raw).map_err(|e| kept.err(e))?;
+            match (&removal, out.removed.as_deref_mut()) {
+                (None, _) => {
+                    if let Some(s) = score {
+                        out.report.add_score(s);
+                    }
+                    let line = kept_line(&rec.raw, score, out.probability);
+                    let kept = &mut *out.kept;
+                    kept.write_all(line.as_bytes()).map_err(|e| kept.err(e))?;
                 }
-                (Some(r), _, Some(file)) => {
-                    let reason = r.reason.replace(['\t', '\n', '\r'], " ");
-                    writeln!(file, "{}\t{}\t{}\t{reason}", rec.raw, r.step.name(), r.what)
+                (Some(r), Some(file)) => {
+                    file.write_all(removed_line(&rec.raw, r).as_bytes())
                         .map_err(|e| file.err(e))?;
                 }
-                (Some(_), _, None) => {}
+                (Some(_), None) => {}
             }
         }
         Ok(())

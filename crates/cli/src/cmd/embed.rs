@@ -15,9 +15,11 @@ use bitext_encode::{
 use bitext_tokenize::{SequenceConfig, TokenizerSpec};
 use clap::{ArgGroup, Args, ValueEnum};
 
+use crate::flags::BadLinesArgs;
 use crate::input::{
     Sentences, TextFormat, check_embeddings_output, progress_bar, write_embeddings,
 };
+use crate::run::{RejectSink, Streamed};
 
 /// A side on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -37,9 +39,17 @@ impl From<SideArg> for Side {
     }
 }
 
+/// What `--bad-lines` says in `bitext embed --help`.
+const BAD_LINES: &str = "An input line that cannot be read (not UTF-8, empty; BUCC input: not \
+    `id<TAB>sentence`, an empty id, a duplicate id): `error` stops, naming the file, line and \
+    reason; `skip` leaves it out, writes it to --rejects and counts it on standard error. The \
+    output then has one row per line kept, in order: the rejects file's line numbers say which \
+    lines have no row";
+
 /// Arguments of `bitext embed`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("sided").args(["model", "encoder"])))]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct EmbedArgs {
     /// Sentences: BUCC `id<TAB>sentence` or plain text, one per line.
     #[arg(long, value_name = "FILE")]
@@ -87,23 +97,24 @@ pub(crate) struct EmbedArgs {
     /// `usem.spm128k.vec` with `use-multilingual-v3-128k.model`), instead of words.
     #[arg(long, value_name = "MODEL", requires = "vectors")]
     spm: Option<PathBuf>,
-    /// Write a zero row for a sentence with no word in the vocabulary (and list it) instead of
-    /// failing.
-    #[arg(long, requires = "vectors")]
+    /// Write a zero row for a sentence with nothing to encode, and list it, instead of failing:
+    /// for the bag of words a sentence with no word in the vocabulary; for --model and the
+    /// --encoder kinds `model:` and `onnx:` a sentence its tokenizer gives no token at all
+    /// (`&nbsp;&nbsp;` for a word vocabulary, characters a sentencepiece model drops; unknown
+    /// words are `<unk>` tokens, and a tokenizer that adds special tokens gives every sentence
+    /// some). The same as `"no_known_word": "zero"` in an --encoder spec.
+    #[arg(long)]
     zero_unknown: bool,
-    /// With --zero-unknown: write the 1-based line numbers of those sentences here.
-    #[arg(long, value_name = "FILE", requires = "zero_unknown")]
+    /// Write the 1-based line numbers of the sentences given zero rows here (--zero-unknown,
+    /// or a spec's `"no_known_word": "zero"`).
+    #[arg(long, value_name = "FILE")]
     unknown_list: Option<PathBuf>,
     /// The encoder as a spec instead of --vectors/--model and their options: `bow:FILE`,
     /// `model:DIR`, `onnx:FILE` (a pretrained ONNX graph; ONNX Runtime from
     /// $BITEXT_ONNXRUNTIME), or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
-    /// with --zero-unknown's listing unavailable, a `"no_known_word": "zero"` spec reports the
-    /// sentences on stderr).
-    #[arg(
-        long,
-        value_name = "SPEC",
-        conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "spm", "zero_unknown"]
-    )]
+    /// every kind takes `"no_known_word": "zero"`, as --zero-unknown).
+    #[arg(long, value_name = "SPEC")]
+    #[arg(conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "spm"])]
     encoder: Option<EncoderSpec>,
     /// Output: `.npy` by extension, raw little-endian (LASER) otherwise.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -112,49 +123,71 @@ pub(crate) struct EmbedArgs {
     #[arg(long)]
     fp16: bool,
     #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
     quiet: crate::flags::Quiet,
 }
 
 pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     crate::run::check_outputs([Some(a.output.as_path()), a.unknown_list.as_deref()])?;
-    let spec = encoder_spec(a)?;
+    let mut spec = encoder_spec(a)?;
+    if a.zero_unknown {
+        spec = spec.with_no_known_word(NoKnownWord::Zero);
+    }
     check_embeddings_output(&a.output, a.fp16)?;
-    if !spec.reads_input() {
+    let mut rejects = RejectSink::new(&a.bad)?;
+    let (done, dim, coverage) = if spec.reads_input() {
+        embed_bow(a, &spec)?
+    } else {
         let encoder = crate::build::encoder(&spec, None::<&[&str]>)?;
-        let side = Side::from(a.side);
-        let (rows, secs) = crate::run::encode_streaming(
+        let done = crate::run::encode_streaming(
             &*encoder,
             &a.input,
             a.text_format,
-            side,
-            (&a.output, a.fp16),
+            Side::from(a.side),
+            (a.output.as_path(), a.fp16),
             a.quiet.quiet,
+            a.bad.bad_lines(),
         )?;
-        eprintln!(
-            "embedded {rows} sentences ({} dimensions) into {} ({:.0} sentences/s over {secs:.2} \
-             s of encoding)",
-            encoder.dim(),
-            a.output.display(),
-            rows as f64 / secs.max(1e-9)
-        );
-        return Ok(());
+        (done, encoder.dim(), None)
+    };
+    let secs = done.secs;
+    eprintln!(
+        "embedded {} sentences ({dim} dimensions) into {} ({:.0} sentences/s over {secs:.2} \
+         s of encoding)",
+        done.rows,
+        a.output.display(),
+        done.rows as f64 / secs.max(1e-9)
+    );
+    if let Some(c) = coverage {
+        eprintln!("{c}");
     }
-    let input = Sentences::read(&a.input, a.text_format)?;
-    // The bag of words (every other encoder streamed above): its IDF is counted over the input,
-    // and its coverage of the input reported.
+    rejects.add(&done.rejected)?;
+    rejects.finish(&a.input)?;
+    report_zero_rows(a, &spec, &done.zero_lines)
+}
+
+/// The bag of words (every other encoder streams): its IDF is counted over the input, and its
+/// coverage of the input said. What it did, the dimension, and the coverage in words.
+fn embed_bow(a: &EmbedArgs, spec: &EncoderSpec) -> Result<(Streamed, usize, Option<String>)> {
+    let (input, rejected) = Sentences::read_skipping(&a.input, a.text_format, a.bad.bad_lines())?;
+    if input.len() == 0 {
+        bail!("{}: no sentences", a.input.display());
+    }
     let encoder = spec.build_bow(Some(&input.sentences))?;
     let side = Side::from(a.side);
     let bar = progress_bar(input.len(), "embedding", a.quiet.quiet);
     let mut out = bitext_core::Embeddings::with_capacity(encoder.dim(), input.len())?;
-    let mut missing = Vec::new();
+    let mut zero_lines = Vec::new();
     let (mut tokens, mut known) = (0usize, 0usize);
     const CHUNK: usize = 4096;
     let started = std::time::Instant::now();
     for (c, chunk) in input.sentences.chunks(CHUNK).enumerate() {
+        let lines = &input.lines[c * CHUNK..];
         let (e, cov) = encoder
             .encode_with_coverage(side, chunk)
-            .map_err(|e| no_known_word(a, &spec, c * CHUNK, e))?;
-        missing.extend(cov.no_known_word.iter().map(|i| c * CHUNK + i + 1));
+            .map_err(|e| no_known_word(a, spec, lines, e))?;
+        zero_lines.extend(cov.no_known_word.iter().map(|&i| lines[i]));
         tokens += cov.tokens;
         known += cov.known;
         out.extend_from_view(e.view())?;
@@ -163,33 +196,41 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     write_embeddings(&a.output, &out, a.fp16)?;
-    eprintln!(
-        "embedded {} sentences ({} dimensions) into {} ({:.0} sentences/s over {secs:.2} s of \
-         encoding)",
-        out.len(),
-        out.dim(),
-        a.output.display(),
-        out.len() as f64 / secs.max(1e-9)
-    );
-    eprintln!(
+    let coverage = format!(
         "coverage: {known} of {tokens} tokens ({:.2}%) have a vector",
         100.0 * known as f64 / tokens.max(1) as f64
     );
-    if !missing.is_empty() {
-        let first: Vec<String> = missing.iter().take(10).map(ToString::to_string).collect();
+    let done = Streamed {
+        rows: out.len(),
+        secs,
+        rejected,
+        zero_lines,
+    };
+    Ok((done, out.dim(), Some(coverage)))
+}
+
+/// Say which sentences got zero rows (the lines `zero`), and list them in --unknown-list.
+fn report_zero_rows(a: &EmbedArgs, spec: &EncoderSpec, zero: &[usize]) -> Result<()> {
+    if !zero.is_empty() {
+        let first: Vec<String> = zero.iter().take(10).map(ToString::to_string).collect();
         eprintln!(
-            "{} sentences had no known word and got zero rows (lines {}{})",
-            missing.len(),
+            "{} sentences had {} and got zero rows (lines {}{})",
+            zero.len(),
+            if spec.reads_input() {
+                "no known word"
+            } else {
+                "no token"
+            },
             first.join(", "),
-            if missing.len() > 10 { ", …" } else { "" }
+            if zero.len() > 10 { ", …" } else { "" }
         );
-        if let Some(p) = &a.unknown_list {
-            let mut f = AtomicFile::create_text(p)?;
-            for l in &missing {
-                writeln!(f, "{l}").map_err(|e| f.err(e))?;
-            }
-            f.commit()?;
+    }
+    if let Some(p) = &a.unknown_list {
+        let mut f = AtomicFile::create_text(p)?;
+        for l in zero {
+            writeln!(f, "{l}").map_err(|e| f.err(e))?;
         }
+        f.commit()?;
     }
     Ok(())
 }
@@ -202,8 +243,8 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
     }
     Ok(match (&a.model, &a.vectors) {
         (Some(dir), _) => EncoderSpec::from(ModelSpec {
-            dir: dir.clone(),
             backend: a.backend.spec(),
+            ..ModelSpec::new(dir)
         }),
         (None, Some(vectors)) => EncoderSpec::from(BowSpec {
             max_words: a.max_words,
@@ -218,23 +259,18 @@ fn encoder_spec(a: &EmbedArgs) -> Result<EncoderSpec> {
                 Weighting::Mean
             },
             idf_corpus: a.idf_corpus.clone(),
-            no_known_word: if a.zero_unknown {
-                NoKnownWord::Zero
-            } else {
-                NoKnownWord::Error
-            },
             ..BowSpec::new(vectors)
         }),
         (None, None) => bail!("give --vectors FILE (bag of words) or --model DIR (neural)"),
     })
 }
 
-/// The error of a sentence without a known word, naming its line (`offset`: the sentences
-/// before the chunk).
+/// The error of a sentence without a known word, naming its line (`lines`: the line of each
+/// sentence of the chunk).
 fn no_known_word(
     a: &EmbedArgs,
     spec: &EncoderSpec,
-    offset: usize,
+    lines: &[usize],
     e: bitext_encode::Error,
 ) -> anyhow::Error {
     match (e, spec.as_bow()) {
@@ -248,10 +284,10 @@ fn no_known_word(
                 "{}:{}: no word of the sentence is in the vocabulary of {} (use \
                  --zero-unknown to write a zero row and list it): {sentence:?}",
                 a.input.display(),
-                offset + index + 1,
+                lines.get(index).copied().unwrap_or(index + 1),
                 b.vectors.display()
             )
         }
-        (other, _) => other.into(),
+        (other, _) => crate::run::unencodable(other, &a.input, lines),
     }
 }

@@ -67,7 +67,9 @@ pub(crate) struct FilterArgs {
     embeddings: OptionalEmbeddingArgs,
     /// Compute those embeddings instead, from the TSV's two columns, with this encoder
     /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`), for
-    /// the scorers of embeddings.
+    /// the scorers of embeddings. A sentence with nothing to encode (no known word, no token)
+    /// is an error naming it, or with `"no_known_word": "zero"` in the spec a zero row: its
+    /// cosine is 0; the margins refuse zero rows.
     #[arg(
         long,
         value_name = "SPEC",
@@ -236,6 +238,12 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
             encode(bitext_encode::Side::Source, &src)?,
             encode(bitext_encode::Side::Target, &tgt)?,
         );
+        if spec.measure() == Some(bitext_similarity::Measure::Cosine) {
+            // An encoder's zero rows (its spec's `no_known_word: zero`) score −1, the lowest.
+            let scorer = bitext_similarity::Cosines::new(x, y)?;
+            print_report(&filter.run_with(&a.input, &a.output, &scorer, extra)?);
+            return Ok(());
+        }
         let report = spec
             .with_embedding_scorer_searched(
                 x.view(),

@@ -95,6 +95,8 @@ pub(crate) struct FixArgs {
     /// malformed line before any work.
     #[arg(long, short = 'q')]
     quiet: bool,
+    #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
 }
 
 /// `--objective` of `bitext fix`.
@@ -200,8 +202,13 @@ mod fixing {
         if bitext_core::io::is_stdio(&a.input) {
             bitext_core::io::stream::hold_stdin()?;
         }
+        let mut rejects = crate::run::RejectSink::new(&a.bad)?;
+        let open = || -> Result<_> {
+            let r = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
+            Ok(r.bad_lines(a.bad.bad_lines()))
+        };
         let mut pairs = 0usize;
-        let mut counting = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
+        let mut counting = open()?;
         while counting.next_record()?.is_some() {
             pairs += 1;
         }
@@ -209,12 +216,13 @@ mod fixing {
             bail!("{}: no sentence pairs", a.input.display());
         }
         let bar = progress_bar(pairs, "fixing", a.quiet);
-        let mut reader = BitextTsvReader::open(&a.input, src_col, tgt_col)?;
+        let mut reader = open()?;
         let mut out = AtomicFile::create_text(&a.output)?;
         let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.batch);
         let (mut total, mut cut) = (0usize, 0usize);
         let (mut before, mut after) = (0.0f64, 0.0f64);
         while reader.next_batch(a.batch, &mut batch)? {
+            rejects.add(&reader.take_rejected())?;
             let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
             let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
             let lines = || reader.batch_lines(&batch);
@@ -255,10 +263,12 @@ mod fixing {
             bar.set_position(total as u64);
         }
         bar.finish_and_clear();
+        rejects.add(&reader.take_rejected())?;
         if total == 0 {
             bail!("{}: no sentence pairs", a.input.display());
         }
         out.commit()?;
+        rejects.finish(&a.input)?;
         let n = total as f64;
         eprintln!(
             "fixed {total} pairs in {:.1} s: {cut} cut down; mean cosine {:.4} → {:.4}; {}",

@@ -60,8 +60,18 @@ pub(crate) enum RetrievalArg {
     Max,
 }
 
+/// What `--bad-lines` says in `bitext mine --help`.
+const BAD_LINES: &str = "A line of --src-text or --tgt-text that cannot be read (not UTF-8, \
+    empty; BUCC: not `id<TAB>sentence`, an empty id, a duplicate id): `error` stops, naming the \
+    file, line and reason; `skip` (with --encoder only) leaves it out of both the embedding and \
+    the output's names, writes it to --rejects (each reason naming its file) and counts it on \
+    standard error. `skip` is refused with embeddings made elsewhere (their rows follow every \
+    line), with --mode score (row i pairs with row i: a line left out of one side would pair the \
+    rest wrongly) and with --shards (the plan's steps read the text themselves)";
+
 /// Arguments of `bitext mine`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct MineArgs {
     #[command(flatten)]
     embeddings: EmbeddingArgs,
@@ -83,6 +93,9 @@ pub(crate) struct MineArgs {
     /// embeds the text itself, a byte range per step, into --work-dir.
     #[arg(long, value_name = "SPEC", requires_all = ["src_text", "trg_text"])]
     encoder: Option<bitext_encode::EncoderSpec>,
+    // What a line of the text that cannot be read does (with --encoder).
+    #[command(flatten)]
+    bad: crate::flags::BadLinesArgs,
     /// Margin function.
     #[arg(long, value_enum, default_value_t = MarginArg::Ratio)]
     margin: MarginArg,
@@ -231,6 +244,8 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
     if made && e.fp16 {
         bail!("--encoder writes f32 embeddings (binary16 with --shards): drop --fp16");
     }
+    check_skip(a)?;
+    let mut rejects = crate::run::RejectSink::new(&a.bad)?;
     if let (Some(encoder), Some(st), Some(tt), true) = (&a.encoder, &a.src_text, &a.trg_text, made)
     {
         let (sp, tp) = e.paths()?;
@@ -238,14 +253,46 @@ pub(crate) fn run(a: &MineArgs) -> Result<()> {
             (st, bitext_encode::Side::Source, sp),
             (tt, bitext_encode::Side::Target, tp),
         ] {
-            crate::run::embed_cached(encoder, text, a.text_format, side, out, a.quiet.quiet)?;
+            let (text, quiet) = ((text.as_path(), a.text_format), a.quiet.quiet);
+            crate::run::embed_cached(encoder, text, side, out, quiet, a.bad.bad_lines())?;
         }
     }
     match execution(a, &spec) {
         Execution::Sharded { shards, dir } => run_sharded(a, &spec, shards, dir),
         Execution::HalfTarget => run_fp16_target(a),
-        Execution::InMemory => run_in_memory(a),
+        Execution::InMemory => run_in_memory(a, &mut rejects),
+    }?;
+    rejects.finish_inputs()
+}
+
+/// `--bad-lines skip` where the rows stay in step with the text: with --encoder, which embeds
+/// the text here, skipping the lines the names skip; refused otherwise, saying why.
+fn check_skip(a: &MineArgs) -> Result<()> {
+    if a.bad.bad_lines() == bitext_core::io::rejects::BadLines::Error {
+        return Ok(());
     }
+    if a.encoder.is_none() {
+        bail!(
+            "--bad-lines skip needs --encoder: the rows of embeddings made elsewhere follow every \
+             line of --src-text and --tgt-text, so a line left out would put the names out of \
+             step with them (embed with `bitext embed --bad-lines skip` and mine without the \
+             text, or give --encoder so that the text is embedded here, skipping the same lines)"
+        );
+    }
+    if a.mode == Mode::Score {
+        bail!(
+            "--bad-lines skip is refused with --mode score: row i is paired with row i, and a line \
+             left out of one side would pair the rest wrongly; score aligned pairs with `bitext \
+             score --encoder` on a TSV, which leaves out the pair"
+        );
+    }
+    if a.shards.is_some() {
+        bail!(
+            "--bad-lines skip is not available with --shards: the plan's steps read the text \
+             themselves; mine in one process, or fix the lines the error names"
+        );
+    }
+    Ok(())
 }
 
 /// How a `bitext mine` run executes one [`MineSpec`]: the one place that chooses.
@@ -276,11 +323,12 @@ fn execution<'a>(a: &'a MineArgs, spec: &MineSpec) -> Execution<'a> {
     }
 }
 
-/// Both matrices in memory: every mode (mine, score, search) and row option.
-fn run_in_memory(a: &MineArgs) -> Result<()> {
+/// Both matrices in memory: every mode (mine, score, search) and row option; the text read
+/// under --bad-lines, its skipped lines kept in `rejects`.
+fn run_in_memory(a: &MineArgs, rejects: &mut crate::run::RejectSink) -> Result<()> {
     let (src, trg) = a.embeddings.open()?;
-    let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src)?;
-    let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg)?;
+    let src_text = sentences_for(a.src_text.as_deref(), a.text_format, &src, Some(rejects))?;
+    let trg_text = sentences_for(a.trg_text.as_deref(), a.text_format, &trg, Some(rejects))?;
     let options = RowOptions {
         skip_zero_rows: a.skip_zero_rows,
         unify: a.unify,
@@ -387,8 +435,9 @@ fn run_fp16_target(a: &MineArgs) -> Result<()> {
     };
     let src = read_raw(sp, dim, RawDtype::F16)?;
     let trg = bitext_core::MappedHalf::open(tp, dim)?;
-    let src_text = sentences_for_rows(a.src_text.as_deref(), a.text_format, src.len(), sp)?;
-    let trg_text = sentences_for_rows(a.trg_text.as_deref(), a.text_format, trg.len(), tp)?;
+    let text = |path: Option<&Path>, rows| sentences_for_rows(path, a.text_format, rows, None);
+    let src_text = text(a.src_text.as_deref(), (src.len(), sp))?;
+    let trg_text = text(a.trg_text.as_deref(), (trg.len(), tp))?;
     let spec = &fitted(a, src.len(), trg.len())?;
     let bar = progress_bar(src.len(), "searching both ways", a.quiet.quiet);
     let (pairs, nb) = spec

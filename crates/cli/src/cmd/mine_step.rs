@@ -1,5 +1,5 @@
-//! `bitext mine-step`: run steps of a sharded plan (`bitext mine --shards N --work-dir DIR
-//! --plan-only` or `bitext filter --shards N --work-dir DIR --plan-only` writes it), one process
+//! `bitext mine-step`: run steps of a sharded plan (`bitext mine`, `filter` or `clean` with
+//! `--shards N --work-dir DIR --plan-only` writes it), one process
 //! per call, for an engine that schedules the steps itself (the Ray driver in
 //! `python/bitext-ray`). A step already done is skipped; a step whose dependencies are not done
 //! is an error naming them.
@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use bitext_shard::{Outcome, Plan, run_step};
+use bitext_shard::{Outcome, Plan, TsvPlan, run_step};
 
 /// Arguments of `bitext mine-step`.
 #[derive(Debug, clap::Args)]
@@ -26,16 +26,19 @@ pub(crate) struct MineStepArgs {
     pub(crate) quiet: crate::flags::Quiet,
 }
 
-/// The plan in a work directory: mining or filtering.
+/// The plan in a work directory: mining, filtering or cleaning.
 enum AnyPlan {
     Mine(Plan),
     Filter(bitext_shard::FilterPlan),
+    Clean(bitext_shard::CleanPlan),
 }
 
 impl AnyPlan {
     fn load(dir: &std::path::Path) -> Result<Self> {
         Ok(if bitext_shard::FilterPlan::is_filter_plan(dir) {
             AnyPlan::Filter(bitext_shard::FilterPlan::load(dir)?)
+        } else if bitext_shard::CleanPlan::is_clean_plan(dir) {
+            AnyPlan::Clean(bitext_shard::CleanPlan::load(dir)?)
         } else {
             AnyPlan::Mine(Plan::load(dir)?)
         })
@@ -45,6 +48,7 @@ impl AnyPlan {
         match self {
             AnyPlan::Mine(p) => &p.steps,
             AnyPlan::Filter(p) => &p.steps,
+            AnyPlan::Clean(p) => &p.steps,
         }
     }
 
@@ -56,7 +60,8 @@ impl AnyPlan {
     ) -> bitext_shard::Result<Outcome> {
         match self {
             AnyPlan::Mine(p) => run_step(p, dir, name, opts),
-            AnyPlan::Filter(p) => bitext_shard::run_filter_step(p, dir, name, opts),
+            AnyPlan::Filter(p) => p.run_step(dir, name, opts),
+            AnyPlan::Clean(p) => p.run_step(dir, name, opts),
         }
     }
 }

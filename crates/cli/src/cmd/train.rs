@@ -184,6 +184,7 @@ pub(crate) struct BatchArgs {
 
 /// Arguments of `bitext train mlp`.
 #[derive(Debug, Args)]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(pairs::BAD_LINES)))]
 pub(crate) struct MlpArgs {
     /// Encoder model directory whose sentence vectors the MLP compares.
     #[arg(long, value_name = "DIR")]
@@ -268,6 +269,7 @@ mod training {
     use super::{BatchArgs, CommonArgs, MlpArgs, TextArgs};
     use crate::flags::Optimizer;
     use crate::neural::read_pairs;
+    use crate::run::RejectSink;
 
     impl TextArgs {
         /// The word vocabularies to build (when no sentencepiece model is given).
@@ -403,7 +405,8 @@ mod training {
         let backend = BackendSpec::from(a.common.backend.spec());
         let enc = ModelEncoder::load(&a.encoder, backend)
             .with_context(|| format!("loading the encoder {}", a.encoder.display()))?;
-        let (src, tgt) = a.pairs.read()?;
+        let mut rejects = RejectSink::new(&a.pairs.bad)?;
+        let (src, tgt) = a.pairs.read(&mut rejects)?;
         let vec = |side: Side, s: &[String]| -> Result<bitext_core::Embeddings> {
             let r: Vec<&str> = s.iter().map(String::as_str).collect();
             Ok(enc.vectors(side, &r)?)
@@ -412,7 +415,7 @@ mod training {
         let count = a.count.unwrap_or(pa.len());
         let mut rng = Rng::seed(a.common.seed);
         // The noisy corpus's vectors, for the negatives drawn from it.
-        let noisy = |what: &str| -> Result<(bitext_core::Embeddings, bitext_core::Embeddings)> {
+        let mut noisy = |what: &str| -> Result<(bitext_core::Embeddings, bitext_core::Embeddings)> {
             let noisy = a
                 .noisy
                 .as_deref()
@@ -422,6 +425,7 @@ mod training {
                 a.pairs.cols.zero_based()?,
                 (None, None),
                 a.pairs.skip_empty,
+                &mut rejects,
             )?;
             Ok((vec(Side::Source, &ns)?, vec(Side::Target, &nt)?))
         };
@@ -460,6 +464,7 @@ mod training {
                 a.negatives
             );
         };
+        rejects.finish_inputs()?;
         let (train, valid) = set.split(a.common.valid_fraction.max(0.05), &mut rng)?;
         let encoder = a
             .encoder

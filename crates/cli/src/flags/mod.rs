@@ -26,7 +26,9 @@ pub(crate) struct Quiet {
     pub(crate) quiet: bool,
 }
 
-/// `--bad-lines` and `--rejects`: what a command does with an input line it cannot read.
+/// `--bad-lines` and `--rejects`: what a command does with an input line it cannot read. The
+/// help says it of a TSV of pairs; a command that reads other inputs says what it skips in its
+/// own words ([`BadLinesArgs::HELP_ID`], `mut_arg`).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct BadLinesArgs {
     /// An input line that cannot be read (not UTF-8, too few columns, an empty source or
@@ -41,6 +43,9 @@ pub(crate) struct BadLinesArgs {
 }
 
 impl BadLinesArgs {
+    /// The argument id of `--bad-lines`, for a command's `mut_arg` with its own help.
+    pub(crate) const HELP_ID: &'static str = "bad_lines";
+
     /// The policy.
     pub(crate) fn bad_lines(&self) -> bitext_core::io::rejects::BadLines {
         match self.bad_lines {
@@ -142,6 +147,7 @@ Flag vocabulary (one spelling per concept; old spellings are accepted for one re
   word vectors of one side   --src-vec, --tgt-vec;  embed: --vectors; train: --init-vectors, --init-tgt-vectors (was --init-target-vectors)
   score cut-off              --threshold             (was --min-score, --rho)
   unreadable input lines     --bad-lines error|skip with --rejects FILE
+  nothing to encode          --zero-unknown (embed, align-docs); any encoder spec: \"no_known_word\": \"zero\"
   calibrated cut-off         --min-precision (a precision, not a score)
   mining margin function     --margin (ratio, distance, absolute, csls)
   ranking-loss margin        --loss-margin           (was --margin in train)

@@ -53,8 +53,8 @@ impl ModelArgs {
             ScorerSpec::Ibm1 { model: dir }
         } else {
             ScorerSpec::Model(ModelSpec {
-                dir,
                 backend: self.backend.spec(),
+                ..ModelSpec::new(dir)
             })
         })
     }

@@ -5,18 +5,9 @@ use anyhow::Result;
 use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_core::io::tsv::BitextTsvReader;
 
-/// The source and target columns (0-based) of a TSV. Standard input (`-`) is held in memory
-/// first, so that the pass over the lines that follows reads it again.
-pub(crate) fn read_columns(
-    path: &std::path::Path,
-    src_col: usize,
-    tgt_col: usize,
-) -> Result<(Vec<String>, Vec<String>)> {
-    let (s, t, _) = read_columns_skipping(path, (src_col, tgt_col), BadLines::Error)?;
-    Ok((s, t))
-}
-
-/// [`read_columns`] under the policy `bad`, with the lines it skipped.
+/// The source and target columns (0-based) of a TSV under the policy `bad`, with the lines it
+/// skipped. Standard input (`-`) is held in memory first, so that the pass over the lines that
+/// follows reads it again.
 pub(crate) fn read_columns_skipping(
     path: &std::path::Path,
     (src_col, tgt_col): (usize, usize),

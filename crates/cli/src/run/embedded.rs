@@ -5,8 +5,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use bitext_core::io::AtomicFile;
+use bitext_core::io::rejects::{BadLines, Rejected};
 use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
 
 use crate::input::{
@@ -17,23 +18,75 @@ use crate::input::{
 /// never the whole input.
 const STREAM_CHUNK: usize = 4096;
 
-/// Each sentence of `text` in file order, checked as [`Sentences::read`] checks them (BUCC:
-/// `id<TAB>sentence` with both non-empty; plain text: no empty line), errors naming the line.
+/// Each sentence of `text` in file order with its line number, checked as [`Sentences::read`]
+/// checks them (BUCC: `id<TAB>sentence` with both non-empty and no id twice; plain text: no
+/// empty line), errors naming the line; under `bad`, the lines that cannot be read are left
+/// out and returned, the same lines as [`Sentences::read_skipping`] leaves out.
 fn each_sentence(
     text: &Path,
     format: TextFormat,
-    mut f: impl FnMut(&str) -> Result<()>,
-) -> Result<()> {
+    bad: BadLines,
+    mut f: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<Vec<Rejected>> {
     let bucc = format.is_bucc(text)?;
-    bitext_core::io::LineReader::open(text)?
-        .each_line("sentences", |r, line| f(r.sentence(line, bucc)?))
+    let mut r = bitext_core::io::LineReader::open(text)?;
+    let mut rejected = Vec::new();
+    // The line of each BUCC id.
+    let mut ids = std::collections::HashMap::new();
+    let mut check = |r: &bitext_core::io::LineReader<_>, l: &str| {
+        r.sentence(l, bucc)?;
+        let Some((id, _)) = l.split_once('\t').filter(|_| bucc) else {
+            return Ok(());
+        };
+        match ids.entry(id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                Err(r.error(format!("duplicate id {id} (first on line {})", e.get())))
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(r.line_number());
+                Ok(())
+            }
+        }
+    };
+    while r.advance_skipping(bad, &mut rejected, &mut check)? {
+        f(r.line_number(), r.sentence(r.line(), bucc)?)?;
+    }
+    r.some_line("sentences")?;
+    Ok(rejected)
+}
+
+/// An encoder's error on sentences of `text`: one about a sentence (no known word, no token)
+/// names its file and line (`lines`: the line of each sentence encoded) and how to give it a
+/// zero row instead; another says which file was being embedded.
+pub(crate) fn unencodable(e: bitext_encode::Error, text: &Path, lines: &[usize]) -> anyhow::Error {
+    match e.sentence_index().and_then(|i| lines.get(i)) {
+        Some(line) => anyhow::anyhow!(
+            "{}:{line}: {e} (`\"no_known_word\": \"zero\"` in the encoder spec, or `bitext embed \
+             --zero-unknown`, gives it a zero row)",
+            bitext_core::io::stream::input_name(text).display()
+        ),
+        None => anyhow::Error::from(e).context(format!("embedding {}", text.display())),
+    }
+}
+
+/// What [`encode_streaming`] did.
+pub(crate) struct Streamed {
+    /// Rows written, one per sentence kept.
+    pub(crate) rows: usize,
+    /// Seconds spent encoding.
+    pub(crate) secs: f64,
+    /// The lines left out under `--bad-lines skip`.
+    pub(crate) rejected: Vec<Rejected>,
+    /// The lines (1-based) whose row is all zeros: sentences with nothing to encode under
+    /// `"no_known_word": "zero"`.
+    pub(crate) zero_lines: Vec<usize>,
 }
 
 /// Encode the sentences of `text` into `out` chunk by chunk ([`STREAM_CHUNK`]), so that a
 /// file of tens of millions of lines is never held in memory: one pass counts and checks the
 /// sentences (a `.npy` header needs the count), the second encodes and appends. Standard input
-/// (`-`) is held in memory for the two passes (its text, not its vectors). Returns the rows
-/// written and the seconds spent encoding.
+/// (`-`) is held in memory for the two passes (its text, not its vectors). Under `bad`, the
+/// lines that cannot be read are left out (one row per line kept).
 pub(crate) fn encode_streaming(
     encoder: &dyn SentenceEncoder,
     text: &Path,
@@ -41,7 +94,8 @@ pub(crate) fn encode_streaming(
     side: Side,
     (out, fp16): (&Path, bool),
     quiet: bool,
-) -> Result<(usize, f64)> {
+    bad: BadLines,
+) -> Result<Streamed> {
     use bitext_core::io::raw::RawDtype;
     use bitext_core::io::writer::EmbeddingsWriter;
     // Standard input is read twice too (count, then encode): it is held in memory.
@@ -49,7 +103,7 @@ pub(crate) fn encode_streaming(
         bitext_core::io::stream::hold_stdin()?;
     }
     let mut n = 0usize;
-    each_sentence(text, format, |_| {
+    let rejected = each_sentence(text, format, bad, |_, _| {
         n += 1;
         Ok(())
     })?;
@@ -67,21 +121,28 @@ pub(crate) fn encode_streaming(
     };
     let bar = progress_bar(n, "embedding", quiet);
     let started = std::time::Instant::now();
-    let flush = |chunk: &mut Vec<String>, w: &mut EmbeddingsWriter| -> Result<()> {
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        let done = w.rows();
+    let mut zero_lines = Vec::new();
+    let mut flush = |chunk: &mut Vec<(usize, String)>, w: &mut EmbeddingsWriter| -> Result<()> {
+        let refs: Vec<&str> = chunk.iter().map(|(_, s)| s.as_str()).collect();
+        let lines: Vec<usize> = chunk.iter().map(|(l, _)| *l).collect();
         let e = encoder
             .encode(side, &refs)
-            .map_err(|e| e.shifted(done))
-            .with_context(|| format!("embedding {}", text.display()))?;
+            .map_err(|e| unencodable(e, text, &lines))?;
+        let zero = |r: &[f32]| r.iter().all(|&x| x == 0.0);
+        zero_lines.extend(
+            e.rows()
+                .zip(&lines)
+                .filter(|(r, _)| zero(r))
+                .map(|(_, l)| *l),
+        );
         w.push(e.view())?;
         bar.set_position(w.rows() as u64);
         chunk.clear();
         Ok(())
     };
-    let mut chunk: Vec<String> = Vec::with_capacity(STREAM_CHUNK);
-    each_sentence(text, format, |s| {
-        chunk.push(s.to_string());
+    let mut chunk: Vec<(usize, String)> = Vec::with_capacity(STREAM_CHUNK);
+    each_sentence(text, format, bad, |line, s| {
+        chunk.push((line, s.to_string()));
         if chunk.len() == STREAM_CHUNK {
             flush(&mut chunk, &mut w)?;
         }
@@ -92,21 +153,28 @@ pub(crate) fn encode_streaming(
     }
     let secs = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    // Checks the count of the first pass (a file changed in between is an error).
-    Ok((w.finish()?, secs))
+    Ok(Streamed {
+        // Checks the count of the first pass (a file changed in between is an error).
+        rows: w.finish()?,
+        secs,
+        rejected,
+        zero_lines,
+    })
 }
 
 /// Embed the sentences of `text` with `spec` into `out` (`.npy` by extension, raw f32
 /// otherwise), written as `bitext embed` writes them, unless `out` was made earlier by the same
 /// spec, for the same side, from the same text: a sidecar `OUT.encoder` records the spec, the
-/// side and a hash of the text's bytes. `mine --encoder`'s first step.
+/// side and a hash of the text's bytes. `mine --encoder`'s first step. Under `bad`, the lines
+/// that cannot be read are left out, as [`Sentences::read_skipping`] leaves them out (the
+/// caller, which reads the text for its labels, keeps them).
 pub(crate) fn embed_cached(
     spec: &EncoderSpec,
-    text: &Path,
-    format: TextFormat,
+    (text, format): (&Path, TextFormat),
     side: Side,
     out: &Path,
     quiet: bool,
+    bad: BadLines,
 ) -> Result<()> {
     use std::hash::Hasher;
     use std::io::BufRead;
@@ -149,19 +217,18 @@ pub(crate) fn embed_cached(
     let (rows, dim, secs) = match spec.reads_input() {
         false => {
             let encoder = crate::build::encoder(spec, None::<&[&str]>)?;
-            let (rows, secs) =
-                encode_streaming(&*encoder, text, format, side, (out, false), quiet)?;
-            (rows, encoder.dim(), secs)
+            let done = encode_streaming(&*encoder, text, format, side, (out, false), quiet, bad)?;
+            (done.rows, encoder.dim(), done.secs)
         }
         true => {
-            let input = Sentences::read(text, format)?;
+            let (input, _) = Sentences::read_skipping(text, format, bad)?;
             let encoder = spec.build_bow(Some(&input.sentences))?;
             let refs: Vec<&str> = input.sentences.iter().map(String::as_str).collect();
             let bar = progress_bar(input.len(), "embedding", quiet);
             let started = std::time::Instant::now();
             let e = encoder
                 .encode_with_progress(side, &refs, &mut |n| bar.set_position(n as u64))
-                .with_context(|| format!("embedding {}", text.display()))?;
+                .map_err(|e| unencodable(e, text, &input.lines))?;
             bar.finish_and_clear();
             let secs = started.elapsed().as_secs_f64();
             write_embeddings(out, &e, false)?;

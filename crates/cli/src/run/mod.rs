@@ -1,6 +1,7 @@
 //! What the commands share to run: outputs checked before work, the columns of a TSV, text
 //! embedded into a file (streaming, or reused when made earlier), sharded runs' steps, mined
-//! pairs written, input lines skipped under `--bad-lines skip`, plots; and the error of a neural command in a build without the models.
+//! pairs written, input lines skipped under `--bad-lines skip`, plots; and the error of a neural
+//! command in a build without the models.
 //! Commands import these, never each other.
 
 mod columns;
@@ -10,11 +11,11 @@ mod rejects;
 mod shards;
 mod svg;
 
-pub(crate) use columns::{read_columns, read_columns_skipping};
-pub(crate) use embedded::{embed_cached, encode_streaming};
+pub(crate) use columns::read_columns_skipping;
+pub(crate) use embedded::{Streamed, embed_cached, encode_streaming, unencodable};
 pub(crate) use mined::Output;
 pub(crate) use rejects::RejectSink;
-pub(crate) use shards::{filter_sharded, run_options, run_steps};
+pub(crate) use shards::{copy_output, filter_sharded, planned, run_options, run_steps};
 pub(crate) use svg::write_svg;
 
 /// Check, before any long work, that every output given can be written (its directory exists

@@ -72,27 +72,35 @@ pub(crate) fn filter_sharded(
     (shards, dir, plan_only): (usize, &std::path::Path, bool),
     quiet: bool,
 ) -> Result<Option<bitext_mine::filter::FilterReport>> {
-    use bitext_shard::{FilterPlan, run_filter_all};
+    use bitext_shard::{FilterPlan, TsvPlan};
     let plan = FilterPlan::make(dir, input, recipe, shards)
         .with_context(|| format!("planning in {}", dir.display()))?;
     if plan_only {
-        eprintln!(
-            "plan {} ({} steps, {shards} shards) in {}",
-            plan.id,
-            plan.steps.len(),
-            dir.join(bitext_shard::PLAN_FILE).display()
-        );
+        planned(&plan.id, plan.steps.len(), shards, dir);
         return Ok(None);
     }
     let opts = run_options();
     run_steps(plan.steps.len(), dir, quiet, &mut |progress| {
-        run_filter_all(&plan, dir, &opts, progress)
+        plan.run_all(dir, &opts, progress)
     })?;
-    let filtered = plan.output(dir)?;
-    let mut out = bitext_core::io::AtomicFile::create_text(output)?;
-    let mut src =
-        std::fs::File::open(&filtered).map_err(|e| bitext_core::Error::io(&filtered, e))?;
+    copy_output(&plan.output(dir)?, output)?;
+    Ok(Some(plan.report(dir)?))
+}
+
+/// Say where `--plan-only` left the plan `id` of `steps` steps over `shards` shards.
+pub(crate) fn planned(id: &str, steps: usize, shards: usize, dir: &Path) {
+    let file = dir.join(bitext_shard::PLAN_FILE);
+    eprintln!(
+        "plan {id} ({steps} steps, {shards} shards) in {}",
+        file.display()
+    );
+}
+
+/// Copy a plan's output file `from` to the user's `to` (written as every output is).
+pub(crate) fn copy_output(from: &Path, to: &Path) -> Result<()> {
+    let mut out = bitext_core::io::AtomicFile::create_text(to)?;
+    let mut src = std::fs::File::open(from).map_err(|e| bitext_core::Error::io(from, e))?;
     std::io::copy(&mut src, &mut out).map_err(|e| out.err(e))?;
     out.commit()?;
-    Ok(Some(plan.report(dir)?))
+    Ok(())
 }

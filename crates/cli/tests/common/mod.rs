@@ -503,3 +503,36 @@ pub fn train_mlp(encoder: &Path, src: &Path, tgt: &Path, out: &Path) -> Command 
         out
     ]
 }
+
+/// A fastText model of three languages written in code: each word of `de`, `en` and `fr` pulls
+/// towards its language, anything else towards none (`</s>` alone: all three alike).
+pub fn toy_lid(dir: &Path) -> std::path::PathBuf {
+    use bitext_testkit::fasttext::{FastTextModel, Loss};
+    let langs: [(&str, &[&str]); 3] = [
+        (
+            "de",
+            &["Das", "Haus", "ist", "rot.", "Guten", "Morgen.", "grün."],
+        ),
+        (
+            "en",
+            &["The", "house", "is", "red.", "Good", "morning.", "green."],
+        ),
+        ("fr", &["La", "maison", "est", "rouge.", "Bonjour."]),
+    ];
+    let mut words = vec!["</s>"];
+    for (_, w) in &langs {
+        words.extend_from_slice(w);
+    }
+    let labels: Vec<String> = langs.iter().map(|(l, _)| format!("__label__{l}")).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let mut m = FastTextModel::new(3, Loss::Softmax, &words, &labels);
+    let mut row = 1;
+    for (k, (_, w)) in langs.iter().enumerate() {
+        for _ in w.iter() {
+            m.input[row * 3 + k] = 1.0;
+            row += 1;
+        }
+        m.output[k * 3 + k] = 10.0;
+    }
+    write(dir, "toy.bin", m.to_bin())
+}

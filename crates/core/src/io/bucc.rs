@@ -7,6 +7,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
+use crate::io::rejects::{BadLines, Rejected};
 use crate::io::{AtomicFile, LineReader, check_field};
 
 /// The sentences of one side of a BUCC corpus, in file order, with an id → row index map.
@@ -16,6 +17,8 @@ pub struct BuccSentences {
     ids: Vec<String>,
     sentences: Vec<String>,
     index: HashMap<String, usize>,
+    /// The line of each row (1-based; rows follow lines unless lines were skipped).
+    lines: Vec<usize>,
 }
 
 impl BuccSentences {
@@ -58,7 +61,11 @@ impl BuccSentences {
                 return Err(Error::parse(
                     &self.path,
                     at,
-                    format!("duplicate id {} (first on line {})", e.key(), e.get() + 1),
+                    format!(
+                        "duplicate id {} (first on line {})",
+                        e.key(),
+                        self.lines[*e.get()]
+                    ),
                 ));
             }
             Entry::Vacant(v) => {
@@ -67,6 +74,7 @@ impl BuccSentences {
             }
         }
         self.sentences.push(sentence);
+        self.lines.push(line);
         Ok(())
     }
 
@@ -98,6 +106,13 @@ impl BuccSentences {
     #[must_use]
     pub fn sentences(&self) -> &[String] {
         &self.sentences
+    }
+
+    /// The line (1-based) of each row: `1..=len()` unless lines were skipped
+    /// ([`read_bucc_sentences_skipping`]).
+    #[must_use]
+    pub fn lines(&self) -> &[usize] {
+        &self.lines
     }
 
     /// Row index of `id`.
@@ -140,15 +155,35 @@ pub fn read_bucc_sentences(path: impl AsRef<Path>) -> Result<BuccSentences> {
 /// # Errors
 /// As [`read_bucc_sentences`].
 pub fn parse_bucc_sentences<R: BufRead>(r: LineReader<R>) -> Result<BuccSentences> {
+    Ok(parse_bucc_skipping(r, BadLines::Error)?.0)
+}
+
+/// [`read_bucc_sentences`] under `bad`: with [`BadLines::Skip`], a line that cannot be read (not
+/// UTF-8, not `id<TAB>sentence`, an empty id or sentence, a duplicate id) is left out and
+/// returned with its number, reason and text.
+///
+/// # Errors
+/// As [`read_bucc_sentences`], less the lines skipped.
+pub fn read_bucc_sentences_skipping(
+    path: impl AsRef<Path>,
+    bad: BadLines,
+) -> Result<(BuccSentences, Vec<Rejected>)> {
+    parse_bucc_skipping(LineReader::open(path)?, bad)
+}
+
+fn parse_bucc_skipping<R: BufRead>(
+    r: LineReader<R>,
+    bad: BadLines,
+) -> Result<(BuccSentences, Vec<Rejected>)> {
     let mut s = BuccSentences {
         path: r.path().to_path_buf(),
         ..BuccSentences::default()
     };
-    r.each_line("sentences", |r, line| {
+    let rejected = r.each_line_skipping("sentences", bad, |r, line| {
         let f = r.fields(line, 2, "id<TAB>sentence")?;
         s.push(r.line_number(), f[0].to_string(), f[1].to_string())
     })?;
-    Ok(s)
+    Ok((s, rejected))
 }
 
 /// Write a BUCC sentence file (atomically).
@@ -325,6 +360,23 @@ pub fn write_bucc_gold(path: impl AsRef<Path>, gold: &BuccGold) -> Result<()> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn skipping_bucc_lines_keeps_ids_and_names_the_first_of_a_duplicate_by_line() {
+        let text = b"de-1\tHallo\nnotab\nde-2\tWelt\nde-1\tnoch mal\n";
+        let read = |bad| parse_bucc_skipping(LineReader::new("s.txt", &text[..]), bad);
+        let e = read(BadLines::Error).unwrap_err().to_string();
+        assert_eq!(e, "s.txt:2: missing tab: expected id<TAB>sentence");
+        let (s, rejected) = read(BadLines::Skip).unwrap();
+        assert_eq!(s.ids(), ["de-1", "de-2"]);
+        assert_eq!((s.lines(), s.index_of("de-2")), (&[1, 3][..], Some(1)));
+        let reasons: Vec<_> = crate::io::rejects::triples(&rejected);
+        assert_eq!(reasons[0].0, 2);
+        assert_eq!(
+            reasons[1],
+            (4, "duplicate id de-1 (first on line 1)", "de-1\tnoch mal")
+        );
+    }
 
     /// Files saved by an editor that writes a byte-order mark (and CRLF): the ids still match.
     #[test]

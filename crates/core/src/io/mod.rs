@@ -38,6 +38,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Location, Result};
+use crate::io::rejects::{BadLines, Rejected};
 pub use output::{AtomicFile, Placement, Special, TempPath, check_output, placement};
 pub use stream::{Input, STDIO, is_stdio};
 
@@ -185,9 +186,64 @@ impl<R: BufRead> LineReader<R> {
         while self.advance()? {
             f(&self, self.line())?;
         }
+        Ok(self.some_line(what)?)
+    }
+
+    /// [`LineReader::each_line`] under `bad`: with [`BadLines::Skip`], a line that is not UTF-8
+    /// or that `f` refuses with an error at that line ([`Error::Parse`] at a
+    /// [`Location::Line`]) is left out, and returned with its number, reason and text once the
+    /// file is read (`f` must keep nothing of a line it refuses); with [`BadLines::Error`] the
+    /// first such line is the error, as in [`LineReader::each_line`].
+    ///
+    /// # Errors
+    /// As [`LineReader::each_line`], less the lines skipped.
+    pub fn each_line_skipping(
+        mut self,
+        what: &str,
+        bad: BadLines,
+        f: impl FnMut(&Self, &str) -> Result<()>,
+    ) -> Result<Vec<Rejected>> {
+        let mut rejected = Vec::new();
+        let mut f = f;
+        while self.advance_skipping(bad, &mut rejected, &mut f)? {}
+        self.some_line(what)?;
+        Ok(rejected)
+    }
+
+    /// Move to the next line that reads and that `check` accepts (`false` at the end of the
+    /// file): under [`BadLines::Skip`], each line before it that is not UTF-8 or that `check`
+    /// refuses with an error at that line is pushed to `rejected` (its number, reason and
+    /// text); under [`BadLines::Error`] the first is the error.
+    ///
+    /// # Errors
+    /// As [`LineReader::advance`] and `check`, less the lines skipped.
+    pub fn advance_skipping(
+        &mut self,
+        bad: BadLines,
+        rejected: &mut Vec<Rejected>,
+        mut check: impl FnMut(&Self, &str) -> Result<()>,
+    ) -> Result<bool> {
+        loop {
+            let read = match self.advance() {
+                Ok(false) => return Ok(false),
+                Ok(true) => check(self, self.line()),
+                Err(e) => Err(e),
+            };
+            match read {
+                Ok(()) => return Ok(true),
+                Err(e) => rejected.push(Rejected::of(bad, e, self.line())?),
+            }
+        }
+    }
+
+    /// After reading: `file is empty: no {what}` when the file had no line at all.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the file.
+    pub fn some_line(&self, what: &str) -> Result<()> {
         if self.line == 0 {
             let reason = format!("file is empty: no {what}");
-            return Err(Error::parse(&self.path, Location::File, reason).into());
+            return Err(Error::parse(&self.path, Location::File, reason));
         }
         Ok(())
     }

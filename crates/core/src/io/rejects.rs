@@ -106,6 +106,15 @@ impl RejectsWriter {
     }
 }
 
+/// Each rejected line as `(line, reason, text)`, for the tests of the readers.
+#[cfg(test)]
+pub(crate) fn triples(rejected: &[Rejected]) -> Vec<(usize, &str, &str)> {
+    rejected
+        .iter()
+        .map(|r| (r.line, r.reason.as_str(), r.text.as_str()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,12 +151,8 @@ mod tests {
         let lines: Vec<_> = kept.iter().map(|x| (x.line, x.src.as_str())).collect();
         assert_eq!(lines, [(1, "Hallo"), (5, "Gut")]);
         let rejected = r.take_rejected();
-        let got: Vec<_> = rejected
-            .iter()
-            .map(|x| (x.line, x.reason.as_str(), x.text.as_str()))
-            .collect();
         assert_eq!(
-            got,
+            triples(&rejected),
             [
                 (
                     2,

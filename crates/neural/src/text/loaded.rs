@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use bitext_core::Embeddings;
-use bitext_encode::{SentenceEncoder, Side};
+use bitext_encode::{NoKnownWord, SentenceEncoder, Side};
 use burn::module::Module;
 use burn::tensor::Device;
 use serde::de::DeserializeOwned;
@@ -83,6 +83,7 @@ pub struct TextModel<M: TextNetwork> {
     description: M::Description,
     pub(crate) batching: Bucketing,
     dir: PathBuf,
+    no_token: NoKnownWord,
 }
 
 impl<M: TextNetwork> TextModel<M> {
@@ -104,6 +105,7 @@ impl<M: TextNetwork> TextModel<M> {
             description,
             batching: M::BATCHING,
             dir: dir.to_path_buf(),
+            no_token: NoKnownWord::Error,
         })
     }
 
@@ -138,15 +140,34 @@ impl<M: TextNetwork> TextModel<M> {
         self
     }
 
+    /// What [`TextModel::vectors`] makes of a sentence with no token at all (an empty line, a
+    /// line the tokenizer drops whole such as `&nbsp;` for word vocabularies): an error (the
+    /// default) or a zero row. Unknown words are `<unk>` tokens and are encoded.
+    #[must_use]
+    pub fn with_no_known_word(mut self, policy: NoKnownWord) -> Self {
+        self.no_token = policy;
+        self
+    }
+
+    /// The policy of [`TextModel::with_no_known_word`].
+    #[must_use]
+    pub fn no_known_word(&self) -> NoKnownWord {
+        self.no_token
+    }
+
     /// Sentence vectors of `sentences` of `side` (that language's encoder), rows in input
-    /// order.
+    /// order; a sentence with no token follows [`TextModel::with_no_known_word`].
     ///
     /// # Errors
-    /// A sentence without tokens (named); tokenizer errors.
+    /// [`bitext_encode::Error::NoToken`] (as [`Error::Encoder`]) for the first sentence without
+    /// tokens, unless the policy gives it a zero row; tokenizer errors.
     pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        let ids = self.text.encode(side, sentences)?;
-        let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
-        self.model.encode_all(&refs, side, &self.batching)
+        let ids = self.text.tokenizer(side).encode_batch_ids(sentences)?;
+        let dim = self.model.vector_dim();
+        self.no_token.encode_ids(side, sentences, ids, dim, |ids| {
+            let refs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+            self.model.encode_all(&refs, side, &self.batching)
+        })
     }
 }
 

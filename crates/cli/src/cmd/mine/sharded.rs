@@ -75,7 +75,7 @@ pub(super) fn run_sharded(a: &MineArgs, spec: &MineSpec, shards: usize, dir: &Pa
     };
     let ((src_rows, src_of), (trg_rows, trg_of)) = (rows(Side::Src)?, rows(Side::Trg)?);
     let text = |path: Option<&Path>, rows: usize, side: Side| {
-        sentences_for_rows(path, a.text_format, rows, &name(side))
+        sentences_for_rows(path, a.text_format, (rows, &name(side)), None)
     };
     let src_text = text(a.src_text.as_deref(), src_rows, Side::Src)?;
     let trg_text = text(a.trg_text.as_deref(), trg_rows, Side::Trg)?;

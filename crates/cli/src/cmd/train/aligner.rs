@@ -23,6 +23,7 @@ pub(crate) enum ObjectiveArg {
 
 /// Arguments of `bitext train aligner`.
 #[derive(Debug, Args)]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(super::pairs::BAD_LINES)))]
 pub(crate) struct AlignerArgs {
     #[command(flatten)]
     pairs: PairArgs,

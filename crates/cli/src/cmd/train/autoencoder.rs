@@ -11,6 +11,7 @@ use crate::flags::{Cell, Preset, RankingArgs};
 
 /// Arguments of `bitext train autoencoder`.
 #[derive(Debug, Args)]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(super::pairs::BAD_LINES)))]
 pub(crate) struct AutoencoderArgs {
     #[command(flatten)]
     pairs: PairArgs,

@@ -29,7 +29,18 @@ pub(crate) struct PairArgs {
     /// of stopping at the first with an error.
     #[arg(long)]
     pub(in crate::cmd::train) skip_empty: bool,
+    #[command(flatten)]
+    pub(in crate::cmd::train) bad: crate::flags::BadLinesArgs,
 }
+
+/// What `--bad-lines` says in the help of the text models' and the MLP's training.
+pub(in crate::cmd::train) const BAD_LINES: &str = "A line of an input that cannot be read (not \
+    UTF-8; a TSV's line with too few columns or an empty source or target field; an empty \
+    line): `error` stops, naming the file, line and reason; `skip` leaves it out, writes it to \
+    --rejects (each reason naming its file) and counts it on standard error. Inputs: --input \
+    and the other TSVs (--noisy, --distill-input), line-parallel files (--src-text with \
+    --tgt-text, --valid-src with --valid-tgt: line i of both is left out together, so that the \
+    pairs stay in step), and files of sentences (--mono, --teacher-text)";
 
 impl TextPairHelp for PairArgs {
     const TEXT: TextPairDocs = TextPairDocs {
@@ -63,21 +74,31 @@ mod reading {
     use super::{PairArgs, ValidArgs};
     use crate::cmd::train::CommonArgs;
     use crate::neural::read_pairs;
+    use crate::run::RejectSink;
 
     /// Training source and target sentences, then validation source and target sentences.
     pub(in crate::cmd::train) type Split = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
 
     impl PairArgs {
-        /// The pairs of --src-text/--tgt-text, then of each --input TSV, each once.
-        pub(in crate::cmd::train) fn read(&self) -> Result<(Vec<String>, Vec<String>)> {
-            self.read_counted().map(|(s, t, _)| (s, t))
+        /// The pairs of --src-text/--tgt-text, then of each --input TSV, each once (under
+        /// --bad-lines: the lines left out kept in `rejects`).
+        pub(in crate::cmd::train) fn read(
+            &self,
+            rejects: &mut RejectSink,
+        ) -> Result<(Vec<String>, Vec<String>)> {
+            self.read_counted(rejects).map(|(s, t, _)| (s, t))
         }
 
         /// As [`Self::read`], with how many of the pairs (the first) are --src-text/--tgt-text's.
-        fn read_counted(&self) -> Result<(Vec<String>, Vec<String>, usize)> {
+        fn read_counted(
+            &self,
+            rejects: &mut RejectSink,
+        ) -> Result<(Vec<String>, Vec<String>, usize)> {
             let cols = self.cols.zero_based()?;
             let (mut src, mut tgt) = match self.text.paths() {
-                Some((s, t)) => read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty)?,
+                Some((s, t)) => {
+                    read_pairs(None, cols, (Some(s), Some(t)), self.skip_empty, rejects)?
+                }
                 _ if self.tsv.is_empty() => {
                     bail!(
                         "give training pairs: --input FILE (a TSV), or --src-text with --tgt-text"
@@ -87,7 +108,7 @@ mod reading {
             };
             let text = src.len();
             for f in &self.tsv {
-                let (s, t) = read_pairs(Some(f), cols, (None, None), self.skip_empty)?;
+                let (s, t) = read_pairs(Some(f), cols, (None, None), self.skip_empty, rejects)?;
                 src.extend(s);
                 tgt.extend(t);
             }
@@ -109,16 +130,17 @@ mod reading {
         /// The training pairs and the validation pairs: --valid-src/--valid-tgt when given,
         /// else --valid-fraction of the pairs drawn with --seed; then the training pairs of
         /// --src-text/--tgt-text repeated to --text-repeat. `(train src, train tgt, valid src,
-        /// valid tgt)`.
+        /// valid tgt)`. Under --bad-lines, the lines left out are kept in `rejects`.
         pub(in crate::cmd::train) fn read_split(
             &self,
             valid: &ValidArgs,
             common: &CommonArgs,
+            rejects: &mut RejectSink,
         ) -> Result<Split> {
-            let (src, tgt, text) = self.read_counted()?;
+            let (src, tgt, text) = self.read_counted(rejects)?;
             let (mut split, text) = match (&valid.valid_src, &valid.valid_tgt) {
                 (Some(s), Some(t)) => {
-                    let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false)?;
+                    let (vs, vt) = read_pairs(None, (0, 1), (Some(s), Some(t)), false, rejects)?;
                     ((src, tgt, vs, vt), text)
                 }
                 _ => split(src, tgt, text, common.valid_fraction, common.seed),
@@ -195,7 +217,10 @@ mod tests {
         argv.extend(["--valid-fraction", "0.2", "--seed", "5", "-o", "x"].map(String::from));
         argv.extend(extra.iter().map(|s| s.to_string()));
         let p = Pairs::try_parse_from(argv).unwrap();
-        p.pairs.read_split(&p.valid, &p.common).unwrap()
+        let mut rejects = crate::run::RejectSink::new(&p.pairs.bad).unwrap();
+        p.pairs
+            .read_split(&p.valid, &p.common, &mut rejects)
+            .unwrap()
     }
 
     fn count(v: &[String], s: &str) -> usize {

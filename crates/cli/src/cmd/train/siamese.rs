@@ -20,6 +20,7 @@ pub(crate) enum SiameseObjective {
 
 /// Arguments of `bitext train siamese`.
 #[derive(Debug, Args)]
+#[command(mut_arg(crate::flags::BadLinesArgs::HELP_ID, |a| a.help(super::pairs::BAD_LINES)))]
 pub(crate) struct SiameseArgs {
     #[command(flatten)]
     pairs: PairArgs,

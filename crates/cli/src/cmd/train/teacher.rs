@@ -97,6 +97,8 @@ mod vectors {
             Ok(())
         }
     }
+    use bitext_core::io::rejects::BadLines;
+
     use crate::cmd::train::pairs::Split;
     use crate::input::TextFormat;
     use crate::run::embed_cached;
@@ -307,7 +309,8 @@ mod vectors {
                 }
                 f.commit()?;
             }
-            embed_cached(spec, &text, TextFormat::Plain, side, &out, self.quiet)?;
+            let (text, bad) = ((text.as_path(), TextFormat::Plain), BadLines::Error);
+            embed_cached(spec, text, side, &out, self.quiet, bad)?;
             let e = bitext_core::io::npy::read_npy(&out)?;
             if e.len() != sentences.len() {
                 bail!(

@@ -19,18 +19,21 @@ use bitext_tokenize::{SequenceConfig, WordConfig};
 use super::super::teacher::TeacherSide;
 use super::{AlignerArgs, ObjectiveArg};
 use crate::cmd::train::training::report;
+use crate::run::RejectSink;
 
 impl AlignerArgs {
-    /// The pairs of every --distill-input TSV (empty without).
-    fn read_distill(&self) -> Result<(Vec<String>, Vec<String>)> {
+    /// The pairs of every --distill-input TSV (empty without), the lines left out under
+    /// --bad-lines kept in `rejects`.
+    fn read_distill(&self, rejects: &mut RejectSink) -> Result<(Vec<String>, Vec<String>)> {
         let (mut src, mut tgt) = (Vec::new(), Vec::new());
         if self.distill_input.is_empty() {
             return Ok((src, tgt));
         }
         let cols = self.pairs.cols.zero_based()?;
         for f in &self.distill_input {
+            let skip_empty = self.pairs.skip_empty;
             let (s, t) =
-                crate::neural::read_pairs(Some(f), cols, (None, None), self.pairs.skip_empty)?;
+                crate::neural::read_pairs(Some(f), cols, (None, None), skip_empty, rejects)?;
             src.extend(s);
             tgt.extend(t);
         }
@@ -83,7 +86,10 @@ fn segmenter(spm: Option<&PathBuf>, word: WordConfig) -> Segmenter {
 pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
     let kinds = Kind::parse_set(&a.kinds)?;
     a.teacher.check_for_aligner()?;
-    let split = a.pairs.read_split(&a.valid, &a.common)?;
+    let mut rejects = RejectSink::new(&a.pairs.bad)?;
+    let split = a.pairs.read_split(&a.valid, &a.common, &mut rejects)?;
+    let (ds, dt) = a.read_distill(&mut rejects)?;
+    rejects.finish_inputs()?;
     if split.0.is_empty() {
         bail!("no training pairs");
     }
@@ -173,7 +179,6 @@ pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
         }
         Ok(out)
     };
-    let (ds, dt) = a.read_distill()?;
     let (ss, st) = a.distill_spans(&ds, &dt)?;
     let distill_rows = a.teacher.distill_rows(&ds, &dt, a.distill_side, quiet)?;
     // The spans' teacher vectors are cached apart, so that the pairs' cache stays.

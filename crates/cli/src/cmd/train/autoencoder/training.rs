@@ -14,11 +14,13 @@ use super::AutoencoderArgs;
 use crate::cmd::train::training::report;
 
 pub(in crate::cmd::train) fn train(a: &AutoencoderArgs) -> Result<()> {
-    let split = a.pairs.read_split(&a.valid, &a.common)?;
+    let mut rejects = crate::run::RejectSink::new(&a.pairs.bad)?;
+    let split = a.pairs.read_split(&a.valid, &a.common, &mut rejects)?;
     let mono = match &a.mono {
-        Some(p) => bitext_core::io::text::read_lines(p, bitext_core::io::text::EmptyLines::Reject)?,
+        Some(p) => crate::neural::read_sentences(p, &mut rejects)?,
         None => Vec::new(),
     };
+    rejects.finish_inputs()?;
     let mut network = AutoencoderConfig::preset(a.preset.name(), 1)?;
     network.frozen_embeddings = a.text.freeze_embeddings;
     network.cell = a.cell.kind();

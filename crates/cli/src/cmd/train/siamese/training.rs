@@ -2,21 +2,24 @@
 #![cfg(feature = "neural")]
 
 use anyhow::Result;
-use bitext_core::io::text::{EmptyLines, read_lines};
 use bitext_neural::siamese::{Objective, SiameseConfig, SiameseTextTraining, SiameseTrainConfig};
 use bitext_neural::text::TextTraining;
 use bitext_tokenize::SequenceConfig;
 
 use super::{SiameseArgs, SiameseObjective};
 use crate::cmd::train::training::report;
+use crate::neural::read_sentences;
+use crate::run::RejectSink;
 
 pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
-    let mut split = a.pairs.read_split(&a.valid, &a.common)?;
+    let mut rejects = RejectSink::new(&a.pairs.bad)?;
+    let mut split = a.pairs.read_split(&a.valid, &a.common, &mut rejects)?;
     for f in &a.teacher_text {
-        let lines = read_lines(f, EmptyLines::Reject)?;
+        let lines = read_sentences(f, &mut rejects)?;
         split.0.extend(lines.iter().cloned());
         split.1.extend(lines);
     }
+    rejects.finish_inputs()?;
     if a.teacher_spans > 0 {
         let mut rng = bitext_core::Rng::seed(a.common.seed).fork(0x5A45);
         let sentences = split.0.iter().chain(&split.1).map(String::as_str);
