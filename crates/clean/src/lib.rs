@@ -14,8 +14,8 @@ mod text;
 
 pub use error::{Error, Result};
 pub use pipeline::{
-    Cleaner, Dedup, EXAMPLES, Histogram, Lid, Recipe, Removal, Removed, Report, SCORE_BINS, Step,
-    duplicate_of,
+    BestCopies, Cleaner, Dedup, EXAMPLES, Histogram, Lid, Recipe, Removal, Removed, Report,
+    SCORE_BINS, Step, duplicate_of,
 };
 
 pub use rules::{Repeats, Rule, Rules, Side, Verdict};

@@ -40,7 +40,8 @@ pub struct Recipe {
     /// [`Cleaner::with_identifier`] and both languages in [`Rules::src_lang`] and
     /// [`Rules::tgt_lang`]).
     pub lid: Lid,
-    /// Near-duplicate removal, last (the first copy of a pair is kept).
+    /// Near-duplicate removal, last: the first copy of a pair is kept, or, when the pairs are
+    /// scored ([`BestCopies`]), the best-scored one.
     pub dedup: Dedup,
 }
 
@@ -309,6 +310,49 @@ impl Cleaner {
     #[must_use]
     pub fn recipe(&self) -> &Recipe {
         &self.recipe
+    }
+}
+
+/// The copy of each near-duplicate key a run keeps when its pairs are scored: the best-scored
+/// one, the first of equals (so that without scores, or with equal ones, it is the first copy,
+/// as [`Cleaner::judge`] keeps). Offered every screened pair's key, line and score in input
+/// order ([`BestCopies::offer`]), then asked for each pair's verdict ([`BestCopies::verdict`]).
+#[derive(Debug, Clone, Default)]
+pub struct BestCopies(FxHashMap<u64, (f64, usize)>);
+
+impl BestCopies {
+    /// Offer the pair of input line `line`, near-duplicate key `key`, scoring `score` (NaN: not
+    /// scored, never better than another copy). Offers come in input order.
+    pub fn offer(&mut self, key: u64, line: usize, score: f64) {
+        match self.0.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut best) => {
+                if score > best.get().0 || best.get().0.is_nan() && !score.is_nan() {
+                    best.insert((score, line));
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((score, line));
+            }
+        }
+    }
+
+    /// The kept copy of key `key`: its score and line (`None`: a key never offered).
+    #[must_use]
+    pub fn kept(&self, key: u64) -> Option<(f64, usize)> {
+        self.0.get(&key).copied()
+    }
+
+    /// The pair of line `line` and key `key` kept, with its score (NaN: a key never offered,
+    /// kept unscored), or removed as a near-duplicate of the copy kept.
+    ///
+    /// # Errors
+    /// The [`Removal`] of a copy that is not the kept one.
+    pub fn verdict(&self, key: u64, line: usize) -> Result<f64, Removal> {
+        match self.kept(key) {
+            Some((score, best)) if best == line => Ok(score),
+            Some((_, best)) => Err(duplicate_of(best)),
+            None => Ok(f64::NAN),
+        }
     }
 }
 

@@ -247,3 +247,32 @@ fn a_recipe_reads_as_json_and_bad_thresholds_are_refused() {
     bad.rules.max_punctuation = 2.0;
     assert!(Cleaner::new(bad).is_err());
 }
+
+#[test]
+fn the_best_scored_copy_is_kept_and_the_first_of_equals() {
+    let mut best = BestCopies::default();
+    for (key, line, score) in [
+        (1, 1, 0.5),
+        (1, 2, 0.9),
+        (1, 3, 0.9),
+        (2, 4, f64::NAN),
+        (2, 5, 0.1),
+    ] {
+        best.offer(key, line, score);
+    }
+    best.offer(3, 6, f64::NAN);
+    best.offer(3, 7, f64::NAN);
+    assert_eq!(best.verdict(1, 2), Ok(0.9));
+    for line in [1, 3] {
+        assert_eq!(best.verdict(1, line), Err(duplicate_of(2)));
+    }
+    assert_eq!(best.verdict(2, 5), Ok(0.1), "a score beats none");
+    assert_eq!(best.verdict(2, 4), Err(duplicate_of(5)));
+    assert!(
+        best.verdict(3, 6).unwrap().is_nan(),
+        "unscored: the first copy"
+    );
+    assert_eq!(best.verdict(3, 7), Err(duplicate_of(6)));
+    assert_eq!(best.kept(9), None);
+    assert!(best.verdict(9, 1).unwrap().is_nan());
+}

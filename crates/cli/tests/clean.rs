@@ -448,3 +448,38 @@ fn standard_input_bad_lines_and_columns() {
     assert!(read(&rejects).starts_with("2\t2 tab-separated fields"));
     assert!(err.contains("skipped 1 line of <stdin>"), "{err}");
 }
+
+#[test]
+fn with_an_encoder_near_duplicates_keep_their_best_scored_copy() {
+    let text = "Das Haus ist rot\tThe house\n\
+                das Haus ist rot!\tThe house is red\n\
+                Das ist rot\tThe red one\n";
+    let (dir, input) = with_input(text);
+    let (de, en) = common::word_vectors(
+        dir.path(),
+        &common::one_hot_vectors(&["das", "haus", "ist", "rot"]),
+        &common::one_hot_vectors(&["the", "house", "is", "red"]),
+    );
+    let spec = common::bow_spec(&de, &en);
+    let (out, removed) = (dir.path().join("kept.tsv"), dir.path().join("removed.tsv"));
+    let removed_arg = removed.to_str().unwrap();
+    let args = ["--dedup", "source", "-q", "--removed", removed_arg];
+    succeed(&mut clean(&input, &out, &args));
+    assert_eq!(rows(&out).len(), 2);
+    assert!(read(&removed).starts_with(
+        "das Haus ist rot!\tThe house is red\tdedup\tduplicate\ta near-duplicate of line 1\n"
+    ));
+    let mut scored = args.to_vec();
+    scored.extend(["--encoder", &spec, "--batch", "1"]);
+    succeed(&mut clean(&input, &out, &scored));
+    let kept = rows(&out);
+    assert_eq!(kept[0][..2], ["das Haus ist rot!", "The house is red"]);
+    assert!(
+        (kept[0][2].parse::<f64>().unwrap() - 1.0).abs() < 1e-6,
+        "{kept:?}"
+    );
+    assert_eq!(
+        read(&removed),
+        "Das Haus ist rot\tThe house\tdedup\tduplicate\ta near-duplicate of line 2\n"
+    );
+}

@@ -132,9 +132,11 @@ fn every_shard_count_writes_the_bytes_of_one_process() {
     let spec = encoder(dir.path());
     let (cal, _) = common::calibration(dir.path());
     let cal = cal.to_str().unwrap();
-    let settings: [&[&str]; 3] = [
+    let settings: [&[&str]; 4] = [
         &[],
         &["--dedup", "source", "--unescape-html"],
+        // One translation per source, the best-scored kept.
+        &["--encoder", &spec, "--dedup", "source", "--batch", "5"],
         &[
             "--encoder",
             &spec,

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_clean::{Cleaner, Dedup, Recipe, Removal, Report, Rule};
+use bitext_clean::{BestCopies, Cleaner, Dedup, Recipe, Removal, Report, Rule};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::text::EmptyLines;
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
@@ -67,7 +67,7 @@ pub(crate) struct CleanArgs {
     #[arg(long)]
     unescape_html: bool,
     /// Near-duplicates (folded: case, punctuation, spaces and digits ignored), of which the
-    /// first is kept.
+    /// first is kept, or with --encoder the best-scored (the first of equals).
     #[arg(long, value_enum, value_name = "KEY")]
     dedup: Option<DedupArg>,
     /// Score each kept pair by the cosine of this encoder's vectors of its sides (`bow:FILE`,
@@ -251,10 +251,22 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
             .empty_fields(EmptyLines::Keep)
             .bad_lines(a.bad.bad_lines()))
     };
+    let scorer = a
+        .encoder
+        .as_ref()
+        .map(|spec| -> Result<_> {
+            Ok(crate::build::encoder_scorers(crate::build::encoder(
+                spec,
+                None::<&[&str]>,
+            )?))
+        })
+        .transpose()?;
+    // With a scorer, near-duplicates keep their best-scored copy: a first pass finds it.
+    let best_pass = scorer.is_some() && recipe.recipe.dedup != Dedup::None;
+    if (cleaner.needs_counts() || best_pass) && bitext_core::io::is_stdio(&a.input) {
+        bitext_core::io::stream::hold_stdin()?;
+    }
     if cleaner.needs_counts() {
-        if bitext_core::io::is_stdio(&a.input) {
-            bitext_core::io::stream::hold_stdin()?;
-        }
         for rec in open()? {
             let rec = rec?;
             let (src, tgt) = a.sides(&rec);
@@ -267,18 +279,12 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         .as_ref()
         .map(AtomicFile::create_text)
         .transpose()?;
+    let best = match &scorer {
+        Some(build) if best_pass => Some(a.best_copies(&cleaner, build, open()?)?),
+        _ => None,
+    };
     let mut report = Report::default();
     let mut reader = open()?;
-    let scorer = a
-        .encoder
-        .as_ref()
-        .map(|spec| -> Result<_> {
-            Ok(crate::build::encoder_scorers(crate::build::encoder(
-                spec,
-                None::<&[&str]>,
-            )?))
-        })
-        .transpose()?;
     let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
     let mut out = Outputs {
         kept: &mut kept,
@@ -287,11 +293,23 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         min_score,
         probability: cal.as_ref().map(|_| &prob as &dyn Fn(f64) -> f64),
     };
-    let mut batch: Vec<(BitextRecord, Option<Removal>)> = Vec::new();
+    // Scored here, batch by batch, unless the first pass scored them.
+    let scorer = if best.is_some() { None } else { scorer };
+    let mut batch: Vec<Judged> = Vec::new();
     while let Some(rec) = reader.next_record()? {
         let (src, tgt) = a.sides(&rec);
-        let removal = cleaner.judge(rec.line, &src, &tgt);
-        batch.push((rec, removal));
+        let (removal, score) = match &best {
+            Some(best) => match cleaner.screen(&src, &tgt) {
+                Err(r) => (Some(r), None),
+                Ok(None) => (None, None),
+                Ok(Some(key)) => match best.verdict(key, rec.line) {
+                    Ok(s) => (None, Some(s)),
+                    Err(r) => (Some(r), None),
+                },
+            },
+            None => (cleaner.judge(rec.line, &src, &tgt), None),
+        };
+        batch.push((rec, removal, score));
         if batch.len() >= a.batch.max(1) {
             a.flush(&mut batch, scorer.as_ref(), &mut out)?;
         }
@@ -396,51 +414,36 @@ struct Outputs<'a> {
 }
 
 impl CleanArgs {
-    /// Score the kept pairs of `batch` (with an encoder), then write every line of it in
-    /// input order: kept ones (with their score) to the output, removed ones with their step,
-    /// rule and reason; and count them.
+    /// Score the kept pairs of `batch` not scored yet (with an encoder), then write every
+    /// line of it in input order: kept ones (with their score) to the output, removed ones with
+    /// their step, rule and reason; and count them.
     fn flush(
         &self,
-        batch: &mut Vec<(BitextRecord, Option<Removal>)>,
+        batch: &mut Vec<Judged>,
         scorer: Option<&bitext::build::BatchScorers>,
         out: &mut Outputs<'_>,
     ) -> Result<()> {
-        let mut scores = vec![None; batch.len()];
         if let Some(build) = scorer {
-            let at: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].1.is_none()).collect();
-            if !at.is_empty() {
-                let sides: Vec<(Cow<'_, str>, Cow<'_, str>)> =
-                    at.iter().map(|&i| self.sides(&batch[i].0)).collect();
-                let src: Vec<&str> = sides.iter().map(|s| s.0.as_ref()).collect();
-                let tgt: Vec<&str> = sides.iter().map(|s| s.1.as_ref()).collect();
-                let lines = || {
-                    format!(
-                        "scoring lines {}–{}",
-                        batch[at[0]].0.line,
-                        batch[at[at.len() - 1]].0.line
-                    )
-                };
-                let pairs: Vec<(usize, usize)> = (0..at.len()).map(|k| (k, k)).collect();
-                let got = build(&src, &tgt)
-                    .and_then(|s| Ok(s.score(&pairs)?))
-                    .with_context(lines)?;
-                for (&i, s) in at.iter().zip(got) {
-                    scores[i] = Some(s);
-                }
+            let at: Vec<usize> = (0..batch.len())
+                .filter(|&i| batch[i].1.is_none() && batch[i].2.is_none())
+                .collect();
+            let sides: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+                at.iter().map(|&i| self.sides(&batch[i].0)).collect();
+            let items: Vec<(usize, &str, &str)> = at
+                .iter()
+                .zip(&sides)
+                .map(|(&i, s)| (batch[i].0.line, s.0.as_ref(), s.1.as_ref()))
+                .collect();
+            let got = self.cosines(build, &items)?;
+            for (&i, s) in at.iter().zip(got) {
+                batch[i].2 = Some(s);
             }
         }
-        for ((rec, mut removal), score) in batch.drain(..).zip(scores) {
-            if let Some(s) = score {
-                if !s.is_finite() {
-                    bail!(
-                        "{}: line {}: score {s} is not finite",
-                        self.input.display(),
-                        rec.line
-                    );
-                }
-                if let Some(m) = out.min_score.filter(|&m| s < m) {
-                    removal = Some(Removal::min_score(s, m));
-                }
+        for (rec, mut removal, score) in batch.drain(..) {
+            if let Some(s) = score
+                && let Some(m) = out.min_score.filter(|&m| s < m)
+            {
+                removal = Some(Removal::min_score(s, m));
             }
             out.report.add(rec.line, removal.as_ref());
             match (&removal, out.removed.as_deref_mut()) {
@@ -460,6 +463,72 @@ impl CleanArgs {
             }
         }
         Ok(())
+    }
+}
+
+/// A judged line: the record, why it is removed (`None`: kept so far) and its score.
+type Judged = (BitextRecord, Option<Removal>, Option<f64>);
+
+impl CleanArgs {
+    /// The scores of `(line, source, target)` pairs by the encoder's cosine; a score that is
+    /// not finite is an error naming its line.
+    fn cosines(
+        &self,
+        build: &bitext::build::BatchScorers,
+        items: &[(usize, &str, &str)],
+    ) -> Result<Vec<f64>> {
+        let (Some(first), Some(last)) = (items.first(), items.last()) else {
+            return Ok(Vec::new());
+        };
+        let src: Vec<&str> = items.iter().map(|x| x.1).collect();
+        let tgt: Vec<&str> = items.iter().map(|x| x.2).collect();
+        let pairs: Vec<(usize, usize)> = (0..items.len()).map(|k| (k, k)).collect();
+        let got = build(&src, &tgt)
+            .and_then(|s| Ok(s.score(&pairs)?))
+            .with_context(|| format!("scoring lines {}–{}", first.0, last.0))?;
+        if let Some((x, s)) = items.iter().zip(&got).find(|(_, s)| !s.is_finite()) {
+            bail!(
+                "{}: line {}: score {s} is not finite",
+                self.input.display(),
+                x.0
+            );
+        }
+        Ok(got)
+    }
+
+    /// The first pass with a scorer: every pair through the rules and language
+    /// identification, scored, so that each near-duplicate key keeps its best-scored copy.
+    fn best_copies(
+        &self,
+        cleaner: &Cleaner,
+        build: &bitext::build::BatchScorers,
+        reader: BitextTsvReader,
+    ) -> Result<BestCopies> {
+        let mut best = BestCopies::default();
+        let mut pending: Vec<(usize, u64, String, String)> = Vec::new();
+        let mut offer = |pending: &mut Vec<(usize, u64, String, String)>| -> Result<()> {
+            let items: Vec<(usize, &str, &str)> = pending
+                .iter()
+                .map(|p| (p.0, p.2.as_str(), p.3.as_str()))
+                .collect();
+            for (p, s) in pending.iter().zip(self.cosines(build, &items)?) {
+                best.offer(p.1, p.0, s);
+            }
+            pending.clear();
+            Ok(())
+        };
+        for rec in reader {
+            let rec = rec?;
+            let (src, tgt) = self.sides(&rec);
+            if let Ok(Some(key)) = cleaner.screen(&src, &tgt) {
+                pending.push((rec.line, key, src.into_owned(), tgt.into_owned()));
+                if pending.len() >= self.batch.max(1) {
+                    offer(&mut pending)?;
+                }
+            }
+        }
+        offer(&mut pending)?;
+        Ok(best)
     }
 }
 

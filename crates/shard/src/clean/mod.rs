@@ -10,7 +10,8 @@
 //!   identification ([`Cleaner::screen`], the single-process cleaner's own), and scored by the
 //!   encoder when it passes;
 //! - `dedup-B`: the passing pairs whose near-duplicate key falls in bucket B, in input order:
-//!   each copy after the first is a duplicate of the first, as [`Cleaner::judge`] decides;
+//!   each copy but the best-scored (the first of equals, [`bitext_clean::BestCopies`], as one
+//!   process chooses) is a duplicate of the one kept;
 //! - `write` (and `write-removed`): the input read once more, each line kept (with its score
 //!   and probability) or removed (with its step, rule and reason).
 //!

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use bitext_clean::{Removal, Repeats, Side as CleanSide};
+use bitext_clean::{BestCopies, Removal, Repeats, Side as CleanSide};
 use bitext_core::io::AtomicFile;
 use bitext_core::io::tsv::BitextRecord;
 use bitext_similarity::{Cosines, PairScorer};
@@ -199,29 +199,29 @@ fn score_batch(
     Ok(())
 }
 
-/// Bucket `b`'s near-duplicates: the passing pairs whose key falls in it, in input order, each
-/// after the first a duplicate of the first.
+/// Bucket `b`'s near-duplicates: of the passing pairs whose key falls in it, each copy but the
+/// best-scored (the first of equals: [`BestCopies`], the single-process choice) is a duplicate
+/// of the one kept.
 pub(super) fn dedup(plan: &CleanPlan, dir: &Path, b: usize, out: &Path) -> Result<()> {
     let n = plan.shards();
-    let mut first: rustc_hash::FxHashMap<u64, u64> = rustc_hash::FxHashMap::default();
-    let (mut lines, mut firsts) = (Vec::new(), Vec::new());
-    let mut line = 0u64;
+    let mut best = BestCopies::default();
+    let mut entries: Vec<(u64, usize)> = Vec::new();
+    let mut line = 0usize;
     for s in 0..n {
         let judged = Judged::read(&plan.output_of(dir, &format!("judge-{s}"))?)?;
-        for (&v, &k) in judged.verdicts.iter().zip(&judged.keys) {
+        for ((&v, &k), &score) in judged.verdicts.iter().zip(&judged.keys).zip(&judged.scores) {
             line += 1;
-            if v != 0 || bucket(k, n) != b {
-                continue;
+            if v == 0 && bucket(k, n) == b {
+                best.offer(k, line, score);
+                entries.push((k, line));
             }
-            match first.entry(k) {
-                std::collections::hash_map::Entry::Occupied(f) => {
-                    lines.push(line);
-                    firsts.push(*f.get());
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(line);
-                }
-            }
+        }
+    }
+    let (mut lines, mut firsts) = (Vec::new(), Vec::new());
+    for (k, line) in entries {
+        if let Some((_, kept)) = best.kept(k).filter(|&(_, kept)| kept != line) {
+            lines.push(line as u64);
+            firsts.push(kept as u64);
         }
     }
     let shape = vec![lines.len()];
