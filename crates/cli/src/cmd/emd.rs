@@ -8,12 +8,28 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use bitext_core::io::AtomicFile;
+use bitext_core::io::LineReader;
+use bitext_core::io::rejects::BadLines;
 use bitext_eval::word::{evaluate_word_translation, read_lexicon};
-use bitext_transport::cases::read_cases;
+use bitext_transport::cases::{EmdCase, read_cases};
 use bitext_transport::retrieval::{self, Proposals};
 use bitext_transport::word::{Vocabulary, emd_translate};
 use bitext_transport::{Problem, SolverSpec, TransportSolver};
 use clap::{Args, Subcommand, ValueEnum};
+
+use crate::flags::BadLinesArgs;
+use crate::run::RejectSink;
+
+/// What `--bad-lines` says in `bitext emd check --help`.
+const CHECK_BAD_LINES: &str = "A line of --cases that cannot be read (not UTF-8, not a case, a \
+    non-finite optimum): `error` stops, naming the file, line and reason; `skip` leaves it out \
+    of the cases checked and timed, writes it to --rejects and counts it on standard error";
+
+/// What `--bad-lines` says in `bitext emd translate --help`.
+const TRANSLATE_BAD_LINES: &str = "A line of the vectors, frequencies or --lexicon that cannot \
+    be read: `error` stops, naming the file, line and reason. `skip` is refused: a `.vec` file's \
+    rows must match its header and every word needs its frequency, and a lexicon line left out \
+    would change the precision and recall measured";
 
 /// EMD subcommands.
 #[derive(Debug, Subcommand)]
@@ -30,6 +46,7 @@ pub(crate) enum EmdCommand {
 
 /// Arguments of `bitext emd check`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(CHECK_BAD_LINES)))]
 pub(crate) struct CheckArgs {
     /// The cases: one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -40,11 +57,49 @@ pub(crate) struct CheckArgs {
     /// Seconds to spend timing each size (0: check only).
     #[arg(long, default_value_t = 1.0, value_name = "SECS")]
     min_time: f64,
-    /// Solver as JSON, e.g. `{"type": "network_simplex", "initial": "vogel"}`.
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// The flags that end both `emd` subcommands: the solver, `--bad-lines` (each subcommand says
+/// what it does in its help) and `-q`.
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Solver as JSON, e.g. `{"type": "network_simplex", "initial": "vogel"}` (default: the
+    /// exact network simplex).
     #[arg(long, value_name = "JSON")]
     solver: Option<String>,
     #[command(flatten)]
-    pub(crate) quiet: crate::flags::Quiet,
+    bad: BadLinesArgs,
+    #[command(flatten)]
+    quiet: crate::flags::Quiet,
+}
+
+/// The cases of `path` (blank lines left out), each with its line, under the policy of
+/// `rejects`, which keeps the lines skipped.
+fn cases_skipping(path: &Path, rejects: &mut RejectSink) -> Result<Vec<(usize, EmdCase)>> {
+    if rejects.bad_lines() == BadLines::Error {
+        return Ok(read_cases(path)?);
+    }
+    let mut cases = Vec::new();
+    let rejected =
+        LineReader::open(path)?.each_line_skipping("cases", BadLines::Skip, |r, l| {
+            if l.trim().is_empty() {
+                return Ok(());
+            }
+            let c: EmdCase =
+                serde_json::from_str(l).map_err(|e| r.error(format!("not a case: {e}")))?;
+            if !c.optimum.is_finite() {
+                return Err(r.error("the optimum is not a finite number"));
+            }
+            cases.push((r.line_number(), c));
+            Ok(())
+        })?;
+    rejects.add(&rejected)?;
+    if cases.is_empty() {
+        bail!("{}: no cases", path.display());
+    }
+    Ok(cases)
 }
 
 fn solver_from(json: Option<&str>) -> Result<Box<dyn TransportSolver>> {
@@ -62,8 +117,10 @@ fn check(a: &CheckArgs) -> Result<()> {
     if !(a.min_time.is_finite() && a.min_time >= 0.0) {
         bail!("--min-time must be a finite non-negative number of seconds");
     }
-    let mut solver = solver_from(a.solver.as_deref())?;
-    let cases = read_cases(&a.cases)?;
+    let mut solver = solver_from(a.run.solver.as_deref())?;
+    let mut rejects = RejectSink::new(&a.run.bad)?;
+    let cases = cases_skipping(&a.cases, &mut rejects)?;
+    rejects.finish(&a.cases)?;
     // Groups: square Euclidean problems by size, everything else by kind.
     let mut groups: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
     let mut failures = 0;
@@ -167,6 +224,7 @@ pub(crate) enum Method {
 
 /// Arguments of `bitext emd translate`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(TRANSLATE_BAD_LINES)))]
 pub(crate) struct TranslateArgs {
     /// Source word vectors (fastText `.vec`, most frequent first).
     #[arg(long, value_name = "FILE")]
@@ -200,14 +258,20 @@ pub(crate) struct TranslateArgs {
     /// Evaluate against a `source<TAB>target` lexicon and print P/R/F1/accuracy.
     #[arg(long, value_name = "FILE")]
     lexicon: Option<PathBuf>,
-    /// Solver for the EMD as JSON (default: the exact network simplex).
-    #[arg(long, value_name = "JSON")]
-    solver: Option<String>,
     #[command(flatten)]
-    pub(crate) quiet: crate::flags::Quiet,
+    run: RunArgs,
 }
 
 fn translate(a: &TranslateArgs) -> Result<()> {
+    if a.run.bad.bad_lines() == BadLines::Skip {
+        bail!(
+            "--bad-lines skip is refused by emd translate: a `.vec` file's rows must match its \
+             header and every word needs its frequency, and a --lexicon line left out would \
+             change the precision and recall measured; fix the line the error names"
+        );
+    }
+    // Only to refuse --rejects without --bad-lines skip, as every command does.
+    RejectSink::new(&a.run.bad)?;
     if a.src_words == 0 || a.tgt_words == 0 {
         bail!("--src-words and --tgt-words must be at least 1");
     }
@@ -222,9 +286,9 @@ fn translate(a: &TranslateArgs) -> Result<()> {
     let k = a.k.unwrap_or(1);
     let proposals = match a.method {
         Method::Emd => {
-            let mut solver = solver_from(a.solver.as_deref())?;
+            let mut solver = solver_from(a.run.solver.as_deref())?;
             let e = emd_translate(&src, &tgt, solver.as_mut())?;
-            if !a.quiet.quiet {
+            if !a.run.quiet.quiet {
                 eprintln!(
                     "EMD {} × {} words: distance {:.6}, {} plan entries, {} pivots",
                     src.len(),
@@ -247,7 +311,7 @@ fn translate(a: &TranslateArgs) -> Result<()> {
             retrieval::globally_corrected(src.vectors(), tgt.vectors(), extra, k)?
         }
     };
-    if !a.quiet.quiet {
+    if !a.run.quiet.quiet {
         eprintln!(
             "{} source words translated in {:.1} s, {:.2} proposals per word",
             src.len(),

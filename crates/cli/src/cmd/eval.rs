@@ -4,14 +4,41 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use bitext_core::io::bucc::{read_bucc_gold, read_bucc_sentences};
+use bitext_core::io::bucc::{read_bucc_gold, read_bucc_sentences_skipping};
+use bitext_core::io::rejects::BadLines;
 use bitext_core::io::tsv::read_mined_pairs;
 use bitext_eval::bucc::GoldSet;
 use bitext_eval::plot::{pr_chart, render};
 use bitext_eval::prf::pr_curve;
 use clap::{Args, Subcommand};
 
-use crate::flags::{TextPair, TextPairDocs, TextPairHelp};
+use crate::flags::{BadLinesArgs, TextPair, TextPairDocs, TextPairHelp};
+use crate::run::RejectSink;
+
+/// What `--bad-lines` says in `bitext eval bucc --help`.
+const BUCC_BAD_LINES: &str = "A line of --src-text or --tgt-text that cannot be read (not \
+    UTF-8, not `id<TAB>sentence`, an empty id or sentence, a duplicate id): `error` stops, naming \
+    the file, line and reason; `skip` leaves it out of the ids checked, writes it to --rejects \
+    (each reason naming its file) and counts it on standard error (a gold or mined id on a line \
+    left out is then reported missing). --gold and --mined are always read whole, since a line \
+    left out would change the precision and recall measured: `skip` needs --src-text";
+
+/// What `--bad-lines` says in `bitext eval beads --help`.
+const BEADS_BAD_LINES: &str = "A line of --gold or --test that cannot be read: `error` stops, \
+    naming the file, line and reason. `skip` is refused: the beads are read whole, since a bead \
+    left out would change the precision and recall measured";
+
+/// `--bad-lines skip` refused for the files of `what`, read whole because a line left out would
+/// change the precision and recall measured.
+fn read_whole(bad: &BadLinesArgs, what: &str) -> Result<()> {
+    if bad.bad_lines() == BadLines::Skip {
+        bail!(
+            "--bad-lines skip is refused for {what}: they are read whole, since a line left out \
+             would change the precision and recall measured"
+        );
+    }
+    Ok(())
+}
 
 /// Evaluation subcommands.
 #[derive(Debug, Subcommand)]
@@ -26,6 +53,7 @@ pub(crate) enum EvalCommand {
 
 /// Arguments of `bitext eval beads`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BEADS_BAD_LINES)))]
 pub(crate) struct BeadsArgs {
     /// Gold beads in vecalign's format (`[0]:[0, 1]` a line), one file per document.
     #[arg(long, value_name = "FILE", required = true, num_args = 1..)]
@@ -39,6 +67,8 @@ pub(crate) struct BeadsArgs {
     /// that a bead is right.
     #[arg(long, value_name = "FILE")]
     labels_output: Option<PathBuf>,
+    #[command(flatten)]
+    bad: BadLinesArgs,
     #[command(flatten)]
     pub(crate) quiet: crate::flags::Quiet,
 }
@@ -54,6 +84,9 @@ fn beads(a: &BeadsArgs) -> Result<()> {
         );
     }
     crate::run::check_outputs([a.labels_output.as_deref()])?;
+    read_whole(&a.bad, "--gold and --test beads")?;
+    // Only to refuse --rejects without --bad-lines skip, as every command does.
+    RejectSink::new(&a.bad)?;
     let mut total = BeadCounts::default();
     let mut labelled = String::new();
     for (g, t) in a.gold.iter().zip(&a.test) {
@@ -98,6 +131,7 @@ fn beads(a: &BeadsArgs) -> Result<()> {
 
 /// Arguments of `bitext eval bucc`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BUCC_BAD_LINES)))]
 pub(crate) struct BuccArgs {
     /// Gold file: `src_id<TAB>tgt_id` per line.
     #[arg(long, value_name = "FILE")]
@@ -115,6 +149,8 @@ pub(crate) struct BuccArgs {
     /// score) as an SVG figure.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    #[command(flatten)]
+    bad: BadLinesArgs,
     #[command(flatten)]
     pub(crate) quiet: crate::flags::Quiet,
 }
@@ -139,6 +175,13 @@ fn bucc(a: &BuccArgs) -> Result<()> {
     if let Some(t) = a.threshold.filter(|t| !t.is_finite()) {
         bail!("--threshold must be a finite number, got {t}");
     }
+    if a.text.paths().is_none() {
+        read_whole(
+            &a.bad,
+            "--gold and --mined (skip reads --src-text and --tgt-text)",
+        )?;
+    }
+    let mut rejects = RejectSink::new(&a.bad)?;
     let gold = read_bucc_gold(&a.gold)?;
     let mined = read_mined_pairs(&a.mined)?;
     // A pair mined twice is a bug in whatever wrote the file: name both lines.
@@ -155,7 +198,13 @@ fn bucc(a: &BuccArgs) -> Result<()> {
         }
     }
     if let Some((s, t)) = a.text.paths() {
-        let (src, tgt) = (read_bucc_sentences(s)?, read_bucc_sentences(t)?);
+        let mut read = |path| -> Result<_> {
+            let (read, rejected) = read_bucc_sentences_skipping(path, rejects.bad_lines())?;
+            rejects.add_named(path, rejected)?;
+            Ok(read)
+        };
+        let (src, tgt) = (read(s)?, read(t)?);
+        rejects.finish_inputs()?;
         gold.check_ids(&src, &tgt)?;
         for (i, p) in mined.iter().enumerate() {
             for (id, side) in [(&p.src, &src), (&p.tgt, &tgt)] {

@@ -7,14 +7,22 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use bitext_core::io::rejects::BadLines;
 use bitext_mine::{MineSpec, Miner, ScoredPair, ScorerSpec, all_pairs, extract};
 use bitext_similarity::{MarginFunction, MarginSpec};
 use clap::{Args, ValueEnum};
 
-use crate::flags::{LengthUnitArg, ModelArgs};
+use crate::flags::{BadLinesArgs, LengthUnitArg, ModelArgs};
 use crate::index::SearchArgs;
 use crate::input::{Labels, OptionalEmbeddingArgs, Sentences, TextFormat};
-use crate::run::Output;
+use crate::run::{Output, RejectSink};
+
+/// What `--bad-lines` says in `bitext extract --help`.
+const BAD_LINES: &str = "A line of --src-text or --tgt-text that cannot be read (not UTF-8, \
+    empty; BUCC: not `id<TAB>sentence`, an empty id, a duplicate id): `error` stops, naming the \
+    file, line and reason; `skip` leaves it out of the candidates, writes it to --rejects (each \
+    reason naming its file) and counts it on standard error. `skip` is refused with --pairs knn: \
+    the rows of the embeddings follow every line, so a line left out would put them out of step";
 
 /// Where the candidate pairs come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -42,6 +50,7 @@ pub(crate) enum ExtractScorer {
 
 /// Arguments of `bitext extract`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct ExtractArgs {
     /// Source sentences: BUCC `id<TAB>sentence` or one sentence per line.
     #[arg(long = "src-text", alias = "src", value_name = "FILE")]
@@ -93,6 +102,8 @@ pub(crate) struct ExtractArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
     quiet: crate::flags::Quiet,
 }
 
@@ -119,8 +130,25 @@ pub(crate) fn run(a: &ExtractArgs) -> Result<()> {
     if spec.scores_embeddings() {
         bail!("extract scores sentences: give a classifier (--model DIR) or a scorer of sentences");
     }
-    let src = Sentences::read(&a.src, a.text_format)?;
-    let tgt = Sentences::read(&a.tgt, a.text_format)?;
+    if a.candidates == Candidates::Knn && a.bad.bad_lines() == BadLines::Skip {
+        bail!(
+            "--bad-lines skip is refused with --pairs knn: the rows of --src-embeddings and \
+             --tgt-embeddings follow every line of the text, so a line left out would put the \
+             sentences out of step with them (use --pairs all, or embed with `bitext embed \
+             --bad-lines skip` and extract from the kept lines)"
+        );
+    }
+    let mut rejects = RejectSink::new(&a.bad)?;
+    let mut read = |path| -> Result<Sentences> {
+        if rejects.bad_lines() == BadLines::Error {
+            return Sentences::read(path, a.text_format);
+        }
+        let (s, rejected) = Sentences::read_skipping(path, a.text_format, BadLines::Skip)?;
+        rejects.add_named(path, rejected)?;
+        Ok(s)
+    };
+    let (src, tgt) = (read(&a.src)?, read(&a.tgt)?);
+    rejects.finish_inputs()?;
     let candidates = candidates(a, &src, &tgt)?;
     let (s, t) = (src.sentences.clone(), tgt.sentences.clone());
     let build = crate::build::batch_scorers(&spec, move || Ok((s, t)))?;

@@ -8,13 +8,21 @@ use anyhow::{Result, bail};
 use bitext_core::io::{AtomicFile, LineReader};
 use clap::Args;
 
-use crate::flags::{LidArgs, Quiet};
+use crate::flags::{BadLinesArgs, LidArgs, Quiet};
+use crate::run::RejectSink;
 
 /// Lines identified at a time (on all cores).
 const BATCH: usize = 8192;
 
+/// What `--bad-lines` says in `bitext lid --help`.
+const BAD_LINES: &str = "An input line that is not UTF-8: `error` stops, naming the file, line \
+    and reason; `skip` leaves it out, writes it to --rejects and counts it on standard error. The \
+    output then has one row per line kept, in order: the rejects file's line numbers say which \
+    lines have no row";
+
 /// Arguments of `bitext lid`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(BAD_LINES)))]
 pub(crate) struct LidCommandArgs {
     /// Text, one sentence a line (`-`: standard input); an empty line gets the model's answer
     /// for no words.
@@ -30,6 +38,8 @@ pub(crate) struct LidCommandArgs {
     #[command(flatten)]
     model: LidArgs,
     #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
     quiet: Quiet,
 }
 
@@ -38,17 +48,24 @@ pub(crate) fn run(a: &LidCommandArgs) -> Result<()> {
     if a.k == 0 {
         bail!("-k must be at least 1");
     }
+    let mut rejects = RejectSink::new(&a.bad)?;
     let lid = a.model.open()?;
     let start = std::time::Instant::now();
     let mut reader = LineReader::open(&a.input)?;
     let mut out = AtomicFile::create_text(&a.output)?;
     let mut batch: Vec<String> = Vec::with_capacity(BATCH);
     let mut lines = 0usize;
+    let mut skipped = Vec::new();
     loop {
         batch.clear();
-        while batch.len() < BATCH && reader.advance()? {
+        // Every line that reads is kept: only one that is not UTF-8 can be skipped.
+        while batch.len() < BATCH
+            && reader.advance_skipping(rejects.bad_lines(), &mut skipped, |_, _| Ok(()))?
+        {
             batch.push(reader.line().to_string());
         }
+        rejects.add(&skipped)?;
+        skipped.clear();
         if batch.is_empty() {
             break;
         }
@@ -62,10 +79,11 @@ pub(crate) fn run(a: &LidCommandArgs) -> Result<()> {
         }
         lines += batch.len();
     }
-    if lines == 0 {
+    if reader.line_number() == 0 {
         bail!("{}: file is empty: no lines", a.input.display());
     }
     out.commit()?;
+    rejects.finish(&a.input)?;
     if !a.quiet.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(

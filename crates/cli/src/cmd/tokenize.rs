@@ -11,13 +11,31 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
+use bitext_core::Location;
 use bitext_core::io::AtomicFile;
+use bitext_core::io::rejects::{BadLines, Rejected};
+use bitext_core::io::text::{EmptyLines, read_lines_skipping};
 use bitext_tokenize::{
     Error as TokError, ModelType, Normalization, Sentencepiece, SequenceConfig, SubwordTrainer,
     Tokenizer,
 };
 use clap::{Args, Subcommand, ValueEnum};
+
+use crate::flags::BadLinesArgs;
+use crate::run::RejectSink;
+
+/// What `--bad-lines` says in `bitext tokenize train --help`.
+const TRAIN_BAD_LINES: &str = "A line of an --input that is not UTF-8: `error` stops, naming the \
+    file, line and reason; `skip` leaves it out of the training text, writes it to --rejects \
+    (each reason naming its file) and counts it on standard error";
+
+/// What `--bad-lines` says in `bitext tokenize encode --help` and `decode --help`.
+const CODE_BAD_LINES: &str = "An input line that is not UTF-8 (with `encode --empty error`, also \
+    an empty line): `error` stops, naming the file, line and reason; `skip` leaves it out, writes \
+    it to --rejects (each reason naming its file) and counts it on standard error. The output \
+    then has one line per line kept, in order: the rejects file's line numbers say which lines \
+    have no output line";
 
 /// Tokenization subcommands.
 #[derive(Debug, Subcommand)]
@@ -53,6 +71,7 @@ enum NormalizationArg {
 
 /// Arguments of `bitext tokenize train`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(TRAIN_BAD_LINES)))]
 pub(crate) struct TrainArgs {
     /// Training text, one sentence per line; repeat for each language (joint model).
     #[arg(long, value_name = "FILE", required = true)]
@@ -110,6 +129,8 @@ pub(crate) struct TrainArgs {
     #[arg(long)]
     verbose: bool,
     #[command(flatten)]
+    bad: BadLinesArgs,
+    #[command(flatten)]
     pub(crate) quiet: crate::flags::Quiet,
 }
 
@@ -141,10 +162,13 @@ struct Io {
     /// Output file, written atomically (default: standard output).
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    bad: BadLinesArgs,
 }
 
 /// Arguments of `bitext tokenize encode`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(CODE_BAD_LINES)))]
 pub(crate) struct EncodeArgs {
     #[command(flatten)]
     io: Io,
@@ -169,6 +193,7 @@ pub(crate) struct EncodeArgs {
 
 /// Arguments of `bitext tokenize decode`.
 #[derive(Debug, Args)]
+#[command(mut_arg(BadLinesArgs::HELP_ID, |a| a.help(CODE_BAD_LINES)))]
 pub(crate) struct DecodeArgs {
     #[command(flatten)]
     io: Io,
@@ -217,8 +242,24 @@ fn train(a: TrainArgs) -> Result<()> {
         .byte_fallback(a.byte_fallback)
         .seed(a.seed)
         .threads(a.threads)
-        .verbose(a.verbose)
-        .train_files(&a.input)?;
+        .verbose(a.verbose);
+    let mut rejects = RejectSink::new(&a.bad)?;
+    let trained = if rejects.bad_lines() == BadLines::Error {
+        trained.train_files(&a.input)?
+    } else {
+        // Empty lines are kept: the trainer skips them with --skip-empty, or names them.
+        let mut corpora = Vec::with_capacity(a.input.len());
+        for p in &a.input {
+            let name = bitext_core::io::stream::input_name(p).display().to_string();
+            let (lines, rejected) = read_lines_skipping(p, EmptyLines::Keep, BadLines::Skip)?;
+            rejects.add_named(p, rejected)?;
+            corpora.push((name, lines));
+        }
+        let named: Vec<(&str, &[String])> =
+            corpora.iter().map(|(n, l)| (n.as_str(), &l[..])).collect();
+        trained.train_corpora(&named)?
+    };
+    rejects.finish_inputs()?;
     trained.save(&a.model)?;
     eprint!("{}", trained.report());
     if !a.quiet.quiet {
@@ -230,19 +271,25 @@ fn train(a: TrainArgs) -> Result<()> {
 /// Lines per batch: encoded on all cores, written in order.
 const BATCH: usize = 4096;
 
-/// Reads lines of the inputs (or stdin) in batches, keeping each line's file and number.
-struct Lines {
+/// Reads lines of the inputs (or stdin) in batches, keeping each line's file and number; a
+/// line that cannot be read is an error or goes to `rejects`, by its policy.
+struct Lines<'a> {
     inputs: Vec<PathBuf>,
     next_input: usize,
     reader: Option<(String, Box<dyn BufRead>, usize)>,
+    rejects: &'a mut RejectSink,
+    /// An empty (or blank) line cannot be read (`encode --empty error`).
+    empty_is_bad: bool,
 }
 
-impl Lines {
-    fn new(inputs: &[PathBuf]) -> Self {
+impl<'a> Lines<'a> {
+    fn new(inputs: &[PathBuf], rejects: &'a mut RejectSink, empty_is_bad: bool) -> Self {
         Self {
             inputs: inputs.to_vec(),
             next_input: 0,
             reader: None,
+            rejects,
+            empty_is_bad,
         }
     }
 
@@ -278,13 +325,24 @@ impl Lines {
             if buf.last() == Some(&b'\n') {
                 buf.pop();
             }
-            let text = String::from_utf8(std::mem::take(&mut buf)).map_err(|e| {
-                anyhow::anyhow!(
-                    "{file}:{line}: invalid UTF-8 at byte {} of the line",
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
-            out.push((*line, text));
+            let bad = match String::from_utf8(std::mem::take(&mut buf)) {
+                Ok(text) if self.empty_is_bad && text.trim().is_empty() => {
+                    ("empty line".into(), text)
+                }
+                Ok(text) => {
+                    out.push((*line, text));
+                    continue;
+                }
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                    (format!("invalid UTF-8 at byte {at} of the line"), text)
+                }
+            };
+            let (why, text) = bad;
+            let e = bitext_core::Error::parse(Path::new(file), Location::Line(*line), why);
+            let skipped = Rejected::of(self.rejects.bad_lines(), e, &text)?;
+            self.rejects.add_named(Path::new(file), vec![skipped])?;
         }
         Ok(!out.is_empty())
     }
@@ -360,16 +418,12 @@ fn encode(a: &EncodeArgs) -> Result<()> {
         max_len: a.max_len,
     };
     let spm = Sentencepiece::open(&a.io.model)?.with_sequence(seq)?;
+    let mut rejects = RejectSink::new(&a.io.bad)?;
     let mut out = Output::new(a.io.output.as_deref())?;
-    let mut lines = Lines::new(&a.io.input);
+    let mut lines = Lines::new(&a.io.input, &mut rejects, a.empty == Empty::Error);
     let (mut batch, mut name) = (Vec::new(), String::new());
     let mut text = String::new();
     while lines.batch(&mut batch, &mut name)? {
-        if a.empty == Empty::Error
-            && let Some((line, _)) = batch.iter().find(|(_, t)| t.trim().is_empty())
-        {
-            bail!("{name}:{line}: empty line");
-        }
         let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
         text.clear();
         match a.output_format {
@@ -400,7 +454,8 @@ fn encode(a: &EncodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))?;
+    rejects.finish_inputs()
 }
 
 /// Append the pieces separated by single spaces, then a newline.
@@ -416,8 +471,9 @@ fn join(out: &mut String, pieces: &[String]) {
 
 fn decode(a: &DecodeArgs) -> Result<()> {
     let spm = Sentencepiece::open(&a.io.model)?;
+    let mut rejects = RejectSink::new(&a.io.bad)?;
     let mut out = Output::new(a.io.output.as_deref())?;
-    let mut lines = Lines::new(&a.io.input);
+    let mut lines = Lines::new(&a.io.input, &mut rejects, false);
     let (mut batch, mut name) = (Vec::new(), String::new());
     let mut text = String::new();
     while lines.batch(&mut batch, &mut name)? {
@@ -445,5 +501,6 @@ fn decode(a: &DecodeArgs) -> Result<()> {
             .write_all(text.as_bytes())
             .context("writing the output")?;
     }
-    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))
+    out.finish(a.io.output.as_deref().filter(|_| !a.quiet.quiet))?;
+    rejects.finish_inputs()
 }

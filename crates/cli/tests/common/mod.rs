@@ -536,3 +536,53 @@ pub fn toy_lid(dir: &Path) -> std::path::PathBuf {
     }
     write(dir, "toy.bin", m.to_bin())
 }
+
+/// `--bad-lines skip --rejects REJECTS`, for a command that has `-q` already.
+pub fn skipping(rejects: &Path) -> [&str; 4] {
+    [
+        "--bad-lines",
+        "skip",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ]
+}
+
+/// `--bad-lines skip -q --rejects REJECTS`.
+pub fn skip(rejects: &Path) -> [&str; 5] {
+    [
+        "--bad-lines",
+        "skip",
+        "-q",
+        "--rejects",
+        rejects.to_str().unwrap(),
+    ]
+}
+
+/// A small word-alignment model trained in `dir` on a toy corpus (an encoder too).
+#[cfg(feature = "neural")]
+pub fn aligner(dir: &Path) -> std::path::PathBuf {
+    let (_corpus, src, tgt, _) = toy_corpus(24, 3, 6);
+    let model = dir.join("aligner");
+    let quick = [
+        "--preset",
+        "small",
+        "--per-kind",
+        "8",
+        "--min-count",
+        "1",
+        "--epochs",
+        "1",
+    ];
+    let mut train = cli![
+        "train",
+        "aligner",
+        "-q",
+        "-o",
+        &model,
+        "--src-text",
+        &src,
+        "--tgt-text"
+    ];
+    succeed(train.arg(&tgt).args(quick));
+    model
+}
