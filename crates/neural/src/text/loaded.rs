@@ -159,8 +159,8 @@ impl<M: TextNetwork> TextModel<M> {
     /// order; a sentence with no token follows [`TextModel::with_no_known_word`].
     ///
     /// # Errors
-    /// [`bitext_encode::Error::NoToken`] (as [`Error::Encoder`]) for the first sentence without
-    /// tokens, unless the policy gives it a zero row; tokenizer errors.
+    /// [`bitext_encode::Error::NoToken`] (as [`crate::Error::Encoder`]) for the first sentence
+    /// without tokens, unless the policy gives it a zero row; tokenizer errors.
     pub fn vectors(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         let ids = self.text.tokenizer(side).encode_batch_ids(sentences)?;
         let dim = self.model.vector_dim();
