@@ -71,9 +71,9 @@ pub(crate) struct CleanArgs {
     #[arg(long, value_enum, value_name = "KEY")]
     dedup: Option<DedupArg>,
     /// Score each kept pair by the cosine of this encoder's vectors of its sides (`bow:FILE`,
-    /// `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`; a bag of words
-    /// wants `"no_known_word": "zero"` for crawl lines without a known word): the score is
-    /// appended to each kept line.
+    /// `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`; with
+    /// `"no_known_word": "zero"` in it, a crawl line with nothing to encode scores −1, the
+    /// lowest, instead of stopping the run): the score is appended to each kept line.
     #[arg(long, value_name = "SPEC")]
     encoder: Option<bitext_encode::EncoderSpec>,
     /// With --encoder: remove the pairs scoring below X (step `score`, rule `min_score`).
