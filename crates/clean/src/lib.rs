@@ -19,4 +19,6 @@ pub use pipeline::{
 };
 
 pub use rules::{Repeats, Rule, Rules, Side, Verdict};
-pub use text::{Kinds, Script, fold, has_markup, key, links, numbers, script, scripts_of};
+pub use text::{
+    Kinds, Script, fold, has_markup, judged_sides, key, links, numbers, script, scripts_of,
+};

@@ -1,8 +1,29 @@
 //! What the rules read of a side: its folded form (the key of near-duplicates and of
 //! untranslated pairs), its numbers, its links, the kinds of its characters and their scripts.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHasher;
 use std::hash::Hasher;
+
+/// A pair's sides as the cleaning steps judge them: with `unescape_html`, HTML entities decoded
+/// (`&quot;` → `"`, text escaped as Moses escapes it; `bitext_tokenize::unescape_html`), else
+/// as they are. `bitext clean` writes the lines themselves, never these.
+#[must_use]
+pub fn judged_sides<'a>(
+    src: &'a str,
+    tgt: &'a str,
+    unescape_html: bool,
+) -> (Cow<'a, str>, Cow<'a, str>) {
+    if unescape_html {
+        (
+            bitext_tokenize::unescape_html(src),
+            bitext_tokenize::unescape_html(tgt),
+        )
+    } else {
+        (Cow::Borrowed(src), Cow::Borrowed(tgt))
+    }
+}
 
 /// `text` folded as bifixer's aggressive deduplication folds it: lower case, and only letters
 /// kept (punctuation, symbols, spaces and digits dropped), so that two lines differing only in

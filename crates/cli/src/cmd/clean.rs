@@ -12,7 +12,6 @@ use bitext_core::io::AtomicFile;
 use bitext_core::io::text::EmptyLines;
 use bitext_core::io::tsv::{BitextRecord, BitextTsvReader};
 use bitext_shard::{kept_line, removed_line};
-use bitext_tokenize::unescape_html;
 use clap::{Args, ValueEnum};
 
 use crate::flags::{BadLinesArgs, Quiet};
@@ -152,11 +151,7 @@ fn rule_name(name: &str) -> Result<Rule, String> {
 impl CleanArgs {
     /// The two sides as the steps judge them (entities decoded with --unescape-html).
     fn sides<'r>(&self, rec: &'r BitextRecord) -> (Cow<'r, str>, Cow<'r, str>) {
-        if self.unescape_html {
-            (unescape_html(&rec.src), unescape_html(&rec.tgt))
-        } else {
-            (Cow::Borrowed(&rec.src), Cow::Borrowed(&rec.tgt))
-        }
+        bitext_clean::judged_sides(&rec.src, &rec.tgt, self.unescape_html)
     }
 
     /// The recipe of the flags (`bitext --recipe FILE` reads them from JSON, as for every

@@ -2,6 +2,7 @@
 //! what each holds): `count`, `repeats`, `judge`, `dedup`, and the writers with the lines as
 //! single-process `bitext clean` writes them ([`kept_line`], [`removed_line`]).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -15,16 +16,9 @@ use crate::arrays::{self, Array};
 use crate::error::{Error, Result};
 use crate::run::RunOptions;
 
-/// The two sides of a record as the cleaning steps read them (entities decoded when asked).
-fn sides(plan: &CleanPlan, rec: &BitextRecord) -> (String, String) {
-    if plan.recipe.unescape_html {
-        (
-            bitext_tokenize::unescape_html(&rec.src).into_owned(),
-            bitext_tokenize::unescape_html(&rec.tgt).into_owned(),
-        )
-    } else {
-        (rec.src.clone(), rec.tgt.clone())
-    }
+/// The two sides of a record as the cleaning steps judge them.
+fn sides<'r>(plan: &CleanPlan, rec: &'r BitextRecord) -> (Cow<'r, str>, Cow<'r, str>) {
+    bitext_clean::judged_sides(&rec.src, &rec.tgt, plan.recipe.unescape_html)
 }
 
 /// The error of shard `s` of the input.
@@ -147,7 +141,7 @@ pub(super) fn judge(
                 verdicts.push(0);
                 keys.push(key.unwrap_or(0));
                 if encoder.is_some() {
-                    batch.push((scores.len(), src, tgt));
+                    batch.push((scores.len(), src.into_owned(), tgt.into_owned()));
                 }
             }
         }
