@@ -379,6 +379,20 @@ pub(crate) fn sentences_for_rows(
     Ok(Some(s))
 }
 
+/// A count of work done with no total known ahead (a stream), on stderr like
+/// [`progress_bar`], or hidden when `quiet`.
+pub(crate) fn progress_count(message: &'static str, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let style =
+        ProgressStyle::with_template("{msg:>24} [{elapsed_precise}] {human_pos} ({per_sec})")
+            .expect("valid template");
+    ProgressBar::no_length()
+        .with_style(style)
+        .with_message(message)
+}
+
 /// A progress bar on stderr (drawn only on a terminal), or a hidden one when `quiet`.
 pub(crate) fn progress_bar(total: usize, message: &'static str, quiet: bool) -> ProgressBar {
     if quiet {

@@ -261,13 +261,22 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
     if (cleaner.needs_counts() || best_pass) && bitext_core::io::is_stdio(&a.input) {
         bitext_core::io::stream::hold_stdin()?;
     }
+    // Pairs in the input, when a first pass counts them: the progress bar's total.
+    let mut pairs = None;
     if cleaner.needs_counts() {
+        let mut n = 0;
         for rec in open()? {
             let rec = rec?;
             let (src, tgt) = a.sides(&rec);
             cleaner.count(&src, &tgt);
+            n += 1;
         }
+        pairs = Some(n);
     }
+    let bar = match pairs {
+        Some(n) => crate::input::progress_bar(n, "cleaning", a.quiet.quiet),
+        None => crate::input::progress_count("cleaning", a.quiet.quiet),
+    };
     let mut kept = AtomicFile::create_text(&a.output)?;
     let mut removed = a
         .removed
@@ -307,10 +316,12 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         batch.push((rec, removal, score));
         if batch.len() >= a.batch.max(1) {
             a.flush(&mut batch, scorer.as_ref(), &mut out)?;
+            bar.set_position(out.report.read as u64);
         }
         rejects.add(&reader.take_rejected())?;
     }
     a.flush(&mut batch, scorer.as_ref(), &mut out)?;
+    bar.finish_and_clear();
     rejects.add(&reader.take_rejected())?;
     if report.read == 0 {
         bail!("{}: no sentence pairs", a.input.display());
