@@ -41,6 +41,9 @@ pub enum Error {
     /// A scorer that failed on a batch.
     #[error(transparent)]
     Similarity(#[from] bitext_similarity::Error),
+    /// A pair classifier that does not load.
+    #[error(transparent)]
+    Classify(#[from] bitext_classify::Error),
     /// A neural model that does not load.
     #[cfg(feature = "neural")]
     #[error(transparent)]
@@ -64,7 +67,7 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Builds the scorer of each batch of (source, target) sentences.
-pub type BatchScorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>>>;
+pub type BatchScorers = Box<dyn Fn(&[&str], &[&str]) -> Result<Box<dyn PairScorer>> + Send + Sync>;
 
 /// The sentence encoder of `spec`: a bag of words (its IDF counted over `idf_reference` when the
 /// spec names no corpus), a trained neural model, or a pretrained ONNX graph.
@@ -123,6 +126,52 @@ pub fn encoder_scorers(encoder: Box<dyn SentenceEncoder>) -> BatchScorers {
             encoder.encode(Side::Source, src)?,
             encoder.encode(Side::Target, tgt)?,
         )?) as Box<dyn PairScorer>)
+    })
+}
+
+/// What builds a pair classifier's features that `bitext-classify` cannot build itself: the
+/// scorers of [`batch_scorers`] (neural models included; an EMD must name its IDF files) and
+/// the encoders of [`encoder`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClassifierBackends;
+
+impl bitext_classify::Backends for ClassifierBackends {
+    fn scorers(
+        &self,
+        spec: &ScorerSpec,
+    ) -> std::result::Result<bitext_classify::BatchScorers, String> {
+        let built = batch_scorers(spec, || {
+            Err::<(Vec<String>, Vec<String>), Error>(Error::Mine(bitext_mine::Error::Invalid(
+                "a classifier's EMD names its IDF files".into(),
+            )))
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(Box::new(move |s, t| built(s, t).map_err(|e| e.to_string())))
+    }
+
+    fn encoder(&self, spec: &EncoderSpec) -> std::result::Result<Box<dyn SentenceEncoder>, String> {
+        encoder(spec, None::<&[&str]>).map_err(|e| e.to_string())
+    }
+}
+
+/// The pair classifier saved in `dir` (`bitext train classifier`), its features built here.
+///
+/// # Errors
+/// As `bitext_classify::Classifier::load`.
+pub fn classifier(dir: &std::path::Path) -> Result<bitext_classify::Classifier> {
+    Ok(bitext_classify::Classifier::load(dir, &ClassifierBackends)?)
+}
+
+/// The scorer of each batch for a classifier: its score of each pair, in `[0, 1]`.
+#[must_use]
+pub fn classifier_scorers(classifier: std::sync::Arc<bitext_classify::Classifier>) -> BatchScorers {
+    Box::new(move |src: &[&str], tgt: &[&str]| {
+        let own = |v: &[&str]| v.iter().map(|s| (*s).to_string()).collect();
+        Ok(Box::new(bitext_classify::ClassifierScorer::new(
+            std::sync::Arc::clone(&classifier),
+            own(src),
+            own(tgt),
+        )) as Box<dyn PairScorer>)
     })
 }
 

@@ -16,6 +16,7 @@
 //! | [`lexical`] | `bitext-lexical` | IBM Model 1, Levenshtein, length ratio (lexical baselines) |
 //! | [`mine`] | `bitext-mine` | the mining recipe, retrieval strategies, filtering, extraction |
 //! | [`eval`] | `bitext-eval` | BUCC F1, alignment recovery, PR curves, calibration, word translation |
+//! | [`classify`] | `bitext-classify` | a pair classifier over every scorer's features, trained from clean pairs, calibrated |
 //! | [`shard`] | `bitext-shard` | sharded, resumable mining: plans and their steps |
 //! | `neural` (feature `neural`) | `bitext-neural` | burn models: siamese BiGRU, shared-decoder autoencoder, word-alignment BiLSTM, MLP similarity, training loop |
 //! | `onnx` (feature `onnx`) | `bitext-onnx` | pretrained encoders as ONNX graphs, run by ONNX Runtime |
@@ -29,6 +30,7 @@
 
 pub mod build;
 
+pub use bitext_classify as classify;
 pub use bitext_clean as clean;
 pub use bitext_core as core;
 pub use bitext_encode as encode;

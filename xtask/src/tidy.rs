@@ -38,11 +38,13 @@ const RANKS: &[(&str, u32)] = &[
     // dev-dependency of integration tests only (`testkit_is_only_used_by_integration_tests`).
     ("bitext-testkit", 6),
     ("bitext-eval", 7),
+    // The pair classifier: features from every scorer, calibrated by eval's calibration.
+    ("bitext-classify", 8),
     // Sharded mining: steps over the mining recipe (its own stage after mine).
-    ("bitext-shard", 7),
-    ("bitext-cli", 8),
+    ("bitext-shard", 9),
+    ("bitext-cli", 10),
     // The Python extension module (the `bitext` wheel): a binary beside the CLI.
-    ("bitext-python", 8),
+    ("bitext-python", 10),
 ];
 
 /// The crates that build a binary for users (the `bitext` command, the Python extension

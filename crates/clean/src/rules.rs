@@ -302,6 +302,21 @@ impl Rules {
         self.judge_folded(&Folded::new(src, tgt), repeats)
     }
 
+    /// Whether `(src, tgt)` fails `rule`, on or off, and what the rule saw (`repeats`: the
+    /// corpus' counts; without them the boilerplate rule passes): one flag of a pair
+    /// classifier's features, where [`Rules::judge`] stops at the first rule that fails.
+    #[must_use]
+    pub fn check_rule(
+        &self,
+        rule: Rule,
+        src: &str,
+        tgt: &str,
+        repeats: Option<&Repeats>,
+    ) -> Option<Verdict> {
+        self.reason(rule, &Folded::new(src, tgt), repeats)
+            .map(|reason| Verdict { rule, reason })
+    }
+
     /// [`Rules::judge`] of a pair whose folded sides the caller reads too.
     pub(crate) fn judge_folded(
         &self,

@@ -6,7 +6,7 @@ use anyhow::Result;
 use bitext_encode::{EncoderSpec, ModelSpec, SentenceEncoder};
 use bitext_mine::ScorerSpec;
 
-pub(crate) use bitext::build::BatchScorers;
+pub(crate) use bitext::build::{BatchScorers, ClassifierBackends};
 
 /// Tune the process for a neural model when `model` is one (a no-op otherwise, and in a build
 /// without the models, whose builder says what is missing).
@@ -38,6 +38,21 @@ pub(crate) fn encoder<S: AsRef<str>>(
 ) -> Result<Box<dyn SentenceEncoder>> {
     before(spec.as_model());
     bitext::build::encoder(spec, idf_reference).map_err(said)
+}
+
+/// The pair classifier saved in `dir` (`bitext train classifier`), shared by the batches it
+/// scores.
+pub(crate) fn classifier(
+    dir: &std::path::Path,
+) -> Result<std::sync::Arc<bitext_classify::Classifier>> {
+    let c = bitext::build::classifier(dir).map_err(said)?;
+    before(
+        c.description()
+            .features
+            .iter()
+            .find_map(|f| f.neural_model()),
+    );
+    Ok(std::sync::Arc::new(c))
 }
 
 /// The scorer of each batch of sentence pairs for a spec that scores sentences

@@ -442,8 +442,8 @@ pub(crate) struct CalibrationArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) calibration: Option<PathBuf>,
     /// Keep only pairs whose score reaches the threshold that gave this precision on the
-    /// calibration sample (needs --calibration).
-    #[arg(long, value_name = "P", requires = "calibration")]
+    /// calibration sample (needs --calibration, or a --classifier, which holds its own).
+    #[arg(long, value_name = "P")]
     pub(crate) min_precision: Option<f64>,
 }
 
@@ -452,7 +452,35 @@ impl CalibrationArgs {
     pub(crate) fn load(
         &self,
     ) -> Result<(Option<bitext_eval::calibration::Calibration>, Option<f64>)> {
+        self.load_with(None)
+    }
+
+    /// [`CalibrationArgs::load`] for a command that may score with a pair classifier, whose
+    /// own calibration then gives the probability and the threshold.
+    pub(crate) fn load_with(
+        &self,
+        classifier: Option<&bitext_classify::Classifier>,
+    ) -> Result<(Option<bitext_eval::calibration::Calibration>, Option<f64>)> {
+        if let Some(c) = classifier {
+            if self.calibration.is_some() {
+                bail!(
+                    "--calibration: the classifier in {} holds its own calibration",
+                    c.dir().display()
+                );
+            }
+            let min =
+                match self.min_precision {
+                    Some(p) => Some(c.min_score(p).with_context(|| {
+                        format!("--min-precision {p} with {}", c.dir().display())
+                    })?),
+                    None => None,
+                };
+            return Ok((Some(c.calibration().clone()), min));
+        }
         let Some(path) = &self.calibration else {
+            if self.min_precision.is_some() {
+                bail!("--min-precision needs --calibration FILE (or --classifier DIR)");
+            }
             return Ok((None, None));
         };
         let cal = bitext_eval::calibration::Calibration::load(path)?;

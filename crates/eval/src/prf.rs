@@ -123,6 +123,51 @@ pub fn pr_curve(scored: &[(f64, bool)], relevant: usize) -> Result<Vec<PrPoint>>
     Ok(out)
 }
 
+/// Average precision of a scored list: the area under its precision-recall curve as a step
+/// function, `Σ (R_i − R_{i−1}) · P_i` over [`pr_curve`]'s points (items of equal score enter
+/// together); 0 when nothing is relevant.
+///
+/// ```
+/// let scored = [(0.9, true), (0.8, false), (0.7, true), (0.1, false)];
+/// let ap = bitext_eval::prf::average_precision(&scored, 2).unwrap();
+/// assert!((ap - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+/// ```
+///
+/// # Errors
+/// As [`pr_curve`].
+pub fn average_precision(scored: &[(f64, bool)], relevant: usize) -> Result<f64> {
+    let curve = pr_curve(scored, relevant)?;
+    if relevant == 0 {
+        return Ok(0.0);
+    }
+    let mut ap = 0.0;
+    let mut recall = 0.0;
+    for p in &curve {
+        ap += (p.prf.recall - recall) * p.prf.precision;
+        recall = p.prf.recall;
+    }
+    Ok(ap)
+}
+
+/// Precision, recall and F1 of the `k` best-scored items (ties at the cut broken by position:
+/// the earlier item first), as "the best lines up to the parallel count" reads.
+///
+/// # Errors
+/// [`Error::NonFiniteScore`]; [`Error::Invalid`] when `k` exceeds the list.
+pub fn prf_top(scored: &[(f64, bool)], relevant: usize, k: usize) -> Result<Prf> {
+    check_scores(scored)?;
+    if k > scored.len() {
+        return Err(Error::Invalid(format!(
+            "cannot keep {k} of {} items",
+            scored.len()
+        )));
+    }
+    let mut order: Vec<usize> = (0..scored.len()).collect();
+    order.sort_by(|&a, &b| scored[b].0.total_cmp(&scored[a].0).then(a.cmp(&b)));
+    let tp = order[..k].iter().filter(|&&i| scored[i].1).count();
+    Ok(Prf::from_counts(tp, k, relevant))
+}
+
 /// Precision, recall and F1 when keeping the items with `score >= threshold`.
 ///
 /// # Errors

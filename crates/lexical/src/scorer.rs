@@ -87,13 +87,23 @@ impl PairScorer for Ibm1Scorer {
     }
 
     fn score_batch(&self, pairs: &[(usize, usize)]) -> bitext_similarity::Result<Vec<f64>> {
-        let fwd = self.side(pairs, Direction::SrcToTgt);
-        let bwd = self.side(pairs, Direction::TgtToSrc);
+        let (fwd, bwd) = self.directions(pairs);
         Ok(fwd.iter().zip(bwd).map(|(a, b)| a + b).collect())
     }
 }
 
 impl Ibm1Scorer {
+    /// The two parts of the scores of `pairs`: the target given the source, and the source
+    /// given the target (each length-normalised; the score is their sum). Indices must be in
+    /// range ([`PairScorer::score`] checks them).
+    #[must_use]
+    pub fn directions(&self, pairs: &[(usize, usize)]) -> (Vec<f64>, Vec<f64>) {
+        (
+            self.side(pairs, Direction::SrcToTgt),
+            self.side(pairs, Direction::TgtToSrc),
+        )
+    }
+
     /// One direction's part of the scores of `pairs`. Pairs are grouped by the sentence
     /// given; a sentence given in at least [`DENSE_MIN`] pairs has its probabilities for every
     /// word computed at once ([`crate::ibm1::Explainer`]), the others look each one up. Both

@@ -49,7 +49,9 @@ struct Kept {
     note: String,
 }
 
-pub(super) fn run(ctx: &Ctx) -> Result<String> {
+/// The labelled noisy crawl (seed [`SEED`]): newstest's pairs, HTML entities decoded, and the
+/// noise of `bitext_eval::crawl`, French Tatoeba sentences as the wrong language.
+pub(super) fn crawl_lines(ctx: &Ctx) -> Result<Vec<CrawlLine>> {
     let (de, en) = ctx.parallel("dev/newstest-dev.en-de", ("de", "en"), EmptyLines::Reject)?;
     // newstest is Moses-escaped (`&quot;`, `&apos;`): a crawl's parallel text is not.
     let plain = |s: String| bitext::tokenize::unescape_html(&s).into_owned();
@@ -62,7 +64,16 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         ctx.path("dev/tatoeba/tatoeba.fra-eng.fra"),
         EmptyLines::Reject,
     )?;
-    let lines = noisy_crawl(&pairs, &fr, &CrawlConfig::default(), &mut Rng::seed(SEED))?;
+    Ok(noisy_crawl(
+        &pairs,
+        &fr,
+        &CrawlConfig::default(),
+        &mut Rng::seed(SEED),
+    )?)
+}
+
+pub(super) fn run(ctx: &Ctx) -> Result<String> {
+    let lines = crawl_lines(ctx)?;
     let crawl = work_dir().join("crawl.de-en.tsv");
     std::fs::create_dir_all(work_dir())?;
     let mut out = AtomicFile::create_text(&crawl)?;
@@ -213,7 +224,7 @@ fn cosines(ctx: &Ctx, lines: &[CrawlLine]) -> Result<Vec<f64>> {
 }
 
 /// fastText's `lid.176.ftz`: `$BITEXT_LID_MODEL`, else `~/.cache/bitext/lid/lid.176.ftz`.
-fn lid_model() -> Option<Arc<dyn LanguageIdentifier>> {
+pub(super) fn lid_model() -> Option<Arc<dyn LanguageIdentifier>> {
     let path = bitext::lid::default_model_path()?;
     match FastText::open(&path) {
         Ok(m) => Some(Arc::new(m)),

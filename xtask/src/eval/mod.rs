@@ -9,6 +9,7 @@ mod aligner_fix;
 mod autoencoder;
 mod bucc_bow;
 mod calibrate;
+mod classifier;
 mod clean;
 mod data;
 mod distill;
@@ -89,6 +90,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "clean",
         "cleaning a labelled noisy crawl (newstest de-en + noise): the recipe, the bag-of-words cosine, bicleaner-hardrules and opusfilter",
         clean::run,
+    ),
+    (
+        "classifier",
+        "a pair classifier trained from clean WMT pairs alone, on the labelled noisy crawl: against each scorer and their sum, per noise kind; calibration; speed",
+        classifier::run,
     ),
     (
         "word",

@@ -75,13 +75,14 @@ pub(crate) struct CleanArgs {
     /// lowest, instead of stopping the run): the score is appended to each kept line.
     #[arg(long, value_name = "SPEC")]
     encoder: Option<bitext_encode::EncoderSpec>,
-    /// With --encoder: remove the pairs scoring below X (step `score`, rule `min_score`).
-    #[arg(
-        long,
-        value_name = "X",
-        requires = "encoder",
-        allow_negative_numbers = true
-    )]
+    /// Score each kept pair with a pair classifier (`bitext train classifier`) instead of an
+    /// encoder: its score in [0, 1] and its calibrated P(parallel) are appended to each kept
+    /// line (--min-precision reads its calibration).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["encoder", "calibration"])]
+    classifier: Option<PathBuf>,
+    /// With --encoder or --classifier: remove the pairs scoring below X (step `score`, rule
+    /// `min_score`).
+    #[arg(long, value_name = "X", allow_negative_numbers = true)]
     min_score: Option<f64>,
     /// Pairs scored at a time with --encoder.
     #[arg(long, value_name = "N", default_value_t = 2048)]
@@ -201,9 +202,20 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         a.plot.as_deref(),
     ])?;
     let (src_col, tgt_col) = a.cols.zero_based()?;
-    let (cal, from_precision) = a.calibration.load()?;
-    if cal.is_some() && a.encoder.is_none() {
+    let classifier = a
+        .classifier
+        .as_deref()
+        .map(crate::build::classifier)
+        .transpose()?;
+    let (cal, from_precision) = a.calibration.load_with(classifier.as_deref())?;
+    if cal.is_some() && a.encoder.is_none() && classifier.is_none() {
         bail!("--calibration gives the probability of the encoder's score: give --encoder");
+    }
+    if a.min_score.is_some() && a.encoder.is_none() && classifier.is_none() {
+        bail!("--min-score thresholds a score: give --encoder or --classifier");
+    }
+    if classifier.is_some() && a.sharded.shards.is_some() {
+        bail!("--classifier cleans in one process: leave out --shards");
     }
     if a.min_score.is_some_and(|x| !x.is_finite()) {
         bail!("--min-score must be a finite number");
@@ -246,16 +258,14 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
             .empty_fields(EmptyLines::Keep)
             .bad_lines(a.bad.bad_lines()))
     };
-    let scorer = a
-        .encoder
-        .as_ref()
-        .map(|spec| -> Result<_> {
-            Ok(crate::build::encoder_scorers(crate::build::encoder(
-                spec,
-                None::<&[&str]>,
-            )?))
-        })
-        .transpose()?;
+    let scorer = match (&a.encoder, classifier) {
+        (Some(spec), _) => Some(crate::build::encoder_scorers(crate::build::encoder(
+            spec,
+            None::<&[&str]>,
+        )?)),
+        (None, Some(c)) => Some(bitext::build::classifier_scorers(c)),
+        (None, None) => None,
+    };
     // With a scorer, near-duplicates keep their best-scored copy: a first pass finds it.
     let best_pass = scorer.is_some() && recipe.recipe.dedup != Dedup::None;
     if (cleaner.needs_counts() || best_pass) && bitext_core::io::is_stdio(&a.input) {

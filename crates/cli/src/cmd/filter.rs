@@ -98,6 +98,15 @@ pub(crate) struct FilterArgs {
         conflicts_with_all = ["scorer", "k", "index", "model", "src_vec", "tgt_vec"]
     )]
     scorer_spec: Option<ScorerSpec>,
+    /// Score with a pair classifier (`bitext train classifier`) instead: its score in [0, 1],
+    /// then its calibrated P(parallel) as a second column (--min-precision reads its
+    /// calibration).
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["scorer", "scorer_spec", "k", "index", "model", "src_vec", "tgt_vec", "encoder", "calibration"]
+    )]
+    classifier: Option<PathBuf>,
     /// Keep at most N lines (best first).
     #[arg(long, value_name = "N", conflicts_with = "budget_words")]
     budget_lines: Option<usize>,
@@ -176,11 +185,29 @@ pub(crate) fn run(a: &FilterArgs) -> Result<()> {
     let index = a.search.spec()?;
     let rejects = crate::run::RejectSink::new(&a.bad)?;
     let skip = a.bad.bad_lines() == BadLines::Skip;
-    let (cal, min) = a.calibration.load()?;
+    let classifier = a
+        .classifier
+        .as_deref()
+        .map(crate::build::classifier)
+        .transpose()?;
+    let (cal, min) = a.calibration.load_with(classifier.as_deref())?;
     let mut filter = tsv_filter(a, cols);
     if let Some(value) = min {
         let value = a.min_score.map_or(value, |m| m.max(value));
         filter = filter.threshold(Threshold::AtLeast { value });
+    }
+    if let Some(c) = classifier {
+        if a.sharded.shards.is_some() || a.embeddings.get().is_some() {
+            bail!(
+                "--classifier reads the TSV's sentences in one process: leave out --shards, \
+                 --src-embeddings and --tgt-embeddings"
+            );
+        }
+        let (src, tgt) = read_reporting(a, cols, rejects)?;
+        let scorer = bitext_classify::ClassifierScorer::new(c, src, tgt);
+        let prob = |s: f64| cal.as_ref().map_or(s, |c| c.probability(s));
+        print_report(&filter.run_with(&a.input, &a.output, &scorer, Some(&prob))?);
+        return Ok(());
     }
     if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
         if skip {

@@ -44,8 +44,25 @@ pub(crate) enum ScorerKind {
 #[derive(Debug, Args)]
 pub(crate) struct ScoreArgs {
     /// The scorer (`model` when --model is given).
-    #[arg(long, value_enum, required_unless_present_any = ["model", "scorer_spec", "encoder"])]
+    #[arg(
+        long,
+        value_enum,
+        required_unless_present_any = ["model", "scorer_spec", "encoder", "classifier"]
+    )]
     scorer: Option<ScorerKind>,
+    /// Score with a pair classifier (`bitext train classifier`): its score in [0, 1], then the
+    /// calibrated probability that the pair is parallel (P(parallel)), as two columns.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["scorer", "scorer_spec", "model", "encoder", "words", "aligner_score", "calibration"]
+    )]
+    classifier: Option<PathBuf>,
+    /// With --classifier: write why each pair scores what it does, as a column before the
+    /// scores: `bias=+1.234 length_ratio=-0.012 …`, each feature's contribution to the logit
+    /// (`gate=rule_markup` first when a hard rule set the score to 0).
+    #[arg(long, requires = "classifier")]
+    explain: bool,
     /// Score each pair by the cosine of its two sentences' vectors from this encoder
     /// (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec, as `bitext embed --encoder`;
     /// source sentences through the source side, target sentences through the target side).
@@ -159,13 +176,13 @@ fn aligner_scorers(
     score: Option<AlignerScore>,
     words: bool,
 ) -> Result<(BatchScorers, Option<WordColumns>)> {
-    use std::rc::Rc;
+    use std::sync::Arc;
 
     use bitext_neural::spec::NeuralModel;
 
     let flag = if words { "--words" } else { "--aligner-score" };
     let model = match crate::build::neural_model(m)? {
-        NeuralModel::Aligner(a) => Rc::<bitext_neural::aligner::AlignerModel>::from(a),
+        NeuralModel::Aligner(a) => Arc::<bitext_neural::aligner::AlignerModel>::from(a),
         _ => bail!(
             "{flag} needs a word-alignment model (`bitext train aligner`), but {} holds a \
              model of kind {:?}",
@@ -183,7 +200,7 @@ fn aligner_scorers(
         Some(s) => s == AlignerScore::Semb,
         None => trained_head,
     };
-    let scoring = Rc::clone(&model);
+    let scoring = Arc::clone(&model);
     let scorers: BatchScorers = Box::new(move |src, tgt| Ok(scoring.scorer(src, tgt, semb)?));
     let columns = words.then(|| -> WordColumns {
         Box::new(move |src, tgt| {
@@ -223,6 +240,14 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         bail!("--batch must be at least 1");
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
+    if let Some(dir) = &a.classifier {
+        if a.sharded.shards.is_some() {
+            bail!("--classifier scores in one process: leave out --shards");
+        }
+        let classifier = crate::build::classifier(dir)?;
+        let (_, min) = a.calibration.load_with(Some(&classifier))?;
+        return score_classified(a, &classifier, (src_col, tgt_col), min);
+    }
     let (cal, min) = a.calibration.load()?;
     if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
         if a.words || a.aligner_score.is_some() {
@@ -322,6 +347,64 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     if !a.quiet.quiet {
         eprintln!(
             "scored {total} pairs in {secs:.1} s ({:.0} pairs/s)",
+            total as f64 / secs.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// `bitext score --classifier`: each pair's score and calibrated probability (and, with
+/// --explain, each feature's contribution before them).
+fn score_classified(
+    a: &ScoreArgs,
+    classifier: &bitext_classify::Classifier,
+    (src_col, tgt_col): (usize, usize),
+    min: Option<f64>,
+) -> Result<()> {
+    let start = Instant::now();
+    let mut rejects = crate::run::RejectSink::new(&a.io.bad)?;
+    let mut reader =
+        BitextTsvReader::open(&a.io.input, src_col, tgt_col)?.bad_lines(a.io.bad.bad_lines());
+    let mut writer = ScoredTsvWriter::create(&a.io.output)?;
+    if let Some(d) = a.io.decimals {
+        writer = writer.decimals(d);
+    }
+    let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.io.batch);
+    let mut total = 0usize;
+    while reader.next_batch(a.io.batch, &mut batch)? {
+        rejects.add(&reader.take_rejected())?;
+        let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
+        let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
+        let lines = || reader.batch_lines(&batch);
+        let x = classifier.features(&src, &tgt).with_context(lines)?;
+        let scores = classifier.scores_of(&x).with_context(lines)?;
+        for (i, (rec, s)) in batch.iter().zip(scores).enumerate() {
+            if min.is_some_and(|m| s < m) {
+                continue;
+            }
+            let raw = if a.explain {
+                std::borrow::Cow::Owned(format!(
+                    "{}\t{}",
+                    rec.raw,
+                    classifier.explain(&x, i).to_field()
+                ))
+            } else {
+                std::borrow::Cow::Borrowed(rec.raw.as_str())
+            };
+            writer.write_scores(&raw, &[s, classifier.probability(s)])?;
+        }
+        total += batch.len();
+    }
+    rejects.add(&reader.take_rejected())?;
+    if total == 0 {
+        bail!("{}: no sentence pairs", a.io.input.display());
+    }
+    writer.commit()?;
+    rejects.finish(&a.io.input)?;
+    let secs = start.elapsed().as_secs_f64();
+    if !a.quiet.quiet {
+        eprintln!(
+            "scored {total} pairs with the classifier in {secs:.1} s ({:.0} pairs/s)",
             total as f64 / secs.max(1e-9)
         );
     }

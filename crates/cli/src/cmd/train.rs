@@ -12,6 +12,8 @@
 //!   trained encoder, with random negatives or the worst-scored lines of a noisy corpus.
 //! - `bitext train ibm1`: IBM Model 1 in both directions (`train/ibm1.rs`; no burn, in
 //!   every build).
+//! - `bitext train classifier`: a pair classifier over every scorer's features, from clean
+//!   pairs alone (`train/classifier.rs`; no burn).
 //!
 //! The arguments parse in every build, so that `--help` and the flags are the same; the neural
 //! training (the `training` module, on burn) compiles only with the cargo feature `neural`,
@@ -29,6 +31,7 @@ use crate::flags::{Backend, Optimizer};
 
 mod aligner;
 mod autoencoder;
+mod classifier;
 mod ibm1;
 mod pairs;
 #[cfg(feature = "neural")]
@@ -61,6 +64,10 @@ pub(crate) enum TrainCommand {
     /// IBM Model 1 in both directions on a parallel TSV (lexical baseline; no neural feature
     /// needed).
     Ibm1(Box<ibm1::Ibm1Args>),
+    /// A pair classifier from clean pairs alone (synthetic negatives, features from every
+    /// scorer, logistic regression, a calibrated probability; `bitext score --classifier`);
+    /// no neural feature needed.
+    Classifier(Box<classifier::ClassifierArgs>),
 }
 
 /// Options shared by every model's training.
@@ -220,8 +227,10 @@ pub(crate) struct MlpArgs {
 /// Train the model `cmd` names.
 #[cfg(feature = "neural")]
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
-    if let TrainCommand::Ibm1(a) = cmd {
-        return ibm1::run(a);
+    match cmd {
+        TrainCommand::Ibm1(a) => return ibm1::run(a),
+        TrainCommand::Classifier(a) => return classifier::run(a),
+        _ => {}
     }
     crate::neural::start_neural_command();
     match cmd {
@@ -230,6 +239,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
         TrainCommand::Aligner(a) => aligner::training::train(a),
         TrainCommand::Mlp(a) => training::mlp(a),
         TrainCommand::Ibm1(a) => ibm1::run(a),
+        TrainCommand::Classifier(a) => classifier::run(a),
     }
 }
 
@@ -239,6 +249,7 @@ pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
 pub(crate) fn run(cmd: &TrainCommand) -> Result<()> {
     match cmd {
         TrainCommand::Ibm1(a) => ibm1::run(a),
+        TrainCommand::Classifier(a) => classifier::run(a),
         _ => Err(crate::run::neural_unavailable(
             "`bitext train siamese|autoencoder|aligner|mlp`",
         )),
