@@ -42,7 +42,8 @@ pub struct Description {
     pub features: Vec<FeatureSpec>,
     /// The fitted logistic regression.
     pub model: Logistic,
-    /// Whether a pair failing a rule flag scores 0, as bicleaner's hard rules do.
+    /// Whether the rule flags are hard rules, as bicleaner's: a pair failing one scores below
+    /// every pair that fails none ([`Classifier::scores_of`]).
     pub hard_rules: bool,
     /// How it was trained and how it did on its held-out pairs.
     pub training: TrainingReport,
@@ -82,7 +83,7 @@ pub struct TrainConfig {
     pub seed: u64,
     /// The logistic regression's options.
     pub fit: FitOptions,
-    /// Whether pairs failing a rule score 0 ([`Description::hard_rules`]).
+    /// Whether the rule flags are hard rules ([`Description::hard_rules`]).
     pub hard_rules: bool,
 }
 
@@ -119,13 +120,13 @@ pub struct Explanation {
     pub bias: f64,
     /// `(column, weight × standardised value)`, in column order.
     pub contributions: Vec<(String, f64)>,
-    /// The rule a hard rule gate applied (its score is then 0).
+    /// The hard rule the pair fails (its score is then below 0.5).
     pub gate: Option<String>,
 }
 
 impl Explanation {
     /// As one TSV field: `bias=+0.120 length_ratio=-0.031 …` (three decimals), with
-    /// `gate=rule_markup` first when a rule set the score to 0.
+    /// `gate=rule_markup` first when the pair fails a hard rule.
     #[must_use]
     pub fn to_field(&self) -> String {
         let mut parts = Vec::with_capacity(self.contributions.len() + 2);
@@ -238,8 +239,10 @@ impl Classifier {
         self.features.compute(src, tgt)
     }
 
-    /// The scores of feature rows: the logistic model's probability, 0 for a pair failing a
-    /// hard rule.
+    /// The scores of feature rows: the logistic model's probability `p`; with hard rules,
+    /// `0.5 + p / 2` for a pair that fails no rule and `p / 2` (below 0.5) for one that fails
+    /// a rule, so that the rules come first and the model orders the pairs on each side (its
+    /// calibration then finds thresholds inside either group).
     ///
     /// # Errors
     /// Columns that are not the model's.
@@ -249,10 +252,11 @@ impl Classifier {
             .into_iter()
             .enumerate()
             .map(|(i, l)| {
-                if self.gate(x, i).is_some() {
-                    0.0
-                } else {
-                    sigmoid(l)
+                let p = sigmoid(l);
+                match (self.description.hard_rules, self.gate(x, i)) {
+                    (false, _) => p,
+                    (true, Some(_)) => (0.5 * p).min(0.5 - 1e-12),
+                    (true, None) => 0.5 + 0.5 * p,
                 }
             })
             .collect())

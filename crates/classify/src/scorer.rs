@@ -11,8 +11,8 @@ use crate::model::Classifier;
 /// Pairs scored at a time.
 const BATCH: usize = 4096;
 
-/// Scores pair `(i, j)` as the classifier scores `(src[i], tgt[j])`: its probability, in
-/// `[0, 1]` (0 for a pair a hard rule removes).
+/// Scores pair `(i, j)` as the classifier scores `(src[i], tgt[j])`, in `[0, 1]`
+/// ([`Classifier::scores_of`]).
 #[derive(Debug, Clone)]
 pub struct ClassifierScorer {
     classifier: Arc<Classifier>,

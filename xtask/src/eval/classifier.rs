@@ -25,7 +25,7 @@ use bitext::eval::plot::{Chart, render};
 use bitext::eval::prf::{average_precision, prf_top};
 
 use super::Ctx;
-use super::clean::crawl_lines;
+use super::clean::{crawl_lines, kind_table, top};
 
 const SEED: u64 = 73;
 
@@ -269,42 +269,14 @@ fn per_kind(
         "Share of each kind's lines left out at the parallel count (parallel: the share lost):\n"
     )?;
     let names: Vec<String> = (0..systems.len()).map(|i| format!("s{}", i + 1)).collect();
-    writeln!(md, "| kind | lines | {} |", names.join(" | "))?;
-    writeln!(md, "|---|---|{}", "---|".repeat(systems.len()))?;
+    let all = vec![true; lines.len()];
     let kept: Vec<Vec<bool>> = systems
         .iter()
-        .map(|s| {
-            let mut order: Vec<usize> = (0..s.scores.len()).collect();
-            order.sort_by(|&a, &b| s.scores[b].total_cmp(&s.scores[a]).then(a.cmp(&b)));
-            let mut keep = vec![false; s.scores.len()];
-            for &i in order.iter().take(parallel) {
-                keep[i] = true;
-            }
-            keep
-        })
+        .map(|s| top(&s.scores, &all, parallel))
         .collect();
-    for kind in Kind::ALL {
-        let idx: Vec<usize> = (0..lines.len())
-            .filter(|&i| lines[i].kind == kind)
-            .collect();
-        if idx.is_empty() {
-            continue;
-        }
-        let rates: Vec<String> = kept
-            .iter()
-            .map(|k| {
-                let out = idx.iter().filter(|&&i| !k[i]).count();
-                format!("{:.0}%", 100.0 * out as f64 / idx.len() as f64)
-            })
-            .collect();
-        writeln!(
-            md,
-            "| {} | {} | {} |",
-            kind.name(),
-            idx.len(),
-            rates.join(" | ")
-        )?;
-    }
+    let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+    let keeps: Vec<&[bool]> = kept.iter().map(Vec::as_slice).collect();
+    kind_table(md, lines, &names_ref, &keeps)?;
     let legend: Vec<String> = systems
         .iter()
         .zip(&names)

@@ -167,30 +167,8 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         "\nShare of each kind's lines removed (parallel: the share lost):\n"
     )?;
     let short: Vec<&str> = systems.iter().map(|s| s.short.as_str()).collect();
-    writeln!(md, "| kind | lines | {} |", short.join(" | "))?;
-    writeln!(md, "|---|---|{}", "---|".repeat(systems.len()))?;
-    for kind in Kind::ALL {
-        let idx: Vec<usize> = (0..lines.len())
-            .filter(|&i| lines[i].kind == kind)
-            .collect();
-        if idx.is_empty() {
-            continue;
-        }
-        let rates: Vec<String> = systems
-            .iter()
-            .map(|s| {
-                let removed = idx.iter().filter(|&&i| !s.keep[i]).count();
-                format!("{:.0}%", 100.0 * removed as f64 / idx.len() as f64)
-            })
-            .collect();
-        writeln!(
-            md,
-            "| {} | {} | {} |",
-            kind.name(),
-            idx.len(),
-            rates.join(" | ")
-        )?;
-    }
+    let keeps: Vec<&[bool]> = systems.iter().map(|s| s.keep.as_slice()).collect();
+    kind_table(&mut md, &lines, &short, &keeps)?;
     writeln!(
         md,
         "\nIn this process, one thread: the recipe without language identification {:.0} \
@@ -205,6 +183,41 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     )?;
     md.push_str(&speed);
     Ok(md)
+}
+
+/// The table of each noise kind's share of lines each system removes (`keeps[s][i]`: whether
+/// system `s` keeps line `i`), one column per system.
+pub(super) fn kind_table(
+    md: &mut String,
+    lines: &[CrawlLine],
+    names: &[&str],
+    keeps: &[&[bool]],
+) -> Result<()> {
+    writeln!(md, "| kind | lines | {} |", names.join(" | "))?;
+    writeln!(md, "|---|---|{}", "---|".repeat(names.len()))?;
+    for kind in Kind::ALL {
+        let idx: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].kind == kind)
+            .collect();
+        if idx.is_empty() {
+            continue;
+        }
+        let rates: Vec<String> = keeps
+            .iter()
+            .map(|keep| {
+                let removed = idx.iter().filter(|&&i| !keep[i]).count();
+                format!("{:.0}%", 100.0 * removed as f64 / idx.len() as f64)
+            })
+            .collect();
+        writeln!(
+            md,
+            "| {} | {} | {} |",
+            kind.name(),
+            idx.len(),
+            rates.join(" | ")
+        )?;
+    }
+    Ok(())
 }
 
 /// The cosine of each line's two sides under the subword bag of words (TF-IDF over the
@@ -267,7 +280,7 @@ fn recipe_keep(
 }
 
 /// The `n` best-scoring lines among those `allowed` (ties in input order).
-fn top(scores: &[f64], allowed: &[bool], n: usize) -> Vec<bool> {
+pub(super) fn top(scores: &[f64], allowed: &[bool], n: usize) -> Vec<bool> {
     let mut order: Vec<usize> = (0..scores.len()).filter(|&i| allowed[i]).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     let mut keep = vec![false; scores.len()];

@@ -60,7 +60,7 @@ pub(crate) struct ScoreArgs {
     classifier: Option<PathBuf>,
     /// With --classifier: write why each pair scores what it does, as a column before the
     /// scores: `bias=+1.234 length_ratio=-0.012 …`, each feature's contribution to the logit
-    /// (`gate=rule_markup` first when a hard rule set the score to 0).
+    /// (`gate=rule_markup` first when the pair fails a hard rule: its score is then below 0.5).
     #[arg(long, requires = "classifier")]
     explain: bool,
     /// Score each pair by the cosine of its two sentences' vectors from this encoder
@@ -240,15 +240,18 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         bail!("--batch must be at least 1");
     }
     let (src_col, tgt_col) = a.io.cols.zero_based()?;
-    if let Some(dir) = &a.classifier {
-        if a.sharded.shards.is_some() {
-            bail!("--classifier scores in one process: leave out --shards");
-        }
-        let classifier = crate::build::classifier(dir)?;
-        let (_, min) = a.calibration.load_with(Some(&classifier))?;
-        return score_classified(a, &classifier, (src_col, tgt_col), min);
+    if a.explain && a.classifier.is_none() {
+        bail!("--explain explains a classifier's scores: give --classifier DIR");
     }
-    let (cal, min) = a.calibration.load()?;
+    let classifier = a
+        .classifier
+        .as_deref()
+        .map(crate::build::classifier)
+        .transpose()?;
+    if classifier.is_some() && a.sharded.shards.is_some() {
+        bail!("--classifier scores in one process: leave out --shards");
+    }
+    let (cal, min) = a.calibration.load_with(classifier.as_deref())?;
     if let (Some(shards), Some(dir)) = (a.sharded.shards, &a.sharded.work_dir) {
         if a.words || a.aligner_score.is_some() {
             bail!("--shards scores without --words or --aligner-score");
@@ -275,7 +278,10 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let (build, words) = if let Some(encoder) = &a.encoder {
+    let (build, words) = if let Some(c) = classifier {
+        let explain = a.explain.then(|| explanations(std::sync::Arc::clone(&c)));
+        (bitext::build::classifier_scorers(c), explain)
+    } else if let Some(encoder) = &a.encoder {
         (
             crate::build::encoder_scorers(crate::build::encoder(encoder, None::<&[&str]>)?),
             None,
@@ -353,60 +359,12 @@ pub(crate) fn run(a: &ScoreArgs) -> Result<()> {
     Ok(())
 }
 
-/// `bitext score --classifier`: each pair's score and calibrated probability (and, with
-/// --explain, each feature's contribution before them).
-fn score_classified(
-    a: &ScoreArgs,
-    classifier: &bitext_classify::Classifier,
-    (src_col, tgt_col): (usize, usize),
-    min: Option<f64>,
-) -> Result<()> {
-    let start = Instant::now();
-    let mut rejects = crate::run::RejectSink::new(&a.io.bad)?;
-    let mut reader =
-        BitextTsvReader::open(&a.io.input, src_col, tgt_col)?.bad_lines(a.io.bad.bad_lines());
-    let mut writer = ScoredTsvWriter::create(&a.io.output)?;
-    if let Some(d) = a.io.decimals {
-        writer = writer.decimals(d);
-    }
-    let mut batch: Vec<BitextRecord> = Vec::with_capacity(a.io.batch);
-    let mut total = 0usize;
-    while reader.next_batch(a.io.batch, &mut batch)? {
-        rejects.add(&reader.take_rejected())?;
-        let src: Vec<&str> = batch.iter().map(|r| r.src.as_str()).collect();
-        let tgt: Vec<&str> = batch.iter().map(|r| r.tgt.as_str()).collect();
-        let lines = || reader.batch_lines(&batch);
-        let x = classifier.features(&src, &tgt).with_context(lines)?;
-        let scores = classifier.scores_of(&x).with_context(lines)?;
-        for (i, (rec, s)) in batch.iter().zip(scores).enumerate() {
-            if min.is_some_and(|m| s < m) {
-                continue;
-            }
-            let raw = if a.explain {
-                std::borrow::Cow::Owned(format!(
-                    "{}\t{}",
-                    rec.raw,
-                    classifier.explain(&x, i).to_field()
-                ))
-            } else {
-                std::borrow::Cow::Borrowed(rec.raw.as_str())
-            };
-            writer.write_scores(&raw, &[s, classifier.probability(s)])?;
-        }
-        total += batch.len();
-    }
-    rejects.add(&reader.take_rejected())?;
-    if total == 0 {
-        bail!("{}: no sentence pairs", a.io.input.display());
-    }
-    writer.commit()?;
-    rejects.finish(&a.io.input)?;
-    let secs = start.elapsed().as_secs_f64();
-    if !a.quiet.quiet {
-        eprintln!(
-            "scored {total} pairs with the classifier in {secs:.1} s ({:.0} pairs/s)",
-            total as f64 / secs.max(1e-9)
-        );
-    }
-    Ok(())
+/// The --explain column of a classifier: each feature's contribution to each pair's logit.
+fn explanations(c: std::sync::Arc<bitext_classify::Classifier>) -> WordColumns {
+    Box::new(move |src, tgt| {
+        let x = c.features(src, tgt)?;
+        Ok((0..src.len())
+            .map(|i| c.explain(&x, i).to_field())
+            .collect())
+    })
 }

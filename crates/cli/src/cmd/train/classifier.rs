@@ -68,8 +68,8 @@ pub(crate) struct ClassifierArgs {
     /// and anything else (`0`, a noise kind) for one that is not.
     #[arg(long, value_name = "FILE")]
     labelled: Option<PathBuf>,
-    /// Score pairs that fail a rule as they come instead of 0 (bicleaner's hard rules are on by
-    /// default).
+    /// Treat the rule flags as features only; by default they are hard rules, as bicleaner's:
+    /// a pair that fails one scores below 0.5, under every pair that fails none.
     #[arg(long)]
     no_hard_rules: bool,
     /// L2 penalty of the logistic regression, per training pair.
@@ -241,10 +241,11 @@ pub(crate) fn run(a: &ClassifierArgs) -> Result<()> {
         }
     }
     eprintln!(
-        "trained a classifier of {} features on {} clean pairs and {} negatives in {:.1} s: \
-         held-out AP {:.3}, F1 {:.3}; calibrated on {}: {}",
+        "trained a classifier of {} features on {} clean pairs ({} held out) and {} synthetic \
+         negatives in {:.1} s: held-out AP {:.3}, F1 {:.3}; calibrated on {}: {}",
         d.model.names.len(),
-        t.pairs,
+        t.pairs + t.held_out,
+        t.held_out,
         t.negatives.values().sum::<usize>(),
         start.elapsed().as_secs_f64(),
         t.held_out_ap,
