@@ -484,3 +484,42 @@ fn filter_and_clean_take_the_classifier_and_its_calibration() {
     bad.args(COLS);
     fail(&mut bad, "--classifier");
 }
+
+#[test]
+fn sharded_cleaning_with_the_classifier_is_the_single_process_one() {
+    let d = trained();
+    let model = d.join("model");
+    let input = d.join("noisy.tsv");
+    let out = tempfile::tempdir().unwrap();
+    let clean = |name: &str, shards: Option<usize>| -> (String, String) {
+        let (kept, removed) = (out.path().join(name), out.path().join(format!("{name}.rm")));
+        let mut c = cli![
+            "clean",
+            "-q",
+            "--classifier",
+            &model,
+            "--input",
+            &input,
+            "--min-precision",
+            "0.8",
+            "--dedup",
+            "source",
+            "-o",
+            &kept,
+            "--removed",
+            &removed
+        ];
+        c.args(COLS);
+        if let Some(n) = shards {
+            c.args(["--shards", &n.to_string(), "--work-dir"]);
+            c.arg(out.path().join(format!("work-{n}")));
+        }
+        succeed(&mut c);
+        (read(&kept), read(&removed))
+    };
+    let one = clean("one.tsv", None);
+    assert!(!one.0.is_empty() && !one.1.is_empty());
+    for n in [1, 3] {
+        assert_eq!(clean(&format!("s{n}.tsv"), Some(n)), one, "{n} shards");
+    }
+}

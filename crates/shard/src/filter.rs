@@ -80,6 +80,18 @@ pub type BuildLineScorer =
 pub type BuildCalibration =
     dyn Fn(&Path) -> std::result::Result<Box<dyn Fn(f64) -> f64>, String> + Send + Sync;
 
+/// A pair classifier loaded for a cleaning plan: the scores of a batch of (source, target)
+/// sentences, and the probability of a score (its calibration).
+pub type LoadedClassifier = (
+    Box<dyn Fn(&[&str], &[&str]) -> std::result::Result<Vec<f64>, String> + Send + Sync>,
+    Box<dyn Fn(f64) -> f64 + Send + Sync>,
+);
+
+/// Loads a pair classifier's directory (`bitext-classify`, which this crate does not depend
+/// on; the CLI gives the builder).
+pub type BuildClassifier =
+    dyn Fn(&Path) -> std::result::Result<LoadedClassifier, String> + Send + Sync;
+
 /// A function from a shard's source and target sentences to their scorer.
 pub type ShardScorer = dyn Fn(&[&str], &[&str]) -> std::result::Result<Box<dyn PairScorer>, String>;
 

@@ -42,7 +42,10 @@ mod text;
 pub use clean::{CleanPlan, CleanRecipe, kept_line, removed_line};
 pub use embed::{BuildEncoder, Embedded, Encoders};
 pub use error::{Error, Result};
-pub use filter::{BuildCalibration, BuildLineScorer, FilterPlan, FilterRecipe, ShardScorer};
+pub use filter::{
+    BuildCalibration, BuildClassifier, BuildLineScorer, FilterPlan, FilterRecipe, LoadedClassifier,
+    ShardScorer,
+};
 pub use input::{Format, Input};
 pub use kinds::TsvPlan;
 pub use layout::Layout;

@@ -57,6 +57,9 @@ pub struct RunOptions {
     pub line_scorers: Option<Arc<crate::filter::BuildLineScorer>>,
     /// What loads a filter plan's calibration file (none: a plan with one fails its write).
     pub calibrations: Option<Arc<crate::filter::BuildCalibration>>,
+    /// What loads a cleaning plan's pair classifier (none: a plan with one fails its judge
+    /// steps).
+    pub classifiers: Option<Arc<crate::filter::BuildClassifier>>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -72,11 +75,26 @@ impl std::fmt::Debug for RunOptions {
                 "calibrations",
                 &self.calibrations.as_ref().map(|_| "a builder"),
             )
+            .field(
+                "classifiers",
+                &self.classifiers.as_ref().map(|_| "a builder"),
+            )
             .finish()
     }
 }
 
 impl RunOptions {
+    /// The pair classifier in `dir`, through [`RunOptions::classifiers`].
+    pub(crate) fn classifier(&self, dir: &Path) -> Result<crate::filter::LoadedClassifier> {
+        let build = self.classifiers.as_ref().ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: a classifier is loaded by the caller's builder (RunOptions::classifiers)",
+                dir.display()
+            ))
+        })?;
+        build(dir).map_err(Error::Invalid)
+    }
+
     /// The encoder of `spec`, from [`RunOptions::encoders`] or, without one, a bag of words
     /// built here.
     pub(crate) fn encoder(

@@ -62,6 +62,17 @@ pub(crate) fn encoder_identity(spec: &EncoderSpec) -> Result<String> {
     Ok(format!("{json}\n{}", named_files(&json)?))
 }
 
+/// The identity of a classifier's directory: every file in it, and every file its description
+/// (`classifier.json`) names (a language-identification model, word vectors, a neural model).
+pub(crate) fn classifier_identity(dir: &Path) -> Result<String> {
+    let path = dir.join("classifier.json");
+    let text = std::fs::read(&path).map_err(|e| bitext_core::Error::io(&path, e))?;
+    let json: serde_json::Value = serde_json::from_slice(bitext_core::io::strip_bom(&text))
+        .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+    let own = serde_json::Value::String(dir.display().to_string());
+    Ok(format!("{}\n{}", named_files(&own)?, named_files(&json)?))
+}
+
 /// The identity (path, size, modification time) of every file named by a string of `json` (a
 /// spec), and of every file in a directory so named, one per line.
 pub(crate) fn named_files(json: &serde_json::Value) -> Result<String> {

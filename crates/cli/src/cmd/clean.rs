@@ -214,9 +214,6 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
     if a.min_score.is_some() && a.encoder.is_none() && classifier.is_none() {
         bail!("--min-score thresholds a score: give --encoder or --classifier");
     }
-    if classifier.is_some() && a.sharded.shards.is_some() {
-        bail!("--classifier cleans in one process: leave out --shards");
-    }
     if a.min_score.is_some_and(|x| !x.is_finite()) {
         bail!("--min-score must be a finite number");
     }
@@ -238,6 +235,7 @@ pub(crate) fn run(a: &CleanArgs) -> Result<()> {
         lid_model,
         unescape_html: a.unescape_html,
         encoder: a.encoder.clone(),
+        classifier: a.classifier.clone(),
         min_score,
         calibration: a.calibration.calibration.clone(),
         src_col,

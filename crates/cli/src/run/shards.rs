@@ -1,6 +1,6 @@
 //! Sharded runs' steps, as every sharded command runs them (`mine`, `filter`, `score` with
 //! `--shards N --work-dir DIR`, and `mine-step`): the options that build this binary's encoders,
-//! scorers and calibrations for the steps, the loop with its progress bar, and the sharded
+//! scorers, calibrations and classifiers for the steps, the loop with its progress bar, and the sharded
 //! filter (of `filter` and `score`).
 
 use std::path::Path;
@@ -30,6 +30,15 @@ pub(crate) fn run_options() -> RunOptions {
                 bitext_eval::calibration::Calibration::load(path).map_err(|e| format!("{e:#}"))?;
             let probability: Box<dyn Fn(f64) -> f64> = Box::new(move |s| cal.probability(s));
             Ok(probability)
+        })),
+        classifiers: Some(std::sync::Arc::new(|dir| {
+            let c = crate::build::classifier(dir).map_err(|e| format!("{e:#}"))?;
+            let p = std::sync::Arc::clone(&c);
+            let loaded: bitext_shard::LoadedClassifier = (
+                Box::new(move |src, tgt| c.score(src, tgt).map_err(|e| e.to_string())),
+                Box::new(move |s| p.probability(s)),
+            );
+            Ok(loaded)
         })),
     }
 }

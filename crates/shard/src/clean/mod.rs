@@ -1,6 +1,6 @@
 //! Sharded, resumable cleaning of a crawled TSV (`bitext clean --shards N --work-dir DIR`): the
 //! single-process pipeline of `bitext_clean` (rules → language identification → near-duplicates
-//! → the encoder's score and its threshold), cut so that every step holds one shard or one
+//! → the encoder's or the pair classifier's score and its threshold), cut so that every step holds one shard or one
 //! bucket of keys, and the output byte-identical to one process's:
 //!
 //! - `count-S` (with the boilerplate rule): shard S's folded sides counted by key;
@@ -8,7 +8,7 @@
 //!   `max_repeats` times kept (boilerplate is rare: this list is short);
 //! - `judge-S`: each pair of shard S through the rules (with those counts) and language
 //!   identification ([`Cleaner::screen`], the single-process cleaner's own), and scored by the
-//!   encoder when it passes;
+//!   encoder or the classifier when it passes;
 //! - `dedup-B`: the passing pairs whose near-duplicate key falls in bucket B, in input order:
 //!   each copy but the best-scored (the first of equals, [`bitext_clean::BestCopies`], as one
 //!   process chooses) is a duplicate of the one kept;
@@ -61,6 +61,11 @@ pub struct CleanRecipe {
     pub unescape_html: bool,
     /// The encoder whose cosine scores each kept pair.
     pub encoder: Option<EncoderSpec>,
+    /// Or the pair classifier (`bitext train classifier`'s directory) that scores each kept
+    /// pair, and whose calibration gives the probability (built through
+    /// [`RunOptions::classifiers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classifier: Option<PathBuf>,
     /// Pairs scoring below this are removed (step `score`).
     pub min_score: Option<f64>,
     /// A calibration file (`bitext calibrate`): the probability it gives each kept pair's
@@ -120,9 +125,20 @@ impl CleanPlan {
                 r.src_col + 1
             )));
         }
-        if r.encoder.is_none() && (r.min_score.is_some() || r.calibration.is_some()) {
+        if r.encoder.is_some() && r.classifier.is_some() {
             return Err(Error::Invalid(
-                "a score threshold or a calibration needs an encoder".into(),
+                "an encoder or a classifier scores the pairs, not both".into(),
+            ));
+        }
+        if r.classifier.is_some() && r.calibration.is_some() {
+            return Err(Error::Invalid(
+                "the classifier holds its own calibration".into(),
+            ));
+        }
+        let scored = r.encoder.is_some() || r.classifier.is_some();
+        if !scored && (r.min_score.is_some() || r.calibration.is_some()) {
+            return Err(Error::Invalid(
+                "a score threshold or a calibration needs an encoder or a classifier".into(),
             ));
         }
         if r.min_score.is_some_and(|m| !m.is_finite()) {
@@ -133,6 +149,9 @@ impl CleanPlan {
         let mut files = crate::text::named_files(&serde_json::to_value(r).expect("json"))?;
         if let Some(e) = &r.encoder {
             files = format!("{files}\n{}", crate::text::encoder_identity(e)?);
+        }
+        if let Some(dir) = &r.classifier {
+            files = format!("{files}\n{}", crate::text::classifier_identity(dir)?);
         }
         let (id, old) = crate::kinds::plan_id(
             work_dir,

@@ -117,9 +117,19 @@ pub(super) fn judge(
         }
         cleaner.set_repeats(over);
     }
-    let encoder = match &plan.recipe.encoder {
-        Some(spec) => Some(opts.encoder(spec)?),
-        None => None,
+    // What scores the passing pairs: the encoder's cosine, or the classifier.
+    let scorer: Option<Box<BatchScores>> = match (&plan.recipe.encoder, &plan.recipe.classifier) {
+        (Some(spec), _) => {
+            let enc = opts.encoder(spec)?;
+            Some(Box::new(move |src, tgt| cosines(enc.as_ref(), src, tgt)))
+        }
+        (None, Some(dir)) => {
+            let (score, _) = opts.classifier(dir)?;
+            Some(Box::new(move |src, tgt| {
+                score(src, tgt).map_err(Error::Invalid)
+            }))
+        }
+        (None, None) => None,
     };
     let (mut verdicts, mut keys, mut scores, mut text) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -140,20 +150,21 @@ pub(super) fn judge(
             Ok(key) => {
                 verdicts.push(0);
                 keys.push(key.unwrap_or(0));
-                if encoder.is_some() {
+                if scorer.is_some() {
                     batch.push((scores.len(), src.into_owned(), tgt.into_owned()));
                 }
             }
         }
         scores.push(f64::NAN);
-        if let Some(enc) = &encoder
+        if let Some(score) = &scorer
             && batch.len() >= BATCH
         {
-            score_batch(enc.as_ref(), &mut batch, &mut scores).map_err(|e| in_shard(plan, s, e))?;
+            score_batch(score.as_ref(), &mut batch, &mut scores)
+                .map_err(|e| in_shard(plan, s, e))?;
         }
     }
-    if let Some(enc) = &encoder {
-        score_batch(enc.as_ref(), &mut batch, &mut scores).map_err(|e| in_shard(plan, s, e))?;
+    if let Some(score) = &scorer {
+        score_batch(score.as_ref(), &mut batch, &mut scores).map_err(|e| in_shard(plan, s, e))?;
     }
     let shape = vec![verdicts.len()];
     let arrays = [
@@ -165,10 +176,25 @@ pub(super) fn judge(
     arrays::write(out, "judged", shape, &arrays)
 }
 
-/// The cosine of the encoder's vectors of each pair of `batch`, into `scores` at the pair's
-/// index (a non-finite score is an error naming the line, counted from the shard's start).
-fn score_batch(
+/// The scores of a batch of (source, target) sentences.
+type BatchScores = dyn Fn(&[&str], &[&str]) -> Result<Vec<f64>>;
+
+/// The cosine of the encoder's vectors of each pair.
+fn cosines(
     enc: &dyn bitext_encode::SentenceEncoder,
+    src: &[&str],
+    tgt: &[&str],
+) -> Result<Vec<f64>> {
+    let x = enc.encode(bitext_encode::Side::Source, src)?;
+    let y = enc.encode(bitext_encode::Side::Target, tgt)?;
+    let pairs: Vec<(usize, usize)> = (0..src.len()).map(|k| (k, k)).collect();
+    Ok(Cosines::new(x, y)?.score_batch(&pairs)?)
+}
+
+/// The score of each pair of `batch`, into `scores` at the pair's index (a non-finite score
+/// is an error naming the line, counted from the shard's start).
+fn score_batch(
+    score: &BatchScores,
     batch: &mut Vec<(usize, String, String)>,
     scores: &mut [f64],
 ) -> Result<()> {
@@ -177,10 +203,14 @@ fn score_batch(
     }
     let src: Vec<&str> = batch.iter().map(|b| b.1.as_str()).collect();
     let tgt: Vec<&str> = batch.iter().map(|b| b.2.as_str()).collect();
-    let x = enc.encode(bitext_encode::Side::Source, &src)?;
-    let y = enc.encode(bitext_encode::Side::Target, &tgt)?;
-    let pairs: Vec<(usize, usize)> = (0..batch.len()).map(|k| (k, k)).collect();
-    let got = Cosines::new(x, y)?.score_batch(&pairs)?;
+    let got = score(&src, &tgt)?;
+    if got.len() != batch.len() {
+        return Err(Error::Invalid(format!(
+            "{} scores for {} pairs",
+            got.len(),
+            batch.len()
+        )));
+    }
     for (b, s) in batch.drain(..).zip(got) {
         if !s.is_finite() {
             return Err(Error::Invalid(format!(
@@ -235,10 +265,15 @@ pub(super) fn write_kept(
     out: &Path,
     opts: &RunOptions,
 ) -> Result<()> {
-    let probability = match &plan.recipe.calibration {
-        Some(path) => Some(crate::kinds::calibration(opts, path)?),
-        None => None,
-    };
+    let probability: Option<Box<dyn Fn(f64) -> f64>> =
+        match (&plan.recipe.calibration, &plan.recipe.classifier) {
+            (Some(path), _) => Some(crate::kinds::calibration(opts, path)?),
+            (None, Some(dir)) => {
+                let (_, p) = opts.classifier(dir)?;
+                Some(p)
+            }
+            (None, None) => None,
+        };
     let mut w = AtomicFile::create(out)?;
     plan.verdicts(dir, Some(()), &mut |j| {
         let (Some(rec), None, score) = (j.rec, j.removal, j.score) else {
