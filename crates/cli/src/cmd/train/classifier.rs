@@ -54,7 +54,8 @@ pub(crate) struct ClassifierArgs {
     #[arg(long, value_name = "FILE")]
     other_language: Option<PathBuf>,
     /// The kinds of synthetic negatives (comma-separated): misaligned, truncated, replaced,
-    /// untranslated, wrong_language [default: all; wrong_language with --other-language].
+    /// untranslated, wrong_language, wrong_side [default: all; wrong_language with
+    /// --other-language].
     #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = noise_kind)]
     noise: Vec<NoiseKind>,
     /// Synthetic negatives per clean pair.
@@ -86,7 +87,10 @@ pub(crate) struct ClassifierArgs {
 
 fn noise_kind(s: &str) -> Result<NoiseKind, String> {
     NoiseKind::from_name(s).ok_or_else(|| {
-        format!("unknown noise kind {s:?}: misaligned, truncated, replaced, untranslated, wrong_language")
+        format!(
+            "unknown noise kind {s:?}: misaligned, truncated, replaced, untranslated, \
+             wrong_language, wrong_side"
+        )
     })
 }
 
