@@ -41,33 +41,23 @@ fn bench_classifier(c: &mut Criterion) {
         ..TrainConfig::default()
     };
     let dir = tempfile::tempdir().expect("a temporary directory");
+    let fit = || {
+        train(
+            &clean,
+            &[],
+            None,
+            &config,
+            dir.path(),
+            &LightBackends,
+            &mut |_| {},
+        )
+        .expect("trains")
+    };
     let mut g = c.benchmark_group("classifier");
     g.sample_size(10);
     g.throughput(Throughput::Elements(clean.len() as u64));
-    g.bench_function(BenchmarkId::new("train", "pairs=5000"), |b| {
-        b.iter(|| {
-            train(
-                &clean,
-                &[],
-                None,
-                &config,
-                dir.path(),
-                &LightBackends,
-                &mut |_| {},
-            )
-            .expect("trains")
-        });
-    });
-    let classifier = train(
-        &clean,
-        &[],
-        None,
-        &config,
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .expect("trains");
+    g.bench_function(BenchmarkId::new("train", "pairs=5000"), |b| b.iter(fit));
+    let classifier = fit();
     let test = pairs(10_000, &mut rng);
     let src: Vec<&str> = test.iter().map(|p| p.0.as_str()).collect();
     let tgt: Vec<&str> = test.iter().map(|p| p.1.as_str()).collect();

@@ -15,7 +15,7 @@ use bitext_similarity::PairScorer;
 use bitext_testkit::scorer::Expect;
 
 mod common;
-use common::{corpus, feature_pairs, sides};
+use common::{corpus, feature_pairs, fit, sides};
 
 fn config() -> TrainConfig {
     TrainConfig {
@@ -30,16 +30,7 @@ fn trained() -> &'static (PathBuf, Arc<Classifier>) {
     static TRAINED: OnceLock<(PathBuf, Arc<Classifier>)> = OnceLock::new();
     TRAINED.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
-        let c = train(
-            &corpus(300, 1),
-            &[],
-            None,
-            &config(),
-            &dir,
-            &LightBackends,
-            &mut |_| {},
-        )
-        .unwrap();
+        let c = fit(&corpus(300, 1), &config(), &dir).unwrap();
         (dir, Arc::new(c))
     })
 }
@@ -119,16 +110,7 @@ fn the_same_seed_gives_the_same_bytes() {
     let pairs = corpus(120, 6);
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     for d in [&a, &b] {
-        train(
-            &pairs,
-            &[],
-            None,
-            &config(),
-            d.path(),
-            &LightBackends,
-            &mut |_| {},
-        )
-        .unwrap();
+        fit(&pairs, &config(), d.path()).unwrap();
     }
     let read = |d: &tempfile::TempDir, f: &str| std::fs::read(d.path().join(f)).unwrap();
     assert_eq!(read(&a, DESCRIPTION), read(&b, DESCRIPTION));
@@ -139,16 +121,7 @@ fn the_same_seed_gives_the_same_bytes() {
         seed: 74,
         ..config()
     };
-    train(
-        &pairs,
-        &[],
-        None,
-        &other,
-        c.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap();
+    fit(&pairs, &other, c.path()).unwrap();
     assert_ne!(read(&a, DESCRIPTION), read(&c, DESCRIPTION));
 }
 
@@ -237,16 +210,7 @@ fn hard_rules_gate_and_explanations_add_up() {
         hard_rules: false,
         ..config()
     };
-    let s = train(
-        &corpus(120, 7),
-        &[],
-        None,
-        &soft,
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap();
+    let s = fit(&corpus(120, 7), &soft, dir.path()).unwrap();
     let x = s.features(&src, &tgt).unwrap();
     let scores = s.scores_of(&x).unwrap();
     for (i, &score) in scores.iter().enumerate() {
@@ -260,45 +224,16 @@ fn hard_rules_gate_and_explanations_add_up() {
 #[test]
 fn too_few_pairs_and_bad_settings_are_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let e = train(
-        &corpus(9, 8),
-        &[],
-        None,
-        &config(),
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let e = fit(&corpus(9, 8), &config(), dir.path()).unwrap_err();
     assert!(matches!(e, Error::Invalid(_)), "{e:?}");
     assert!(e.to_string().contains("at least 10"), "{e}");
     let none = TrainConfig::default();
-    assert!(
-        train(
-            &corpus(30, 8),
-            &[],
-            None,
-            &none,
-            dir.path(),
-            &LightBackends,
-            &mut |_| {}
-        )
-        .is_err()
-    );
+    assert!(fit(&corpus(30, 8), &none, dir.path()).is_err());
     let held = TrainConfig {
         held_out: 1.0,
         ..config()
     };
-    let e = train(
-        &corpus(30, 8),
-        &[],
-        None,
-        &held,
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let e = fit(&corpus(30, 8), &held, dir.path()).unwrap_err();
     assert!(e.to_string().contains("held-out"), "{e}");
 }
 
@@ -321,16 +256,7 @@ fn a_feature_that_does_not_load_is_named() {
         features: vec![FeatureSpec::Numbers, bad],
         ..TrainConfig::default()
     };
-    let e = train(
-        &corpus(30, 8),
-        &[],
-        None,
-        &config,
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let e = fit(&corpus(30, 8), &config, dir.path()).unwrap_err();
     assert!(matches!(&e, Error::Feature { .. }), "{e:?}");
     assert!(e.to_string().contains("/nonexistent"), "{e}");
     let e = "cosine".parse::<FeatureSpec>().unwrap_err().to_string();
@@ -458,16 +384,7 @@ fn small_and_ragged_inputs_train() {
     pairs.push((String::new(), "House.".into()));
     pairs.push(("Haus.".into(), "  ".into()));
     let dir = tempfile::tempdir().unwrap();
-    let c = train(
-        &pairs,
-        &[],
-        None,
-        &config(),
-        dir.path(),
-        &LightBackends,
-        &mut |_| {},
-    )
-    .unwrap();
+    let c = fit(&pairs, &config(), dir.path()).unwrap();
     let s = c.score(&["", "Haus."], &["House.", " "]).unwrap();
     assert!(
         s.iter().all(|&v| v < 0.5),

@@ -8,79 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use bitext_classify::{Classifier, LightBackends};
-use bitext_core::Rng;
 
 mod common;
 use common::{COLS, cli, fail, read, rows, run, succeed, write};
 
-/// The toy lexicon: each source word and its translation.
-const LEXICON: [(&str, &str); 32] = [
-    ("haus", "house"),
-    ("katze", "cat"),
-    ("hund", "dog"),
-    ("baum", "tree"),
-    ("wasser", "water"),
-    ("stadt", "city"),
-    ("kind", "child"),
-    ("buch", "book"),
-    ("tisch", "table"),
-    ("fenster", "window"),
-    ("garten", "garden"),
-    ("blume", "flower"),
-    ("schule", "school"),
-    ("brot", "bread"),
-    ("milch", "milk"),
-    ("apfel", "apple"),
-    ("vogel", "bird"),
-    ("fisch", "fish"),
-    ("sonne", "sun"),
-    ("fluss", "river"),
-    ("wald", "forest"),
-    ("rot", "red"),
-    ("blau", "blue"),
-    ("klein", "small"),
-    ("sieht", "sees"),
-    ("hat", "has"),
-    ("liebt", "loves"),
-    ("und", "and"),
-    ("der", "the"),
-    ("mit", "with"),
-    ("hier", "here"),
-    ("heute", "today"),
-];
-
-/// `n` translated pairs drawn with `seed`: 4 to 12 words, a number in some (both sides), a
-/// comma in some and a final mark, all copied.
-fn corpus(n: usize, seed: u64) -> Vec<(String, String)> {
-    let mut rng = Rng::seed(seed);
-    (0..n)
-        .map(|_| {
-            let len = 4 + rng.below(9);
-            let (mut s, mut t): (Vec<String>, Vec<String>) = (0..len)
-                .map(|_| {
-                    let (a, b) = LEXICON[rng.below(LEXICON.len())];
-                    (a.to_string(), b.to_string())
-                })
-                .unzip();
-            if rng.bernoulli(0.4) {
-                let at = rng.below(len);
-                let number = (1 + rng.below(999)).to_string();
-                s.insert(at, number.clone());
-                t.insert(at, number);
-            }
-            if rng.bernoulli(0.3) {
-                let at = rng.below(s.len() - 1);
-                s[at].push(',');
-                t[at].push(',');
-            }
-            let end = [".", "!", "?"][rng.below(3)];
-            (
-                format!("{}{end}", s.join(" ")),
-                format!("{}{end}", t.join(" ")),
-            )
-        })
-        .collect()
-}
+use bitext_testkit::data::translated_pairs as corpus;
 
 /// The pairs as a TSV of two columns.
 fn tsv(pairs: &[(String, String)]) -> String {
@@ -419,6 +351,31 @@ fn the_same_seed_trains_the_same_classifier() {
     );
 }
 
+/// `bitext COMMAND -q --classifier DIR --input INPUT --min-precision P -o OUT` over the
+/// [`COLS`] columns, for further flags.
+fn classified(
+    command: &str,
+    dir: &Path,
+    input: &Path,
+    p: &str,
+    out: &Path,
+) -> std::process::Command {
+    let mut c = cli![
+        command,
+        "-q",
+        "--classifier",
+        dir,
+        "--input",
+        input,
+        "--min-precision",
+        p,
+        "-o",
+        out
+    ];
+    c.args(COLS);
+    c
+}
+
 #[test]
 fn filter_and_clean_take_the_classifier_and_its_calibration() {
     let d = trained();
@@ -429,20 +386,7 @@ fn filter_and_clean_take_the_classifier_and_its_calibration() {
     let cut = c.min_score(0.9).unwrap();
     // filter: the kept lines, in input order, with the score and the probability.
     let kept = out.path().join("filter.tsv");
-    let mut f = cli![
-        "filter",
-        "-q",
-        "--classifier",
-        &model,
-        "--input",
-        &input,
-        "--min-precision",
-        "0.9",
-        "-o",
-        &kept
-    ];
-    f.args(COLS);
-    succeed(&mut f);
+    succeed(&mut classified("filter", &model, &input, "0.9", &kept));
     let filtered = rows(&kept);
     assert!(!filtered.is_empty());
     for (s, p) in scores(&filtered) {
@@ -452,21 +396,8 @@ fn filter_and_clean_take_the_classifier_and_its_calibration() {
     // clean: the same threshold as the step `score`, the rules first.
     let cleaned = out.path().join("clean.tsv");
     let removed = out.path().join("removed.tsv");
-    let mut k = cli![
-        "clean",
-        "-q",
-        "--classifier",
-        &model,
-        "--input",
-        &input,
-        "--min-precision",
-        "0.9",
-        "-o",
-        &cleaned,
-        "--removed",
-        &removed
-    ];
-    k.args(COLS);
+    let mut k = classified("clean", &model, &input, "0.9", &cleaned);
+    k.arg("--removed").arg(&removed);
     succeed(&mut k);
     let kept = scores(&rows(&cleaned));
     assert!(!kept.is_empty() && kept.iter().all(|(s, _)| *s >= cut));
@@ -493,23 +424,8 @@ fn sharded_cleaning_with_the_classifier_is_the_single_process_one() {
     let out = tempfile::tempdir().unwrap();
     let clean = |name: &str, shards: Option<usize>| -> (String, String) {
         let (kept, removed) = (out.path().join(name), out.path().join(format!("{name}.rm")));
-        let mut c = cli![
-            "clean",
-            "-q",
-            "--classifier",
-            &model,
-            "--input",
-            &input,
-            "--min-precision",
-            "0.8",
-            "--dedup",
-            "source",
-            "-o",
-            &kept,
-            "--removed",
-            &removed
-        ];
-        c.args(COLS);
+        let mut c = classified("clean", &model, &input, "0.8", &kept);
+        c.args(["--dedup", "source", "--removed"]).arg(&removed);
         if let Some(n) = shards {
             c.args(["--shards", &n.to_string(), "--work-dir"]);
             c.arg(out.path().join(format!("work-{n}")));

@@ -219,6 +219,101 @@ pub const HOSTILE_TEXTS: &[&str] = &[
     "\n\r\n line\nbreaks \r",
 ];
 
+/// A toy lexicon of German-like words and their English-like translations, for
+/// [`translated_pairs`].
+pub const TOY_LEXICON: &[(&str, &str)] = &[
+    ("haus", "house"),
+    ("katze", "cat"),
+    ("hund", "dog"),
+    ("baum", "tree"),
+    ("wasser", "water"),
+    ("stadt", "city"),
+    ("kind", "child"),
+    ("buch", "book"),
+    ("tisch", "table"),
+    ("fenster", "window"),
+    ("garten", "garden"),
+    ("blume", "flower"),
+    ("schule", "school"),
+    ("lehrer", "teacher"),
+    ("wagen", "car"),
+    ("strasse", "street"),
+    ("brot", "bread"),
+    ("milch", "milk"),
+    ("apfel", "apple"),
+    ("vogel", "bird"),
+    ("fisch", "fish"),
+    ("sonne", "sun"),
+    ("mond", "moon"),
+    ("stern", "star"),
+    ("berg", "hill"),
+    ("fluss", "river"),
+    ("wald", "forest"),
+    ("feld", "field"),
+    ("rot", "red"),
+    ("blau", "blue"),
+    ("gross", "big"),
+    ("klein", "small"),
+    ("alt", "old"),
+    ("neu", "new"),
+    ("gut", "good"),
+    ("schnell", "fast"),
+    ("sieht", "sees"),
+    ("hat", "has"),
+    ("liebt", "loves"),
+    ("findet", "finds"),
+    ("und", "and"),
+    ("der", "the"),
+    ("ein", "one"),
+    ("mit", "with"),
+    ("ohne", "without"),
+    ("hier", "here"),
+    ("heute", "today"),
+    ("morgen", "tomorrow"),
+];
+
+/// `w` with its first letter upper-cased.
+fn capitalised(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// `n` pairs translated word by word through [`TOY_LEXICON`], drawn with `seed`: 4 to 12
+/// words, a number in some (on both sides), a comma in some and a final mark, all copied (what
+/// a pair classifier's tests train on).
+#[must_use]
+pub fn translated_pairs(n: usize, seed: u64) -> Vec<(String, String)> {
+    let mut rng = Rng::seed(seed);
+    (0..n)
+        .map(|_| {
+            let len = 4 + rng.below(9);
+            let mut s: Vec<String> = Vec::with_capacity(len + 1);
+            let mut t: Vec<String> = Vec::with_capacity(len + 1);
+            for _ in 0..len {
+                let (a, b) = TOY_LEXICON[rng.below(TOY_LEXICON.len())];
+                s.push(a.into());
+                t.push(b.into());
+            }
+            if rng.bernoulli(0.4) {
+                let at = rng.below(len);
+                let number = (1 + rng.below(999)).to_string();
+                s.insert(at, number.clone());
+                t.insert(at, number);
+            }
+            if rng.bernoulli(0.3) {
+                let at = rng.below(s.len() - 1);
+                s[at].push(',');
+                t[at].push(',');
+            }
+            let end = [".", "!", "?"][rng.below(3)];
+            let join = |w: &[String]| format!("{}{end}", capitalised(&w.join(" ")));
+            (join(&s), join(&t))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
