@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use bitext_classify::{FeatureSpec, FitOptions, NoiseConfig, NoiseKind, TrainConfig};
 use bitext_clean::Rules;
+use bitext_core::io::rejects::BadLines;
 use bitext_core::io::text::{EmptyLines, read_lines_skipping};
 use bitext_core::io::tsv::BitextTsvReader;
 use clap::Args;
@@ -157,14 +158,21 @@ impl ClassifierArgs {
     }
 }
 
-/// The labelled sample of --labelled.
-fn labelled(path: &std::path::Path) -> Result<Vec<bitext_classify::LabelledPair>> {
+/// The labelled sample of --labelled, its bad lines under --bad-lines (skipped ones to
+/// `rejects`).
+fn labelled(
+    path: &std::path::Path,
+    bad: BadLines,
+    rejects: &mut crate::run::RejectSink,
+) -> Result<Vec<bitext_classify::LabelledPair>> {
     let mut out = Vec::new();
-    for rec in BitextTsvReader::open(path, 1, 2)? {
+    let mut reader = BitextTsvReader::open(path, 1, 2)?.bad_lines(bad);
+    for rec in reader.by_ref() {
         let rec = rec?;
         let label = rec.raw.split('\t').next().unwrap_or("").trim();
         out.push((rec.src, rec.tgt, matches!(label, "1" | "true" | "parallel")));
     }
+    rejects.add_named(path, reader.take_rejected())?;
     if !out.iter().any(|p| p.2) || out.iter().all(|p| p.2) {
         bail!(
             "{}: a calibration sample needs parallel and non-parallel pairs",
@@ -194,7 +202,10 @@ pub(crate) fn run(a: &ClassifierArgs) -> Result<()> {
         }
         None => Vec::new(),
     };
-    let sample = a.labelled.as_deref().map(labelled).transpose()?;
+    let sample = match &a.labelled {
+        Some(p) => Some(labelled(p, a.bad.bad_lines(), &mut rejects)?),
+        None => None,
+    };
     let mut noise = NoiseConfig {
         per_pair: a.negatives_per_pair,
         ..NoiseConfig::default()
