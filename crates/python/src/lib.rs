@@ -9,6 +9,7 @@
 //! | `emd` | `bitext_transport::NetworkSimplex` |
 //! | `score`, `levenshtein`, `Ibm1` | `bitext_mine::ScorerSpec`'s sentence scorers, `bitext_lexical` |
 //! | `calibrate`, `Calibration` | `bitext_eval::calibration` |
+//! | `Classifier` | `bitext_classify` (what `bitext train classifier` saves) |
 //! | `Encoder` | `bitext_encode::EncoderSpec` (bag of words), `bitext-neural`, `bitext-onnx` |
 //!
 //! Arrays come in as numpy arrays: C-contiguous `float32` matrices are read in place (no
@@ -22,6 +23,7 @@
 
 mod arrays;
 mod calibration;
+mod classifier;
 mod encoder;
 mod error;
 mod lexical;
@@ -43,7 +45,7 @@ pub const FUNCTIONS: &[&str] = &[
 ];
 
 /// The classes the module registers.
-pub const CLASSES: &[&str] = &["Encoder", "Ibm1", "Calibration"];
+pub const CLASSES: &[&str] = &["Encoder", "Ibm1", "Calibration", "Classifier"];
 
 /// Functions registered for the tests only (a leading underscore: not part of the API).
 pub const TEST_FUNCTIONS: &[&str] = &["_input_address"];
@@ -65,5 +67,6 @@ fn bitext_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoder::Encoder>()?;
     m.add_class::<lexical::Ibm1>()?;
     m.add_class::<calibration::Calibration>()?;
+    m.add_class::<classifier::Classifier>()?;
     Ok(())
 }

@@ -13,11 +13,14 @@ message.
 - ``score(spec, src, tgt)``: any sentence scorer of ``bitext score`` (EMD sentence distance,
   IBM-1, Levenshtein, length ratio); ``levenshtein(a, b)``; ``Ibm1`` (train, load, save, score).
 - ``calibrate(scores, labels)`` → ``Calibration`` (probabilities, thresholds for a precision).
+- ``Classifier.load(dir)``: a pair classifier of ``bitext train classifier`` (``score``,
+  ``probability``, ``min_score``, ``explain``).
 - ``Encoder(spec).encode(sentences)``: bag of words, trained neural models, ONNX encoders.
 """
 
 from ._bitext import (
     Calibration,
+    Classifier,
     Encoder,
     Ibm1,
     __version__,
@@ -33,6 +36,7 @@ from ._bitext import (
 
 __all__ = [
     "Calibration",
+    "Classifier",
     "Encoder",
     "Ibm1",
     "__version__",
