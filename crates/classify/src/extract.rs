@@ -4,7 +4,7 @@
 //!
 //! Each feature is the workspace's own scorer: the length ratio and Levenshtein of
 //! `bitext-lexical` through [`ScorerSpec::sentence_scorers`], IBM Model 1's two directions
-//! ([`Ibm1Scorer::directions`]), the rule flags ([`Rules::check_rule`]), the numbers of
+//! ([`Ibm1Scorer::directions`]), the rule flags ([`Rules::failures`]), the numbers of
 //! `bitext-clean`, a language identifier, and an encoder's cosine
 //! ([`Cosines`], a zero row missing). What this crate cannot build (neural models, ONNX graphs)
 //! comes from the caller's [`Backends`] (`bitext::build::classifier_backends`).
@@ -260,17 +260,12 @@ impl Features {
                     columns.extend([p(src, sl), p(tgt, tl)]);
                 }
                 Part::Rules(rules, on) => {
-                    for &rule in on {
-                        columns.push(
-                            src.iter()
-                                .zip(tgt)
-                                .map(|(s, t)| {
-                                    f64::from(u8::from(
-                                        rules.check_rule(rule, s, t, None).is_some(),
-                                    ))
-                                })
-                                .collect(),
-                        );
+                    let first = columns.len();
+                    columns.extend(on.iter().map(|_| Vec::with_capacity(src.len())));
+                    for (s, t) in src.iter().zip(tgt) {
+                        for (c, failed) in rules.failures(on, s, t, None).into_iter().enumerate() {
+                            columns[first + c].push(f64::from(u8::from(failed)));
+                        }
                     }
                 }
                 Part::Numbers => columns.push(

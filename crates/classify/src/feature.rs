@@ -124,8 +124,8 @@ impl FeatureSpec {
         let named = |names: &[&str]| names.iter().map(|n| format!("{n}{suffix}")).collect();
         match self {
             FeatureSpec::Scorer { scorer } => {
-                let base = scorer_name(scorer);
-                named(&[base.as_str(), &format!("{base}_missing")])
+                let base = scorer.name();
+                named(&[base, &format!("{base}_missing")])
             }
             FeatureSpec::Encoder { .. } => named(&["cosine", "cosine_missing"]),
             FeatureSpec::Ibm1 { .. } => named(&["ibm1_fwd", "ibm1_bwd", "ibm1_missing"]),
@@ -245,14 +245,6 @@ pub(crate) fn rule_columns(rules: &Rules) -> Vec<Rule> {
         .into_iter()
         .filter(|&r| r != Rule::Boilerplate && rules.enabled(r))
         .collect()
-}
-
-/// A scorer's column name: its `type`.
-fn scorer_name(scorer: &ScorerSpec) -> String {
-    serde_json::to_value(scorer)
-        .ok()
-        .and_then(|v| v.get("type").and_then(|t| t.as_str().map(String::from)))
-        .unwrap_or_else(|| "scorer".into())
 }
 
 impl FromStr for FeatureSpec {

@@ -144,6 +144,11 @@ impl Logistic {
             .collect()
     }
 
+    /// The first of `gates` (columns) whose flag row `i` of `x` raises: the hard rule it fails.
+    pub(crate) fn gate(&self, gates: &[usize], x: &Matrix, i: usize) -> Option<usize> {
+        gates.iter().copied().find(|&c| x.columns[c][i] > 0.0)
+    }
+
     /// The logit of every row of `x`.
     ///
     /// # Errors

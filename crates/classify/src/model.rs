@@ -49,6 +49,60 @@ pub struct Description {
     pub training: TrainingReport,
 }
 
+impl Description {
+    /// Check the fitted model against the columns of its built features (`path`: the file
+    /// named in the error).
+    fn check(&self, names: &[String], path: &Path) -> Result<()> {
+        let m = &self.model;
+        let d = m.names.len();
+        if names != m.names.as_slice()
+            || [m.mean.len(), m.scale.len(), m.weights.len()] != [d; 3]
+            || !m.bias.is_finite()
+            || m.weights
+                .iter()
+                .chain(&m.mean)
+                .chain(&m.scale)
+                .any(|v| !v.is_finite())
+            || m.scale.iter().any(|&s| s <= 0.0)
+        {
+            return Err(Error::Model {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "the model's columns {:?} (or their values) do not match its features' {names:?}",
+                    m.names
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The columns whose flag is a hard rule (none without hard rules).
+    fn gates(&self) -> Vec<usize> {
+        let names = &self.model.names;
+        (0..names.len())
+            .filter(|&c| self.hard_rules && names[c].starts_with("rule_"))
+            .collect()
+    }
+
+    /// The scores of feature rows ([`Classifier::scores_of`]).
+    fn scores(&self, x: &Matrix) -> Result<Vec<f64>> {
+        let logits = self.model.logits(x)?;
+        let gates = self.gates();
+        Ok(logits
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let p = sigmoid(l);
+                match (self.hard_rules, self.model.gate(&gates, x, i)) {
+                    (false, _) => p,
+                    (true, Some(_)) => (0.5 * p).min(0.5 - 1e-12),
+                    (true, None) => 0.5 + 0.5 * p,
+                }
+            })
+            .collect())
+    }
+}
+
 /// How a classifier was trained.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainingReport {
@@ -109,7 +163,6 @@ pub struct Classifier {
     description: Description,
     features: Features,
     calibration: Calibration,
-    gates: Vec<usize>,
     dir: PathBuf,
 }
 
@@ -166,49 +219,12 @@ impl Classifier {
             )));
         }
         let calibration = Calibration::load(dir.join(CALIBRATION))?;
-        Self::assemble(description, calibration, dir, backends)
-    }
-
-    fn assemble(
-        description: Description,
-        calibration: Calibration,
-        dir: &Path,
-        backends: &dyn Backends,
-    ) -> Result<Self> {
         let features = Features::build(&description.features, dir, backends)?;
-        let m = &description.model;
-        let d = m.names.len();
-        if features.names() != m.names.as_slice()
-            || [m.mean.len(), m.scale.len(), m.weights.len()] != [d; 3]
-            || !m.bias.is_finite()
-            || m.weights
-                .iter()
-                .chain(&m.mean)
-                .chain(&m.scale)
-                .any(|v| !v.is_finite())
-            || m.scale.iter().any(|&s| s <= 0.0)
-        {
-            return Err(Error::Model {
-                path: dir.join(DESCRIPTION),
-                reason: format!(
-                    "the model's columns {:?} (or their values) do not match its features' {:?}",
-                    m.names,
-                    features.names()
-                ),
-            });
-        }
-        let gates = if description.hard_rules {
-            (0..d)
-                .filter(|&c| m.names[c].starts_with("rule_"))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        description.check(features.names(), &path)?;
         Ok(Self {
             description,
             features,
             calibration,
-            gates,
             dir: dir.to_path_buf(),
         })
     }
@@ -247,23 +263,7 @@ impl Classifier {
     /// # Errors
     /// Columns that are not the model's.
     pub fn scores_of(&self, x: &Matrix) -> Result<Vec<f64>> {
-        let logits = self.description.model.logits(x)?;
-        Ok(logits
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let p = sigmoid(l);
-                match (self.description.hard_rules, self.gate(x, i)) {
-                    (false, _) => p,
-                    (true, Some(_)) => (0.5 * p).min(0.5 - 1e-12),
-                    (true, None) => 0.5 + 0.5 * p,
-                }
-            })
-            .collect())
-    }
-
-    fn gate(&self, x: &Matrix, i: usize) -> Option<usize> {
-        self.gates.iter().copied().find(|&c| x.columns[c][i] > 0.0)
+        self.description.scores(x)
     }
 
     /// The score of each pair `(src[i], tgt[i])`: in `[0, 1]`, higher = more parallel.
@@ -287,7 +287,9 @@ impl Classifier {
         Explanation {
             bias: m.bias,
             contributions: m.names.iter().cloned().zip(m.contributions(x, i)).collect(),
-            gate: self.gate(x, i).map(|c| m.names[c].clone()),
+            gate: m
+                .gate(&self.description.gates(), x, i)
+                .map(|c| m.names[c].clone()),
         }
     }
 
@@ -489,27 +491,23 @@ pub fn train(
             calibration: String::new(),
         },
     };
-    // Built once without a calibration to score the held-out pairs, then calibrated.
-    let placeholder = Calibration::fit(
-        &LabelledScores::new(vec![(0.0, false), (1.0, true)])?,
-        &CalibrationOptions::default(),
-    )?;
-    let mut classifier = Classifier::assemble(description, placeholder, dir, backends)?;
-    let held_scores = classifier.scores_of(&hx)?;
+    let mut description = description;
+    description.check(features.names(), &dir.join(DESCRIPTION))?;
+    let held_scores = description.scores(&hx)?;
     let scored: Vec<(f64, bool)> = held_scores
         .iter()
         .copied()
         .zip(hy.iter().copied())
         .collect();
     let positives = held_pairs.len();
-    let report = &mut classifier.description.training;
+    let report = &mut description.training;
     report.held_out_ap = average_precision(&scored, positives)?;
     report.held_out_f1 = prf_top(&scored, positives, positives)?.f1;
     let (sample, source) = match labelled {
         Some(l) => {
             let s: Vec<&str> = l.iter().map(|p| p.0.as_str()).collect();
             let t: Vec<&str> = l.iter().map(|p| p.1.as_str()).collect();
-            let scores = classifier.scores_of(&features_of(&classifier.features, &s, &t)?)?;
+            let scores = description.scores(&features_of(&features, &s, &t)?)?;
             let sample: Vec<(f64, bool)> = scores.into_iter().zip(l.iter().map(|p| p.2)).collect();
             (sample, format!("a labelled sample of {} pairs", l.len()))
         }
@@ -522,18 +520,20 @@ pub fn train(
             ),
         ),
     };
-    classifier
-        .description
-        .training
-        .calibration
-        .clone_from(&source);
-    classifier.calibration = Calibration::fit(
+    description.training.calibration.clone_from(&source);
+    let calibration = Calibration::fit(
         &LabelledScores::new(sample)?,
         &CalibrationOptions {
             source,
             ..CalibrationOptions::default()
         },
     )?;
+    let classifier = Classifier {
+        description,
+        features,
+        calibration,
+        dir: dir.to_path_buf(),
+    };
     classifier.save(dir)?;
     Ok(classifier)
 }

@@ -317,6 +317,23 @@ impl Rules {
             .map(|reason| Verdict { rule, reason })
     }
 
+    /// Whether `(src, tgt)` fails each of `rules` ([`Rules::check_rule`] of each, the pair's
+    /// sides folded once).
+    #[must_use]
+    pub fn failures(
+        &self,
+        rules: &[Rule],
+        src: &str,
+        tgt: &str,
+        repeats: Option<&Repeats>,
+    ) -> Vec<bool> {
+        let pair = Folded::new(src, tgt);
+        rules
+            .iter()
+            .map(|&rule| self.reason(rule, &pair, repeats).is_some())
+            .collect()
+    }
+
     /// [`Rules::judge`] of a pair whose folded sides the caller reads too.
     pub(crate) fn judge_folded(
         &self,

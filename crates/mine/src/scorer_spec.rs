@@ -308,8 +308,9 @@ impl ScorerSpec {
         matches!(self, ScorerSpec::Emd(e) if e.needs_reference())
     }
 
-    /// The spec's `type`.
-    pub(crate) fn name(&self) -> &'static str {
+    /// The spec's `type` (`"cosine"`, `"ibm1"`, …).
+    #[must_use]
+    pub fn name(&self) -> &'static str {
         match self {
             ScorerSpec::Cosine => "cosine",
             ScorerSpec::Dot => "dot",

@@ -183,6 +183,22 @@ pub(crate) fn sentences(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Stri
         .map_err(|_| invalid(format!("{name}: expected a sequence of str")))
 }
 
+/// Aligned pairs `(src[i], tgt[i])`: two sequences of sentences of one length.
+pub(crate) fn sentence_pairs(
+    src: &Bound<'_, PyAny>,
+    tgt: &Bound<'_, PyAny>,
+) -> PyResult<(Vec<String>, Vec<String>)> {
+    let (s, t) = (sentences(src, "src")?, sentences(tgt, "tgt")?);
+    if s.len() != t.len() {
+        return Err(invalid(format!(
+            "src has {} sentences and tgt {}: the pairs are (src[i], tgt[i])",
+            s.len(),
+            t.len()
+        )));
+    }
+    Ok((s, t))
+}
+
 /// A C-contiguous `float64` array argument of `D` dimensions (`emd`'s weights and costs), read
 /// in place; another dtype, layout or dimension count raises `ValueError` naming `name`.
 pub(crate) fn f64_array<'py, D: numpy::ndarray::Dimension>(

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::arrays::{f64_array, sentences, vector};
-use crate::error::{OrRaise, invalid};
+use crate::arrays::{f64_array, sentence_pairs, vector};
+use crate::error::OrRaise;
 
 /// A pair classifier (`bitext train classifier`): `Classifier.load(dir)`, `score(src, tgt)`
 /// (in [0, 1]; a pair failing a hard rule below 0.5), `probability(scores)` (the calibrated
@@ -17,24 +17,6 @@ use crate::error::{OrRaise, invalid};
 #[pyclass(module = "bitext", frozen)]
 pub(crate) struct Classifier {
     c: Arc<bitext_classify::Classifier>,
-}
-
-impl Classifier {
-    /// The two sides as sentences of one length.
-    fn pairs(
-        src: &Bound<'_, PyAny>,
-        tgt: &Bound<'_, PyAny>,
-    ) -> PyResult<(Vec<String>, Vec<String>)> {
-        let (s, t) = (sentences(src, "src")?, sentences(tgt, "tgt")?);
-        if s.len() != t.len() {
-            return Err(invalid(format!(
-                "src has {} sentences and tgt {}: the pairs are (src[i], tgt[i])",
-                s.len(),
-                t.len()
-            )));
-        }
-        Ok((s, t))
-    }
 }
 
 #[pymethods]
@@ -54,7 +36,7 @@ impl Classifier {
         src: &Bound<'py, PyAny>,
         tgt: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (s, t) = Self::pairs(src, tgt)?;
+        let (s, t) = sentence_pairs(src, tgt)?;
         let scores = py
             .detach(|| {
                 let (s, t): (Vec<&str>, Vec<&str>) = (
@@ -95,7 +77,7 @@ impl Classifier {
         src: &Bound<'py, PyAny>,
         tgt: &Bound<'py, PyAny>,
     ) -> PyResult<Vec<Bound<'py, pyo3::types::PyDict>>> {
-        let (s, t) = Self::pairs(src, tgt)?;
+        let (s, t) = sentence_pairs(src, tgt)?;
         let x = py
             .detach(|| {
                 let (s, t): (Vec<&str>, Vec<&str>) = (

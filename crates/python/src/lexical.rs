@@ -11,7 +11,7 @@ use bitext_tokenize::WordConfig;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::arrays::{sentences, vector};
+use crate::arrays::{sentence_pairs, sentences, vector};
 use crate::error::{OrRaise, invalid};
 
 /// Scores of the aligned pairs `(src[i], tgt[i])` under `scorer`, a `bitext score --scorer`
@@ -32,7 +32,7 @@ pub(crate) fn score<'py>(
     let spec: ScorerSpec = scorer
         .parse()
         .map_err(|e| invalid(format!("scorer {scorer:?}: {e}")))?;
-    let (s, t) = (sentences(src, "src")?, sentences(tgt, "tgt")?);
+    let (s, t) = sentence_pairs(src, tgt)?;
     let reference = match reference {
         Some((rs, rt)) => Some((
             sentences(&rs, "reference[0]")?,
@@ -59,13 +59,6 @@ fn aligned(
     src: &[String],
     tgt: &[String],
 ) -> bitext_mine::Result<Vec<f64>> {
-    if src.len() != tgt.len() {
-        return Err(bitext_mine::Error::Invalid(format!(
-            "src has {} sentences and tgt {}: the pairs are (src[i], tgt[i])",
-            src.len(),
-            tgt.len()
-        )));
-    }
     let scorer = scorers.build(src, tgt)?;
     let pairs: Vec<(usize, usize)> = (0..src.len()).map(|i| (i, i)).collect();
     Ok(scorer.score(&pairs)?)
@@ -157,7 +150,7 @@ impl Ibm1 {
         src: &Bound<'py, PyAny>,
         tgt: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (s, t) = (sentences(src, "src")?, sentences(tgt, "tgt")?);
+        let (s, t) = sentence_pairs(src, tgt)?;
         let scorers = SentenceScorers::Ibm1(self.model.clone());
         let scores = py.detach(|| aligned(&scorers, &s, &t)).or_raise()?;
         Ok(vector(py, scores))

@@ -80,12 +80,11 @@ pub type BuildLineScorer =
 pub type BuildCalibration =
     dyn Fn(&Path) -> std::result::Result<Box<dyn Fn(f64) -> f64>, String> + Send + Sync;
 
-/// A pair classifier loaded for a cleaning plan: the scores of a batch of (source, target)
-/// sentences, and the probability of a score (its calibration).
-pub type LoadedClassifier = (
-    Box<dyn Fn(&[&str], &[&str]) -> std::result::Result<Vec<f64>, String> + Send + Sync>,
-    Box<dyn Fn(f64) -> f64 + Send + Sync>,
-);
+/// A pair classifier loaded for a cleaning plan's judge steps: the scores of a batch of
+/// (source, target) sentences. (Its probability is its directory's `calibration.json`, read
+/// by [`BuildCalibration`].)
+pub type LoadedClassifier =
+    Box<dyn Fn(&[&str], &[&str]) -> std::result::Result<Vec<f64>, String> + Send + Sync>;
 
 /// Loads a pair classifier's directory (`bitext-classify`, which this crate does not depend
 /// on; the CLI gives the builder).

@@ -33,11 +33,8 @@ pub(crate) fn run_options() -> RunOptions {
         })),
         classifiers: Some(std::sync::Arc::new(|dir| {
             let c = crate::build::classifier(dir).map_err(|e| format!("{e:#}"))?;
-            let p = std::sync::Arc::clone(&c);
-            let loaded: bitext_shard::LoadedClassifier = (
-                Box::new(move |src, tgt| c.score(src, tgt).map_err(|e| e.to_string())),
-                Box::new(move |s| p.probability(s)),
-            );
+            let loaded: bitext_shard::LoadedClassifier =
+                Box::new(move |src, tgt| c.score(src, tgt).map_err(|e| e.to_string()));
             Ok(loaded)
         })),
     }

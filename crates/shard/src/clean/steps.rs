@@ -124,7 +124,7 @@ pub(super) fn judge(
             Some(Box::new(move |src, tgt| cosines(enc.as_ref(), src, tgt)))
         }
         (None, Some(dir)) => {
-            let (score, _) = opts.classifier(dir)?;
+            let score = opts.classifier(dir)?;
             Some(Box::new(move |src, tgt| {
                 score(src, tgt).map_err(Error::Invalid)
             }))
@@ -265,15 +265,16 @@ pub(super) fn write_kept(
     out: &Path,
     opts: &RunOptions,
 ) -> Result<()> {
-    let probability: Option<Box<dyn Fn(f64) -> f64>> =
-        match (&plan.recipe.calibration, &plan.recipe.classifier) {
-            (Some(path), _) => Some(crate::kinds::calibration(opts, path)?),
-            (None, Some(dir)) => {
-                let (_, p) = opts.classifier(dir)?;
-                Some(p)
-            }
-            (None, None) => None,
-        };
+    // A classifier's probability is its own calibration file's.
+    let calibration = match (&plan.recipe.calibration, &plan.recipe.classifier) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(dir)) => Some(dir.join("calibration.json")),
+        (None, None) => None,
+    };
+    let probability = match &calibration {
+        Some(path) => Some(crate::kinds::calibration(opts, path)?),
+        None => None,
+    };
     let mut w = AtomicFile::create(out)?;
     plan.verdicts(dir, Some(()), &mut |j| {
         let (Some(rec), None, score) = (j.rec, j.removal, j.score) else {
