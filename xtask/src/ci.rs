@@ -280,9 +280,12 @@ fn test_step(steps: &mut Steps) -> Result<()> {
     let report = crate::report::path();
     crate::report::fresh(&report)?;
     let mut test = cargo_with(&["test", "--workspace", "--locked"], TEST_FEATURES);
+    // Searches that measure `auto`'s precision cache it beside the report, not in ~/.cache.
+    let auto_cache = report.with_file_name("auto-precision.json");
     steps.run(
         "test (workspace)",
-        test.env(crate::report::REPORT_VAR, &report),
+        test.env(crate::report::REPORT_VAR, &report)
+            .env("BITEXT_AUTO_CACHE", &auto_cache),
     )?;
     let mut groups = crate::report::read(&report)?;
     crate::report::expect_installed(&mut groups);

@@ -312,6 +312,14 @@ const UNSAFE_FILES: &[(&str, &str)] = &[
         "AVX512-BF16/VNNI, AVX-VNNI and AVX2 micro-kernels of the reduced-precision scan",
     ),
     (
+        "crates/knn/src/exact/quant/amx.rs",
+        "AMX tile kernels of the reduced-precision scan (inline assembly) and the tile permission",
+    ),
+    (
+        "crates/knn/src/exact/quant/amx_bench.rs",
+        "the ignored micro-benchmark of the x86 scan kernels (instruction rates, in-cache tiles)",
+    ),
+    (
         "crates/knn/src/exact/kernel.rs",
         "simd_tile! and scan_fn!, the kernels' shared tile and checked wrapper, expanded in them",
     ),

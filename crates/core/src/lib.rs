@@ -44,6 +44,7 @@ pub mod io;
 mod mmap;
 mod rng;
 mod rows;
+pub mod tune;
 
 pub use embeddings::{Blocks, Embeddings, EmbeddingsView, normalize_row, unit_scale};
 pub use error::{Error, Location, Result};

@@ -26,9 +26,11 @@
 //! - `exact/quant/`: [`Precision`] bf16 / int8 copies of the distinct rows with per-vector
 //!   norms, scanned by `VDPBF16PS` / `VPDPBUSD` (AVX-512), AVX-VNNI, AVX2 `VPMADDUBSW`, aarch64
 //!   `SDOT` or portable kernels on the same top-k, then re-ranked in `f32` with a per-query
-//!   proof ([`Certification`] counts the outcomes). `Precision::Auto`, the default, is the
-//!   fastest exact path of the CPU ([`Precision::resolve`]); an explicit bf16 / int8 without a
-//!   kernel faster than `f32` runs `f32` and says why.
+//!   proof ([`Certification`] counts the outcomes). An explicit bf16 / int8 without a kernel
+//!   faster than `f32` runs `f32` and says why.
+//! - [`auto`]: `Precision::Auto`, the default, by measurement: every exact path of the CPU
+//!   timed on a sample of the search, cached per CPU, flags, dimension, metric and threads
+//!   (`~/.cache/bitext/auto-precision.json`), `f32` on near-ties.
 //! - `exact/quant/file.rs` and `exact/copies.rs`: the quantised copy saved
 //!   ([`ExactIndex::save_quantized`]) and memory-mapped back
 //!   ([`ExactIndex::with_quantized_file`]), checked by checksum and by a fingerprint of the
@@ -93,6 +95,7 @@ pub use both::{
     check_pair,
 };
 pub use error::{Error, Result};
+pub use exact::auto;
 pub use exact::{
     Certification, CertifiedNeighbors, ExactIndex, ExactParams, Kernel, Precision, Resolved, dot,
 };

@@ -300,10 +300,11 @@ fn absurd_candidate_counts_are_refused() {
     );
 }
 
-/// With the kernel left to `Auto`, what runs is what [`Precision::resolve`] says: `Auto` the
-/// CPU's fastest exact path (and `f32` for small searches), an explicit reduced precision
-/// either itself or `f32` with a note, never anything but the `f32` search's neighbours; a
-/// forced kernel runs the precision asked for. The summary names the kernel.
+/// With the kernel left to `Auto`, what runs is what [`Precision::resolve`] says: `Auto`
+/// `f32` or a measurement's choice (`f32` for this search, too small to measure), an explicit
+/// reduced precision either itself or `f32` with a note, never anything but the `f32`
+/// search's neighbours; a forced kernel runs the precision asked for. The summary names the
+/// kernel.
 #[test]
 fn precisions_resolve_to_what_the_cpu_runs_fast() {
     let mut rng = Rng::seed(21);
@@ -317,7 +318,7 @@ fn precisions_resolve_to_what_the_cpu_runs_fast() {
         Precision::Bf16,
         Precision::Int8,
     ] {
-        let r = p.resolve(Kernel::Auto, Metric::InnerProduct, n, nq);
+        let r = p.resolve(Kernel::Auto, Metric::InnerProduct);
         match p {
             Precision::Bf16 | Precision::Int8 => assert!(
                 (r.precision, r.note.is_none()) == (p, true)
@@ -325,10 +326,16 @@ fn precisions_resolve_to_what_the_cpu_runs_fast() {
                 "{p}: {r:?}"
             ),
             _ => assert!(
-                r.note.is_none() && r.precision != Precision::Auto,
+                r.note.is_none() && (r.precision != Precision::Auto || p == Precision::Auto),
                 "{p}: {r:?}"
             ),
         }
+        // Too small a search to repay measuring: auto runs f32.
+        let r = if r.precision == Precision::Auto {
+            Precision::F32.resolve(Kernel::Auto, Metric::InnerProduct)
+        } else {
+            r
+        };
         let params = ExactParams {
             precision: p,
             ..ExactParams::default()
@@ -353,11 +360,16 @@ fn precisions_resolve_to_what_the_cpu_runs_fast() {
         assert_eq!(f.certification.precision, r.precision, "{p}");
         assert_eq!(b.certification.total(), n, "{p}");
     }
-    // Too small to repay a quantised copy.
-    let small = Precision::Auto.resolve(Kernel::Auto, Metric::InnerProduct, 100, 10);
-    assert_eq!(small.precision, Precision::F32);
+    // Nothing to measure with a forced kernel or the L2 metric.
+    for (kernel, metric) in [
+        (Kernel::Portable, Metric::InnerProduct),
+        (Kernel::Auto, Metric::L2),
+    ] {
+        let r = Precision::Auto.resolve(kernel, metric);
+        assert_eq!(r.precision, Precision::F32);
+    }
     // A forced kernel runs the precision asked for, fast or not.
-    let forced = Precision::Int8.resolve(Kernel::Portable, Metric::InnerProduct, n, nq);
+    let forced = Precision::Int8.resolve(Kernel::Portable, Metric::InnerProduct);
     assert_eq!(forced.precision, Precision::Int8);
     let index = scanning(
         &db,

@@ -1,16 +1,14 @@
 //! [`OnnxEncoder`]: a [`SentenceEncoder`] over an ONNX graph run by ONNX Runtime.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
-
 use bitext_core::Embeddings;
+use bitext_core::tune::TuneCache;
 use bitext_encode::{BatchOrder, Error, OnnxSpec, Pooling, Result, SentenceEncoder, Side};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, Tokenizer};
 use ort::session::Session;
-use ort::session::builder::GraphOptimizationLevel;
 use ort::value::{DynValue, Tensor, TensorElementType, ValueType};
 
 use crate::graph::{self, dtype};
+use crate::split::{self, Measured, Pending, Split, SplitKey, SplitSource};
 
 mod pieces;
 use crate::runtime::{environment, runtime_path};
@@ -43,7 +41,7 @@ enum Feed {
 /// same encoder embeds both sides (the models are multilingual).
 pub struct OnnxEncoder {
     /// One or more sessions of the same graph ([`OnnxSpec::sessions`]).
-    sessions: Vec<Mutex<Session>>,
+    sessions: split::Sessions,
     tokenizer: Box<dyn Tokenizer>,
     feed: Feed,
     output: String,
@@ -86,6 +84,15 @@ impl OnnxEncoder {
     /// to feed or read (naming them), a graph ONNX Runtime refuses (its reason, e.g. an
     /// operator it lacks), a tokenizer that cannot be built.
     pub fn load(spec: &OnnxSpec) -> Result<Self> {
+        Self::load_tuned(spec, TuneCache::from_env())
+    }
+
+    /// [`OnnxEncoder::load`], keeping a measured split (`"sessions": 0`) in `cache` rather
+    /// than the environment's ([`TuneCache::from_env`]).
+    ///
+    /// # Errors
+    /// As [`OnnxEncoder::load`].
+    pub fn load_tuned(spec: &OnnxSpec, cache: TuneCache) -> Result<Self> {
         spec.check()?;
         let mut graph = graph::load(&spec.model)?;
         // An output that is not one of the graph's (an intermediate tensor) is made one.
@@ -106,33 +113,38 @@ impl OnnxEncoder {
         let env = environment(&runtime_path(spec.runtime.as_deref())?)?;
         let named =
             |e: &dyn std::fmt::Display| Error::Invalid(format!("{}: {e}", spec.model.display()));
-        // One container of prepacked weights for all sessions, so that a second session does
-        // not pack the graph's matrices again.
-        let packed = (spec.sessions > 1).then(ort::session::builder::PrepackedWeights::new);
-        let mut sessions = Vec::with_capacity(spec.sessions);
-        for _ in 0..spec.sessions {
-            let mut builder = Session::builder(env).map_err(|e| named(&e))?;
-            if spec.threads > 0 {
-                builder = builder
-                    .with_intra_threads(spec.threads)
-                    .map_err(|e| named(&e))?;
+        let (split, source, pending) = if spec.sessions == 0 {
+            let cores = match spec.threads {
+                0 => std::thread::available_parallelism().map_or(1, usize::from),
+                t => t,
+            };
+            let key = SplitKey::new(&graph.bytes, spec.batch, cores);
+            let candidates = split::candidates(cores);
+            match cache.get::<_, Measured>(&key) {
+                Some(m) => (m.split, SplitSource::Cached(m.rates), None),
+                None if candidates.len() < 2 => (candidates[0], SplitSource::Spec, None),
+                None => (
+                    candidates[0],
+                    SplitSource::Unmeasured,
+                    Some(Pending {
+                        bytes: graph.bytes.clone(),
+                        key,
+                        cache,
+                        candidates,
+                    }),
+                ),
             }
-            builder = builder
-                .with_inter_threads(1)
-                .map_err(|e| named(&e))?
-                // What onnxruntime's Python API does by default (ORT_ENABLE_ALL).
-                .with_optimization_level(GraphOptimizationLevel::All)
-                .map_err(|e| named(&e))?;
-            if let Some(p) = &packed {
-                builder = builder.with_prepacked_weights(p).map_err(|e| named(&e))?;
-            }
-            sessions.push(
-                builder
-                    .commit_from_memory(&graph.bytes)
-                    .map_err(|e| named(&e))?,
-            );
-        }
-        let session = &sessions[0];
+        } else {
+            let split = Split {
+                sessions: spec.sessions,
+                threads: spec.threads,
+            };
+            (split, SplitSource::Spec, None)
+        };
+        let sessions = split::build(env, &graph.bytes, split, &spec.model)?;
+        let session = sessions[0]
+            .lock()
+            .map_err(|_| backend("a poisoned session"))?;
         let inputs: Vec<Io> = session
             .inputs()
             .iter()
@@ -245,8 +257,9 @@ impl OnnxEncoder {
                 output.0
             )));
         }
+        drop(session);
         let mut enc = OnnxEncoder {
-            sessions: sessions.into_iter().map(Mutex::new).collect(),
+            sessions: split::Sessions::new(env, split, sessions, source, pending),
             tokenizer,
             feed,
             output: output.0.clone(),
@@ -261,9 +274,9 @@ impl OnnxEncoder {
             // A symbolic dimension: run one sentence of one piece (the first of "a") to learn
             // it, so that a per-piece tensor gives one row too.
             let probe = enc.tokenizer.encode_ids("a")?.first().copied().unwrap_or(0);
-            let mut session = enc.lock(0)?;
-            let dim = enc.run_ids(&mut session, &[vec![probe]])?.1;
-            drop(session);
+            let dim = enc
+                .sessions
+                .with_free(&mut |session| Ok(enc.run_ids(session, &[vec![probe]])?.1))?;
             enc.dim = dim;
         }
         Ok(enc)
@@ -293,11 +306,11 @@ impl OnnxEncoder {
             .collect()
     }
 
-    /// Session `which`, locked.
-    fn lock(&self, which: usize) -> Result<std::sync::MutexGuard<'_, Session>> {
-        self.sessions[which]
-            .lock()
-            .map_err(|_| backend("an earlier batch panicked inside ONNX Runtime"))
+    /// The sessions × threads split in use, and where it came from (`"sessions": 0`:
+    /// measured, cached or not measured yet).
+    #[must_use]
+    pub fn split(&self) -> (Split, SplitSource) {
+        self.sessions.split()
     }
 
     /// Run one batch of the piece ids of each sentence on `session`: the rows (normalised as
@@ -476,18 +489,15 @@ impl SentenceEncoder for OnnxEncoder {
     }
 
     fn encode_batch(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
-        // A session no other thread is using, else the first.
-        let mut session = match self.sessions.iter().find_map(|s| s.try_lock().ok()) {
-            Some(s) => s,
-            None => self.lock(0)?,
-        };
-        self.encode_on(&mut session, side, sentences)
+        self.sessions
+            .with_free(&mut |session| self.encode_on(session, side, sentences))
     }
 
     /// Batches in the spec's order ([`BatchOrder::Length`]: by byte length, so that a batch
     /// holds sentences of similar length; absent: by length for padded feeds, in input order
-    /// for graphs with their own tokenizer), run side by side by the spec's sessions, written
-    /// back in input order.
+    /// for graphs with their own tokenizer), run side by side by the sessions (a split still to
+    /// measure is measured on a sample of them first: [`crate::split`]), written back in input
+    /// order.
     fn encode_with_progress(
         &self,
         side: Side,
@@ -505,68 +515,31 @@ impl SentenceEncoder for OnnxEncoder {
         let batches: Vec<&[usize]> = order.chunks(self.spec.batch.max(1)).collect();
         let mut rows = vec![0f32; sentences.len() * self.dim];
         let mut done = 0;
-        let mut place = |chunk: &[usize], e: &Embeddings| {
-            for (k, &i) in chunk.iter().enumerate() {
+        let mut place = |b: usize, e: &Embeddings| {
+            for (k, &i) in batches[b].iter().enumerate() {
                 rows[i * self.dim..(i + 1) * self.dim].copy_from_slice(e.view().row(k));
             }
-            done += chunk.len();
+            done += batches[b].len();
             progress(done);
         };
         // A batch's rows; an error about one of its sentences names its input position.
-        let encode = |session: &mut Session, chunk: &[usize]| {
+        let encode = |session: &mut Session, b: usize| {
+            let chunk = batches[b];
             let texts: Vec<&str> = chunk.iter().map(|&i| sentences[i]).collect();
             self.encode_on(session, side, &texts)
                 .map_err(|e| e.renumbered(|k| chunk.get(k).copied().unwrap_or(k)))
         };
-        if self.sessions.len() == 1 || batches.len() < 2 {
-            let mut session = self.lock(0)?;
-            for chunk in &batches {
-                let e = encode(&mut session, chunk)?;
-                place(chunk, &e);
-            }
-        } else {
-            // Each session's thread takes the next batch; the results come back in any order
-            // and are placed by index. The first error stops the others.
-            let next = AtomicUsize::new(0);
-            let stop = AtomicBool::new(false);
-            let (tx, rx) = mpsc::channel::<Result<(usize, Embeddings)>>();
-            let failed = std::thread::scope(|scope| {
-                for which in 0..self.sessions.len() {
-                    let (tx, next, stop, batches, encode) =
-                        (tx.clone(), &next, &stop, &batches, &encode);
-                    scope.spawn(move || {
-                        let mut session = match self.lock(which) {
-                            Ok(s) => s,
-                            Err(e) => return drop(tx.send(Err(e))),
-                        };
-                        while !stop.load(Ordering::Relaxed) {
-                            let b = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(chunk) = batches.get(b) else { break };
-                            let r = encode(&mut session, chunk);
-                            let bad = r.is_err();
-                            if tx.send(r.map(|e| (b, e))).is_err() || bad {
-                                break;
-                            }
-                        }
-                    });
-                }
-                drop(tx);
-                let mut failed = None;
-                for r in rx {
-                    match r {
-                        Ok((b, e)) => place(batches[b], &e),
-                        Err(e) => {
-                            stop.store(true, Ordering::Relaxed);
-                            failed.get_or_insert(e);
-                        }
-                    }
-                }
-                failed
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
+        let mut todo: Vec<usize> = (0..batches.len()).collect();
+        let weight =
+            |b: usize| -> usize { batches[b].iter().map(|&i| sentences[i].len() + 1).sum() };
+        let sample: (&dyn Fn(usize) -> usize, _) = (&weight, self.spec.model.as_path());
+        if let Some(encoded) = self
+            .sessions
+            .measure(batches.len(), sample, &encode, &mut place)?
+        {
+            todo.retain(|&b| !encoded[b]);
         }
+        self.sessions.run(&todo, &encode, &mut place)?;
         Ok(Embeddings::new(rows, self.dim)?)
     }
 }

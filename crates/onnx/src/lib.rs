@@ -17,6 +17,7 @@
 mod encoder;
 pub mod graph;
 mod runtime;
+pub mod split;
 
 pub use encoder::OnnxEncoder;
 pub use runtime::{RUNTIME_VARS, runtime_path};

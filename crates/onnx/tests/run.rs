@@ -6,8 +6,7 @@
 //! Needs the ONNX Runtime library (`BITEXT_ONNXRUNTIME`, which `.ci/run` sets from the
 //! `onnxruntime` PyPI wheel); without it, the tests that run a graph say so and pass.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use bitext_encode::{Error, NoKnownWord, OnnxSpec, Pooling, SentenceEncoder, Side};
 use bitext_onnx::OnnxEncoder;
@@ -15,28 +14,15 @@ use bitext_onnx::graph::build::{
     attr_int, model, node, piece_lookup, tensor, token_states, tokenizer_node,
 };
 use bitext_onnx::graph::dtype::{BOOL, FLOAT, INT32, INT64};
-use bitext_testkit::data::word_lines;
 use bitext_testkit::needs::{self, group};
 use bitext_tokenize::{Sentencepiece, SequenceConfig, Tokenizer, TokenizerSpec};
 
 mod common;
-use common::{small_spm, write};
+use common::{spm_bytes, transformer_files, transformer_like, write};
 
 /// The runtime, or `None` (the test recorded as skipped) when this machine has none.
 fn runtime() -> Option<PathBuf> {
     needs::file(group::ONNX_RUNTIME, bitext_onnx::runtime_path(None).ok())
-}
-
-/// A small sentencepiece model trained on generated text, its bytes.
-fn spm_bytes() -> &'static [u8] {
-    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| {
-        let words = [
-            "haus", "katze", "baum", "house", "cat", "tree", "der", "the", "rot",
-        ];
-        let text = word_lines(&words, 300, 6, 6, 5);
-        small_spm(&[("xx", &text[..])], 24).to_bytes().to_vec()
-    })
 }
 
 const SENTENCES: [&str; 4] = [
@@ -151,21 +137,6 @@ fn a_graph_with_its_own_tokenizer_is_cut_and_fed_bitexts_ids() {
     }
 }
 
-/// A transformer export: input_ids, attention_mask, token_type_ids [B, L] → token states
-/// `table[id] · mask` [B, L, 4] (`graph::build::token_states`).
-fn transformer_like(vocab: usize) -> (Vec<u8>, Vec<f32>) {
-    token_states(vocab, 4, 9, true)
-}
-
-/// [`spm_bytes`] as `dir/spm.model` and a [`transformer_like`] export over its pieces as
-/// `dir/tr.onnx`: the two files, the sentencepiece model and the export's table.
-fn transformer_files(dir: &Path) -> (PathBuf, PathBuf, Sentencepiece, Vec<f32>) {
-    let spm = write(dir, "spm.model", spm_bytes());
-    let sp = Sentencepiece::open(&spm).unwrap();
-    let (m, table) = transformer_like(sp.pieces().len());
-    (spm, write(dir, "tr.onnx", m), sp, table)
-}
-
 #[test]
 fn a_transformer_export_is_fed_padded_ids_and_pooled() {
     let Some(rt) = runtime() else { return };
@@ -266,64 +237,6 @@ fn graphs_that_cannot_be_run_are_refused_before_any_work() {
     .unwrap();
     let e = enc.encode(Side::Source, &SENTENCES).unwrap_err();
     assert!(e.to_string().contains("max_tokens 4"), "{e}");
-}
-
-#[test]
-fn sessions_side_by_side_give_the_same_bytes_and_errors() {
-    let Some(rt) = runtime() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let (spm, path, sp, _) = transformer_files(dir.path());
-    let words = [
-        "haus", "katze", "baum", "house", "cat", "tree", "der", "the",
-    ];
-    let text = word_lines(&words, 41, 1, 9, 11);
-    let refs: Vec<&str> = text.iter().map(String::as_str).collect();
-    let spec = |sessions: usize, max_tokens: Option<usize>| OnnxSpec {
-        tokenizer: Some(TokenizerSpec::Sentencepiece {
-            model: spm.clone(),
-            sequence: SequenceConfig::default(),
-        }),
-        batch: 4,
-        sessions,
-        max_tokens,
-        runtime: Some(rt.clone()),
-        ..OnnxSpec::new(&path)
-    };
-    let one = OnnxEncoder::load(&spec(1, None)).unwrap();
-    let want = one.encode(Side::Source, &refs).unwrap();
-    for sessions in [2, 3] {
-        let enc = OnnxEncoder::load(&spec(sessions, None)).unwrap();
-        let mut seen = Vec::new();
-        let got = enc
-            .encode_with_progress(Side::Source, &refs, &mut |n| seen.push(n))
-            .unwrap();
-        assert_eq!(got.as_slice(), want.as_slice(), "{sessions} sessions");
-        assert_eq!(seen.last(), Some(&refs.len()));
-        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
-        // One batch on its own, from a session that is free.
-        let b = enc.encode_batch(Side::Source, &refs[..3]).unwrap();
-        assert_eq!(b.as_slice(), &want.as_slice()[..3 * enc.dim()]);
-    }
-    // A sentence over the limit in a late batch stops every session with the reason.
-    let limit = refs
-        .iter()
-        .map(|s| sp.encode_ids(s).unwrap().len())
-        .max()
-        .unwrap();
-    let many = vec!["the cat"; limit].join(" ");
-    let mut long = refs.clone();
-    long[37] = &many;
-    let e = OnnxEncoder::load(&spec(2, Some(limit)))
-        .unwrap()
-        .encode(Side::Source, &long)
-        .unwrap_err();
-    assert!(
-        e.to_string()
-            .contains(&format!("max_tokens {limit}: \"the cat the cat")),
-        "{e}"
-    );
-    let e = OnnxEncoder::load(&spec(0, None)).unwrap_err();
-    assert!(e.to_string().contains("sessions must be 1 to 256"), "{e}");
 }
 
 #[test]

@@ -39,21 +39,23 @@ pub fn kernel_runs(kernel: Kernel) -> bool {
 }
 
 /// Every kernel a search can be forced to.
-pub const FORCED_KERNELS: [Kernel; 5] = [
+pub const FORCED_KERNELS: [Kernel; 6] = [
     Kernel::Portable,
     Kernel::Avx2,
     Kernel::AvxVnni,
     Kernel::Avx512,
+    Kernel::Amx,
     Kernel::Neon,
 ];
 
 /// `Auto` and every kernel a search can be forced to.
-pub const KERNELS: [Kernel; 6] = [
+pub const KERNELS: [Kernel; 7] = [
     Kernel::Auto,
     Kernel::Portable,
     Kernel::Avx2,
     Kernel::AvxVnni,
     Kernel::Avx512,
+    Kernel::Amx,
     Kernel::Neon,
 ];
 

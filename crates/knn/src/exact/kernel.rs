@@ -32,6 +32,10 @@ pub enum Kernel {
     /// x86-64 AVX-512F (6 rows × 32 queries per tile); reduced-precision scans with
     /// AVX-512 BF16 / VNNI where the CPU has them.
     Avx512,
+    /// x86-64 AVX-512F for `f32` (as [`Kernel::Avx512`]; AMX has no `f32` arithmetic);
+    /// reduced-precision scans with AMX tiles (`TDPBF16PS`, `TDPBSUD`: Intel Sapphire Rapids
+    /// and later, where the OS grants the tile state).
+    Amx,
     /// aarch64 NEON (6 rows × 16 queries per tile); int8 scans with `SDOT` where the CPU has
     /// the dot-product extension.
     Neon,
@@ -54,8 +58,12 @@ impl Kernel {
             }
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Amx => {
+                Kernel::Avx512.is_available() && crate::exact::quant::QuantKernel::amx_available()
+            }
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 | Kernel::AvxVnni | Kernel::Avx512 => false,
+            Kernel::Avx2 | Kernel::AvxVnni | Kernel::Avx512 | Kernel::Amx => false,
             #[cfg(target_arch = "aarch64")]
             Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             #[cfg(not(target_arch = "aarch64"))]
@@ -93,7 +101,7 @@ impl Kernel {
             Kernel::Auto => Kernel::detect().name(),
             Kernel::Portable => "portable",
             Kernel::Avx2 | Kernel::AvxVnni => "AVX2 + FMA",
-            Kernel::Avx512 => "AVX-512F",
+            Kernel::Avx512 | Kernel::Amx => "AVX-512F",
             Kernel::Neon => "NEON",
         }
     }
@@ -101,7 +109,7 @@ impl Kernel {
     /// Queries per panel (the SIMD width of a tile).
     pub(crate) fn panel_width(self) -> usize {
         match self {
-            Kernel::Avx512 => 32,
+            Kernel::Avx512 | Kernel::Amx => 32,
             _ => 16,
         }
     }
@@ -456,7 +464,7 @@ pub(crate) fn scan(
     debug_assert_eq!(kernel.panel_width(), panels.width);
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => x86::scan_avx512(panels, db, id0, l2, top, back),
+        Kernel::Avx512 | Kernel::Amx => x86::scan_avx512(panels, db, id0, l2, top, back),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 | Kernel::AvxVnni => x86::scan_avx2(panels, db, id0, l2, top, back),
         #[cfg(target_arch = "aarch64")]

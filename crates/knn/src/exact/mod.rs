@@ -13,6 +13,7 @@
 //!   search (the `quant` module); [`ExactIndex::search_certified`] also returns the counts.
 //! - Threads: the current rayon pool (wrap calls in `ThreadPool::install` to choose).
 
+pub mod auto;
 mod copies;
 mod file;
 mod kernel;
@@ -148,6 +149,8 @@ pub struct ExactIndex<'a> {
     params: ExactParams,
     /// The quantised copy of a reduced-precision search, built at its first search.
     quant: OnceLock<quant::QuantDb>,
+    /// What chooses `auto`'s precision (`None`: [`auto::Tuner::global`]).
+    tuner: Option<std::sync::Arc<auto::Tuner>>,
 }
 
 /// Whether `path` holds a saved exact index (by its magic bytes).
@@ -191,6 +194,7 @@ impl ExactIndex<'static> {
             norms: Vec::new(),
             params: ExactParams::default(),
             quant: OnceLock::new(),
+            tuner: None,
         })
     }
 
@@ -213,6 +217,7 @@ impl ExactIndex<'static> {
             norms,
             params: ExactParams::default(),
             quant: OnceLock::new(),
+            tuner: None,
         })
     }
 
@@ -235,6 +240,7 @@ impl ExactIndex<'static> {
             norms,
             params: ExactParams::default(),
             quant: OnceLock::new(),
+            tuner: None,
         })
     }
 
@@ -269,6 +275,7 @@ impl<'a> ExactIndex<'a> {
             norms,
             params: ExactParams::default(),
             quant: OnceLock::new(),
+            tuner: None,
         })
     }
 
@@ -316,6 +323,7 @@ impl<'a> ExactIndex<'a> {
             norms,
             params: ExactParams::default(),
             quant: OnceLock::new(),
+            tuner: None,
         })
     }
 
@@ -353,19 +361,28 @@ impl<'a> ExactIndex<'a> {
         progress: &mut dyn FnMut(usize),
     ) -> Result<CertifiedNeighbors> {
         check::search(self.dim, self.len(), queries, k)?;
-        let s = self.searcher();
-        match self.copy_for(queries.len())? {
-            (None, r) => Ok(CertifiedNeighbors {
+        let plan = self.plan(queries, k, None)?;
+        let s = self.searcher(plan.kernel);
+        match self.copy_for(&plan)? {
+            None => Ok(CertifiedNeighbors {
                 neighbors: s.run(queries, k, progress)?,
-                certification: self.in_f32(queries.len(), r),
+                certification: self.in_f32(queries.len(), &plan),
             }),
-            (Some(qdb), _) => {
+            Some(qdb) => {
                 let mut got =
                     quant::search_one_way(&s, qdb, queries, k, self.params.candidates, progress)?;
-                got.certification = self.reduced(got.certification);
+                got.certification = self.reduced(got.certification, &plan);
                 Ok(got)
             }
         }
+    }
+
+    /// Choose `auto`'s precision with `tuner` (its cache, sample and clock) rather than the
+    /// process's [`auto::Tuner::global`].
+    #[must_use]
+    pub fn with_tuner(mut self, tuner: std::sync::Arc<auto::Tuner>) -> Self {
+        self.tuner = Some(tuner);
+        self
     }
 
     /// The tuning parameters.
@@ -450,34 +467,34 @@ impl<'a> ExactIndex<'a> {
                 len: queries.len(),
             });
         }
-        let s = self.searcher();
-        let (copy, r) = self.copy_for(queries.len())?;
-        if let Some(qdb) = copy {
+        let plan = self.plan(queries, k, Some(k_back))?;
+        let s = self.searcher(plan.kernel);
+        if let Some(qdb) = self.copy_for(&plan)? {
             let c = self.params.candidates;
             let (mut f, mut b) = quant::search_both(&s, qdb, queries, k, k_back, c, progress)?;
-            f.certification = self.reduced(f.certification);
-            b.certification = self.reduced(b.certification);
+            f.certification = self.reduced(f.certification, &plan);
+            b.certification = self.reduced(b.certification, &plan);
             return Ok((f, b));
         }
         let (forward, backward) = s.run_both_ways(queries, k, k_back, progress)?;
         Ok((
             CertifiedNeighbors {
                 neighbors: forward,
-                certification: self.in_f32(queries.len(), r),
+                certification: self.in_f32(queries.len(), &plan),
             },
             CertifiedNeighbors {
                 neighbors: backward,
-                certification: self.in_f32(self.len(), r),
+                certification: self.in_f32(self.len(), &plan),
             },
         ))
     }
 
-    fn searcher(&self) -> search::Search<'_> {
+    fn searcher(&self, kernel: Kernel) -> search::Search<'_> {
         search::Search {
             db: self.rows(),
             db_norms: &self.norms,
             metric: self.metric,
-            kernel: self.params.kernel,
+            kernel,
             query_block: self.params.query_block,
             threads: self.params.threads,
             quant: None,

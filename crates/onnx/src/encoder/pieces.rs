@@ -35,21 +35,23 @@ impl OnnxEncoder {
                 self.spec.model.display()
             )));
         }
-        let mut session = self.lock(0)?;
         let mut rows = Vec::with_capacity(ids.len() * self.dim);
-        for chunk in ids.chunks(self.spec.batch.max(1)) {
-            let sentences: Vec<Vec<u32>> = chunk.iter().map(|&i| vec![i]).collect();
-            let (r, d) = self.run_ids(&mut session, &sentences)?;
-            if d != self.dim {
-                return Err(Error::Invalid(format!(
-                    "{}: output dimension {d}, expected {}",
-                    self.spec.model.display(),
-                    self.dim
-                )));
+        self.sessions.with_free(&mut |session| {
+            for chunk in ids.chunks(self.spec.batch.max(1)) {
+                let sentences: Vec<Vec<u32>> = chunk.iter().map(|&i| vec![i]).collect();
+                let (r, d) = self.run_ids(session, &sentences)?;
+                if d != self.dim {
+                    return Err(Error::Invalid(format!(
+                        "{}: output dimension {d}, expected {}",
+                        self.spec.model.display(),
+                        self.dim
+                    )));
+                }
+                rows.extend_from_slice(&r);
+                progress(rows.len() / self.dim.max(1));
             }
-            rows.extend_from_slice(&r);
-            progress(rows.len() / self.dim.max(1));
-        }
+            Ok(())
+        })?;
         Ok(Embeddings::new(rows, self.dim)?)
     }
 }

@@ -43,6 +43,9 @@ pub struct Certification {
     /// Queries searched in `f32` because the proof failed twice (or the norms are too large
     /// for reduced precision).
     pub fallen_back: usize,
+    /// How `auto` chose the precision, when it was asked for.
+    #[serde(skip)]
+    pub auto: Option<crate::exact::auto::AutoReport>,
 }
 
 impl Certification {
@@ -64,27 +67,35 @@ impl Certification {
             certified: queries,
             widened: 0,
             fallen_back: 0,
+            auto: None,
         }
     }
 
-    /// The same counts without the note (to say it once where two directions are printed).
+    /// The same counts without the note and the `auto` report (to say them once where two
+    /// directions are printed).
     #[must_use]
     pub fn without_note(self) -> Self {
-        Self { note: None, ..self }
+        Self {
+            note: None,
+            auto: None,
+            ..self
+        }
     }
 
-    /// The kernel and what was asked for, as the search resolved them.
+    /// The kernel, what was asked for and how `auto` chose, as the search resolved them.
     #[must_use]
     pub(crate) fn ran(
         self,
         requested: Precision,
         kernel: &'static str,
         note: Option<&'static str>,
+        auto: Option<crate::exact::auto::AutoReport>,
     ) -> Self {
         Self {
             requested,
             kernel,
             note,
+            auto,
             ..self
         }
     }
@@ -120,6 +131,9 @@ impl fmt::Display for Certification {
                 self.widened,
                 self.fallen_back
             )?;
+        }
+        if let Some(auto) = &self.auto {
+            write!(f, "; {auto}")?;
         }
         match self.note {
             Some(note) if self.requested != self.precision => {

@@ -4,7 +4,7 @@
 //! A search at [`Precision::Bf16`] or [`Precision::Int8`] runs in three steps:
 //!
 //! 1. **Scan** a quantised copy of the database with quantised queries (`scan.rs`; micro-kernels
-//!    for AVX-512 `VDPBF16PS` / `VPDPBUSD`, AVX-VNNI, AVX2 `VPMADDUBSW` and Arm `SDOT`, or
+//!    for AMX tiles, AVX-512 `VDPBF16PS` / `VPDPBUSD`, AVX-VNNI, AVX2 `VPMADDUBSW`, Arm `SDOT`, or
 //!    portable Rust: [`QuantKernel`]), keeping the `k' > k` best
 //!    *approximate* scores per query in the one top-k of the exact search.
 //! 2. **Re-rank** the `k'` candidates with the `f32` kernel's own [`super::dot`], so their
@@ -58,21 +58,29 @@
 //! # Which precision runs
 //!
 //! The precision is a speed choice only: every one returns the `f32` search's result.
-//! [`Precision::Auto`] (the default) is the fastest exact path this CPU has
-//! ([`Precision::resolve`]): bf16 where AVX-512 BF16 is present and the search is large enough
-//! to repay the quantised copy, `f32` elsewhere. An explicit `bf16` or `int8` runs where this CPU
-//! has a kernel for it that is faster than its `f32` one ([`QuantKernel::fast`]), and otherwise
-//! runs `f32`, with a note in the [`Certification`] saying why. On AVX2 without VNNI the int8
+//! [`Precision::Auto`] (the default) is the exact path measured fastest on this CPU for the
+//! search at hand (`crate::exact::auto`: each timed on a sample, the rates cached per CPU), so
+//! that no rule written from the flags decides: `VDPBF16PS` was the fastest path on a Zen 4 and
+//! 1.7× slower than `f32` on an Intel Xeon with the same flags. An explicit `bf16` or `int8`
+//! runs where this CPU has a SIMD kernel for it ([`QuantKernel::fast`]), and otherwise runs
+//! `f32`, with a note in the [`Certification`] saying why. On AVX2 without VNNI the int8
 //! kernel (16-bit products summed by `VPMADDWD`) does half the multiply-adds per instruction
 //! that the `f32` FMA kernel does and lost to it on every CPU measured (docs/BENCHMARKS.md), and
 //! bf16 widened to `f32` does the `f32` arithmetic plus the widening: it was written, measured
 //! slower than `f32`, and removed. A forced kernel ([`crate::ExactParams::kernel`]) runs the
 //! precision asked for whatever its speed; that is how the tests reach every kernel the machine
-//! can run, each bit-identical to the portable one.
+//! can run, each bit-identical to the portable one (AMX bf16 sums in another order: its
+//! scores stay within the same bound, and the results are the `f32` search's all the same).
+//!
+//! On Intel CPUs with AMX (Sapphire Rapids and later, where Linux grants the tile state) the
+//! scan also runs on tiles (`TDPBF16PS`, `TDPBSUD`, as inline assembly: their intrinsics are
+//! not stable Rust; `x86.rs`'s `amx` module): 32 rows × 32 queries per block, about 430 bf16
+//! multiply-adds per cycle where `VDPBF16PS` does 16 and the `f32` FMA 32 on an Emerald Rapids
+//! Xeon (docs/BENCHMARKS.md). `auto` times them with the rest.
 //!
 //! Only the inner product is scanned in reduced precision; an L2 search runs in `f32` and says
-//! so. Not done: AMX tiles (their intrinsics are not stable Rust) and Arm `BFDOT` (no stable
-//! intrinsics either, and no Arm machine here to measure whether it beats `FMLA`).
+//! so. Not done: Arm `BFDOT` (no stable intrinsics, and no Arm machine here to measure whether
+//! it beats `FMLA`).
 
 mod certify;
 mod file;

@@ -1,6 +1,7 @@
 //! [`Precision`], the arithmetic of a search's scan, and [`Precision::resolve`]: what runs on
-//! this CPU for a precision asked for (`Auto`: the fastest exact path; an explicit reduced
-//! precision without a kernel that beats `f32`: `f32`, with a note).
+//! this CPU for a precision asked for (`Auto`: `f32` where nothing else can run, else a
+//! measurement's choice; an explicit reduced precision without a kernel that beats `f32`:
+//! `f32`, with a note).
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,8 +15,8 @@ use crate::error::{Error, Result};
 /// only change how fast the candidates are found (see the module docs of the certified
 /// re-rank).
 ///
-/// What runs depends on the CPU ([`Precision::resolve`]): `Auto` takes the fastest exact path
-/// the CPU has, and an explicit `Bf16` or `Int8` with automatic kernel choice runs in `f32`
+/// What runs depends on the CPU ([`Precision::resolve`]): `Auto` takes the exact path measured
+/// fastest on this CPU for the search at hand ([`crate::exact::auto`]), and an explicit `Bf16` or `Int8` with automatic kernel choice runs in `f32`
 /// where the CPU has no kernel that makes it faster (saying so in the run's
 /// [`crate::Certification`]); a kernel forced with [`crate::ExactParams::kernel`] runs the precision
 /// asked for whatever its speed (how the tests reach every kernel).
@@ -23,10 +24,10 @@ use crate::error::{Error, Result};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Precision {
-    /// The fastest exact path of this CPU whatever the data: bf16 with AVX-512 BF16, `f32`
-    /// otherwise, and `f32` for searches too small to repay a quantised copy. (int8 is
-    /// faster only where neighbourhoods are not crowded: on dense real embeddings its
-    /// certificate needs thousands of candidates; it runs when asked for.)
+    /// The exact path measured fastest on this CPU ([`crate::exact::auto`]): each path is
+    /// timed on a sample of the search (or read from the cache of an earlier measurement),
+    /// and `f32` runs unless another is more than 5% faster, and for searches too small to
+    /// repay a measurement.
     #[default]
     Auto,
     /// Scan in `f32` (the reference; no re-rank needed).
@@ -41,42 +42,31 @@ pub enum Precision {
 /// The precision a search runs at on this CPU ([`Precision::resolve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resolved {
-    /// The precision the scan runs at (never `Auto`).
+    /// The precision the scan runs at (`Auto`: chosen by measuring the search).
     pub precision: Precision,
     /// Why it is not the one asked for, when that was an explicit `bf16` or `int8`.
     pub note: Option<&'static str>,
 }
 
-/// Smallest database, and smallest query set, for which `Auto` scans a quantised copy: below
-/// them building the copy and re-ranking cost more than the scan saves.
-const AUTO_MIN_ROWS: usize = 4096;
-const AUTO_MIN_QUERIES: usize = 256;
-
 impl Precision {
     /// The precision a search asked to run at `self` runs at with `kernel` (the parameters'
-    /// choice, `Auto` or forced), for `queries` queries of a database of `rows` rows, ranked by
-    /// `metric`. Reduced precision covers the inner product only.
+    /// choice, `Auto` or forced), ranked by `metric`. Reduced precision covers the inner
+    /// product only. `Auto` resolves to `f32` where nothing else can run (the L2 metric, a
+    /// forced kernel, a CPU without a SIMD reduced-precision scan) and otherwise stays `Auto`:
+    /// the search then measures ([`crate::exact::auto::Tuner`]).
     #[must_use]
-    pub fn resolve(
-        self,
-        kernel: crate::Kernel,
-        metric: crate::Metric,
-        rows: usize,
-        queries: usize,
-    ) -> Resolved {
+    pub fn resolve(self, kernel: crate::Kernel, metric: crate::Metric) -> Resolved {
         let run = |precision, note| Resolved { precision, note };
         let ip = metric == crate::Metric::InnerProduct;
         match self {
             Precision::F32 => run(Precision::F32, None),
             Precision::Auto => {
-                let bf16 = QuantKernel::fast(Precision::Bf16).is_some()
-                    && ip
+                let measure = ip
                     && kernel == crate::Kernel::Auto
-                    && rows >= AUTO_MIN_ROWS
-                    && queries >= AUTO_MIN_QUERIES;
+                    && crate::exact::auto::candidates().len() > 1;
                 run(
-                    if bf16 {
-                        Precision::Bf16
+                    if measure {
+                        Precision::Auto
                     } else {
                         Precision::F32
                     },

@@ -29,6 +29,10 @@ use super::{Precision, QuantDb};
 use crate::exact::kernel::{Back, offer_row, simd_tile};
 use crate::exact::topk::TopK;
 
+/// The AMX tile kernels (`amx.rs`, beside this file).
+#[path = "amx.rs"]
+pub(super) mod amx;
+
 /// Whether this CPU has the instructions of `precision`'s AVX-512 kernel.
 pub(super) fn available(precision: Precision) -> bool {
     let base = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
