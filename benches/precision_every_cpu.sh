@@ -12,6 +12,7 @@
 #   BITEXT: a release `bitext` (default: built here, without `neural`); BEFORE: optionally an
 #           older `bitext` to run the same mining commands with (its precisions as they were)
 #   THREADS ("1 2"), REPEAT (3), NQ (the knn queries; default: all source rows), SHARED,
+#   EXTRA_KERNELS (e.g. "amx:bf16 amx:int8": precisions run with a forced kernel as well),
 #   LIMIT (300: seconds after which a mining run is killed, e.g. an older portable bf16 scan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,8 +69,9 @@ for t in $THREADS; do
   OMP_WAIT_POLICY=PASSIVE "$PY" "$SHARED/bench/bench_knn.py" --data "$DATA" --n-queries "$NQ" -k 4 \
     --threads "$t" --repeat "$REPEAT" --backends faiss 2>&1 | grep -iE 'faiss' || true
   rm -f "$BITEXT_AUTO_CACHE"
+  extra=(); for p in ${EXTRA_KERNELS:-}; do extra+=("--precision ${p#*:} --kernel ${p%%:*}"); done
   for args in "--precision f32" "--precision auto" "--precision auto" "--precision bf16" \
-      "--precision int8" "--precision int8 --kernel avx2" ${EXTRA_KNN:+"$EXTRA_KNN"}; do
+      "--precision int8" "--precision int8 --kernel avx2" "${extra[@]}"; do
     "$KNN" --data "$DATA" --nq "$NQ" -k 4 --threads "$t" --repeat "$REPEAT" $args \
       | grep -E 'bitext exact|forward' | sed -E 's/times \[[^]]*\]; //'
   done

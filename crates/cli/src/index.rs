@@ -32,8 +32,9 @@ pub(crate) struct SearchArgs {
     /// indexes use OpenMP's threads (OMP_NUM_THREADS).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub(crate) threads: usize,
-    /// Arithmetic of the exact search's scan: auto (the fastest exact path of this CPU: bf16
-    /// for large inner-product searches with AVX-512 BF16, else f32), f32, or bf16 /
+    /// Arithmetic of the exact search's scan: auto (the exact path measured fastest on this
+    /// CPU, f32 included, on a sample of the search; cached in ~/.cache/bitext/auto.json, or
+    /// BITEXT_AUTO_CACHE=FILE|off), f32, or bf16 /
     /// int8 (a quantised copy scanned, the candidates re-ranked in f32 with a proof that
     /// nothing else reaches the top k; where the proof fails, a wider scan or the f32 search;
     /// on a CPU without a kernel that makes them faster, f32, saying so). The output is the

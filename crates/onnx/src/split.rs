@@ -4,8 +4,9 @@
 //!
 //! With `"sessions": 0` the split is measured rather than guessed: each way of dividing the
 //! spec's `threads` cores (0: all) into sessions of equal threads ([`candidates`]) encodes a
-//! sample of the call's own batches (spread over them, the candidates interleaved so that each
-//! sees the same mix of lengths), its rate in bytes of text per second is timed, and the
+//! sample of the call's own batches (two per session and at least 256 sentences each, spread
+//! over the call, the candidates interleaved so that each sees the same mix of lengths; a call
+//! with fewer than four times the sample's batches is not measured), its rate in bytes of text per second is timed, and the
 //! fastest runs the rest; a split with fewer sessions within 5% of it wins (one copy of the
 //! graph's tensors less). The sample batches are part of the result, so the measurement wastes
 //! no encoding: it costs building the extra sessions. The choice is kept in the workspace's
@@ -155,9 +156,9 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Batches each candidate encodes: at least 8, and 4 per session.
-    fn per_candidate(split: Split) -> usize {
-        (4 * split.sessions).max(8)
+    /// Batches each candidate encodes: two per session, and at least 256 sentences' worth.
+    fn per_candidate(&self, split: Split) -> usize {
+        (2 * split.sessions).max(256usize.div_ceil(self.key.batch.max(1)))
     }
 
     /// The sample of a call of `batches` batches: for each candidate, the batches it encodes
@@ -167,7 +168,7 @@ impl Pending {
         let counts: Vec<usize> = self
             .candidates
             .iter()
-            .map(|&c| Self::per_candidate(c))
+            .map(|&c| self.per_candidate(c))
             .collect();
         let total: usize = counts.iter().sum();
         if batches < 4 * total {
@@ -440,18 +441,19 @@ mod tests {
             cache: TuneCache::off(),
             candidates: candidates(2),
         };
-        assert_eq!(pending.sample(63), None);
-        let got = pending.sample(100).unwrap();
+        // Batches of 8: 32 each (256 sentences), so at least 4 × 64 batches.
+        assert_eq!(pending.sample(255), None);
+        let got = pending.sample(300).unwrap();
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0].len(), 8);
-        assert_eq!(got[1].len(), 8);
+        assert_eq!(got[0].len(), 32);
+        assert_eq!(got[1].len(), 32);
         let mut all: Vec<usize> = got.concat();
         all.sort_unstable();
         all.dedup();
-        assert_eq!(all.len(), 16);
-        assert!(all.iter().all(|&b| b < 100));
+        assert_eq!(all.len(), 64);
+        assert!(all.iter().all(|&b| b < 300));
         assert_eq!(got[0][0], 0);
-        assert!(*all.last().unwrap() > 80, "{all:?}");
+        assert!(*all.last().unwrap() > 280, "{all:?}");
         // Another graph, batch or core count is another key.
         assert_ne!(
             SplitKey::new(b"graph", 8, 2),

@@ -93,14 +93,14 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
     let words = [
         "haus", "katze", "baum", "house", "cat", "tree", "der", "the",
     ];
-    let text = word_lines(&words, 300, 1, 9, 12);
+    let text = word_lines(&words, 2100, 1, 9, 12);
     let refs: Vec<&str> = text.iter().map(String::as_str).collect();
     let spec = |sessions: usize, threads: usize| OnnxSpec {
         tokenizer: Some(TokenizerSpec::Sentencepiece {
             model: spm.clone(),
             sequence: SequenceConfig::default(),
         }),
-        batch: 4,
+        batch: 64,
         sessions,
         threads,
         runtime: Some(rt.clone()),
@@ -114,9 +114,10 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
     // Two cores to split: one session of two threads, or two of one.
     let enc = OnnxEncoder::load_tuned(&spec(0, 2), cache.clone()).unwrap();
     assert_eq!(enc.split().1, SplitSource::Unmeasured);
-    // Too few batches to sample (the sample must be at most a quarter of them): not measured.
-    let few = enc.encode(Side::Source, &refs[..40]).unwrap();
-    assert_eq!(few.as_slice(), &want.as_slice()[..40 * enc.dim()]);
+    // Too few batches to sample (4 of 64 sentences per candidate, at most a quarter of the
+    // batches): not measured.
+    let few = enc.encode(Side::Source, &refs[..1000]).unwrap();
+    assert_eq!(few.as_slice(), &want.as_slice()[..1000 * enc.dim()]);
     assert_eq!(enc.split().1, SplitSource::Unmeasured);
     let mut seen = Vec::new();
     let got = enc
