@@ -124,48 +124,63 @@ fn the_measured_choice_runs_is_cached_and_returns_the_f32_result() {
 #[test]
 fn a_real_measurement_times_every_candidate_and_changes_nothing_but_speed() {
     let mut rng = Rng::seed(8);
-    let (db, q) = (unit(2500, 24, &mut rng), unit(200, 24, &mut rng));
+    let (db, q) = (unit(3000, 24, &mut rng), unit(200, 24, &mut rng));
     let dir = tempfile::tempdir().unwrap();
     let cache = TuneCache::at(dir.path().join("auto.json"));
+    // 2,048 of the 3,000 rows sampled (gathered), and all 200 queries for the backward lists.
     let tuner = Tuner::new(cache.clone())
-        .with_sample(700, 64)
+        .with_sample(2048, 64)
         .with_min_ratio(0.0);
     let index = index_with(&db, Arc::new(tuner));
-    let want = ExactIndex::over(db.view(), Metric::InnerProduct)
+    let f32_index = ExactIndex::over(db.view(), Metric::InnerProduct)
         .unwrap()
         .with_params(ExactParams {
             precision: Precision::F32,
             ..ExactParams::default()
         })
-        .unwrap()
-        .search(q.view(), 4)
+        .unwrap();
+    let want = f32_index.search(q.view(), 4).unwrap();
+    let (want_f, want_b) = f32_index
+        .search_both_with_progress(q.view(), 4, 3, &mut |_| {})
         .unwrap();
     let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
     assert_eq!(bits(&got.neighbors), bits(&want));
+    let (f, b) = index
+        .search_both_certified(q.view(), 4, 3, &mut |_| {})
+        .unwrap();
+    assert_eq!(bits(&f.neighbors), bits(&want_f));
+    assert_eq!(bits(&b.neighbors), bits(&want_b));
     let report = got.certification.auto.unwrap();
     if candidates().len() < 2 {
         assert_eq!(report.source, Source::OnlyF32);
         return;
     }
     assert!(matches!(report.source, Source::Measured { .. }), "{report}");
-    let key = AutoKey::here(
-        24,
-        Metric::InnerProduct,
-        rayon::current_num_threads(),
-        false,
-    );
-    let entry = key.cached(&cache).expect("the measurement is cached");
-    assert_eq!(entry.sample, (700, 64));
-    assert_eq!(entry.timings.len(), candidates().len());
-    for (c, t) in &entry.timings {
-        assert!(
-            t.search_per_pair > 0.0 && t.search_per_pair.is_finite(),
-            "{c:?}"
-        );
-        assert!(t.build_per_row >= 0.0, "{c:?}");
+    let both = f.certification.auto.unwrap();
+    assert!(matches!(both.source, Source::Measured { .. }), "{both}");
+    let threads = rayon::current_num_threads();
+    for both_ways in [false, true] {
+        let key = AutoKey::here(24, Metric::InnerProduct, threads, both_ways);
+        let entry = key.cached(&cache).expect("the measurement is cached");
+        assert_eq!(entry.sample, (2048, 64));
+        assert_eq!(entry.timings.len(), candidates().len());
+        for (c, t) in &entry.timings {
+            assert!(
+                t.search_per_pair > 0.0 && t.search_per_pair.is_finite(),
+                "{c:?}"
+            );
+            assert!(t.build_per_row >= 0.0, "{c:?}");
+        }
     }
     let estimates: Vec<_> = report.estimates.iter().flatten().collect();
     assert_eq!(estimates.len(), candidates().len());
+    // All rows searched: the index's own rows, not a copy.
+    let all = Tuner::new(TuneCache::off())
+        .with_sample(4096, 64)
+        .with_min_ratio(0.0);
+    let index = index_with(&db, Arc::new(all));
+    let got = index.search_certified(q.view(), 4, &mut |_| {}).unwrap();
+    assert_eq!(bits(&got.neighbors), bits(&want));
 }
 
 #[test]

@@ -50,7 +50,7 @@ pub struct ExactParams {
     /// Threads of a search: 0 runs it in the current rayon pool (the global one unless the
     /// caller `install`s another), `n` in a pool of `n` threads made for it.
     pub threads: usize,
-    /// Arithmetic of the scan: `auto` (the default: the fastest exact path of this CPU),
+    /// Arithmetic of the scan: `auto` (the default: the exact path measured fastest here),
     /// `f32`, or a bf16 / int8 copy whose candidates are re-ranked in `f32` with a certificate
     /// (inner product only). The results are the same ([`Precision::resolve`] says what runs).
     pub precision: Precision,

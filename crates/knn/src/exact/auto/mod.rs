@@ -4,7 +4,7 @@
 //!
 //! A [`Tuner`] times every exact path this CPU offers ([`candidates`]: `f32` and each reduced
 //! precision with its kernel, certified re-rank included) on a sample of the search at hand
-//! (256 of the queries, spread over them, searched in 2,048 to 32,768 rows of the database; for
+//! (256 of the queries, spread over them, searched in 2,048 to 16,384 rows of the database; for
 //! a both-ways search also 256 rows searched in as many queries), twice each, interleaved,
 //! keeping the faster time. From the sample it keeps two rates per candidate
 //! ([`Timing`]: building the quantised copy, per row; the search, per (query, row)) and
@@ -255,14 +255,14 @@ impl std::fmt::Debug for Tuner {
 const MIN_SAMPLE_ROWS: usize = 2048;
 
 impl Tuner {
-    /// A tuner with `cache`: 256 vectors (a query block) searched in 2,048 to 32,768 of the
+    /// A tuner with `cache`: 256 vectors (a query block) searched in 2,048 to 16,384 of the
     /// other side's, two runs each, and searches measured when at least 20 times the
     /// measurement's work.
     #[must_use]
     pub fn new(cache: TuneCache) -> Self {
         Self {
             cache,
-            sample_rows: 32_768,
+            sample_rows: 16_384,
             sample_queries: 256,
             reps: 2,
             min_ratio: 20.0,
