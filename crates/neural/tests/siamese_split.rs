@@ -65,3 +65,52 @@ fn split_batches_give_the_gradients_of_the_whole_batch() {
         }
     }
 }
+
+/// `pieces: 0`: the first batch's pass timed whole and in pieces, the choice cached and read
+/// back, and a model that names its pieces left as it is.
+#[test]
+fn measured_pieces_are_cached_and_explicit_pieces_kept() {
+    use bitext_core::Rng;
+    use bitext_core::tune::TuneCache;
+    use bitext_neural::batch::Bucketing;
+    use bitext_neural::siamese::SiameseTask;
+    use bitext_neural::train::Task;
+
+    let config = tiny_siamese(CellKind::Gru, false);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = TuneCache::at(dir.path().join("auto.json"));
+    let batching = Bucketing {
+        max_items: 64,
+        max_tokens: 64 * 16,
+    };
+    let mut task = SiameseTask::new(config, toy_pairs(40, 7), None, 1, batching, 3)
+        .unwrap()
+        .with_tune_cache(cache.clone());
+    let batch = task.epoch_batches(1, &mut Rng::seed(1)).unwrap().remove(0);
+    let model = || Siamese::new(&config, 3, &cpu().autodiff()).unwrap();
+    let first = Threads(2)
+        .install(|| task.tuned(model().with_chunks(0), &batch))
+        .unwrap();
+    assert!([1, 2].contains(&first.pieces()), "{}", first.pieces());
+    let text = std::fs::read_to_string(cache.file().unwrap()).unwrap();
+    assert!(text.contains("siamese-pieces"), "{text}");
+    // Measured once: a later run reads the cache.
+    std::fs::write(
+        cache.file().unwrap(),
+        text.replace(&format!("\"pieces\": {}", first.pieces()), "\"pieces\": 2"),
+    )
+    .unwrap();
+    let again = Threads(2)
+        .install(|| task.tuned(model().with_chunks(0), &batch))
+        .unwrap();
+    assert_eq!(again.pieces(), 2);
+    // Named pieces are kept; one thread has nothing to measure.
+    let named = Threads(2)
+        .install(|| task.tuned(model().with_chunks(3), &batch))
+        .unwrap();
+    assert_eq!(named.pieces(), 3);
+    let one = Threads(1)
+        .install(|| task.tuned(model().with_chunks(0), &batch))
+        .unwrap();
+    assert_eq!(one.pieces(), 1);
+}

@@ -26,6 +26,7 @@
 mod config;
 mod infer;
 mod model;
+mod pieces;
 mod text;
 mod train;
 

@@ -46,7 +46,7 @@ pub struct Siamese {
 }
 
 /// The fewest sentences a piece of a split training batch holds ([`Siamese::with_chunks`]).
-const MIN_CHUNK: usize = 16;
+pub(crate) const MIN_CHUNK: usize = 16;
 
 /// The most pieces `with_chunks(0)` cuts a batch into, whatever the threads: on 16 cores
 /// (docs/BENCHMARKS.md), 8 pieces trained 869–907 pairs/s, 16 pieces 613–688, 4 pieces 770.
@@ -365,10 +365,23 @@ impl Siamese {
         want.min(sentences / MIN_CHUNK).max(1)
     }
 
+    /// The pieces a training batch is encoded in ([`Siamese::with_chunks`]; 0: measured at the
+    /// first batch of training, or one per thread outside it).
+    #[must_use]
+    pub fn pieces(&self) -> usize {
+        self.chunks
+    }
+
+    /// Whether the network runs on a GPU (the padded layout).
+    pub(crate) fn on_gpu(&self) -> bool {
+        crate::rnn::padded_on(&self.rnn.fwd.w_hh.val().device())
+    }
+
     /// The same network, encoding each training batch in `chunks` pieces, each on its own
     /// thread of the current pool with its own autodiff sub-graph (see [`crate::train::split`]);
-    /// `1` (the default) encodes the batch whole, `0` takes one piece per thread, at most
-    /// 8, on the CPU backends (on a GPU, the batch whole). The gradients
+    /// `1` (the default) encodes the batch whole, `0` the pieces measured fastest at the first
+    /// batch of training ([`crate::train::Task::tuned`]), and outside training one piece per
+    /// thread, at most 8, on the CPU backends (on a GPU, the batch whole). The gradients
     /// are the same up to float rounding (the pieces' products are shaped differently); with
     /// dropout, the pieces draw their masks from generators of their own.
     #[must_use]

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use bitext_core::tune::TuneCache;
 use bitext_core::{Embeddings, Rng};
 use bitext_encode::Side;
 use burn::tensor::Tensor;
@@ -90,6 +91,8 @@ pub struct SiameseTask {
     batching: Bucketing,
     describe: Option<Describe>,
     teacher: Option<Teacher>,
+    /// Where measured pieces are kept (`pieces: 0`; [`crate::siamese::Siamese::with_chunks`]).
+    tune_cache: TuneCache,
 }
 
 impl std::fmt::Debug for SiameseTask {
@@ -143,7 +146,16 @@ impl SiameseTask {
             batching,
             describe: None,
             teacher: None,
+            tune_cache: TuneCache::from_env(),
         })
+    }
+
+    /// Keep a measured number of pieces in `cache` rather than the environment's
+    /// ([`TuneCache::from_env`]).
+    #[must_use]
+    pub fn with_tune_cache(mut self, cache: TuneCache) -> Self {
+        self.tune_cache = cache;
+        self
     }
 
     /// Train with `objective` (default: the paper's classifier). With
@@ -323,6 +335,18 @@ impl Task for SiameseTask {
 
     fn batch_items(&self, batch: &Self::Batch) -> usize {
         batch.len()
+    }
+
+    /// With `pieces: 0`, the pieces measured on this batch ([`crate::siamese`]'s `pieces`).
+    fn tuned(&self, model: Siamese, batch: &Self::Batch) -> Result<Siamese> {
+        if model.pieces() != 0 {
+            return Ok(model);
+        }
+        let network = serde_json::to_value(self.config)
+            .map_err(|e| Error::Config(format!("the network as JSON: {e}")))?;
+        let key = (network, (self.batching.max_items, self.batching.max_tokens));
+        let loss = |m: &Siamese, rng: &mut Rng| self.loss(m, batch, rng);
+        super::pieces::measured(model, &self.tune_cache, key, 2 * batch.len(), &loss)
     }
 
     fn loss(&self, model: &Siamese, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss> {

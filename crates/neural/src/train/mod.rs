@@ -54,6 +54,18 @@ pub trait Task {
     /// When the batch does not fit the model.
     fn loss(&self, model: &Self::Model, batch: &Self::Batch, rng: &mut Rng) -> Result<TrainLoss>;
 
+    /// `model` as it trains best on this machine, measured on the first `batch` a run trains
+    /// on (e.g. how many pieces a batch is encoded in); unchanged by default. It must change
+    /// the arithmetic at most by float rounding and draw nothing from the training's
+    /// generators.
+    ///
+    /// # Errors
+    /// When the measurement's batch does not fit the model.
+    fn tuned(&self, model: Self::Model, batch: &Self::Batch) -> Result<Self::Model> {
+        let _ = batch;
+        Ok(model)
+    }
+
     /// Validation of the inference copy of the model (`None` when the task has no held-out
     /// data; the last epoch's model is then kept).
     ///
@@ -436,6 +448,9 @@ pub fn fit<T: Task + Send>(
             let mut lr = base_lr;
             let mut stop: Option<String> = None;
             for (b, batch) in batches.iter().enumerate() {
+                if b == 0 && epoch == state.epochs_done + 1 {
+                    model = task.tuned(model, batch)?;
+                }
                 let n = task.batch_items(batch);
                 let loss = task.loss(&model, batch, &mut drop_rng)?;
                 let lv = f64::from(crate::init::to_host1(loss.value.clone())?[0]);
