@@ -164,6 +164,12 @@ pub trait SentenceEncoder: Send + Sync {
     fn encode(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         self.encode_with_progress(side, sentences, &mut |_| {})
     }
+
+    /// What the encoder chose by measuring on this machine (e.g. an ONNX encoder's sessions ×
+    /// threads), for a run's summary; `None` when it measured nothing.
+    fn tuning(&self) -> Option<String> {
+        None
+    }
 }
 
 macro_rules! forward_encoder {
@@ -187,6 +193,9 @@ macro_rules! forward_encoder {
                 progress: &mut dyn FnMut(usize),
             ) -> Result<Embeddings> {
                 (**self).encode_with_progress(side, sentences, progress)
+            }
+            fn tuning(&self) -> Option<String> {
+                (**self).tuning()
             }
         }
     )*};

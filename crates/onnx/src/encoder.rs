@@ -488,6 +488,10 @@ impl SentenceEncoder for OnnxEncoder {
         self.spec.batch
     }
 
+    fn tuning(&self) -> Option<String> {
+        self.sessions.summary()
+    }
+
     fn encode_batch(&self, side: Side, sentences: &[&str]) -> Result<Embeddings> {
         self.sessions
             .with_free(&mut |session| self.encode_on(session, side, sentences))

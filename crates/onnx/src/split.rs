@@ -231,6 +231,36 @@ impl Sessions {
         (split, source.clone())
     }
 
+    /// What a measured split (`"sessions": 0`) chose and from what, for a run's summary.
+    pub(crate) fn summary(&self) -> Option<String> {
+        let (split, source) = self.split();
+        let rates = |r: &[(Split, f64)]| {
+            r.iter()
+                .map(|(s, v)| format!("{s} {:.0} kB/s", v / 1000.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match source {
+            SplitSource::Spec => None,
+            SplitSource::Unmeasured => Some(format!(
+                "ONNX sessions: {split}, not measured (no call had enough batches to sample)"
+            )),
+            SplitSource::Measured { rates: r, saved } => Some(format!(
+                "ONNX sessions: {split}, measured here ({}){}",
+                rates(&r),
+                if saved {
+                    ""
+                } else {
+                    "; not cached: the cache file cannot be written"
+                }
+            )),
+            SplitSource::Cached(r) => Some(format!(
+                "ONNX sessions: {split}, from this CPU's cached measurement ({})",
+                rates(&r)
+            )),
+        }
+    }
+
     /// Run `f` on a session no other thread is using, else on the first.
     pub(crate) fn with_free<T>(&self, f: &mut dyn FnMut(&mut Session) -> Result<T>) -> Result<T> {
         let current = self.current.read().unwrap_or_else(PoisonError::into_inner);

@@ -114,6 +114,7 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
     // Two cores to split: one session of two threads, or two of one.
     let enc = OnnxEncoder::load_tuned(&spec(0, 2), cache.clone()).unwrap();
     assert_eq!(enc.split().1, SplitSource::Unmeasured);
+    assert!(enc.tuning().unwrap().contains("not measured"));
     // Too few batches to sample (4 of 64 sentences per candidate, at most a quarter of the
     // batches): not measured.
     let few = enc.encode(Side::Source, &refs[..1000]).unwrap();
@@ -130,6 +131,11 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
         panic!("not measured: {source:?}");
     };
     assert!(saved);
+    let said = enc.tuning().unwrap();
+    assert!(
+        said.contains("measured here") && said.contains("kB/s"),
+        "{said}"
+    );
     assert_eq!(rates.iter().map(|r| r.0).collect::<Vec<_>>(), candidates(2));
     assert!(
         rates.iter().all(|r| r.1 > 0.0 && r.1.is_finite()),
@@ -149,6 +155,7 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
         matches!(source2, SplitSource::Cached(ref r) if *r == rates),
         "{source2:?}"
     );
+    assert!(again.tuning().unwrap().contains("cached measurement"));
     assert_eq!(
         again.encode(Side::Source, &refs).unwrap().as_slice(),
         want.as_slice()
@@ -173,4 +180,5 @@ fn a_measured_split_encodes_the_same_bytes_and_is_cached() {
             SplitSource::Spec
         )
     );
+    assert_eq!(one.tuning(), None);
 }

@@ -136,7 +136,8 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
     }
     check_embeddings_output(&a.output, a.fp16)?;
     let mut rejects = RejectSink::new(&a.bad)?;
-    let (done, dim, coverage) = if spec.reads_input() {
+    // The bag's coverage of the input, or what the encoder measured (ONNX sessions).
+    let (done, dim, note) = if spec.reads_input() {
         embed_bow(a, &spec)?
     } else {
         let encoder = crate::build::encoder(&spec, None::<&[&str]>)?;
@@ -149,7 +150,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
             a.quiet.quiet,
             a.bad.bad_lines(),
         )?;
-        (done, encoder.dim(), None)
+        (done, encoder.dim(), encoder.tuning())
     };
     let secs = done.secs;
     eprintln!(
@@ -159,7 +160,7 @@ pub(crate) fn run(a: &EmbedArgs) -> Result<()> {
         a.output.display(),
         done.rows as f64 / secs.max(1e-9)
     );
-    if let Some(c) = coverage {
+    if let Some(c) = note {
         eprintln!("{c}");
     }
     rejects.add(&done.rejected)?;
