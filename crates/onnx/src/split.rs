@@ -1,6 +1,6 @@
 //! How an [`crate::OnnxEncoder`] spreads its cores: `sessions` ONNX Runtime sessions running
 //! batches side by side, each with `threads` operator threads ([`Split`]), and the runner that
-//! feeds them ([`run_side_by_side`]).
+//! feeds them.
 //!
 //! With `"sessions": 0` the split is measured rather than guessed: each way of dividing the
 //! spec's `threads` cores (0: all) into sessions of equal threads ([`candidates`]) encodes a
