@@ -303,7 +303,7 @@ fn main() -> Result<()> {
     let (fwd, bwd) = last.context("no run")?;
     println!(
         "quantised copy {:.1} MiB; forward: {}",
-        quant_bytes as f64 / (1 << 20) as f64,
+        quant_bytes.max(index.quantized_bytes()) as f64 / (1 << 20) as f64,
         fwd.certification
     );
     if let Some(b) = &bwd {

@@ -84,4 +84,11 @@ impl ExactIndex<'_> {
     pub fn quantized_is_mapped(&self) -> bool {
         self.quant.get().is_some_and(|q| q.words.is_mapped())
     }
+
+    /// Bytes of the quantised copy built so far (0 before a search scanned one: under `auto`,
+    /// the copy of the precision the measurement chose is built at the first search).
+    #[must_use]
+    pub fn quantized_bytes(&self) -> usize {
+        self.quant.get().map_or(0, quant::QuantDb::bytes)
+    }
 }
