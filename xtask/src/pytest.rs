@@ -93,7 +93,8 @@ pub(crate) fn ray_test() -> Result<()> {
 /// `bitext` binary their parity tests compare with. What maturin adds to a wheel (metadata,
 /// the module built with `PYO3_BUILD_EXTENSION_MODULE`) is measured by the wheel build in
 /// docs/BENCHMARKS.md, not here. The same run takes the tests of the data scripts
-/// (`recipes/data/test_*.py`: the game-dialogue catalogue readers), which need only pytest.
+/// (`recipes/data/test_*.py`: the catalogue readers of the game dialogue, the LID dev set and
+/// the multilingual pairs), which need only pytest.
 pub(crate) fn bindings_test() -> Result<()> {
     let debug = debug_dir();
     // `cargo test` leaves the cdylib among the dependencies (`deps/`, its name unhashed); only
