@@ -11,16 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bitext_core::{Embeddings, Rng};
 use bitext_knn::auto::{AutoKey, Candidate, Source, Timing, TuneCache, Tuner, candidates};
 use bitext_knn::{ExactIndex, ExactParams, KnnIndex, Metric, Precision};
-use common::bits;
-
-fn unit(n: usize, d: usize, rng: &mut Rng) -> Embeddings {
-    let mut v: Vec<f32> = (0..n * d).map(|_| rng.normal() as f32).collect();
-    for row in v.chunks_exact_mut(d) {
-        let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-        row.iter_mut().for_each(|x| *x /= norm);
-    }
-    Embeddings::new(v, d).unwrap()
-}
+use common::{Shape, bits, data, f32_index};
 
 /// A clock where `fast` takes half of every other candidate's time, counting its calls.
 fn clock(fast: Precision, calls: Arc<AtomicUsize>) -> Arc<bitext_knn::auto::Clock> {
@@ -43,14 +34,11 @@ fn index_with(db: &Embeddings, tuner: Arc<Tuner>) -> ExactIndex<'_> {
 #[test]
 fn the_measured_choice_runs_is_cached_and_returns_the_f32_result() {
     let mut rng = Rng::seed(7);
-    let (db, q) = (unit(3000, 40, &mut rng), unit(300, 40, &mut rng));
-    let f32_index = ExactIndex::over(db.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_params(ExactParams {
-            precision: Precision::F32,
-            ..ExactParams::default()
-        })
-        .unwrap();
+    let (db, q) = (
+        data(Shape::Unit, 3000, 40, &mut rng),
+        data(Shape::Unit, 300, 40, &mut rng),
+    );
+    let f32_index = f32_index(&db);
     let want = f32_index.search(q.view(), 5).unwrap();
     let (want_f, want_b) = f32_index
         .search_both_with_progress(q.view(), 5, 3, &mut |_| {})
@@ -124,7 +112,10 @@ fn the_measured_choice_runs_is_cached_and_returns_the_f32_result() {
 #[test]
 fn a_real_measurement_times_every_candidate_and_changes_nothing_but_speed() {
     let mut rng = Rng::seed(8);
-    let (db, q) = (unit(3000, 24, &mut rng), unit(200, 24, &mut rng));
+    let (db, q) = (
+        data(Shape::Unit, 3000, 24, &mut rng),
+        data(Shape::Unit, 200, 24, &mut rng),
+    );
     let dir = tempfile::tempdir().unwrap();
     let cache = TuneCache::at(dir.path().join("auto.json"));
     // 2,048 of the 3,000 rows sampled (gathered), and all 200 queries for the backward lists.
@@ -132,13 +123,7 @@ fn a_real_measurement_times_every_candidate_and_changes_nothing_but_speed() {
         .with_sample(2048, 64)
         .with_min_ratio(0.0);
     let index = index_with(&db, Arc::new(tuner));
-    let f32_index = ExactIndex::over(db.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_params(ExactParams {
-            precision: Precision::F32,
-            ..ExactParams::default()
-        })
-        .unwrap();
+    let f32_index = f32_index(&db);
     let want = f32_index.search(q.view(), 4).unwrap();
     let (want_f, want_b) = f32_index
         .search_both_with_progress(q.view(), 4, 3, &mut |_| {})
@@ -186,7 +171,10 @@ fn a_real_measurement_times_every_candidate_and_changes_nothing_but_speed() {
 #[test]
 fn searches_too_small_to_repay_a_measurement_run_f32_without_one() {
     let mut rng = Rng::seed(9);
-    let (db, q) = (unit(500, 16, &mut rng), unit(50, 16, &mut rng));
+    let (db, q) = (
+        data(Shape::Unit, 500, 16, &mut rng),
+        data(Shape::Unit, 50, 16, &mut rng),
+    );
     let calls = Arc::new(AtomicUsize::new(0));
     let tuner = Tuner::new(TuneCache::off()).with_clock(clock(Precision::Bf16, calls.clone()));
     let index = index_with(&db, Arc::new(tuner));

@@ -12,7 +12,7 @@ use bitext_knn::{
 };
 use bitext_testkit::knn::{Expect, kernel_needs};
 use bitext_testkit::knn_index_suite;
-use common::{bits, kernels, params};
+use common::{Shape, bits, data, f32_index, kernels, params};
 use proptest::prelude::*;
 
 // The parameters force the kernel (`common::params`); the suites of a kernel this CPU lacks
@@ -93,67 +93,6 @@ macro_rules! one_pass_suite {
 
 one_pass_suite!(one_pass_bf16, Bf16, 0, 256);
 one_pass_suite!(one_pass_int8_few_candidates, Int8, 2, 16);
-
-/// Data shapes that make certificates hard.
-#[derive(Debug, Clone, Copy)]
-enum Shape {
-    /// Standard normal values.
-    Normal,
-    /// A few base vectors, each copied many times with relative noise 1e-6.
-    NearDuplicates,
-    /// Values in {-1, 0, 1}: many exact ties.
-    Ties,
-    /// Exact copies of a few rows (and a few distinct ones): duplicates in the database.
-    Copies,
-    /// Normal rows scaled by 1e-30: products near the f32 underflow range.
-    Tiny,
-    /// Rows scaled by 10^u, u uniform in [-4, 4].
-    MixedNorms,
-    /// Unit rows (what mining searches).
-    Unit,
-}
-
-fn data(shape: Shape, n: usize, d: usize, rng: &mut Rng) -> Embeddings {
-    let mut rows = Vec::with_capacity(n * d);
-    let bases: Vec<Vec<f32>> = (0..3)
-        .map(|_| (0..d).map(|_| rng.normal() as f32).collect())
-        .collect();
-    for i in 0..n {
-        let row: Vec<f32> = match shape {
-            Shape::Normal | Shape::Unit => (0..d).map(|_| rng.normal() as f32).collect(),
-            Shape::NearDuplicates => bases[i % 3]
-                .iter()
-                .map(|&b| b * (1.0 + 1e-6 * rng.normal() as f32))
-                .collect(),
-            Shape::Ties => (0..d).map(|_| rng.below(3) as f32 - 1.0).collect(),
-            Shape::Copies if rng.below(4) == 0 => (0..d).map(|_| rng.normal() as f32).collect(),
-            Shape::Copies => bases[rng.below(3)].clone(),
-            Shape::Tiny => (0..d).map(|_| rng.normal() as f32 * 1e-30).collect(),
-            Shape::MixedNorms => {
-                let s = 10f32.powf(rng.uniform(-4.0, 4.0) as f32);
-                (0..d).map(|_| rng.normal() as f32 * s).collect()
-            }
-        };
-        rows.extend(row);
-    }
-    let mut e = Embeddings::new(rows, d).unwrap();
-    if matches!(shape, Shape::Unit) {
-        e.normalize_l2();
-    }
-    e
-}
-
-/// The reference: the `f32` search (not `Auto`, which may scan a quantised copy).
-fn f32_index(db: &Embeddings) -> ExactIndex<'_> {
-    let f32 = ExactParams {
-        precision: Precision::F32,
-        ..ExactParams::default()
-    };
-    ExactIndex::over(db.view(), Metric::InnerProduct)
-        .unwrap()
-        .with_params(f32)
-        .unwrap()
-}
 
 fn check_counts(c: &Certification, n: usize) {
     assert_eq!(c.total(), n, "{c}");

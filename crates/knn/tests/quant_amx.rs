@@ -6,11 +6,12 @@
 //! usable (CPU or OS).
 
 use bitext_core::{Embeddings, Rng};
-use bitext_knn::{
-    ExactIndex, ExactParams, IndexSpec, Kernel, KnnIndex, Metric, Neighbors, Precision,
-};
+use bitext_knn::{ExactIndex, ExactParams, IndexSpec, Kernel, KnnIndex, Metric, Precision};
 use bitext_testkit::knn::{Expect, kernel_needs};
 use bitext_testkit::knn_index_suite;
+use common::{Shape, bits, data};
+
+mod common;
 
 /// Whether the AMX kernel runs here; prints why not.
 fn amx() -> bool {
@@ -19,11 +20,6 @@ fn amx() -> bool {
         eprintln!("AMX is not usable here (CPU or OS): test skipped");
     }
     ok
-}
-
-fn bits(n: &Neighbors) -> (Vec<usize>, Vec<u32>) {
-    let s = n.all_scores().iter().map(|x| x.to_bits()).collect();
-    (n.all_ids().to_vec(), s)
 }
 
 fn index(
@@ -82,49 +78,6 @@ knn_index_suite!(
     Expect::exact(),
     needs = Some(kernel_needs(Kernel::Amx))
 );
-
-/// Kinds of rows.
-#[derive(Debug, Clone, Copy)]
-enum Shape {
-    Normal,
-    /// Values in {-1, 0, 1}: many exact ties.
-    Ties,
-    /// Copies of a few rows.
-    Copies,
-    /// Normal rows scaled by 1e-30 (products below the `f32` normal range).
-    Tiny,
-    /// Rows scaled by 10^u, u uniform in [-4, 4].
-    MixedNorms,
-    /// Unit rows.
-    Unit,
-}
-
-fn data(shape: Shape, n: usize, d: usize, rng: &mut Rng) -> Embeddings {
-    let bases: Vec<Vec<f32>> = (0..3)
-        .map(|_| (0..d).map(|_| rng.normal() as f32).collect())
-        .collect();
-    let mut rows = Vec::with_capacity(n * d);
-    for i in 0..n {
-        let row: Vec<f32> = match shape {
-            Shape::Normal => (0..d).map(|_| rng.normal() as f32).collect(),
-            Shape::Ties => (0..d).map(|_| rng.below(3) as f32 - 1.0).collect(),
-            Shape::Copies if i % 4 != 3 => bases[i % 3].clone(),
-            Shape::Copies => (0..d).map(|_| rng.normal() as f32).collect(),
-            Shape::Tiny => (0..d).map(|_| rng.normal() as f32 * 1e-30).collect(),
-            Shape::MixedNorms => {
-                let s = 10f64.powf(rng.uniform(-4.0, 4.0));
-                (0..d).map(|_| (rng.normal() * s) as f32).collect()
-            }
-            Shape::Unit => {
-                let v: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
-                let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-30);
-                v.iter().map(|x| (x / norm) as f32).collect()
-            }
-        };
-        rows.extend(row);
-    }
-    Embeddings::new(rows, d).unwrap()
-}
 
 const SHAPES: [Shape; 6] = [
     Shape::Normal,

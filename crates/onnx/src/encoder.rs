@@ -113,7 +113,7 @@ impl OnnxEncoder {
         let env = environment(&runtime_path(spec.runtime.as_deref())?)?;
         let named =
             |e: &dyn std::fmt::Display| Error::Invalid(format!("{}: {e}", spec.model.display()));
-        let (split, source, pending) = if spec.sessions == 0 {
+        let (split, source, mut pending) = if spec.sessions == 0 {
             let cores = match spec.threads {
                 0 => std::thread::available_parallelism().map_or(1, usize::from),
                 t => t,
@@ -127,7 +127,8 @@ impl OnnxEncoder {
                     candidates[0],
                     SplitSource::Unmeasured,
                     Some(Pending {
-                        bytes: graph.bytes.clone(),
+                        // The graph's bytes, moved in once the first sessions are built.
+                        bytes: Vec::new(),
                         key,
                         cache,
                         candidates,
@@ -142,6 +143,9 @@ impl OnnxEncoder {
             (split, SplitSource::Spec, None)
         };
         let sessions = split::build(env, &graph.bytes, split, &spec.model)?;
+        if let Some(p) = &mut pending {
+            p.bytes = std::mem::take(&mut graph.bytes);
+        }
         let session = sessions[0]
             .lock()
             .map_err(|_| backend("a poisoned session"))?;

@@ -42,7 +42,7 @@ use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
 use crate::exact::kernel::{Back, offer_row};
-use crate::exact::quant::scan::{QuantPanels, TileAt, int8_keys};
+use crate::exact::quant::scan::{QuantPanels, TileAt, int8_keys, row_block};
 use crate::exact::quant::{Precision, QuantDb};
 use crate::exact::topk::TopK;
 
@@ -317,14 +317,7 @@ unsafe fn scan_inner<const INT8: bool>(
     let mut i0 = r0;
     while i0 < r1 {
         let r = (r1 - i0).min(MR);
-        let x = if r == MR {
-            &db.words[i0 * st..(i0 + MR) * st]
-        } else {
-            pad.clear();
-            pad.extend_from_slice(&db.words[i0 * st..(i0 + r) * st]);
-            pad.resize(MR * st, 0);
-            &pad[..]
-        };
+        let x = row_block(db, i0, r, MR, &mut pad);
         for (pi, q) in panels.data.chunks_exact(NR * st).enumerate() {
             let at = TileAt {
                 panels,

@@ -156,6 +156,26 @@ use super::neon;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
 
+/// The `mr` stored rows of `db` from row `i0`, `r` of them real: the rows themselves when
+/// `r == mr`, else copied into `pad` and padded with zero words (a partial block of the
+/// scan's last rows).
+pub(crate) fn row_block<'a>(
+    db: &'a QuantDb,
+    i0: usize,
+    r: usize,
+    mr: usize,
+    pad: &'a mut Vec<u32>,
+) -> &'a [u32] {
+    let st = db.steps;
+    if r == mr {
+        return &db.words[i0 * st..(i0 + mr) * st];
+    }
+    pad.clear();
+    pad.extend_from_slice(&db.words[i0 * st..(i0 + r) * st]);
+    pad.resize(mr * st, 0);
+    pad
+}
+
 /// A block of quantised queries in panels of `width`: word `t` of the panel's query `j` at
 /// `data[(panel · steps + t) · width + j]`; int8 codes biased by +128 (unsigned bytes) or
 /// signed, as the kernel reads them ([`QuantKernel::int8_bias`]).
@@ -339,14 +359,7 @@ macro_rules! quant_scan_fn {
             let mut i0 = r0;
             while i0 < r1 {
                 let r = (r1 - i0).min(MR);
-                let x = if r == MR {
-                    &db.words[i0 * st..(i0 + MR) * st]
-                } else {
-                    pad.clear();
-                    pad.extend_from_slice(&db.words[i0 * st..(i0 + r) * st]);
-                    pad.resize(MR * st, 0);
-                    &pad[..]
-                };
+                let x = $crate::exact::quant::scan::row_block(db, i0, r, MR, &mut pad);
                 for (pi, q) in panels.data.chunks_exact(NR * st).enumerate() {
                     let at = TileAt { panels, db, i0, rows: r, q0: pi * NR };
                     let tile: [[f32; NR]; MR] = $tile(q, x, st, &at);
