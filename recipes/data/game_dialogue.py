@@ -1,29 +1,75 @@
 #!/usr/bin/env python3
-"""English-French and English-German pairs from the translation catalogues of free games in
-Debian: the Wesnoth campaigns' story dialogue, FreedroidRPG's dialogues, Widelands' scenarios
-and help, Warzone 2100's campaign and messages, Flare's quests, SuperTux's and Pingus' levels,
-and the dialogue of Fish Fillets and Hedgewars' missions. Everyday spoken register ("Come back
-and talk to me when ...", "I should have ..."), which the software catalogues of
-../shared/data/train lack; the students read them beside those (docs/EVALUATION.md, "Students
-distilled from the pretrained encoder"; the trial that adopted them: docs/notes/evaluation-log.md,
-"Game dialogue").
+"""English pairs in every language of the teacher, USE-M (ar, de, es, fr, it, ja, ko, nl, pl, pt,
+ru, th, tr, zh_CN, zh_TW), from the translation catalogues of free games in Debian: the Wesnoth
+campaigns' story dialogue, FreedroidRPG's dialogues, Widelands' scenarios and help, Warzone
+2100's campaign and messages, Flare's quests, SuperTux's and Pingus' levels, and the dialogue of
+Fish Fillets and Hedgewars' missions. Everyday spoken register ("Come back and talk to me when
+...", "I should have ..."), which the software catalogues of ../shared/data/train lack; the
+students read the French and German beside those (docs/EVALUATION.md, "Students distilled from
+the pretrained encoder"; the trial that adopted them: docs/notes/evaluation-log.md, "Game
+dialogue").
 
-    python3 recipes/data/game_dialogue.py OUT_DIR     (BITEXT_DATA: ../shared/data)
+    python3 recipes/data/game_dialogue.py OUT_DIR [--langs fr,de] [--debs DIR]
+                                                            (BITEXT_DATA: ../shared/data)
+
+--langs: the languages written, separated by commas (default fr,de: the two files the script
+wrote before it read the others, byte for byte as they were), or `all` for the fifteen.
+--debs DIR: the packages are downloaded into DIR and a package whose .deb is already there is
+not fetched again (default: a temporary folder, removed at the end).
 
 Downloads the packages with `apt-get download` (about 1.4 GB, Debian's registry), reads the
-French and German catalogues out of them with `dpkg-deb` (gettext `.mo` and `.po` files, and
-the Lua translation tables of Fish Fillets and Hedgewars), and writes OUT_DIR/games.en-fr.tsv
-and OUT_DIR/games.en-de.tsv (english<TAB>translation, the layout of gettext.en-*.tsv), each
-written to a temporary file and renamed into place (a link is followed, a device or FIFO
-written in place). A message counts when its English and its translation split into the same
-number of lines; markup is dropped, fuzzy entries and lines
-with a placeholder (`%`, `$`, `{`), a tab or of one word are left out, and so is every pair
-with a side equal to a sentence of the dev and test sets under BITEXT_DATA/dev (Tatoeba,
-newsdev, newstest-dev, docalign). A catalogue that cannot be read is an error naming the file
-(and the line of a `.po` file). The games are GPL-2, GPL-2+ or GPL-3+ (Flare's data also
-CC-BY-SA-3.0+): the files stay out of the repository. Standard library only.
+catalogues of the languages asked out of them with `dpkg-deb` (gettext `.mo` and `.po` files,
+the charset a header names honoured, and the Lua translation tables of Fish Fillets and
+Hedgewars), and writes OUT_DIR/games.en-XX.tsv for each (english<TAB>translation, the layout of
+gettext.en-*.tsv), each written to a temporary file and renamed into place (a link is followed,
+a device or FIFO written in place).
+
+Languages (`language`: lang_code of multilingual_catalogs.py): a catalogue's code with its
+region merged: ar (ar, Warzone's ar_SA), es (es, Wesnoth's es_419, SuperTux's es_AR), ja (ja,
+Warzone's ja_JP), pt (pt, pt_BR and Hedgewars' pt_PT: one Portuguese, as the teacher and
+Tatoeba's `por` have), th (Pingus' th, SuperTux's th_TH), zh_CN and zh_TW apart; a bare zh
+(Flare's), SuperTux's cmn, zh_HK and every code with a modifier (sr@latin) are left out, and
+so are de_CH (46 of Fish Fillets' levels again in Swiss spelling) and fr_CA (one SuperTux level
+set), which stand beside the de and fr catalogues of the same files: French and German are read
+from the bare codes fr and de, as before.
+
+A message counts when its English and its translation split into the same number of lines;
+markup is dropped, fuzzy entries are left out, and so is a line pair (keep) whose English is of
+one word or shorter than 2 characters, holds `$` or `{`, or equals its translation, or with a
+`%` or a tab on either side. The translation is never counted in words or characters, so the
+lines of Japanese, Chinese and Thai, written without spaces, are kept as those of the other
+languages are. Pairs are deduplicated per language, in the order of SOURCES (within a package:
+the catalogues in the order of their file names, then paths). Every pair with a side equal to a
+sentence of the dev and test sets under BITEXT_DATA/dev (Tatoeba, newsdev, newstest-dev,
+docalign) is left out. A catalogue that cannot be read is an error naming the file (and the line
+of a `.po` file). The games are GPL-2, GPL-2+ or GPL-3+ (Flare's data also CC-BY-SA-3.0+): the
+files stay out of the repository. Standard library only.
+
+Measured (Debian 12 bookworm's packages as served in December 2026, --langs all): the download
+1.4 GB (18 s), the reading and writing 110 s of one core and 260 MB of memory (the default
+fr,de: 75 s), OUT_DIR 44 MB. Pairs per language, and the games that give them (wesnoth,
+freedroidrpg, widelands, warzone2100, flare, supertux, pingus, fillets, hedgewars; - none):
+
+    lang     pairs   wesn  fdrpg  widel  wz2100  flare  stux  ping  fill  hedge
+    ar        3445    194      -    828    2406      -    17     -     -      -
+    de       29975  10405   5544   5648    2840    913   302   369  1706   2248
+    es       25561  10609   4497   4668    2667    912   585   146  1404     73
+    fr       26592   9722   5535   5063    2804   1015   295   215  1404    539
+    it       26100  10580   5517   3470    2842   1015   297   309  1409    661
+    ja       14962  10602      -   3388       6    648   318     -     -      -
+    ko       11823   3202      -   4896    2416   1023   286     -     -      -
+    nl        9132    233      -   4370    2309      1   304   208  1707      -
+    pl       19690   8165      -   3953    2512   1018   313    69  1436   2224
+    pt       34790  17382   5545   4265    5193   1322   531   276     -    276
+    ru       27523  10648   5550   5210    2858   1020   305    39  1680    213
+    th           8      -      -      -       -      -     -     8     -      -
+    tr       14380  10649      -    373    2866      -   281   144     -     67
+    zh_CN    15491  10652      -   2000    2426      -   228   146     -     39
+    zh_TW    12916  10492      -     82    1855     65   276   146     -      -
+
+Thai is nearly absent from these games (Pingus' menu lines alone).
 """
-import io
+import argparse
 import os
 import re
 import subprocess
@@ -33,16 +79,54 @@ import tempfile
 from pathlib import Path
 
 from gettext_mo import download, held_out, read_mo
+from multilingual_catalogs import LANGS, lang_code
+
+# The languages written when --langs is not given: those the script wrote before it read the
+# others (their files stay as they were).
+DEFAULT_LANGS = ("fr", "de")
+# Regional catalogues of French and German beside the bare code's catalogue of the same files
+# (Fish Fillets' de_CH: 46 of its levels again in Swiss spelling; SuperTux's fr_CA: one level
+# set): left out, so that games.en-de.tsv and games.en-fr.tsv stay those the recipes measured.
+LEFT_OUT = frozenset({"de_CH", "fr_CA"})
+
+
+def language(code):
+    """The language of a catalogue's code (lang_code of multilingual_catalogs: pt_BR and pt_PT
+    are pt, es_419 and es_AR es, ar_SA ar, ja_JP ja, th_TH th; zh_CN and zh_TW stay two), or
+    None when it is left out (a modifier, zh_HK, a bare zh, English, another language, de_CH
+    and fr_CA)."""
+    return None if code in LEFT_OUT else lang_code(code)
+
+
+def parse_langs(text):
+    """The languages of --langs: `all` (the fifteen of the teacher) or codes separated by
+    commas, in the order given, each once."""
+    if text.strip() == "all":
+        return list(LANGS)
+    out = []
+    for code in (c.strip() for c in text.split(",")):
+        if code not in LANGS:
+            raise argparse.ArgumentTypeError(
+                f"unknown language {code!r}: one of {', '.join(LANGS)}, or all")
+        if code not in out:
+            out.append(code)
+    return out
+
 
 # In the order of their catalogues' names (wesnoth-1.16-ttb holds wesnoth-tb.mo): the order
 # the pairs are written in.
 WESNOTH = [f"wesnoth-1.16-{c}" for c in (
     "did dm dw ei httt l low nr sof sota sotbe ttb thot trow tsg utbs").split()]
 # Each package with the catalogues read from it: a pattern of the path inside the package whose
-# group `lang` is the language. The pairs of later sources that repeat an earlier pair are
-# dropped, so a source added at the end leaves the pairs before it as they were.
+# group `lang` is the catalogue's code (its language by `language`). The pairs of later sources
+# that repeat an earlier pair are dropped, so a source added at the end leaves the pairs before
+# it as they were.
+# A catalogue's code: a language, a region or script, a modifier (fr, pt_BR, es_419, sr@latin).
+CODE = r"(?P<lang>[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]+)?(?:@[A-Za-z]+)?)"
+
+
 def mo(name):
-    return rf"/locale/(?P<lang>fr|de)/LC_MESSAGES/{name}$"
+    return rf"/locale/{CODE}/LC_MESSAGES/{name}$"
 
 
 SOURCES = [("wesnoth", p, mo(r"wesnoth-[^/]*\.mo")) for p in WESNOTH] + [
@@ -51,18 +135,19 @@ SOURCES = [("wesnoth", p, mo(r"wesnoth-[^/]*\.mo")) for p in WESNOTH] + [
     # Warzone 2100's campaign briefings and messages; Flare's quest and NPC dialogue;
     # SuperTux's level texts and Pingus' level descriptions (.po catalogues, read as text).
     ("warzone2100", "warzone2100-data", mo(r"warzone2100\.mo")),
-    ("flare", "flare-game", r"/mods/[^/]+/languages/data\.(?P<lang>fr|de)\.po$"),
-    ("supertux", "supertux-data", r"/supertux2/levels/.*/(?P<lang>fr|de)\.po$"),
-    ("pingus", "pingus-data", r"/pingus/data/po/(?P<lang>fr|de)\.po$"),
+    ("flare", "flare-game", rf"/mods/[^/]+/languages/data\.{CODE}\.po$"),
+    ("supertux", "supertux-data", rf"/supertux2/levels/.*/{CODE}\.po$"),
+    ("pingus", "pingus-data", rf"/pingus/data/po/{CODE}\.po$"),
     # Fish Fillets' dialogue of the two fish, level by level, and Hedgewars' mission dialogue
     # (Lua tables of the English line and its translation).
-    ("fillets", "fillets-ng-data", r"/fillets-ng/script/[^/]+/dialogs_(?P<lang>fr|de)\.lua$"),
-    ("hedgewars", "hedgewars-data", r"/hedgewars/Data/Locale/(?P<lang>fr|de)\.lua$"),
+    ("fillets", "fillets-ng-data", rf"/fillets-ng/script/[^/]+/dialogs_{CODE}\.lua$"),
+    ("hedgewars", "hedgewars-data", rf"/hedgewars/Data/Locale/{CODE}\.lua$"),
 ]
 TAG = re.compile(r"<[^>]*>")
 
 
 PO_LINE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+"(.*)"$')
+PO_CHARSET = re.compile(rb'^"Content-Type:[^"\n]*charset=([A-Za-z0-9_.:-]+)', re.M)
 PO_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r", "a": "", "b": "",
               "f": "", "v": ""}
 
@@ -87,11 +172,14 @@ def po_string(text, name, number):
 
 def read_po(data, name):
     """(msgid, msgstr) of a .po catalogue: the singular forms; fuzzy and obsolete entries and
-    contexts dropped."""
+    contexts dropped; decoded in the charset its header names (UTF-8 when it names none, as
+    SuperTux's misc/pt_BR.po names ISO-8859-1)."""
+    hit = PO_CHARSET.search(data)
+    charset = hit[1].decode("ascii") if hit and hit[1].upper() != b"CHARSET" else "UTF-8"
     try:
-        text = data.decode("utf8")
-    except UnicodeDecodeError as err:
-        sys.exit(f"{name}: not UTF-8 ({err})")
+        text = data.decode(charset)
+    except (LookupError, UnicodeDecodeError) as err:
+        sys.exit(f"{name}: not {charset} ({err})")
     out, entry, key, fuzzy = [], {}, None, False
 
     def flush():
@@ -136,7 +224,9 @@ LUA_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 LUA_PAIRS = [re.compile(r"^\s*\[" + LUA_STRING + r"\]\s*=\s*" + LUA_STRING, re.M),
              re.compile(r"^dialogId\(\s*" + LUA_STRING + r"\s*,\s*" + LUA_STRING + r"\s*,\s*"
                         + LUA_STRING + r"\s*\)\s*dialogStr\(\s*" + LUA_STRING + r"\s*\)", re.M)]
-LUA_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+# `\/` is Lua 5.1's `/` (it keeps the character of an escape it does not know), as Fish
+# Fillets' warcraft/dialogs_nl.lua writes `\/etc`.
+LUA_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "/": "/"}
 
 
 def lua_string(text, name):
@@ -170,56 +260,90 @@ def lines(text):
 #: The dev and test sets no pair may repeat a sentence of.
 HELD_OUT = ("tatoeba/*", "newstest-dev*", "bucc-style/*.de", "bucc-style/*.en", "docalign/dev.??")
 
+def keep(x, y):
+    """Whether the pair of lines (English x, translation y) is kept. The filters read the
+    English side, but for a tab and `%`, which neither side may hold: the translation is never
+    counted in words or characters, so the lines of Japanese, Chinese and Thai, written without
+    spaces, are kept as those of the other languages are."""
+    return not (len(x) < 2 or x == y or "\t" in x + y or "$" in x or "{" in x
+                or "%" in x + y or len(x.split()) < 2)
+
+
+def catalogues(deb, package, pattern, langs):
+    """(language, name, bytes) of the catalogues of `langs` in a package (its .deb read as a
+    stream) whose paths match `pattern`, in the order of (language, file name, path); a name is
+    PACKAGE:PATH."""
+    found = []
+    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)],
+                          stdout=subprocess.PIPE) as proc:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as t:
+            for m in t:
+                hit = m.isfile() and re.search(pattern, m.name)
+                if hit and language(hit["lang"]) in langs:
+                    found.append((language(hit["lang"]), m.name.split("/")[-1], m.name,
+                                  t.extractfile(m).read()))
+        proc.stdout.read()
+    if proc.returncode:
+        sys.exit(f"dpkg-deb --fsys-tarfile {deb} failed ({proc.returncode})")
+    return [(lang, f"{package}:{path}", data)
+            for lang, _, path, data in sorted(found, key=lambda c: c[:3])]
+
+
+def write(path, text):
+    """As bitext writes: a link is followed (the link stays) and its target replaced through a
+    rename; a device or FIFO is written in place."""
+    target = path.resolve()
+    if target.exists() and not target.is_file():
+        target.write_text(text, encoding="utf8")
+    else:
+        part = target.with_suffix(".tsv.part")
+        part.write_text(text, encoding="utf8")
+        part.replace(target)
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = Path(sys.argv[1])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", metavar="OUT_DIR", type=Path)
+    ap.add_argument("--langs", metavar="CODES", type=parse_langs, default=list(DEFAULT_LANGS),
+                    help="languages, separated by commas, or all (default: fr,de)")
+    ap.add_argument("--debs", metavar="DIR", type=Path,
+                    help="download the packages into this folder and reuse those already "
+                    "there (default: a temporary folder)")
+    args = ap.parse_args()
     held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"), HELD_OUT)
-    out.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    # Per language: its pairs, the pairs seen, how many were dropped as dev/test sentences,
+    # and how many pairs each game gave.
+    state = {lang: ([], set(), [0], {}) for lang in args.langs}
     with tempfile.TemporaryDirectory() as tmp:
-        debs = download(sorted({p for _, p, _ in SOURCES}), tmp)
-        catalogues = {"fr": [], "de": []}
-        for _, package, pattern in SOURCES:
+        where = args.debs or tmp
+        Path(where).mkdir(parents=True, exist_ok=True)
+        debs = download(sorted({p for _, p, _ in SOURCES}), where)
+        for game, package, pattern in SOURCES:
             print(f"{debs[package].name}", file=sys.stderr)
-            tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(debs[package])],
-                                 check=True, capture_output=True).stdout
-            with tarfile.open(fileobj=io.BytesIO(tar)) as t:
-                found = []
-                for m in t.getmembers():
-                    hit = m.isfile() and re.search(pattern, m.name)
-                    if hit:
-                        found.append((hit["lang"], m.name.split("/")[-1], m))
-                for lang, name, m in sorted(found, key=lambda x: (x[0], x[1], x[2].name)):
-                    catalogues[lang].append((f"{package}:{m.name}", t.extractfile(m).read()))
-        for lang, cats in catalogues.items():
-            pairs, seen, dropped = [], set(), 0
-            for name, data in cats:
+            for lang, name, data in catalogues(debs[package], package, pattern, state):
+                pairs, seen, dropped, games = state[lang]
                 read = {".po": read_po, ".lua": read_lua}.get(Path(name).suffix, read_mo)
                 for mid, mstr in read(data, name):
                     a, b = lines(mid), lines(mstr)
                     if len(a) != len(b):
                         continue
                     for x, y in zip(a, b):
-                        if (len(x) < 2 or x == y or "\t" in x + y or "$" in x or "{" in x
-                                or "%" in x + y or len(x.split()) < 2):
+                        if not keep(x, y):
                             continue
                         if x in held or y in held:
-                            dropped += 1
+                            dropped[0] += 1
                             continue
                         if (x, y) not in seen:
                             seen.add((x, y))
                             pairs.append(f"{x}\t{y}\n")
-            path = out / f"games.en-{lang}.tsv"
-            # As bitext writes: a link is followed (the link stays) and its target replaced
-            # through a rename; a device or FIFO is written in place.
-            target = path.resolve()
-            if target.exists() and not target.is_file():
-                target.write_text("".join(pairs), encoding="utf8")
-            else:
-                part = target.with_suffix(".tsv.part")
-                part.write_text("".join(pairs), encoding="utf8")
-                part.replace(target)
-            print(f"{path}: {len(pairs)} pairs ({dropped} left out as dev/test sentences)")
+                            games[game] = games.get(game, 0) + 1
+    for lang, (pairs, _, dropped, games) in state.items():
+        path = args.out / f"games.en-{lang}.tsv"
+        write(path, "".join(pairs))
+        print(f"{path}: {len(pairs)} pairs ({dropped[0]} left out as dev/test sentences; "
+              + ", ".join(f"{g} {n}" for g, n in games.items()) + ")")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """The catalogue readers of game_dialogue.py on catalogues built here (no packages, no network):
 `cargo xtask ci` runs them with the bindings' pytest suite."""
+import argparse
+import re
 import struct
 import sys
 from pathlib import Path
@@ -102,6 +104,9 @@ def test_lua_tables_of_both_games():
 dialogId("re-m-ahoj", "font_small", "Hi, crab!")
 dialogStr("Salut, le crabe!")
 
+dialogId("war-v", "font_big", "We meet in \\/etc.")
+dialogStr("On se voit dans \\/etc.")
+
 -- dialogId("x", "font_small", "A line left out")
 -- dialogStr("Une ligne omise")
 '''
@@ -109,6 +114,7 @@ dialogStr("Salut, le crabe!")
         ("Get that crate!", "Prends cette caisse"),
         ('Say "hi"', 'Dis "salut"'),
         ("Hi, crab!", "Salut, le crabe!"),
+        ("We meet in /etc.", "On se voit dans /etc."),
     ]
 
 
@@ -126,3 +132,80 @@ def test_lines_drop_markup_and_split_paragraphs():
 def test_sources_name_the_language_of_every_pattern():
     for _, _, pattern in g.SOURCES:
         assert "(?P<lang>" in pattern
+
+
+@pytest.mark.parametrize("code, lang", [
+    ("fr", "fr"), ("de", "de"), ("de_DE", "de"), ("es_ES", "es"), ("es_419", "es"),
+    ("es_AR", "es"), ("pt", "pt"), ("pt_BR", "pt"), ("pt_PT", "pt"), ("ar_SA", "ar"),
+    ("ja_JP", "ja"), ("th_TH", "th"), ("tr_TR", "tr"), ("zh_CN", "zh_CN"), ("zh_TW", "zh_TW"),
+    ("zh_HK", None), ("zh", None), ("cmn", None), ("sr@latin", None), ("ca_ES@valencia", None),
+    ("ang@latin", None), ("en", None), ("en_GB", None), ("uk", None), ("stub", None),
+    # Beside the bare de and fr catalogues of the same files: left out (the default outputs
+    # stay as they were).
+    ("de_CH", None), ("fr_CA", None),
+])
+def test_catalogue_codes_map_to_the_teachers_languages(code, lang):
+    assert g.language(code) == lang
+
+
+@pytest.mark.parametrize("path, code", [
+    ("./usr/share/games/wesnoth/1.16/locale/pt_BR/LC_MESSAGES/wesnoth-did.mo", "pt_BR"),
+    ("./usr/share/games/wesnoth/1.16/locale/sr@latin/LC_MESSAGES/wesnoth-did.mo", "sr@latin"),
+    ("./usr/share/games/widelands/data/locale/ja/LC_MESSAGES/map_along_the_river.wmf.mo", "ja"),
+    ("./usr/share/games/flare/mods/fantasycore/languages/data.ja.po", "ja"),
+    ("./usr/share/games/supertux2/levels/world1/es_AR.po", "es_AR"),
+    ("./usr/share/games/pingus/data/po/zh_CN.po", "zh_CN"),
+    ("./usr/share/games/fillets-ng/script/airplane/dialogs_ru.lua", "ru"),
+    ("./usr/share/games/fillets-ng/script/airplane/dialogs_de_CH.lua", "de_CH"),
+    ("./usr/share/games/hedgewars/Data/Locale/pt_BR.lua", "pt_BR"),
+    ("./usr/share/games/hedgewars/Data/Locale/ko.lua", "ko"),
+    ("./usr/share/games/hedgewars/Data/Locale/missions_ja.txt", None),
+])
+def test_sources_accept_the_codes_of_every_language(path, code):
+    """Each game's pattern reads the catalogues of all the languages, not French and German
+    alone (the code is then mapped by `language`)."""
+    codes = {hit["lang"] for _, _, pattern in g.SOURCES for hit in [re.search(pattern, path)]
+             if hit}
+    assert codes == ({code} if code else set())
+
+
+def test_langs_default_list_and_all():
+    assert g.DEFAULT_LANGS == ("fr", "de")
+    assert g.parse_langs("fr,de") == ["fr", "de"]
+    assert g.parse_langs(" ja , zh_TW,ja") == ["ja", "zh_TW"]
+    assert g.parse_langs("all") == ["ar", "de", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt",
+                                    "ru", "th", "tr", "zh_CN", "zh_TW"]
+    for bad in ("pt_BR", "en", "zh", "fr,,de", "FR"):
+        with pytest.raises(argparse.ArgumentTypeError, match="unknown language"):
+            g.parse_langs(bad)
+
+
+@pytest.mark.parametrize("x, y, kept", [
+    ("Come back and talk to me.", "また話しに来てね。", True),       # no space in Japanese
+    ("Where are you going?", "你要去哪里？", True),
+    ("I should have known.", "ฉันน่าจะรู้", True),
+    ("Hello", "こんにちは", False),                                # one English word
+    ("You have %d gold.", "金貨%d枚を持っている。", False),          # a placeholder
+    ("Take it, friend.", "Take it, friend.", False),                 # untranslated
+])
+def test_word_filters_read_the_english_side(x, y, kept):
+    assert g.keep(x, y) is kept
+
+
+def test_a_japanese_catalogue_through_the_filters():
+    data = mo([("Come back and talk to me when you are ready.\n\nGood luck".encode(),
+                "準備ができたら、また話しに来てね。\n\n幸運を祈る".encode()),
+               (b"Yes", "はい".encode())])
+    pairs = [(x, y) for mid, mstr in g.read_mo(data, "ja.mo")
+             for x, y in zip(g.lines(mid), g.lines(mstr)) if g.keep(x, y)]
+    assert pairs == [("Come back and talk to me when you are ready.",
+                      "準備ができたら、また話しに来てね。"), ("Good luck", "幸運を祈る")]
+
+
+def test_po_in_the_charset_its_header_names():
+    text = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=ISO-8859-1\\n"\n\n'
+            'msgid "Where is the bridge?"\nmsgstr "Onde está a ponte?"\n')
+    assert g.read_po(text.encode("latin-1"), "pt_BR.po") == [
+        ("Where is the bridge?", "Onde está a ponte?")]
+    with pytest.raises(SystemExit, match="t.po: not NO-SUCH-CHARSET"):
+        g.read_po(text.replace("ISO-8859-1", "NO-SUCH-CHARSET").encode("latin-1"), "t.po")
