@@ -1,6 +1,7 @@
 //! Tests of [`super`]: synthetic documents with seeded merges, splits and deletions recovered
 //! exactly from exact-copy embeddings; the programme against an exhaustive search on short
-//! documents; the coarse-to-fine search equal to the full programme.
+//! documents; the coarse-to-fine search equal to the full programme; under both scorings, the
+//! margin's deleting what vecalign's absorbs.
 
 use bitext_core::{Embeddings, Rng};
 
@@ -189,6 +190,70 @@ fn deletions_are_recovered_when_they_cost_less_than_a_merge() {
     }
 }
 
+#[test]
+fn the_margin_recovers_merges_splits_and_deletions_with_its_default_penalty() {
+    // A deleted sentence joined to a neighbour's bead lowers the bead's margin by about 0.3
+    // (cosine 1 to 0.71), more than the margin's deletion (0.05): no fixed penalty is needed,
+    // as the vecalign scoring needs one above. A pool of 16 of the ~45 sentences of the other
+    // document (3 neighbours of it for 8 of all) changes nothing here.
+    for seed in 0..6 {
+        let (a, b, gold, u) = documents(40, 100 + seed, &SMALL_DEL);
+        let (oa, ob) = (overlaps(&a, &u, 2), overlaps(&b, &u, 2));
+        for scoring in [
+            DocScoring::margin(),
+            DocScoring::Margin {
+                neighbours: 8,
+                pool: 16,
+            },
+        ] {
+            let c = DocAlignConfig { scoring, ..small() };
+            let got = align_documents(&oa, &ob, &c).unwrap();
+            assert_eq!(shapes(&got), gold, "seed {seed} {scoring:?}");
+            // Aligned beads score minus their margin: an exact copy is below 0.
+            for b in got
+                .iter()
+                .filter(|b| !b.src.is_empty() && !b.tgt.is_empty())
+            {
+                assert!(b.cost.unwrap() < -0.25, "seed {seed}: {b:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_margin_deletes_an_inserted_block_that_vecalign_absorbs() {
+    // Six target sentences with no counterpart inserted in the middle (captions, OCR debris):
+    // vecalign's default penalty (a quantile of random pairs' costs, about 0.9) is above what
+    // joining one to a bead costs (about 0.6), so it absorbs them into 1-2 beads; the margin
+    // deletes them.
+    for seed in 0..4 {
+        let (a, mut b, mut gold, mut u) = documents(40, 300 + seed, &SMALL);
+        let mut rng = Rng::seed(400 + seed);
+        // The bead and target sentence where the block goes.
+        let (mut at_bead, mut at_tgt) = (0, 0);
+        while at_bead < gold.len() / 2 {
+            at_tgt += gold[at_bead].1;
+            at_bead += 1;
+        }
+        for k in 0..6 {
+            let unit = u.len();
+            u.extend(units(6, &mut rng));
+            b.insert(at_tgt + k, (unit..unit + 6).collect());
+            gold.insert(at_bead + k, (0, 1));
+        }
+        let (oa, ob) = (overlaps(&a, &u, 2), overlaps(&b, &u, 2));
+        let margin = DocAlignConfig {
+            scoring: DocScoring::margin(),
+            ..small()
+        };
+        let got = align_documents(&oa, &ob, &margin).unwrap();
+        assert_eq!(shapes(&got), gold, "seed {seed}");
+        let vecalign = align_documents(&oa, &ob, &small()).unwrap();
+        let deleted = shapes(&vecalign).iter().filter(|&&s| s == (0, 1)).count();
+        assert!(deleted < 6, "seed {seed}: vecalign deleted {deleted}");
+    }
+}
+
 /// Every path through the documents (bead shapes of the config), by exhaustive recursion.
 fn all_paths(n0: usize, n1: usize, types: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
     if n0 == 0 && n1 == 0 {
@@ -216,17 +281,23 @@ fn the_programme_finds_the_cheapest_of_all_paths() {
         let a: Vec<Vec<usize>> = (0..n0).map(|i| vec![i]).collect();
         let b: Vec<Vec<usize>> = (0..n1).map(|i| vec![n0 + i]).collect();
         let (oa, ob) = (overlaps(&a, &u, 3), overlaps(&b, &u, 3));
-        let c = DocAlignConfig {
-            deletion_penalty: if case % 2 == 0 { None } else { Some(0.8) },
-            ..DocAlignConfig::default()
-        };
-        let best = all_paths(n0, n1, &c.bead_types())
-            .iter()
-            .map(|p| path_cost(&oa, &ob, &c, p).unwrap())
-            .fold(f64::INFINITY, f64::min);
-        let got = align_documents(&oa, &ob, &c).unwrap();
-        let cost = path_cost(&oa, &ob, &c, &shapes(&got)).unwrap();
-        assert!((cost - best).abs() < 1e-9, "case {case}: {cost} vs {best}");
+        for scoring in [DocScoring::Vecalign, DocScoring::margin()] {
+            let c = DocAlignConfig {
+                scoring,
+                deletion_penalty: if case % 2 == 0 { None } else { Some(0.8) },
+                ..DocAlignConfig::default()
+            };
+            let best = all_paths(n0, n1, &c.bead_types())
+                .iter()
+                .map(|p| path_cost(&oa, &ob, &c, p).unwrap())
+                .fold(f64::INFINITY, f64::min);
+            let got = align_documents(&oa, &ob, &c).unwrap();
+            let cost = path_cost(&oa, &ob, &c, &shapes(&got)).unwrap();
+            assert!(
+                (cost - best).abs() < 1e-9,
+                "case {case} {scoring:?}: {cost} vs {best}"
+            );
+        }
     }
 }
 
@@ -235,15 +306,19 @@ fn coarse_to_fine_equals_the_full_programme_where_the_band_covers_the_path() {
     for seed in 0..4 {
         let (a, b, gold, u) = documents(120, 200 + seed, &SMALL);
         let (oa, ob) = (overlaps(&a, &u, 2), overlaps(&b, &u, 2));
-        let full = align_documents(&oa, &ob, &small()).unwrap();
-        // 120 × ~130 sentences with max_full_dp 10: three halvings before the full programme.
-        let banded = DocAlignConfig {
-            max_full_dp: 10,
-            ..small()
-        };
-        let fine = align_documents(&oa, &ob, &banded).unwrap();
-        assert_eq!(shapes(&full), gold, "seed {seed}");
-        assert_eq!(full, fine, "seed {seed}");
+        for scoring in [DocScoring::Vecalign, DocScoring::margin()] {
+            let c = DocAlignConfig { scoring, ..small() };
+            let full = align_documents(&oa, &ob, &c).unwrap();
+            // 120 × ~130 sentences with max_full_dp 10: three halvings before the full
+            // programme.
+            let banded = DocAlignConfig {
+                max_full_dp: 10,
+                ..c
+            };
+            let fine = align_documents(&oa, &ob, &banded).unwrap();
+            assert_eq!(shapes(&full), gold, "seed {seed} {scoring:?}");
+            assert_eq!(full, fine, "seed {seed} {scoring:?}");
+        }
     }
 }
 
@@ -273,6 +348,13 @@ fn bad_inputs_are_refused() {
         },
         DocAlignConfig {
             deletion_penalty: Some(f64::NAN),
+            ..DocAlignConfig::default()
+        },
+        DocAlignConfig {
+            scoring: DocScoring::Margin {
+                neighbours: 0,
+                pool: 10,
+            },
             ..DocAlignConfig::default()
         },
     ] {
