@@ -1,6 +1,7 @@
 //! Build script of `bitext-tokenize`: with the `sentencepiece` feature, compile the C++ shim
 //! around SentencePiece's trainer (`cpp/shim.cc`) and link `libsentencepiece_train.a`, which
-//! `sentencepiece-sys` builds with cmake into a directory it already puts on the link path.
+//! `sentencepiece-sys` (bitext's copy, vendor/sentencepiece-sys) compiles with the `cc` crate,
+//! beside its `libsentencepiece.a`, into a directory it already puts on the link path.
 //! Without the feature this does nothing: the default build is pure Rust.
 
 fn main() {

@@ -46,6 +46,10 @@ enum Command {
     /// Embed sentences: bag-of-words encoder (mean of bilingual word vectors), a trained model,
     /// or a pretrained ONNX graph (`--encoder onnx:FILE`).
     Embed(Box<cmd::embed::EmbedArgs>),
+    /// List the pretrained encoders this machine has by name (ONNX models in the Hugging Face
+    /// cache, `--encoder hf:ORG/NAME`; the USE-M graph of $USEM_ONNX) and what each needs;
+    /// `--download` fetches models from the hub.
+    Encoders(cmd::encoders::EncodersArgs),
     /// Align the sentences of documents that translate each other, in order (vecalign's
     /// method, any encoder): beads of up to 4 sentences, deletions, long documents coarse to
     /// fine.
@@ -99,6 +103,9 @@ enum Command {
 
 fn main() -> ExitCode {
     // Process-wide settings (the allocator's) are made by the commands that need them.
+    // `--encoder hf:ORG/NAME` resolves in the Hugging Face cache (before any spec is parsed).
+    #[cfg(feature = "onnx")]
+    bitext_onnx::hub::install();
     let argv = match recipe::expand(&Cli::command(), std::env::args_os().collect()) {
         Ok(argv) => argv,
         Err(e) => {
@@ -110,6 +117,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(c) => cmd::eval::run(c),
         Command::Embed(a) => cmd::embed::run(&a),
+        Command::Encoders(a) => cmd::encoders::run(&a),
         Command::AlignDocs(a) => cmd::align_docs::run(&a),
         Command::Mine(a) => cmd::mine::run(&a),
         Command::MineStep(a) => cmd::mine_step::run(&a),

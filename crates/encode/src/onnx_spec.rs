@@ -107,8 +107,9 @@ pub struct OnnxSpec {
     #[serde(default, skip_serializing_if = "crate::spec::is_error")]
     pub no_known_word: NoKnownWord,
     /// The ONNX Runtime shared library (`libonnxruntime.so`, e.g. from the `onnxruntime` PyPI
-    /// wheel's `onnxruntime/capi/`); absent: the `BITEXT_ONNXRUNTIME` or `ORT_DYLIB_PATH`
-    /// environment variable.
+    /// wheel's `onnxruntime/capi/`); absent: a `libonnxruntime.so*` beside the running
+    /// program or in `../lib` from it, else the `BITEXT_ONNXRUNTIME` or `ORT_DYLIB_PATH`
+    /// environment variable (`bitext_onnx::runtime_path`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<PathBuf>,
 }

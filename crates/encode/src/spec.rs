@@ -1,5 +1,6 @@
 //! [`EncoderSpec`]: which sentence encoder to build, from a config file (serde, tagged by
-//! `"type"`) or a CLI flag (`bow:FILE`, `model:DIR`, or the JSON itself).
+//! `"type"`) or a CLI flag (`bow:FILE`, `model:DIR`, `onnx:FILE`, `hf:ORG/NAME[@REVISION]`
+//! (resolved by the resolver bitext-onnx installs), or the JSON itself).
 //!
 //! ```text
 //! {"type": "bow", "vectors": "de.vec"}
@@ -518,6 +519,18 @@ fn read_sentences(path: &Path) -> Result<Vec<String>> {
     })
 }
 
+/// The resolver of `hf:ORG/NAME[@REVISION]` names ([`EncoderSpec::set_hub_resolver`]).
+static HUB_RESOLVER: std::sync::OnceLock<fn(&str) -> Result<OnnxSpec>> = std::sync::OnceLock::new();
+
+impl EncoderSpec {
+    /// Install the resolver of `hf:ORG/NAME[@REVISION]` (the text after `hf:`) into an ONNX
+    /// spec, which this crate cannot do itself: `bitext_onnx::hub::install` installs the
+    /// Hugging Face cache's. The first one installed stays.
+    pub fn set_hub_resolver(resolve: fn(&str) -> Result<OnnxSpec>) {
+        let _ = HUB_RESOLVER.set(resolve);
+    }
+}
+
 impl FromStr for EncoderSpec {
     type Err = Error;
 
@@ -532,10 +545,18 @@ impl FromStr for EncoderSpec {
             EncoderSpec::model(p)
         } else if let Some(p) = t.strip_prefix("onnx:") {
             EncoderSpec::Onnx(OnnxSpec::new(p))
+        } else if let Some(name) = t.strip_prefix("hf:") {
+            let resolve = HUB_RESOLVER.get().ok_or_else(|| {
+                Error::Invalid(format!(
+                    "encoder spec {t:?}: Hugging Face names are resolved by bitext-onnx \
+                     (bitext_onnx::hub::install), which this program has not installed"
+                ))
+            })?;
+            EncoderSpec::Onnx(resolve(name)?)
         } else {
             return Err(Error::Invalid(format!(
-                "encoder spec {t:?}: expected bow:FILE, model:DIR, onnx:FILE or JSON \
-                 ({{\"type\": \"bow\", \"vectors\": FILE, …}})"
+                "encoder spec {t:?}: expected bow:FILE, model:DIR, onnx:FILE, hf:ORG/NAME or \
+                 JSON ({{\"type\": \"bow\", \"vectors\": FILE, …}})"
             )));
         };
         spec.check()?;

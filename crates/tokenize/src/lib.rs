@@ -12,7 +12,7 @@
 //!   loaded in a small text format ([`vocab::file`]).
 //! - [`SequenceConfig`]: bos/eos and truncation to a maximum length.
 //! - [`WordLevel`]: word tokenizer + vocabulary as a [`Tokenizer`].
-//! - With the feature `sentencepiece` (off by default; builds SentencePiece's C++ with cmake):
+//! - With the feature `sentencepiece` (off by default; builds SentencePiece's C++ with `cc`):
 //!   `Sentencepiece`, real sentencepiece `.model` files as a [`Tokenizer`] (the same ids and
 //!   pieces as `spm_encode`), and `SubwordTrainer`, joint unigram/BPE training for two
 //!   languages from Rust, writing a `.model` (module `spm`).

@@ -110,8 +110,9 @@ pub(crate) struct EmbedArgs {
     #[arg(long, value_name = "FILE")]
     unknown_list: Option<PathBuf>,
     /// The encoder as a spec instead of --vectors/--model and their options: `bow:FILE`,
-    /// `model:DIR`, `onnx:FILE` (a pretrained ONNX graph; ONNX Runtime from
-    /// $BITEXT_ONNXRUNTIME), or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
+    /// `model:DIR`, `onnx:FILE` (a pretrained ONNX graph; ONNX Runtime beside the binary, else
+    /// from $BITEXT_ONNXRUNTIME), `hf:ORG/NAME[@REVISION]` (an ONNX export in the Hugging Face
+    /// cache: `bitext encoders`), or JSON (`{"type": "bow", "vectors": FILE, "weighting": "tf_idf", …}`;
     /// every kind takes `"no_known_word": "zero"`, as --zero-unknown).
     #[arg(long, value_name = "SPEC")]
     #[arg(conflicts_with_all = ["vectors", "model", "max_words", "tfidf", "keep_case", "spm"])]

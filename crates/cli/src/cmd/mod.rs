@@ -7,6 +7,7 @@ pub(crate) mod calibrate;
 pub(crate) mod clean;
 pub(crate) mod embed;
 pub(crate) mod emd;
+pub(crate) mod encoders;
 pub(crate) mod eval;
 pub(crate) mod extract;
 pub(crate) mod filter;

@@ -1,0 +1,28 @@
+// Copyright 2016 Google Inc.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.!
+
+#ifndef ABSL_FLAGS_USAGE_H_
+#define ABSL_FLAGS_USAGE_H_
+
+#include <vector>
+
+#include "third_party/absl/strings/string_view.h"
+
+namespace absl {
+
+inline void SetProgramUsageMessage(absl::string_view new_usage_message) {}
+
+}  // namespace absl
+
+#endif  // ABSL_FLAGS_USAGE_H_
