@@ -109,6 +109,7 @@ fn every_committed_recipe_parses_as_its_command() {
                 .env("BITEXT_DATA", "/data")
                 .env("USEM_ONNX", "/usem.onnx")
                 .env("BITEXT_DIALOGUE", "/dialogue")
+                .env("BITEXT_MULTILINGUAL", "/multilingual")
                 .arg("--recipe")
                 .arg(&path)
                 .arg("--help")

@@ -19,6 +19,7 @@ mod docalign;
 mod filter;
 mod lexical;
 mod lid;
+mod multilingual;
 mod neural;
 mod neural_mining;
 mod neural_mlp;
@@ -145,6 +146,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         "distill-mono",
         "a language without parallel data: the siamese student's French from the teacher's vectors of French text alone, against none and against parallel French (3 × 15 min)",
         distill_mono::run,
+    ),
+    (
+        "multilingual",
+        "one student for every language of the teacher: the siamese network trained towards USE-M on catalogue pairs in its 15 languages (minutes set by its recipe), 1-NN error per language against the teacher and today's de/fr student",
+        multilingual::run,
     ),
     (
         "docalign",

@@ -35,6 +35,8 @@ pub(super) struct Trained {
     pub(super) command: String,
     /// Wall time of the training command; `None` when reused.
     pub(super) seconds: Option<f64>,
+    /// When reused: the wall time of the run that trained it, where that run wrote it.
+    pub(super) earlier: Option<f64>,
     /// What the CLI reported besides epoch summaries and progress.
     pub(super) notes: Vec<String>,
     /// The trainer's history (`training.json`).
@@ -135,13 +137,18 @@ pub(super) fn train(
             json: json.clone(),
             command: command.clone(),
             seconds,
+            earlier: None,
             notes,
             state,
         })
     };
     if reuse && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
         let notes = std::fs::read_to_string(dir.join("eval-notes.txt")).unwrap_or_default();
-        return done(None, notes.lines().map(str::to_string).collect());
+        let mut t = done(None, notes.lines().map(str::to_string).collect())?;
+        t.earlier = std::fs::read_to_string(dir.join("eval-seconds.txt"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok());
+        return Ok(t);
     }
     let _ = std::fs::remove_dir_all(dir);
     let mut cmd = crate::cargo();
@@ -149,6 +156,10 @@ pub(super) fn train(
         .args(&args)
         .env("BITEXT_DATA", &ctx.data)
         .env("BITEXT_DIALOGUE", dialogue_dir())
+        .env(
+            "BITEXT_MULTILINGUAL",
+            super::multilingual::multilingual_dir(),
+        )
         .stderr(Stdio::piped());
     eprintln!("$ {command}");
     let t0 = Instant::now();
@@ -172,6 +183,7 @@ pub(super) fn train(
         bail!("`{command}` failed ({status})");
     }
     std::fs::write(dir.join("eval-notes.txt"), notes.join("\n"))?;
+    std::fs::write(dir.join("eval-seconds.txt"), format!("{seconds:.1}\n"))?;
     std::fs::write(&stamp_file, &stamp)?;
     done(Some(seconds), notes)
 }
@@ -190,9 +202,14 @@ impl Trained {
                     s / 60.0,
                     bitext_neural::backend::Threads::available()
                 ),
-                None => "reused from an earlier run of the same recipe \
-                         (`BITEXT_EVAL_REUSE=1`)"
-                    .to_string(),
+                None => format!(
+                    "reused from an earlier run of the same recipe (`BITEXT_EVAL_REUSE=1`){}",
+                    self.earlier.map_or_else(String::new, |s| format!(
+                        ", which trained it in **{:.1} min** on {} threads",
+                        s / 60.0,
+                        bitext_neural::backend::Threads::available()
+                    ))
+                ),
             },
             if self.notes.is_empty() {
                 String::new()
