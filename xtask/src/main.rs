@@ -10,10 +10,14 @@
 //!   `docs/EVALUATION.md`); a notice and exit code 0 when the data is absent. Runs in release
 //!   mode.
 //! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
+//! - `cargo xtask dist`: the release archive of the `bitext` binary for Linux x86-64 against
+//!   glibc 2.17 (cargo-zigbuild; ONNX Runtime, manual pages and completions included) and the
+//!   manylinux2014 Python wheel, in `target/dist/` (see `dist.rs`).
 
 mod ci;
 #[cfg(target_arch = "x86_64")]
 mod cross;
+mod dist;
 #[cfg(feature = "eval")]
 mod eval;
 mod pytest;
@@ -33,7 +37,9 @@ commands:
   ci                 format check, burn-free CLI check, clippy -D warnings, tests and
                      what they skipped, aarch64 kNN tests (qemu), docs -D warnings, pytest
   eval [TASK...]     real-data evaluations, each into docs/eval/TASK.md (tasks: `eval --list`)
-  bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)";
+  bench [ARGS...]    criterion benchmarks (arguments go to `cargo bench -p bitext`)
+  dist [--help]      release archive (bitext for glibc 2.17, ONNX Runtime, man pages,
+                     completions) and manylinux2014 wheel into target/dist/";
 
 fn main() -> ExitCode {
     // Before any thread starts, and only for the evaluations: they train and encode with burn,
@@ -64,6 +70,7 @@ fn run() -> Result<()> {
             cmd.args(["bench", "-p", "bitext"]).args(&args[1..]);
             run_cmd(&mut cmd)
         }
+        Some("dist") => dist::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())

@@ -99,6 +99,12 @@ enum Command {
         )
     )]
     Train(cmd::train::TrainCommand),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[command(hide = true)]
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the manual page bitext.1, or write every command's page into a directory.
+    #[command(hide = true)]
+    Man(cmd::man::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -131,6 +137,8 @@ fn main() -> ExitCode {
         Command::Calibrate(a) => cmd::calibrate::run(&a),
         Command::Tokenize(c) => cmd::tokenize::run(c),
         Command::Train(c) => cmd::train::run(&c),
+        Command::Completions(a) => cmd::completions::run(&a, Cli::command()),
+        Command::Man(a) => cmd::man::run(&a, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

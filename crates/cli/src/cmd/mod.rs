@@ -5,6 +5,7 @@
 pub(crate) mod align_docs;
 pub(crate) mod calibrate;
 pub(crate) mod clean;
+pub(crate) mod completions;
 pub(crate) mod embed;
 pub(crate) mod emd;
 pub(crate) mod encoders;
@@ -13,6 +14,7 @@ pub(crate) mod extract;
 pub(crate) mod filter;
 pub(crate) mod fix;
 pub(crate) mod lid;
+pub(crate) mod man;
 pub(crate) mod mine;
 pub(crate) mod mine_step;
 pub(crate) mod score;
