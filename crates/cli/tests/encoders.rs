@@ -21,29 +21,6 @@ fn put(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     write(dir, name, content)
 }
 
-/// A BERT-style WordLevel `tokenizer.json` over `words` ([CLS] words [SEP]).
-fn tokenizer_json(words: &[&str]) -> String {
-    let vocab: Vec<String> = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| format!("\"{w}\": {i}"))
-        .collect();
-    format!(
-        r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
-            "normalizer": {{"type": "Lowercase"}}, "pre_tokenizer": {{"type": "Whitespace"}},
-            "post_processor": {{"type": "TemplateProcessing",
-              "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
-                         {{"Sequence": {{"id": "A", "type_id": 0}}}},
-                         {{"SpecialToken": {{"id": "[SEP]", "type_id": 0}}}}],
-              "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}}],
-              "special_tokens": {{"[CLS]": {{"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}},
-                                 "[SEP]": {{"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}}}},
-            "decoder": null,
-            "model": {{"type": "WordLevel", "vocab": {{{}}}, "unk_token": "[UNK]"}}}}"#,
-        vocab.join(", ")
-    )
-}
-
 const WORDS: [&str; 8] = [
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "house", "tree",
 ];
@@ -55,7 +32,11 @@ fn tiny_model(root: &Path) -> PathBuf {
     let snap = dir.join("snapshots").join(A);
     let (graph, _) = token_states(WORDS.len(), 4, 9, true);
     put(&snap.join("onnx"), "model.onnx", graph);
-    put(&snap, "tokenizer.json", tokenizer_json(&WORDS));
+    put(
+        &snap,
+        "tokenizer.json",
+        bitext_testkit::tokenizer::word_level_json(&WORDS),
+    );
     put(&snap, "config.json", r#"{"hidden_size": 4}"#);
     put(
         &snap,

@@ -247,25 +247,7 @@ fn a_transformer_export_is_fed_by_a_tokenizer_json() {
     let words = [
         "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "house", "tree",
     ];
-    let vocab: Vec<String> = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| format!("\"{w}\": {i}"))
-        .collect();
-    let json = format!(
-        r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
-            "normalizer": {{"type": "Lowercase"}}, "pre_tokenizer": {{"type": "Whitespace"}},
-            "post_processor": {{"type": "TemplateProcessing",
-              "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
-                         {{"Sequence": {{"id": "A", "type_id": 0}}}},
-                         {{"SpecialToken": {{"id": "[SEP]", "type_id": 0}}}}],
-              "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}}],
-              "special_tokens": {{"[CLS]": {{"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}},
-                                 "[SEP]": {{"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}}}},
-            "decoder": null,
-            "model": {{"type": "WordLevel", "vocab": {{{}}}, "unk_token": "[UNK]"}}}}"#,
-        vocab.join(", ")
-    );
+    let json = bitext_testkit::tokenizer::word_level_json(&words);
     let tok = write(dir.path(), "tokenizer.json", json.as_bytes());
     let (m, table) = transformer_like(words.len());
     let path = write(dir.path(), "tr.onnx", &m);

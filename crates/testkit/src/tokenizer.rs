@@ -181,3 +181,29 @@ macro_rules! tokenizer_suite {
         ] }
     };
 }
+
+/// A Hugging Face `tokenizer.json` of a lowercasing whitespace word-level model over `words`
+/// (ids in order; `[CLS]` is id 2 and `[SEP]` id 3, wrapped around a single sentence), for the
+/// tests of transformer exports.
+#[must_use]
+pub fn word_level_json(words: &[&str]) -> String {
+    let vocab: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| format!("\"{w}\": {i}"))
+        .collect();
+    format!(
+        r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": {{"type": "Lowercase"}}, "pre_tokenizer": {{"type": "Whitespace"}},
+            "post_processor": {{"type": "TemplateProcessing",
+              "single": [{{"SpecialToken": {{"id": "[CLS]", "type_id": 0}}}},
+                         {{"Sequence": {{"id": "A", "type_id": 0}}}},
+                         {{"SpecialToken": {{"id": "[SEP]", "type_id": 0}}}}],
+              "pair": [{{"Sequence": {{"id": "A", "type_id": 0}}}}],
+              "special_tokens": {{"[CLS]": {{"id": "[CLS]", "ids": [2], "tokens": ["[CLS]"]}},
+                                 "[SEP]": {{"id": "[SEP]", "ids": [3], "tokens": ["[SEP]"]}}}}}},
+            "decoder": null,
+            "model": {{"type": "WordLevel", "vocab": {{{}}}, "unk_token": "[UNK]"}}}}"#,
+        vocab.join(", ")
+    )
+}
