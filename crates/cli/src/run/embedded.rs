@@ -162,6 +162,45 @@ pub(crate) fn encode_streaming(
     })
 }
 
+/// What [`embed_cached`] records beside embeddings it made from `text`: the spec, the side and a
+/// hash of the text's bytes (read as they stream, never held whole), one a line.
+pub(crate) fn cache_key(spec: &EncoderSpec, text: &Path, side: Side) -> Result<String> {
+    use std::hash::Hasher;
+    use std::io::BufRead;
+    let mut h = std::hash::DefaultHasher::new();
+    let mut r = bitext_core::io::open(text)?;
+    loop {
+        let buf = r.fill_buf().map_err(|e| bitext_core::Error::io(text, e))?;
+        if buf.is_empty() {
+            break;
+        }
+        h.write(buf);
+        let n = buf.len();
+        r.consume(n);
+    }
+    Ok(format!("{spec}\n{side}\n{:016x}\n", h.finish()))
+}
+
+/// The sidecar of embeddings `out`: `OUT.encoder`, holding the [`cache_key`] they were made
+/// under.
+pub(crate) fn sidecar(out: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.encoder", out.display()))
+}
+
+/// Whether `out` is there and was made under `key`.
+pub(crate) fn made_under(out: &Path, key: &str) -> bool {
+    out.is_file() && std::fs::read_to_string(sidecar(out)).is_ok_and(|k| k == key)
+}
+
+/// Record that `out` was made under `key` (its sidecar, written atomically).
+pub(crate) fn record_key(out: &Path, key: &str) -> Result<()> {
+    let path = sidecar(out);
+    let mut f = AtomicFile::create(&path)?;
+    f.write_all(key.as_bytes()).map_err(|err| f.err(err))?;
+    f.commit()?;
+    Ok(())
+}
+
 /// Embed the sentences of `text` with `spec` into `out` (`.npy` by extension, raw f32
 /// otherwise), written as `bitext embed` writes them, unless `out` was made earlier by the same
 /// spec, for the same side, from the same text: a sidecar `OUT.encoder` records the spec, the
@@ -176,8 +215,6 @@ pub(crate) fn embed_cached(
     quiet: bool,
     bad: BadLines,
 ) -> Result<()> {
-    use std::hash::Hasher;
-    use std::io::BufRead;
     if bitext_core::io::is_stdio(text) {
         bail!(
             "the text to embed cannot be standard input (-) here: it is read twice (hashed to \
@@ -191,21 +228,8 @@ pub(crate) fn embed_cached(
             out.display()
         );
     }
-    // The text's bytes hashed as they are read, never held whole.
-    let mut h = std::hash::DefaultHasher::new();
-    let mut r = bitext_core::io::open(text)?;
-    loop {
-        let buf = r.fill_buf().map_err(|e| bitext_core::Error::io(text, e))?;
-        if buf.is_empty() {
-            break;
-        }
-        h.write(buf);
-        let n = buf.len();
-        r.consume(n);
-    }
-    let key = format!("{spec}\n{side}\n{:016x}\n", h.finish());
-    let sidecar = PathBuf::from(format!("{}.encoder", out.display()));
-    if out.is_file() && std::fs::read_to_string(&sidecar).is_ok_and(|k| k == key) {
+    let key = cache_key(spec, text, side)?;
+    if made_under(out, &key) {
         eprintln!(
             "{}: reusing {} (made by the same encoder from the same text)",
             text.display(),
@@ -235,9 +259,7 @@ pub(crate) fn embed_cached(
             (e.len(), e.dim(), secs)
         }
     };
-    let mut f = AtomicFile::create(&sidecar)?;
-    f.write_all(key.as_bytes()).map_err(|err| f.err(err))?;
-    f.commit()?;
+    record_key(out, &key)?;
     eprintln!(
         "{}: embedded {rows} sentences ({dim} dimensions) into {} ({:.0} sentences/s)",
         text.display(),

@@ -3,7 +3,9 @@
 //! (`--teacher-side`); its vectors are computed once for each distinct sentence (a sentence
 //! repeated in the pairs, or by `--text-repeat`, is embedded once) through the `embed` path
 //! (`embed::embed_cached`: the spec, side and text hashed into a sidecar) and kept in a cache
-//! directory, so that a second run with the same teacher and pairs reads them back.
+//! directory, so that a second run with the same teacher and pairs reads them back, and a run
+//! with other pairs reads back the vectors of every sentence an earlier run's list holds and
+//! has the teacher embed only the rest.
 
 use std::path::PathBuf;
 
@@ -101,7 +103,9 @@ mod vectors {
 
     use crate::cmd::train::pairs::Split;
     use crate::input::TextFormat;
-    use crate::run::embed_cached;
+    use crate::run::{cache_key, embed_cached, made_under, record_key};
+
+    mod earlier;
 
     impl TeacherArgs {
         /// The teacher's vectors of `split`'s pairs (training, then validation when it has
@@ -286,8 +290,47 @@ mod vectors {
 
         /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
         /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
-        /// earlier run made it from the same text with the same spec.
+        /// earlier run made it from the same text with the same spec. A new list takes the
+        /// vectors of the sentences earlier lists hold from their files ([`earlier::find`]) and
+        /// has the teacher embed only the others.
         fn unique_vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
+            let (text, out) = self.list(side, sentences)?;
+            let key = cache_key(self.spec, &text, side)?;
+            if !made_under(&out, &key) {
+                let prefix = format!("{}\n{side}\n", self.spec);
+                if let Some(found) =
+                    earlier::find(&self.cache, &prefix, sentences, &out, self.quiet)?
+                {
+                    let rest: Vec<String> = found
+                        .missing
+                        .iter()
+                        .map(|&i| sentences[i].clone())
+                        .collect();
+                    if !self.quiet {
+                        eprintln!(
+                            "teacher: {} of {} sentences' vectors read from earlier runs' \
+                             lists, {} to embed",
+                            found.found,
+                            sentences.len(),
+                            rest.len()
+                        );
+                    }
+                    let rest = match rest.is_empty() {
+                        true => None,
+                        false => Some(self.embedded(side, &rest)?),
+                    };
+                    let e = found.assemble(sentences.len(), rest.as_ref())?;
+                    bitext_core::io::npy::write_npy(&out, e.view())?;
+                    record_key(&out, &key)?;
+                }
+            }
+            self.embedded(side, sentences)
+        }
+
+        /// `teacher-HASH.txt` in the cache, holding `sentences` (written unless there), and
+        /// the `.npy` their vectors go to; HASH is of the teacher's spec, `side` and the
+        /// sentences.
+        fn list(&self, side: Side, sentences: &[String]) -> Result<(PathBuf, PathBuf)> {
             let (spec, cache) = (self.spec, self.cache.as_path());
             std::fs::create_dir_all(cache).map_err(|e| bitext_core::Error::io(cache, e))?;
             let mut h = std::hash::DefaultHasher::new();
@@ -301,7 +344,6 @@ mod vectors {
             }
             let stem = cache.join(format!("teacher-{:016x}", h.finish()));
             let text = stem.with_extension("txt");
-            let out = stem.with_extension("npy");
             if !text.is_file() {
                 let mut f = AtomicFile::create(&text)?;
                 for s in sentences {
@@ -309,8 +351,15 @@ mod vectors {
                 }
                 f.commit()?;
             }
+            Ok((text, stem.with_extension("npy")))
+        }
+
+        /// The teacher's vectors of `sentences` through `embed_cached` (reused when made from
+        /// the same list before), checked.
+        fn embedded(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
+            let (text, out) = self.list(side, sentences)?;
             let (text, bad) = ((text.as_path(), TextFormat::Plain), BadLines::Error);
-            embed_cached(spec, text, side, &out, self.quiet, bad)?;
+            embed_cached(self.spec, text, side, &out, self.quiet, bad)?;
             let e = bitext_core::io::npy::read_npy(&out)?;
             if e.len() != sentences.len() {
                 bail!(
@@ -367,6 +416,67 @@ mod vectors {
                 .map(|p| std::fs::read_to_string(p).unwrap())
                 .collect();
             assert!(read.contains(&"a b\nc\nd\nb\n".to_string()), "{read:?}");
+        }
+
+        /// A new list takes the vectors of the sentences earlier lists hold and has the
+        /// teacher embed only the others; a list whose text changed after it was embedded is
+        /// not used.
+        #[test]
+        fn a_new_list_reuses_earlier_lists_and_embeds_only_new_sentences() {
+            let d = tempfile::tempdir().unwrap();
+            let file = d.path().join("t.vec");
+            std::fs::write(&file, "4 3\na 1 0 0\nb 0 1 0\nc 0 0 1\nd 1 1 0\n").unwrap();
+            let spec: EncoderSpec = format!("bow:{}", file.display()).parse().unwrap();
+            let reader = Reader {
+                spec: &spec,
+                cache: d.path().join("cache"),
+                quiet: true,
+            };
+            let lists = |r: &Reader<'_>| -> Vec<String> {
+                let mut v: Vec<String> = std::fs::read_dir(&r.cache)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+                    .map(|p| std::fs::read_to_string(p).unwrap())
+                    .collect();
+                v.sort();
+                v
+            };
+            let first = ["a b", "c"].map(String::from);
+            reader.unique_vectors(Side::Target, &first).unwrap();
+            // Another side is another teacher: nothing of it is reused.
+            reader
+                .unique_vectors(Side::Source, &["d".to_string()])
+                .unwrap();
+            let second = ["c", "d", "a b", "c", "b"].map(String::from);
+            let got = reader.unique_vectors(Side::Target, &second).unwrap();
+            // Embedded anew: only "d" and "b", as one list.
+            assert!(lists(&reader).contains(&"d\nb\n".to_string()));
+            let fresh = Reader {
+                spec: &spec,
+                cache: d.path().join("fresh"),
+                quiet: true,
+            };
+            let want = fresh.unique_vectors(Side::Target, &second).unwrap();
+            assert_eq!(got.as_slice(), want.as_slice());
+            // Read back as made, without the teacher.
+            let again = reader.unique_vectors(Side::Target, &second).unwrap();
+            assert_eq!(again.as_slice(), want.as_slice());
+            // An earlier list whose text no longer hashes to its sidecar's key is left out:
+            // the teacher embeds its sentence afresh.
+            let stale = Reader {
+                spec: &spec,
+                cache: d.path().join("stale"),
+                quiet: true,
+            };
+            stale.unique_vectors(Side::Target, &first).unwrap();
+            let (text, _) = stale.list(Side::Target, &first).unwrap();
+            std::fs::write(&text, "a b\nd\n").unwrap();
+            let third = ["c", "b"].map(String::from);
+            let got = stale.unique_vectors(Side::Target, &third).unwrap();
+            assert_eq!(lists(&stale), ["a b\nd\n", "c\nb\n"]);
+            let want = fresh.unique_vectors(Side::Target, &third).unwrap();
+            assert_eq!(got.as_slice(), want.as_slice());
         }
     }
 }
