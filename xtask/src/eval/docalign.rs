@@ -16,8 +16,6 @@ use bitext::core::io::text::{EmptyLines, read_lines};
 use bitext::encode::{OnnxSpec, SentenceEncoder, Side};
 use bitext::eval::beads::BeadCounts;
 use bitext::mine::docalign::{DocAlignConfig, DocScoring, Overlaps, align_documents};
-use bitext_neural::backend::BackendSpec;
-use bitext_neural::spec::ModelEncoder;
 use bitext_onnx::OnnxEncoder;
 
 use super::Ctx;
@@ -38,6 +36,58 @@ fn usem_graph() -> PathBuf {
         Some(p) if p.is_file() => p,
         _ => PathBuf::from(OLD_MODEL),
     }
+}
+
+/// A model another evaluation trains: its folder under the evaluations' output, its name in
+/// the table, and the evaluation that trains it.
+type Trained = (&'static str, &'static str, &'static str);
+
+/// The models of `neural` and `autoencoder` (de-en; French zero-shot).
+const WEAK: [Trained; 2] = [
+    (
+        "siamese",
+        "siamese BiGRU of `neural` (de-en; French zero-shot)",
+        "neural",
+    ),
+    (
+        "autoencoder",
+        "autoencoder of `autoencoder` (de-en; French zero-shot)",
+        "autoencoder",
+    ),
+];
+
+/// The students of USE-M.
+const STUDENTS: [Trained; 2] = [
+    (
+        "siamese-distill",
+        "siamese student of USE-M (`siamese-distill.json`: de, fr)",
+        "distill",
+    ),
+    (
+        "multilingual-distill",
+        "multilingual student of USE-M (`multilingual-distill.json`)",
+        "multilingual",
+    ),
+];
+
+/// `encoders` with each of `models` an earlier evaluation left, and in `untrained` the
+/// evaluations to run for the others.
+fn trained(
+    encoders: &mut Vec<(String, Box<dyn SentenceEncoder>)>,
+    untrained: &mut Vec<String>,
+    models: &[Trained],
+) -> Result<()> {
+    for (dir, name, section) in models {
+        let d = super::neural::out_dir(dir);
+        if d.join("weights.bpk").is_file() {
+            let enc =
+                super::distill::load(&d).with_context(|| format!("loading {}", d.display()))?;
+            encoders.push(((*name).into(), enc));
+        } else {
+            untrained.push(format!("`cargo xtask eval {section}`"));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn run(ctx: &Ctx) -> Result<String> {
@@ -86,28 +136,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     // The trained encoders of `neural` and `autoencoder`, when those evaluations left them:
     // German–English models, French reaching them through the shared 128k pieces (zero-shot).
     let mut untrained = Vec::new();
-    for (dir, name) in [
-        (
-            "siamese",
-            "siamese BiGRU of `neural` (de-en; French zero-shot)",
-        ),
-        (
-            "autoencoder",
-            "autoencoder of `autoencoder` (de-en; French zero-shot)",
-        ),
-    ] {
-        let d = super::neural::out_dir(dir);
-        if d.join("weights.bpk").is_file() {
-            let enc = ModelEncoder::load(&d, BackendSpec::Flex)
-                .with_context(|| format!("loading {}", d.display()))?;
-            encoders.push((name.into(), Box::new(enc)));
-        } else {
-            untrained.push(format!(
-                "`cargo xtask eval {}`",
-                if dir == "siamese" { "neural" } else { dir }
-            ));
-        }
-    }
+    trained(&mut encoders, &mut untrained, &WEAK)?;
     let model = usem_graph();
     let mut skipped = None;
     if !model.is_file() {
@@ -130,30 +159,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     }
     // The students of USE-M (`distill`, `multilingual`), when those evaluations left them.
     let strong = encoders.len() - usize::from(skipped.is_none());
-    for (dir, name) in [
-        (
-            "siamese-distill",
-            "siamese student of USE-M (`siamese-distill.json`: de, fr)",
-        ),
-        (
-            "multilingual-distill",
-            "multilingual student of USE-M (`multilingual-distill.json`)",
-        ),
-    ] {
-        let d = super::neural::out_dir(dir);
-        if d.join("weights.bpk").is_file() {
-            encoders.push((name.into(), super::distill::load(&d)?));
-        } else {
-            untrained.push(format!(
-                "`cargo xtask eval {}`",
-                if dir == "siamese-distill" {
-                    "distill"
-                } else {
-                    "multilingual"
-                }
-            ));
-        }
-    }
+    trained(&mut encoders, &mut untrained, &STUDENTS)?;
     for (e, (name, enc)) in encoders.iter().enumerate() {
         // USE-M and its students also with beads of up to 8 sentences, as vecalign's
         // `--alignment_max_size 8`.

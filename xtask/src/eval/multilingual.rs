@@ -8,7 +8,8 @@
 //! package. Per language: 1-NN error by cosine both ways (language → English, English →
 //! language) and the student's error over the teacher's; then the `distill` section's German
 //! measures (newsdev, Tatoeba, recovery) of both students, and sentences per second of each
-//! encoder over all dev sentences.
+//! encoder over all dev sentences. The mean bag of the teacher's subword vectors
+//! (`bwe/usem.spm128k.vec`, the `distill` section's baseline) is measured beside them.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -51,6 +52,11 @@ const LANGS: [(&str, &str, Option<&str>); 15] = [
     ("zh_CN", "Chinese (simplified)", None),
     ("zh_TW", "Chinese (traditional)", None),
 ];
+
+/// The mean bag of the subword vectors of `bwe/usem.spm128k.vec` (the 128k pieces' vectors
+/// each embedded alone by the teacher; a sentence without a known piece is the zero vector):
+/// what the neural students improve on, with no training.
+const BAG: &str = "mean bag of pieces";
 
 /// The aim: the student's error at most this many times the teacher's, in every language.
 const AIM: f64 = 1.3;
@@ -202,9 +208,10 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         ..OnnxSpec::new(&model)
     })
     .with_context(|| format!("loading {}", model.display()))?;
-    let encoders: [(&str, Box<dyn SentenceEncoder>); 2] = [
+    let encoders: [(&str, Box<dyn SentenceEncoder>); 3] = [
         ("multilingual student", load(&student.dir)?),
         ("today's student", load(&today.dir)?),
+        (BAG, Box::new(super::bucc_bow::pieces_encoder(ctx)?)),
     ];
     let t = errors("teacher", &teacher, &devs)?;
     let measured: Vec<(&str, Errors)> = encoders
