@@ -24,6 +24,8 @@ enum Fault {
     Cut,
     /// `500 Internal Server Error`.
     Status500,
+    /// The whole body with one byte changed (the ETag still the true body's hash).
+    Corrupt,
 }
 
 /// A hub serving one repository.
@@ -181,13 +183,17 @@ fn answer(
         }
         None => (0, n - 1),
     };
-    let etag = format!("{:016x}{n:08x}", fnv(body));
+    let etag = hub_etag(file, body);
     let headers = [
         ("x-repo-commit", COMMIT.to_string()),
         ("ETag", format!("\"{etag}\"")),
         ("Content-Range", format!("bytes {from}-{to}/{n}")),
     ];
-    let part = &body[from..=to];
+    let mut changed = body.clone();
+    if fault == Some(Fault::Corrupt) {
+        changed[n / 2] ^= 0x20;
+    }
+    let part = &changed[from..=to];
     if fault == Some(Fault::Cut) {
         let mut out = "HTTP/1.1 206 Partial Content\r\nConnection: close\r\n".to_string();
         for (k, v) in &headers {
@@ -202,11 +208,19 @@ fn answer(
     reply(&mut s, "206 Partial Content", &headers, part);
 }
 
-/// FNV-1a, for the etags.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// The hub's ETag of `file`: an LFS file's (the graph's) is the SHA-256 of its bytes, a small
+/// file's the SHA-1 of its git blob.
+fn hub_etag(file: &str, body: &[u8]) -> String {
+    use sha1::Digest as _;
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    if file.ends_with(".onnx") {
+        hex(&sha2::Sha256::digest(body))
+    } else {
+        let mut h = sha1::Sha1::new();
+        h.update(format!("blob {}\0", body.len()).as_bytes());
+        h.update(body);
+        hex(&h.finalize())
+    }
 }
 
 fn name(s: &str) -> HubName {
@@ -316,6 +330,35 @@ fn a_server_error_leaves_nothing_complete() {
         assert!(list(d.path()).is_empty(), "{file}");
         hub.fault(file, None);
         assert!(download(d.path(), &name(REPO), &hub.fetch()).is_ok());
+    }
+}
+
+#[test]
+fn a_body_that_does_not_hash_to_its_etag_is_removed_and_fetched_again() {
+    for (file, hash) in [
+        ("onnx/model.onnx", "SHA-256"),
+        ("tokenizer.json", "git blob SHA-1"),
+    ] {
+        let hub = Hub::start(tiny());
+        hub.fault(file, Some(Fault::Corrupt));
+        let d = tempfile::tempdir().unwrap();
+        let e = download(d.path(), &name(REPO), &hub.fetch())
+            .unwrap_err()
+            .to_string();
+        let etag = hub_etag(file, &tiny().iter().find(|f| f.0 == file).unwrap().1);
+        assert!(
+            e.contains(file) && e.contains(hash) && e.contains(&etag),
+            "{e}"
+        );
+        assert!(resolve(d.path(), &name(REPO)).is_err());
+        assert!(resolve(d.path(), &name(&format!("{REPO}@{COMMIT}"))).is_err());
+        assert!(list(d.path()).is_empty(), "{file}");
+        let leaf = file.rsplit('/').next().unwrap();
+        assert!(files_named(d.path(), leaf).is_empty(), "{file}");
+        assert!(files_named(d.path(), &etag).is_empty(), "{file}");
+        hub.fault(file, None);
+        let m = download(d.path(), &name(REPO), &hub.fetch()).unwrap();
+        assert_eq!(std::fs::read(&m.graph).unwrap(), tiny()[4].1);
     }
 }
 

@@ -17,7 +17,8 @@ pub(crate) struct EncodersArgs {
     json: bool,
     /// First fetch this model's missing files (graph, tokenizer.json, configuration) from the
     /// Hugging Face hub ($HF_ENDPOINT, else huggingface.co; token $HF_TOKEN) into the cache:
-    /// `hf:ORG/NAME[@REVISION]`. Repeatable.
+    /// `hf:ORG/NAME[@REVISION]`, each file checked against the hub's SHA-256 (or git SHA-1).
+    /// Repeatable.
     #[arg(long, value_name = "NAME")]
     #[cfg_attr(
         not(feature = "hub"),

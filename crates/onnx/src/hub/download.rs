@@ -9,6 +9,11 @@
 //! revision names when the download starts, configuration first and the graph last, so a
 //! snapshot without its graph is never resolved; `refs/<revision>` is written (atomically) only
 //! once every file is in place.
+//!
+//! Each file is then checked against the name hf-hub gives its blob, the hub's ETag: a large
+//! (LFS) file's is the SHA-256 of its bytes, a small file's the SHA-1 of its git blob. A file
+//! that does not hash to it is removed (blob and link) and the download fails naming both
+//! hashes; a mirror whose ETags are not hashes of either form is not checked.
 
 use std::path::Path;
 
@@ -132,12 +137,13 @@ pub fn download(root: &Path, name: &HubName, fetch: &Fetch) -> Result<HubModel> 
     // Pinned to the commit, so that every file is of one snapshot.
     let pinned = at(&commit);
     let fetch = |file: &str| -> Result<()> {
-        pinned.get(file).map(|_| ()).map_err(|e| {
+        let link = pinned.get(file).map_err(|e| {
             Error::Invalid(format!(
                 "hf:{name}: downloading {file} ({}): {e}",
                 pinned.url(file)
             ))
-        })
+        })?;
+        verify(&link).map_err(|why| Error::Invalid(format!("hf:{name}: {file}: {why}")))
     };
     let present = |f: &str| files.contains(&f);
     for f in ["config.json", "modules.json"] {
@@ -168,6 +174,54 @@ pub fn download(root: &Path, name: &HubName, fetch: &Fetch) -> Result<HubModel> 
         out.commit()?;
     }
     resolve(root, name)
+}
+
+/// Check the file `link` points to (`snapshots/<commit>/<file>` → `blobs/<etag>`) against its
+/// ETag: a 64-hex one is the SHA-256 of its bytes, a 40-hex one the SHA-1 of its git blob
+/// (`blob <len>\0` then the bytes); another form is not checked. A file that does not hash
+/// to it is removed, blob and link, so that the next try fetches it again.
+fn verify(link: &Path) -> std::result::Result<(), String> {
+    use sha1::Digest as _;
+    let blob = std::fs::canonicalize(link).map_err(|e| format!("{}: {e}", link.display()))?;
+    let etag = blob
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let hex = |n: usize| etag.len() == n && etag.bytes().all(|b| b.is_ascii_hexdigit());
+    let (sha256, sha1) = (hex(64), hex(40));
+    if !sha256 && !sha1 {
+        return Ok(());
+    }
+    // Streamed: a graph may be larger than memory allows twice.
+    let io = |e: std::io::Error| format!("{}: {e}", blob.display());
+    let mut f = std::fs::File::open(&blob).map_err(io)?;
+    let got = if sha256 {
+        let mut h = sha2::Sha256::new();
+        std::io::copy(&mut f, &mut h).map_err(io)?;
+        to_hex(&h.finalize())
+    } else {
+        let len = f.metadata().map_err(io)?.len();
+        let mut h = sha1::Sha1::new();
+        h.update(format!("blob {len}\0").as_bytes());
+        std::io::copy(&mut f, &mut h).map_err(io)?;
+        to_hex(&h.finalize())
+    };
+    if got == etag {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(link);
+    let _ = std::fs::remove_file(&blob);
+    Err(format!(
+        "its {} is {got} where the hub names it {etag} (a body changed on the way; removed: \
+         run it again)",
+        if sha256 { "SHA-256" } else { "git blob SHA-1" }
+    ))
+}
+
+/// Lower-case hexadecimal of `bytes`.
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The pooling config to fetch: in the directory the fetched `modules.json` names, else
