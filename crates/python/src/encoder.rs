@@ -1,7 +1,8 @@
 //! `Encoder`: any sentence encoder of an `EncoderSpec`, built by `bitext::build` as `bitext
 //! embed --encoder` builds it: a bag of words (`bow:FILE` or JSON), a trained neural model
-//! (`model:DIR`, feature `neural`) or a pretrained ONNX graph (`onnx:FILE`, feature `onnx`;
-//! ONNX Runtime found at run time as for the CLI, e.g. `BITEXT_ONNXRUNTIME`).
+//! (`model:DIR`, feature `neural`) or a pretrained ONNX graph (`onnx:FILE`, or `hf:ORG/NAME`
+//! in the Hugging Face cache, feature `onnx`; ONNX Runtime found at run time as for the CLI,
+//! e.g. `BITEXT_ONNXRUNTIME`).
 
 use bitext_encode::{EncoderSpec, SentenceEncoder, Side};
 use numpy::PyArray2;
@@ -24,7 +25,8 @@ fn build(spec: &EncoderSpec, reference: Option<&[String]>) -> PyResult<Box<dyn S
 
 #[pymethods]
 impl Encoder {
-    /// The encoder of `spec` (`bow:FILE`, `model:DIR`, `onnx:FILE` or a JSON spec). A TF-IDF
+    /// The encoder of `spec` (`bow:FILE`, `model:DIR`, `onnx:FILE`, `hf:ORG/NAME[@REVISION]`
+    /// in the Hugging Face cache, or a JSON spec). A TF-IDF
     /// bag of words counts its IDF over `idf_reference` (sentences) when its spec names no
     /// `idf_corpus`.
     #[new]

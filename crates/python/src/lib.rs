@@ -54,6 +54,9 @@ pub const TEST_FUNCTIONS: &[&str] = &["_input_address"];
 #[pymodule]
 #[pyo3(name = "_bitext")]
 fn bitext_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // `hf:ORG/NAME` specs resolve in the Hugging Face cache, as the CLI's do.
+    #[cfg(feature = "onnx")]
+    bitext::onnx::hub::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(search::knn, m)?)?;
     m.add_function(wrap_pyfunction!(search::knn_both, m)?)?;

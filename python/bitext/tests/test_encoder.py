@@ -97,3 +97,21 @@ def test_bad_encoder_input_raises_value_error(tmp_path, vectors):
         enc.encode("one string")
     with pytest.raises(ValueError):
         enc.encode(["zzz unknown words only"])
+
+
+def test_hf_names_resolve_in_the_hugging_face_cache(tmp_path, monkeypatch):
+    hub = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(hub))
+    with pytest.raises(ValueError, match="not in the Hugging Face cache"):
+        bitext.Encoder("hf:org/tiny")
+    # A snapshot with a graph and its tokenizer.json resolves: what fails is loading that graph.
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    snapshot = hub / "models--org--tiny" / "snapshots" / commit
+    (snapshot / "onnx").mkdir(parents=True)
+    (snapshot / "onnx" / "model.onnx").write_bytes(b"not a graph")
+    (snapshot / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (hub / "models--org--tiny" / "refs").mkdir()
+    (hub / "models--org--tiny" / "refs" / "main").write_text(commit, encoding="utf-8")
+    with pytest.raises(ValueError) as failed:
+        bitext.Encoder("hf:org/tiny")
+    assert str(snapshot / "onnx" / "model.onnx") in str(failed.value)
