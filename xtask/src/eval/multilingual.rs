@@ -118,11 +118,22 @@ fn dev_sets(ctx: &Ctx, dir: &std::path::Path) -> Result<std::result::Result<Vec<
     Ok(Ok(out))
 }
 
-/// One encoder's 1-NN errors `(xx → en, en → xx)` per language and its sentences per second
-/// over all of them.
+/// One encoder's 1-NN errors `(xx → en, en → xx)` per language, its vectors of both sides
+/// and its sentences per second over all of them.
 struct Errors {
     per_lang: Vec<(f64, f64)>,
+    vectors: Vec<(Embeddings, Embeddings)>,
     rate: f64,
+}
+
+/// The mean cosine of each row of `a` with the same row of `b`.
+fn mean_cosine(a: &Embeddings, b: &Embeddings) -> f64 {
+    let cos = |x: &[f32], y: &[f32]| {
+        let dot: f64 = x.iter().zip(y).map(|(p, q)| f64::from(p * q)).sum();
+        let n = |v: &[f32]| v.iter().map(|p| f64::from(p * p)).sum::<f64>().sqrt();
+        dot / (n(x) * n(y)).max(1e-12)
+    };
+    (0..a.len()).map(|i| cos(a.row(i), b.row(i))).sum::<f64>() / a.len().max(1) as f64
 }
 
 fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddings> {
@@ -132,7 +143,7 @@ fn encode(enc: &dyn SentenceEncoder, side: Side, s: &[String]) -> Result<Embeddi
 
 fn errors(name: &str, enc: &dyn SentenceEncoder, devs: &[Dev]) -> Result<Errors> {
     eprintln!("multilingual: measuring {name}");
-    let (mut per_lang, mut n, mut secs) = (Vec::new(), 0usize, 0.0);
+    let (mut per_lang, mut vectors, mut n, mut secs) = (Vec::new(), Vec::new(), 0usize, 0.0);
     for d in devs {
         let t0 = Instant::now();
         let x = encode(enc, Side::Source, &d.xx)?;
@@ -141,9 +152,11 @@ fn errors(name: &str, enc: &dyn SentenceEncoder, devs: &[Dev]) -> Result<Errors>
         n += d.xx.len() + d.en.len();
         let (a, b) = p_at_1(&x, &y).with_context(|| format!("{name}, {}", d.code))?;
         per_lang.push((1.0 - a, 1.0 - b));
+        vectors.push((x, y));
     }
     Ok(Errors {
         per_lang,
+        vectors,
         rate: n as f64 / secs,
     })
 }
@@ -274,7 +287,9 @@ fn per_language_table(
         md,
         "**Per language**: 1-NN error by cosine, language → English / English → language, on \
          each dev set's pairs (the language through the source side); *ratio*: the \
-         {}'s mean error of both directions over the teacher's (the aim: at most {AIM}).\n",
+         {0}'s mean error of both directions over the teacher's (the aim: at most {AIM}); \
+         *cosine*: the mean cosine of the {0}'s vector of each dev sentence with the teacher's, \
+         language / English.\n",
         students[0].0
     )?;
     let mut head = "| language | dev set | pairs | teacher".to_string();
@@ -283,7 +298,7 @@ fn per_language_table(
     }
     writeln!(
         md,
-        "{head} | ratio |\n|---|---|---|---|{}---|",
+        "{head} | ratio | cosine |\n|---|---|---|---|{}---|---|",
         "---|".repeat(students.len())
     )?;
     let mut worst = (0.0f64, "");
@@ -302,7 +317,14 @@ fn per_language_table(
         if ratio > worst.0 {
             worst = (ratio, d.name);
         }
-        writeln!(md, "{row} | **{ratio:.2}** |")?;
+        let (sx, sy) = &students[0].1.vectors[i];
+        let (tx, ty) = &teacher.vectors[i];
+        writeln!(
+            md,
+            "{row} | **{ratio:.2}** | {:.3} / {:.3} |",
+            mean_cosine(sx, tx),
+            mean_cosine(sy, ty)
+        )?;
     }
     let avg = |e: &Errors| e.per_lang.iter().map(|&x| mean(x)).sum::<f64>() / devs.len() as f64;
     write!(md, "| mean | | | {:.1}%", 100.0 * avg(teacher))?;
@@ -311,7 +333,7 @@ fn per_language_table(
     }
     writeln!(
         md,
-        " | {:.2} |\n\nThe largest ratio: {:.2} ({}).",
+        " | {:.2} | |\n\nThe largest ratio: {:.2} ({}).",
         avg(&students[0].1) / avg(teacher),
         worst.0,
         worst.1
