@@ -415,8 +415,13 @@ fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
         weight: 5.0,
         alone,
     };
-    let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
-    (job.train.batching, job.train.train) = small_schedule(20, 0.02, 400);
+    // A run takes its job: each run gets a fresh one.
+    let job = |teacher: Teacher| {
+        let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
+        (job.train.batching, job.train.train) = small_schedule(20, 0.02, 400);
+        job.teacher = Some(teacher);
+        job
+    };
     let with_source = Teacher {
         source: Some(TeacherRows {
             train: teacher_of(&src, DIM),
@@ -429,14 +434,12 @@ fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
         (teacher(DIM + 1, false), "13"),
         (with_source, "source sentences"),
     ] {
-        job.teacher = Some(bad);
         let dir = tempfile::tempdir().unwrap();
-        let e = job.run(dir.path(), false).unwrap_err().to_string();
+        let e = job(bad).run(dir.path(), false).unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
-    job.teacher = Some(teacher(DIM, false));
     let dir = tempfile::tempdir().unwrap();
-    let out = job.run(dir.path(), false).unwrap();
+    let out = job(teacher(DIM, false)).run(dir.path(), false).unwrap();
     let h = &out.fitted.state.history;
     let first = h[0].valid.as_ref().unwrap().metrics.clone();
     let last = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
@@ -461,9 +464,6 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
     let (vs, vt) = parallel_text(20, 6);
     let (ds, dt) = parallel_text(240, 7);
     let network = aligner_student();
-    let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
-    (job.train.batching, job.train.train) = small_schedule(8, 0.02, 400);
-    job.per_kind = 30;
     let (src_rows, tgt_rows) = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
     let short = teacher_of(&dt[..dt.len() - 1], DIM);
     let stream = |tgt_rows| DistillText {
@@ -476,20 +476,31 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
         ranking_spares_words: false,
         parallel: ds.len(),
     };
-    job.distill = Some(stream(&tgt_rows));
+    // A run takes its job: each run gets a fresh one.
+    let job = |teacher: bool, distill| {
+        let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
+        (job.train.batching, job.train.train) = small_schedule(8, 0.02, 400);
+        job.per_kind = 30;
+        job.teacher = teacher.then(|| aligner_teacher(&tgt, &vt));
+        job.distill = distill;
+        job
+    };
     let dir = tempfile::tempdir().unwrap();
-    let e = job.run(dir.path(), false).unwrap_err().to_string();
+    let e = job(false, Some(stream(&tgt_rows)))
+        .run(dir.path(), false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("teacher"), "{e}");
-    job.teacher = Some(aligner_teacher(&tgt, &vt));
-    job.distill = Some(stream(&short));
-    let e = job.run(dir.path(), false).unwrap_err().to_string();
+    let e = job(true, Some(stream(&short)))
+        .run(dir.path(), false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("239 teacher vectors"), "{e}");
     let mut last = Vec::new();
     for distill in [None, Some(stream(&tgt_rows))] {
         let with = distill.is_some();
-        job.distill = distill;
         let dir = tempfile::tempdir().unwrap();
-        let out = job.run(dir.path(), false).unwrap();
+        let out = job(true, distill).run(dir.path(), false).unwrap();
         let h = &out.fitted.state.history;
         let m = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
         // An epoch counts its distillation pairs among its items.

@@ -121,7 +121,7 @@ impl Teacher {
     /// # Errors
     /// [`Error::Input`] for another number of rows than pairs given.
     pub fn for_kept(
-        &self,
+        self,
         train: (usize, &[usize]),
         valid: Option<(usize, &[usize])>,
     ) -> Result<Self> {
@@ -148,34 +148,39 @@ impl Teacher {
     }
 
     /// The same teacher with only the training rows `train` and validation rows `valid` kept
-    /// (the pairs that survived tokenization), in that order.
+    /// (the pairs that survived tokenization), in that order. Taken by value, so that the
+    /// training holds one copy of the vectors: a matrix whose every row is kept in order is
+    /// moved, another is copied and then dropped.
     ///
     /// # Errors
     /// [`Error::Input`] for an index out of range.
-    pub fn keep(&self, train: &[usize], valid: Option<&[usize]>) -> Result<Self> {
-        let pick = |e: &Embeddings, idx: &[usize]| -> Result<Embeddings> {
+    pub fn keep(self, train: &[usize], valid: Option<&[usize]>) -> Result<Self> {
+        let pick = |e: Embeddings, idx: &[usize]| -> Result<Embeddings> {
             if let Some(&bad) = idx.iter().find(|&&i| i >= e.len()) {
                 return Err(Error::Input(format!(
                     "teacher row {bad} of {} asked for",
                     e.len()
                 )));
             }
+            if idx.len() == e.len() && idx.iter().enumerate().all(|(k, &i)| k == i) {
+                return Ok(e);
+            }
             Embeddings::from_rows(idx.iter().map(|&i| e.row(i)), e.dim()).map_err(Error::Core)
         };
-        let valid_of = |v: &Option<Embeddings>| -> Result<Option<Embeddings>> {
+        let valid_of = |v: Option<Embeddings>| -> Result<Option<Embeddings>> {
             Ok(match (v, valid) {
                 (Some(v), Some(idx)) => Some(pick(v, idx)?),
-                (v, None) => v.clone(),
+                (v, None) => v,
                 (None, Some(_)) => None,
             })
         };
         Ok(Self {
-            train: pick(&self.train, train)?,
-            valid: valid_of(&self.valid)?,
-            source: match &self.source {
+            train: pick(self.train, train)?,
+            valid: valid_of(self.valid)?,
+            source: match self.source {
                 Some(s) => Some(TeacherRows {
-                    train: pick(&s.train, train)?,
-                    valid: valid_of(&s.valid)?,
+                    train: pick(s.train, train)?,
+                    valid: valid_of(s.valid)?,
                 }),
                 None => None,
             },
@@ -410,7 +415,7 @@ mod tests {
     #[test]
     fn keep_selects_rows_in_order() {
         let t = teacher(4, 2);
-        let k = t.keep(&[3, 1], None).unwrap();
+        let k = t.clone().keep(&[3, 1], None).unwrap();
         assert_eq!(k.train.as_slice(), &[7.0, 8.0, 3.0, 4.0]);
         assert!(k.source.is_none());
         let mut both = teacher(4, 2);
@@ -422,7 +427,10 @@ mod tests {
         });
         let kb = both.keep(&[3, 1], None).unwrap();
         assert_eq!(kb.source.unwrap().train.as_slice(), &[-1.0, 8.0, 3.0, 4.0]);
-        assert!(t.keep(&[4], None).is_err());
+        assert!(t.clone().keep(&[4], None).is_err());
+        // Every row in order: the same vectors, moved.
+        let same = t.clone().keep(&[0, 1, 2, 3], None).unwrap();
+        assert_eq!(same.train.as_slice(), t.train.as_slice());
         let m = mean_cosine(&k.train, &k.train);
         assert!((m - 1.0).abs() < 1e-9);
     }

@@ -25,7 +25,7 @@ pub(crate) trait TextJobParts {
     /// The network's configuration (its encoder's settings read through it).
     type Network: FamilyNetwork<Model: TextNetwork<Description: Serialize + Send + Sync + 'static>>;
 
-    /// The job's text, network, training settings (checked) and teacher.
+    /// The job's text, network and training settings (checked).
     ///
     /// # Errors
     /// [`crate::Error::Config`] naming a bad training setting.
@@ -127,9 +127,9 @@ pub(crate) trait TextFamily: TextJobParts {
     ) -> Result<(Self::Task, Self::Report)>;
 }
 
-/// A family's job as [`train_text`] reads it: the text, the network, the training settings
-/// and the teacher.
-pub(crate) type TextJob<'a, N> = (&'a TextCorpus<'a>, N, &'a TrainConfig, Option<&'a Teacher>);
+/// A family's job as [`train_text`] reads it: the text, the network and the training settings
+/// (the teacher is handed over apart, by value).
+pub(crate) type TextJob<'a, N> = (&'a TextCorpus<'a>, N, &'a TrainConfig);
 
 /// What a family's text training did besides training: the model `M` trained, how its tables
 /// were initialised from vectors (`I`), and what the family reports of its data (`R`, whose
@@ -239,13 +239,14 @@ pub trait TextTraining {
     /// those of `out` when `resume`), tokenize, drop (and count) the pairs with a side without
     /// tokens, keep the teacher's rows of the pairs kept, initialise the network (its tables
     /// from vectors and its bag's weights, on a fresh run), add what the family does of its
-    /// own (the job's type says what), train with validation, save the best model.
+    /// own (the job's type says what), train with validation, save the best model. Takes the
+    /// job, so that its teacher's vectors are held once.
     ///
     /// # Errors
     /// Invalid configuration or data (sides of different lengths, no pair left); the family's
     /// own (an aligner's word alignments); I/O errors with their paths;
     /// [`crate::Error::Diverged`].
-    fn run(&self, out: &Path, resume: bool) -> Result<Self::Trained>;
+    fn run(self, out: &Path, resume: bool) -> Result<Self::Trained>;
 }
 
 /// A family's job `$job` (a [`TextFamily`] with the fields `corpus`, `network` (a `$network`),
@@ -259,23 +260,24 @@ macro_rules! text_training {
 
             fn job(&self) -> $crate::Result<$crate::text::driver::TextJob<'_, $network>> {
                 self.train.check()?;
-                let teacher = self.teacher.as_ref();
-                Ok((&self.corpus, self.network, &self.train.train, teacher))
+                Ok((&self.corpus, self.network, &self.train.train))
             }
         }
 
         impl $crate::text::TextTraining for $job {
             type Trained = $trained;
 
-            fn run(&self, out: &std::path::Path, resume: bool) -> $crate::Result<$trained> {
-                $crate::text::driver::train_text(self, out, resume)
+            fn run(mut self, out: &std::path::Path, resume: bool) -> $crate::Result<$trained> {
+                let teacher = self.teacher.take();
+                $crate::text::driver::train_text(&self, teacher, out, resume)
             }
         }
     };
 }
 pub(crate) use text_training;
 
-/// Train `family`'s job on its text into the model directory `out`: build the tokenizers (or
+/// Train `family`'s job on its text into the model directory `out`, distilled from `teacher`
+/// (the job's, taken out of it): build the tokenizers (or
 /// reuse those of `out` when resuming), tokenize, keep the teacher's rows of the pairs kept,
 /// initialise the network (its tables from vectors and its bag's weights, on a fresh run),
 /// train with validation, save the best model.
@@ -284,10 +286,11 @@ pub(crate) use text_training;
 /// Invalid configuration or data; I/O errors with their paths; [`crate::Error::Diverged`].
 pub(crate) fn train_text<F: TextFamily>(
     family: &F,
+    teacher: Option<Teacher>,
     out: &Path,
     resume: bool,
 ) -> Result<TextRun<F>> {
-    let (corpus, network, train, teacher) = family.job()?;
+    let (corpus, network, train) = family.job()?;
     let (text, codec, resuming) = corpus.tokenizers(out, resume)?;
     let mut network = family.for_tokenizers(network, &codec);
     (network.src_vocab, network.tgt_vocab) = codec.vocab_sizes();

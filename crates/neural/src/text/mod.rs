@@ -338,7 +338,7 @@ impl<'a> TextCorpus<'a> {
     /// As [`crate::distill::Teacher::for_kept`].
     pub fn teacher_rows(
         &self,
-        teacher: Option<&crate::distill::Teacher>,
+        teacher: Option<crate::distill::Teacher>,
         kept: &[usize],
         valid_kept: Option<&[usize]>,
     ) -> Result<Option<crate::distill::Teacher>> {
