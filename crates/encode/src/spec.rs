@@ -355,6 +355,14 @@ impl EncoderSpec {
         self
     }
 
+    /// Whether the encoder's vectors can depend on the side a sentence is read as: a neural
+    /// model's (a network per language) and a bag of words' (vectors per side) can; an ONNX
+    /// graph reads both sides alike.
+    #[must_use]
+    pub fn reads_sides(&self) -> bool {
+        self.as_onnx().is_none()
+    }
+
     /// Whether building the encoder reads the sentences it will encode: a bag of words counts
     /// its IDF over them (unless its spec names a corpus) and reports its coverage of them, so
     /// a caller builds it over the whole input; the other encoders stream.

@@ -291,15 +291,18 @@ mod vectors {
         /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
         /// made from `teacher-HASH.txt` (the sentences, one a line) by `embed_cached` unless an
         /// earlier run made it from the same text with the same spec. A new list takes the
-        /// vectors of the sentences earlier lists hold from their files ([`earlier::find`]) and
-        /// has the teacher embed only the others.
+        /// vectors of the sentences earlier lists hold from their files ([`earlier::find`]:
+        /// lists of either side for a teacher whose vectors do not depend on it) and has the
+        /// teacher embed only the others.
         fn unique_vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
             let (text, out) = self.list(side, sentences)?;
             let key = cache_key(self.spec, &text, side)?;
             if !made_under(&out, &key) {
-                let prefix = format!("{}\n{side}\n", self.spec);
+                let spec = self.spec.to_string();
+                let read = side.to_string();
+                let sided = self.spec.reads_sides().then_some(read.as_str());
                 if let Some(found) =
-                    earlier::find(&self.cache, &prefix, sentences, &out, self.quiet)?
+                    earlier::find(&self.cache, (&spec, sided), sentences, &out, self.quiet)?
                 {
                     let rest: Vec<String> = found
                         .missing

@@ -25,13 +25,13 @@ pub(super) struct Found {
     repeats: Vec<(usize, usize)>,
 }
 
-/// The earlier lists of `cache` made under a key starting with `prefix` (the teacher's spec
-/// and side) holding some of `sentences`, or `None` when none holds any. `skip` (the list's
-/// own `.npy`, stale) is not looked at. A list whose text or row count disagrees with its
-/// sidecar is left out, with a notice unless `quiet`.
+/// The earlier lists of `cache` made by the teacher `spec` (on `side`; any side when `None`:
+/// a teacher whose vectors do not depend on it) holding some of `sentences`, or `None` when
+/// none holds any. `skip` (the list's own `.npy`, stale) is not looked at. A list whose text
+/// or row count disagrees with its sidecar is left out, with a notice unless `quiet`.
 pub(super) fn find(
     cache: &Path,
-    prefix: &str,
+    (spec, side): (&str, Option<&str>),
     sentences: &[String],
     skip: &Path,
     quiet: bool,
@@ -57,9 +57,16 @@ pub(super) fn find(
         let Ok(key) = std::fs::read_to_string(crate::run::sidecar(&npy)) else {
             continue;
         };
-        let Some(hash) = key.strip_prefix(prefix) else {
+        let Some((read, hash)) = key
+            .strip_prefix(spec)
+            .and_then(|k| k.strip_prefix('\n'))
+            .and_then(|k| k.split_once('\n'))
+        else {
             continue;
         };
+        if side.is_some_and(|s| s != read) {
+            continue;
+        }
         let text = npy.with_extension("txt");
         if !text.is_file() {
             continue;
@@ -219,5 +226,40 @@ impl Found {
             bail!("sentence {i} of {n} has no teacher vector");
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitext_encode::{EncoderSpec, Side};
+
+    /// A list made on one side serves the other only for a teacher whose vectors do not depend
+    /// on the side.
+    #[test]
+    fn a_list_of_the_other_side_serves_a_teacher_that_reads_both_alike() {
+        let d = tempfile::tempdir().unwrap();
+        let spec: EncoderSpec = "onnx:/nowhere/graph.onnx".parse().unwrap();
+        assert!(!spec.reads_sides());
+        let text = d.path().join("teacher-0000000000000001.txt");
+        std::fs::write(&text, "a\nb\n").unwrap();
+        let npy = text.with_extension("npy");
+        let rows = Embeddings::new(vec![1.0, 0.0, 0.0, 1.0], 2).unwrap();
+        bitext_core::io::npy::write_npy(&npy, rows.view()).unwrap();
+        let key = crate::run::cache_key(&spec, &text, Side::Source).unwrap();
+        crate::run::record_key(&npy, &key).unwrap();
+        let want = ["b", "c"].map(String::from);
+        let (name, skip) = (spec.to_string(), d.path().join("other.npy"));
+        let found = find(d.path(), (&name, None), &want, &skip, true)
+            .unwrap()
+            .unwrap();
+        assert_eq!((found.found, found.missing.clone()), (1, vec![1]));
+        let rest = Embeddings::new(vec![0.5, 0.5], 2).unwrap();
+        let got = found.assemble(2, Some(&rest)).unwrap();
+        assert_eq!(got.as_slice(), &[0.0, 1.0, 0.5, 0.5]);
+        // Asked for the other side's lists only, or by another teacher: none.
+        let none = |spec: &str, side| find(d.path(), (spec, side), &want, &skip, true).unwrap();
+        assert!(none(&name, Some("target")).is_none());
+        assert!(none("onnx:/elsewhere.onnx", None).is_none());
     }
 }
