@@ -149,8 +149,8 @@ impl Teacher {
 
     /// The same teacher with only the training rows `train` and validation rows `valid` kept
     /// (the pairs that survived tokenization), in that order. Taken by value, so that the
-    /// training holds one copy of the vectors: a matrix whose every row is kept in order is
-    /// moved, another is copied and then dropped.
+    /// training holds one copy of the vectors: kept rows in ascending order are moved down
+    /// within their matrix; rows in another order are copied into a new one.
     ///
     /// # Errors
     /// [`Error::Input`] for an index out of range.
@@ -162,10 +162,20 @@ impl Teacher {
                     e.len()
                 )));
             }
-            if idx.len() == e.len() && idx.iter().enumerate().all(|(k, &i)| k == i) {
-                return Ok(e);
+            if !idx.windows(2).all(|w| w[0] < w[1]) {
+                return Embeddings::from_rows(idx.iter().map(|&i| e.row(i)), e.dim())
+                    .map_err(Error::Core);
             }
-            Embeddings::from_rows(idx.iter().map(|&i| e.row(i)), e.dim()).map_err(Error::Core)
+            // Ascending rows (as tokenization keeps them): each moves down in place, never
+            // onto a row still to be read.
+            let dim = e.dim();
+            let mut data = e.into_vec();
+            for (k, &i) in idx.iter().enumerate().filter(|(k, i)| k != *i) {
+                data.copy_within(i * dim..(i + 1) * dim, k * dim);
+            }
+            data.truncate(idx.len() * dim);
+            data.shrink_to_fit();
+            Embeddings::new(data, dim).map_err(Error::Core)
         };
         let valid_of = |v: Option<Embeddings>| -> Result<Option<Embeddings>> {
             Ok(match (v, valid) {
@@ -428,9 +438,12 @@ mod tests {
         let kb = both.keep(&[3, 1], None).unwrap();
         assert_eq!(kb.source.unwrap().train.as_slice(), &[-1.0, 8.0, 3.0, 4.0]);
         assert!(t.clone().keep(&[4], None).is_err());
-        // Every row in order: the same vectors, moved.
+        // Every row in order: the same vectors, moved; ascending rows moved down in place.
         let same = t.clone().keep(&[0, 1, 2, 3], None).unwrap();
         assert_eq!(same.train.as_slice(), t.train.as_slice());
+        let k = t.clone().keep(&[0, 2, 3], None).unwrap();
+        assert_eq!(k.train.as_slice(), &[1.0, 2.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(t.clone().keep(&[], None).unwrap().train.len(), 0);
         let m = mean_cosine(&k.train, &k.train);
         assert!((m - 1.0).abs() < 1e-9);
     }
