@@ -6,7 +6,8 @@
 //! German and French only, the model the `distill` section trains) on a dev set of every
 //! language: the shared Tatoeba sets where there is one, else the catalogue pairs held out by
 //! package. Per language: 1-NN error by cosine both ways (language → English, English →
-//! language) and the student's error over the teacher's; then the `distill` section's German
+//! language) and the student's error over the teacher's, and the German sentences the teacher
+//! matches and the student misses; then the `distill` section's German
 //! measures (newsdev, Tatoeba, recovery) of both students, and sentences per second of each
 //! encoder over all dev sentences. The mean bag of the teacher's subword vectors
 //! (`bwe/usem.spm128k.vec`, the `distill` section's baseline) is measured beside them.
@@ -23,7 +24,7 @@ use bitext_onnx::OnnxEncoder;
 
 use super::distill::{history, load, measure, teacher_graph};
 use super::neural::out_dir;
-use super::neural_mining::{p_at_1, read_bucc};
+use super::neural_mining::{nearest, p_at_1, read_bucc};
 use super::{Ctx, recipe};
 
 /// The committed recipe of the multilingual student.
@@ -232,6 +233,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         .map(|(name, enc)| Ok((*name, errors(name, &**enc, &devs)?)))
         .collect::<Result<_>>()?;
     per_language_table(&mut md, &devs, &t, &measured)?;
+    missed(
+        &mut md,
+        &devs[0],
+        (&t.vectors[0], &measured[0].1.vectors[0]),
+    )?;
     writeln!(
         md,
         "\n**Speed** over all {} dev sentences (both sides of every language, batches as each \
@@ -272,6 +278,46 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         )?;
     }
     Ok(md)
+}
+
+/// How many of the student's misses [`missed`] shows.
+const MISSES: usize = 8;
+
+/// The first [`MISSES`] sentences of `dev` whose English translation the teacher finds (its
+/// nearest by cosine) and the student does not, with what the student found instead.
+fn missed(
+    md: &mut String,
+    dev: &Dev,
+    (teacher, student): (&(Embeddings, Embeddings), &(Embeddings, Embeddings)),
+) -> Result<()> {
+    let (t, s) = (
+        nearest(&teacher.0, &teacher.1)?,
+        nearest(&student.0, &student.1)?,
+    );
+    let misses: Vec<usize> = (0..dev.xx.len())
+        .filter(|&i| t[i] == i && s[i] != i)
+        .collect();
+    writeln!(
+        md,
+        "\n**{} → English, missed by the student only** ({} of {} sentences; the first {}):\n\n\
+         | {} | English | the student's nearest |\n|---|---|---|",
+        dev.name,
+        misses.len(),
+        dev.xx.len(),
+        MISSES.min(misses.len()),
+        dev.name
+    )?;
+    let cell = |t: &str| t.replace('|', "\\|");
+    for &i in misses.iter().take(MISSES) {
+        writeln!(
+            md,
+            "| {} | {} | {} |",
+            cell(&dev.xx[i]),
+            cell(&dev.en[i]),
+            cell(&dev.en[s[i]])
+        )?;
+    }
+    Ok(())
 }
 
 /// The per-language table: errors both ways of the teacher and each student, the first

@@ -227,7 +227,7 @@ pub(super) fn noisy_cosine(
 
 /// For each row of `a`, the row of `b` with the largest cosine (ties to the lower row), by
 /// bitext-knn's exact index.
-fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
+pub(super) fn nearest(a: &Embeddings, b: &Embeddings) -> Result<Vec<usize>> {
     let (mut a, mut b) = (a.clone(), b.clone());
     a.normalize_l2();
     b.normalize_l2();
