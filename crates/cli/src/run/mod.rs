@@ -12,10 +12,10 @@ mod shards;
 mod svg;
 
 pub(crate) use columns::read_columns_skipping;
-pub(crate) use embedded::{
-    Streamed, cache_key, embed_cached, encode_streaming, made_under, record_key, sidecar,
-    unencodable,
-};
+pub(crate) use embedded::{Streamed, embed_cached, encode_streaming, unencodable};
+// The teacher's vectors of `train --teacher` (feature `neural`) reuse the cache's keys.
+#[cfg(feature = "neural")]
+pub(crate) use embedded::{cache_key, made_under, record_key, sidecar};
 pub(crate) use mined::Output;
 pub(crate) use rejects::RejectSink;
 pub(crate) use shards::{copy_output, filter_sharded, planned, run_options, run_steps};
