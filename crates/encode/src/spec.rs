@@ -363,6 +363,15 @@ impl EncoderSpec {
         self.as_onnx().is_none()
     }
 
+    /// Whether a sentence's vector depends on that sentence alone, not on the others encoded
+    /// with it: not for a TF-IDF bag of words that counts its IDF over its input.
+    #[must_use]
+    pub fn encodes_each_alone(&self) -> bool {
+        !self
+            .as_bow()
+            .is_some_and(|b| b.weighting == Weighting::TfIdf && b.idf_corpus.is_none())
+    }
+
     /// Whether building the encoder reads the sentences it will encode: a bag of words counts
     /// its IDF over them (unless its spec names a corpus) and reports its coverage of them, so
     /// a caller builds it over the whole input; the other encoders stream.

@@ -297,7 +297,9 @@ mod vectors {
         fn unique_vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
             let (text, out) = self.list(side, sentences)?;
             let key = cache_key(self.spec, &text, side)?;
-            if !made_under(&out, &key) {
+            // A teacher whose vectors depend on the whole list (a TF-IDF bag counting its IDF
+            // over it) embeds each list whole.
+            if !made_under(&out, &key) && self.spec.encodes_each_alone() {
                 let spec = self.spec.to_string();
                 let read = side.to_string();
                 let sided = self.spec.reads_sides().then_some(read.as_str());
@@ -465,6 +467,22 @@ mod vectors {
             // Read back as made, without the teacher.
             let again = reader.unique_vectors(Side::Target, &second).unwrap();
             assert_eq!(again.as_slice(), want.as_slice());
+            // A TF-IDF bag counting its IDF over each list reads nothing of the earlier ones.
+            let tfidf: EncoderSpec = format!(
+                r#"{{"type": "bow", "vectors": "{}", "weighting": "tf_idf"}}"#,
+                file.display()
+            )
+            .parse()
+            .unwrap();
+            assert!(!tfidf.encodes_each_alone() && spec.encodes_each_alone());
+            let idf = Reader {
+                spec: &tfidf,
+                cache: d.path().join("idf"),
+                quiet: true,
+            };
+            idf.unique_vectors(Side::Target, &first).unwrap();
+            idf.unique_vectors(Side::Target, &second).unwrap();
+            assert_eq!(lists(&idf), ["a b\nc\n", "c\nd\na b\nc\nb\n"]);
             // An earlier list whose text no longer hashes to its sidecar's key is left out:
             // the teacher embeds its sentence afresh.
             let stale = Reader {
