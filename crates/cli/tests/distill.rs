@@ -89,7 +89,15 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
         err.contains("teacher: 11 distinct sentences of 12"),
         "{err}"
     );
-    assert!(err.contains("embedded 11 sentences"), "{err}");
+    // The validation sentences the training list holds (10 of 11: pairs repeat) are read
+    // from it; the teacher embeds the other.
+    assert!(
+        err.contains(
+            "teacher: 10 of 11 sentences' vectors read from earlier runs' lists, 1 to embed"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("embedded 1 sentences"), "{err}");
     assert!(err.contains("teacher cos src"), "{err}");
     let cached = std::fs::read_dir(&cache)
         .unwrap()
@@ -101,7 +109,8 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
                 .is_some_and(|x| x == "npy")
         })
         .count();
-    assert_eq!(cached, 2);
+    // The training list's, the validation list's and the one sentence embedded for it.
+    assert_eq!(cached, 3);
     // Monolingual text the student learns from the teacher alone: 5 more training pairs.
     let mono = common::write(d.path(), "mono.txt", "b1 b2\nb3\nb4 b5 b6\nb7\nb8 b9\n");
     let (_, err) = succeed(
@@ -283,7 +292,14 @@ fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
         c
     };
     let (_, err) = succeed(&mut stream("target", "10"));
-    assert!(err.contains("embedded 30 sentences"), "{err}");
+    // Its sentences are the training and validation pairs': read from their lists.
+    assert!(
+        err.contains(
+            "teacher: 30 of 30 sentences' vectors read from earlier runs' lists, 0 to embed"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("embedded 30"), "{err}");
     assert!(
         err.contains("distillation pairs: 30 read, 0 dropped"),
         "{err}"
