@@ -312,6 +312,17 @@ fn a_body_cut_short_leaves_nothing_complete_and_the_next_try_resumes() {
     assert!(resumed, "{:?}", hub.requests());
 }
 
+/// Neither the name nor its commit resolves in the cache at `root`, and nothing is listed,
+/// after a download of `file` failed.
+fn nothing_resolves(root: &Path, file: &str) {
+    assert!(resolve(root, &name(REPO)).is_err(), "{file}");
+    assert!(
+        resolve(root, &name(&format!("{REPO}@{COMMIT}"))).is_err(),
+        "{file}"
+    );
+    assert!(list(root).is_empty(), "{file}");
+}
+
 #[test]
 fn a_server_error_leaves_nothing_complete() {
     for file in ["onnx/model.onnx", "tokenizer.json", "1_Pooling/config.json"] {
@@ -325,9 +336,7 @@ fn a_server_error_leaves_nothing_complete() {
             e.contains(&format!("downloading {file}")) && e.contains("500"),
             "{e}"
         );
-        assert!(resolve(d.path(), &name(REPO)).is_err());
-        assert!(resolve(d.path(), &name(&format!("{REPO}@{COMMIT}"))).is_err());
-        assert!(list(d.path()).is_empty(), "{file}");
+        nothing_resolves(d.path(), file);
         hub.fault(file, None);
         assert!(download(d.path(), &name(REPO), &hub.fetch()).is_ok());
     }
@@ -350,9 +359,7 @@ fn a_body_that_does_not_hash_to_its_etag_is_removed_and_fetched_again() {
             e.contains(file) && e.contains(hash) && e.contains(&etag),
             "{e}"
         );
-        assert!(resolve(d.path(), &name(REPO)).is_err());
-        assert!(resolve(d.path(), &name(&format!("{REPO}@{COMMIT}"))).is_err());
-        assert!(list(d.path()).is_empty(), "{file}");
+        nothing_resolves(d.path(), file);
         let leaf = file.rsplit('/').next().unwrap();
         assert!(files_named(d.path(), leaf).is_empty(), "{file}");
         assert!(files_named(d.path(), &etag).is_empty(), "{file}");

@@ -325,8 +325,12 @@ mod vectors {
                         false => Some(self.embedded(side, &rest)?),
                     };
                     let e = found.assemble(sentences.len(), rest.as_ref())?;
+                    e.check_finite()
+                        .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
                     bitext_core::io::npy::write_npy(&out, e.view())?;
                     record_key(&out, &key)?;
+                    // What was just written: not read back.
+                    return Ok(e);
                 }
             }
             self.embedded(side, sentences)
