@@ -6,8 +6,11 @@ use crate::error::{Error, Result};
 /// Sub-sentence spans for a teacher to label, as monolingual distillation text: for each
 /// distinct sentence of `sentences` with at least `2 · words.start()` whitespace-separated
 /// words, `per_sentence` spans of contiguous words, each of a length drawn from `words` (at
-/// most one word short of the sentence), at a position drawn from `rng`; each distinct span
-/// once, in the order drawn. Training text whose sentences are long (news) or of one register
+/// most one word short of the sentence), at a position drawn; each distinct span once, in the
+/// order drawn. A sentence's spans are drawn from `rng` keyed by the sentence
+/// ([`Rng::fork_key`](bitext_core::Rng::fork_key)): the same seed gives a sentence the same
+/// spans whatever else the text holds and in whatever order, so that a teacher's vectors of
+/// them, cached, serve a new split or mix of the same sentences. Training text whose sentences are long (news) or of one register
 /// (software strings) then also shows the student short phrases in many contexts, each with
 /// the teacher's own vector of it.
 ///
@@ -17,7 +20,7 @@ pub fn spans<'a>(
     sentences: impl IntoIterator<Item = &'a str>,
     per_sentence: usize,
     words: std::ops::RangeInclusive<usize>,
-    rng: &mut bitext_core::Rng,
+    rng: &bitext_core::Rng,
 ) -> Result<Vec<String>> {
     let (lo, hi) = span_lengths(&words)?;
     let mut seen_sentences = std::collections::HashSet::new();
@@ -31,8 +34,9 @@ pub fn spans<'a>(
         if w.len() < 2 * lo {
             continue;
         }
+        let mut rng = rng.fork_key(s.as_bytes());
         for _ in 0..per_sentence {
-            let span = draw_span(&w, lo, hi, rng);
+            let span = draw_span(&w, lo, hi, &mut rng);
             if seen.insert(span.clone()) {
                 out.push(span);
             }
@@ -45,7 +49,8 @@ pub fn spans<'a>(
 /// for each distinct pair of `src` and `tgt` (line-parallel) whose two sides each have at
 /// least `2 · words.start()` whitespace-separated words, `per_pair` times a span of the
 /// source sentence and, drawn independently, one of the target sentence; each distinct pair
-/// of spans once, in the order drawn. The two spans of a pair are not translations of each
+/// of spans once, in the order drawn; a pair's spans are drawn from `rng` keyed by both its
+/// sides, as [`spans`] keys a sentence's. The two spans of a pair are not translations of each
 /// other: each is for the teacher's vector of itself (a two-encoder student reads a source
 /// span with its source encoder and a target span with its target encoder), never for a
 /// loss that takes the pair as parallel.
@@ -58,7 +63,7 @@ pub fn span_pairs(
     tgt: &[String],
     per_pair: usize,
     words: std::ops::RangeInclusive<usize>,
-    rng: &mut bitext_core::Rng,
+    rng: &bitext_core::Rng,
 ) -> Result<(Vec<String>, Vec<String>)> {
     let (lo, hi) = span_lengths(&words)?;
     if src.len() != tgt.len() {
@@ -80,9 +85,10 @@ pub fn span_pairs(
         if ws.len() < 2 * lo || wt.len() < 2 * lo {
             continue;
         }
+        let mut rng = rng.fork_key(s.as_bytes()).fork_key(t.as_bytes());
         for _ in 0..per_pair {
-            let a = draw_span(&ws, lo, hi, rng);
-            let b = draw_span(&wt, lo, hi, rng);
+            let a = draw_span(&ws, lo, hi, &mut rng);
+            let b = draw_span(&wt, lo, hi, &mut rng);
             if seen.insert((a.clone(), b.clone())) {
                 out_src.push(a);
                 out_tgt.push(b);
@@ -123,7 +129,7 @@ mod tests {
     fn spans_are_shorter_runs_of_each_distinct_sentence() {
         let long = "one two three four five six seven eight nine ten";
         let text = [long, "a b c d e", long, "x y z w v u"];
-        let draw = |seed| spans(text, 3, 3..=5, &mut bitext_core::Rng::seed(seed)).unwrap();
+        let draw = |seed| spans(text, 3, 3..=5, &bitext_core::Rng::seed(seed)).unwrap();
         let got = draw(7);
         assert_eq!(got, draw(7));
         assert!(!got.is_empty() && got.len() <= 6, "{got:?}");
@@ -139,8 +145,42 @@ mod tests {
         assert_eq!(distinct.len(), got.len());
         // Six words and spans of at most five: "x y z w v u" gives spans, never itself.
         assert!(!got.iter().any(|s| s == "x y z w v u"));
-        let e = spans(text, 1, 0..=3, &mut bitext_core::Rng::seed(1)).unwrap_err();
+        let e = spans(text, 1, 0..=3, &bitext_core::Rng::seed(1)).unwrap_err();
         assert!(e.to_string().contains("span lengths"), "{e}");
+    }
+
+    /// A sentence's spans depend on the seed and the sentence alone: the text around it and
+    /// its place in the text change nothing, so cached teacher vectors of them serve a new
+    /// split; another seed draws others. The same for a pair's.
+    #[test]
+    fn a_sentence_keeps_its_spans_whatever_the_text_around_it() {
+        let a = "one two three four five six seven eight nine ten eleven twelve";
+        let b = "un deux trois quatre cinq six sept huit neuf dix onze douze";
+        let rng = bitext_core::Rng::seed(3);
+        let draw = |text: &[&str], rng: &bitext_core::Rng| {
+            spans(text.iter().copied(), 2, 3..=6, rng).unwrap()
+        };
+        let (alone_a, alone_b) = (draw(&[a], &rng), draw(&[b], &rng));
+        assert_eq!(
+            draw(&[a, b], &rng),
+            [alone_a.clone(), alone_b.clone()].concat()
+        );
+        assert_eq!(draw(&[b, a], &rng), [alone_b, alone_a.clone()].concat());
+        let others: Vec<_> = (0..8)
+            .map(|s| draw(&[a], &bitext_core::Rng::seed(s)))
+            .collect();
+        assert!(others.iter().any(|o| *o != alone_a), "{others:?}");
+        let s = |x: &str| x.to_string();
+        let pairs = |src: &[String], tgt: &[String]| span_pairs(src, tgt, 2, 3..=6, &rng).unwrap();
+        let (one_a, one_b) = pairs(&[s(a)], &[s(b)]);
+        let (two_a, two_b) = pairs(&[s(b), s(a)], &[s(a), s(b)]);
+        assert_eq!(
+            (
+                &two_a[two_a.len() - one_a.len()..],
+                &two_b[two_b.len() - one_b.len()..]
+            ),
+            (&one_a[..], &one_b[..])
+        );
     }
 
     /// Span pairs take each span from its own side of a distinct pair whose sides are both
@@ -160,7 +200,7 @@ mod tests {
             s("one two three four five six seven"),
             s("short"),
         ];
-        let draw = |seed| span_pairs(&src, &tgt, 3, 3..=5, &mut bitext_core::Rng::seed(seed));
+        let draw = |seed| span_pairs(&src, &tgt, 3, 3..=5, &bitext_core::Rng::seed(seed));
         let (a, b) = draw(5).unwrap();
         assert_eq!((a.clone(), b.clone()), draw(5).unwrap());
         // Only the first pair (repeated once) has two long sides: at most 3 span pairs.
@@ -176,9 +216,9 @@ mod tests {
             assert!((3..=5).contains(&y.split(' ').count()), "{y}");
             assert!(seen.insert((x, y)), "{x} / {y} twice");
         }
-        let e = span_pairs(&src, &tgt[..2], 1, 3..=5, &mut bitext_core::Rng::seed(1));
+        let e = span_pairs(&src, &tgt[..2], 1, 3..=5, &bitext_core::Rng::seed(1));
         assert!(e.unwrap_err().to_string().contains("4 source and 2 target"));
-        let e = span_pairs(&src, &tgt, 1, 0..=3, &mut bitext_core::Rng::seed(1));
+        let e = span_pairs(&src, &tgt, 1, 0..=3, &bitext_core::Rng::seed(1));
         assert!(e.unwrap_err().to_string().contains("span lengths"));
     }
 }

@@ -65,9 +65,11 @@ pub(crate) struct SiameseArgs {
     #[arg(long, value_name = "FILE", requires = "teacher")]
     teacher_text: Vec<std::path::PathBuf>,
     /// With --teacher: N spans of 3 to 12 words from each distinct training sentence of at
-    /// least 6 words (both sides, --teacher-text included), drawn with the seed, learnt from
-    /// the teacher's vectors alone as --teacher-text is: short phrases in many contexts, each
-    /// with the teacher's own vector of it.
+    /// least 6 words (both sides, --teacher-text included), drawn with the seed and the
+    /// sentence (a sentence keeps its spans whatever else the text holds, so the teacher's
+    /// cached vectors of them serve a new split), learnt from the teacher's vectors alone as
+    /// --teacher-text is: short phrases in many contexts, each with the teacher's own vector
+    /// of it.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "teacher")]
     teacher_spans: usize,
     #[command(flatten)]

@@ -58,9 +58,8 @@ impl AlignerArgs {
                  whose teacher vector it could take"
             );
         }
-        let mut rng = bitext_core::Rng::seed(self.common.seed).fork(0x5A46);
-        let spans =
-            bitext_neural::distill::span_pairs(src, tgt, self.distill_spans, 3..=12, &mut rng)?;
+        let rng = bitext_core::Rng::seed(self.common.seed).fork(0x5A46);
+        let spans = bitext_neural::distill::span_pairs(src, tgt, self.distill_spans, 3..=12, &rng)?;
         if !self.common.quiet {
             eprintln!(
                 "distillation: {} span pairs of the {} pairs",

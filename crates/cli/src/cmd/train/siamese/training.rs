@@ -21,9 +21,9 @@ pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
     }
     rejects.finish_inputs()?;
     if a.teacher_spans > 0 {
-        let mut rng = bitext_core::Rng::seed(a.common.seed).fork(0x5A45);
+        let rng = bitext_core::Rng::seed(a.common.seed).fork(0x5A45);
         let sentences = split.0.iter().chain(&split.1).map(String::as_str);
-        let spans = bitext_neural::distill::spans(sentences, a.teacher_spans, 3..=12, &mut rng)?;
+        let spans = bitext_neural::distill::spans(sentences, a.teacher_spans, 3..=12, &rng)?;
         if !a.common.quiet {
             eprintln!("teacher: {} spans of the training sentences", spans.len());
         }
