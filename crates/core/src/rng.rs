@@ -27,6 +27,16 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The 64-bit FNV-1a hash of `key` (the same on every platform).
+fn fnv1a64(key: &[u8]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for &b in key {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    h
+}
+
 impl Rng {
     /// A generator seeded with `seed`.
     #[must_use]
@@ -62,12 +72,7 @@ impl Rng {
     /// ```
     #[must_use]
     pub fn fork_key(&self, key: &[u8]) -> Self {
-        let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-        for &b in key {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01B3);
-        }
-        self.fork(h)
+        self.fork(fnv1a64(key))
     }
 
     /// The next 64 random bits.
@@ -178,6 +183,17 @@ mod tests {
         let mut f1 = a.fork(1);
         let mut f2 = a.fork(2);
         assert_ne!(f1.next_u64(), f2.next_u64());
+    }
+
+    /// The key's hash is FNV-1a's published 64-bit values, so a keyed stream is the same
+    /// everywhere.
+    #[test]
+    fn fork_key_hashes_with_fnv1a() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+        let r = Rng::seed(5);
+        assert_eq!(r.fork_key(b"foobar"), r.fork(0x8594_4171_f739_67e8));
     }
 
     #[test]
