@@ -56,7 +56,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gettext_mo import download, held_out  # noqa: E402
+from gettext_mo import download, held_out, write  # noqa: E402
 
 #: The dev and test sets no pair or sentence may repeat a sentence of.
 HELD_OUT = ("tatoeba/*", "newstest-dev*", "bucc-style/*.de", "bucc-style/*.en", "docalign/dev.??")
@@ -186,19 +186,6 @@ def decode(data, name):
         sys.exit(f"{name}: not UTF-8 ({err})")
 
 
-def write(path, lines):
-    """As bitext writes: a link is followed (the link stays) and its target replaced through a
-    rename; a device or FIFO is written in place."""
-    text = "".join(f"{x}\n" for x in lines)
-    target = path.resolve()
-    if target.exists() and not target.is_file():
-        target.write_text(text, encoding="utf8")
-    else:
-        part = target.with_name(target.name + ".part")
-        part.write_text(text, encoding="utf8")
-        part.replace(target)
-
-
 def unique(items, held):
     """`items` in order without repeats, and the number left out as dev/test sentences."""
     seen, out, dropped = set(), [], 0
@@ -233,7 +220,7 @@ def main():
         pairs, uneven = ding_pairs(decode(files[0][1], name), name)
         pairs, dropped = unique(pairs, held)
         path = args.out / "ding.en-de.tsv"
-        write(path, [f"{e}\t{d}" for e, d in pairs])
+        write(path, "".join(f"{e}\t{d}\n" for e, d in pairs))
         print(f"{path}: {len(pairs)} pairs ({dropped} left out as dev/test sentences, "
               f"{uneven} lines with uneven sides)")
         for lang, package, pattern in FORTUNES:
@@ -245,7 +232,7 @@ def main():
                 sentences += fortune_sentences(decode(data, f"{package}:{member}"))
             sentences, dropped = unique(sentences, held)
             path = args.out / f"fortunes.{lang}.txt"
-            write(path, sentences)
+            write(path, "".join(f"{s}\n" for s in sentences))
             print(f"{path}: {len(sentences)} sentences ({dropped} left out as dev/test "
                   "sentences)")
 

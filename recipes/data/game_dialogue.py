@@ -78,7 +78,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from gettext_mo import download, held_out, read_mo
+from gettext_mo import download, held_out, read_mo, write
 from multilingual_catalogs import LANGS, lang_code
 
 # The languages written when --langs is not given: those the script wrote before it read the
@@ -287,18 +287,6 @@ def catalogues(deb, package, pattern, langs):
         sys.exit(f"dpkg-deb --fsys-tarfile {deb} failed ({proc.returncode})")
     return [(lang, f"{package}:{path}", data)
             for lang, _, path, data in sorted(found, key=lambda c: c[:3])]
-
-
-def write(path, text):
-    """As bitext writes: a link is followed (the link stays) and its target replaced through a
-    rename; a device or FIFO is written in place."""
-    target = path.resolve()
-    if target.exists() and not target.is_file():
-        target.write_text(text, encoding="utf8")
-    else:
-        part = target.with_suffix(".tsv.part")
-        part.write_text(text, encoding="utf8")
-        part.replace(target)
 
 
 def main():

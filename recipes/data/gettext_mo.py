@@ -1,10 +1,12 @@
 """What the data scripts of recipes/data share: fetching Debian packages, reading gettext's
-compiled catalogues (`.mo`) and collecting the sentences of the dev and test sets, which no
-training or dev text may repeat. Standard library only."""
+compiled catalogues (`.mo`), collecting the sentences of the dev and test sets, which no
+training or dev text may repeat, and writing an output file as bitext does. Standard library only."""
+import os
 import re
 import struct
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -105,3 +107,26 @@ def download(packages, where):
             sys.exit(f"{where}: apt-get download left no {p}_*.deb")
         debs[p] = have(p)[-1]
     return debs
+
+
+def write(path, text):
+    """Writes `text` to `path` through a temporary file renamed into place; a link is followed
+    (the link stays), a device or FIFO is written in place."""
+    target = Path(path).resolve()
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf8") as f:
+            f.write(text)
+        return
+    umask = os.umask(0)
+    os.umask(umask)
+    # The mode of the file it replaces, or a new file's (mkstemp's 0600 would hide it).
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~umask
+    fd, part = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf8") as f:
+            f.write(text)
+        os.chmod(part, mode)
+        Path(part).replace(target)
+    except BaseException:
+        os.unlink(part)
+        raise

@@ -56,7 +56,7 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-from gettext_mo import download, held_out, read_mo
+from gettext_mo import download, held_out, read_mo, write
 
 # Packages with many complete translations, sentence-like messages among them (help texts of
 # the GNU tools, GLib's and GTK's errors and property descriptions, the descriptions of Debian's
@@ -180,29 +180,6 @@ def draw(pools, n, least, seed):
         if len(pool) >= least:
             out[lang] = random.Random(f"{seed}:{lang}").sample(pool, min(n, len(pool)))
     return out
-
-
-def write(path, text):
-    """Writes `text` to `path` through a temporary file renamed into place; a link is followed
-    (the link stays), a device or FIFO is written in place."""
-    target = Path(path).resolve()
-    if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf8") as f:
-            f.write(text)
-        return
-    umask = os.umask(0)
-    os.umask(umask)
-    # The mode of the file it replaces, or a new file's (mkstemp's 0600 would hide it).
-    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~umask
-    fd, part = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf8") as f:
-            f.write(text)
-        os.chmod(part, mode)
-        Path(part).replace(target)
-    except BaseException:
-        os.unlink(part)
-        raise
 
 
 def main():

@@ -103,15 +103,3 @@ def test_unique_drops_repeats_and_held_sentences():
 def test_decode_names_the_file():
     with pytest.raises(SystemExit, match="pkg:/a/b: not UTF-8"):
         e.decode(b"\xd1x", "pkg:/a/b")
-
-
-def test_write_replaces_a_file_and_follows_a_link(tmp_path):
-    path = tmp_path / "out.txt"
-    path.write_text("old\n")
-    e.write(path, ["a", "b"])
-    assert path.read_text() == "a\nb\n"
-    assert not list(tmp_path.glob("*.part"))
-    link = tmp_path / "link.txt"
-    link.symlink_to(path)
-    e.write(link, ["c"])
-    assert link.is_symlink() and path.read_text() == "c\n"
