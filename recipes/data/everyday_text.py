@@ -7,11 +7,11 @@ the software catalogues and game dialogue have little of. Two sources in Debian'
   entries, pairs such as "Beeil dich, sonst kommst du zu spät." / "Hurry up or else you'll be
   late.", written to OUT_DIR/ding.en-de.tsv (english<TAB>german, the layout of
   gettext.en-*.tsv);
-- the fortune cookies of seven languages (fortunes: en; fortunes-de, fortunes-es, fortunes-it,
-  fortunes-br: pt, fortunes-pl, fortunes-ru; BSD, GPL-2+ and public domain as each package's
-  copyright says): quotations, sayings, jokes and dialogue, one sentence a line, written to
-  OUT_DIR/fortunes.XX.txt, for `--teacher-text` (the teacher's vector of a sentence needs no
-  translation).
+- the fortune cookies of seven languages (fortunes: en, BSD; fortunes-de, fortunes-pl,
+  fortunes-ru and fortunes-br: pt, GPL-2+; fortunes-es, GPL-2, its quotations presumed in the
+  public domain; fortunes-it, public domain): quotations, sayings, jokes and dialogue, one
+  sentence a line, written to OUT_DIR/fortunes.XX.txt, for `--teacher-text` (the teacher's
+  vector of a sentence needs no translation).
 
     python3 recipes/data/everyday_text.py OUT_DIR [--debs DIR]     (BITEXT_DATA: ../shared/data)
 
