@@ -52,14 +52,11 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gettext_mo import download, held_out, write  # noqa: E402
-
-#: The dev and test sets no pair or sentence may repeat a sentence of.
-HELD_OUT = ("tatoeba/*", "newstest-dev*", "bucc-style/*.de", "bucc-style/*.en", "docalign/dev.??")
+from gettext_mo import downloaded, held_out, write  # noqa: E402
+from game_dialogue import HELD_OUT  # noqa: E402
 
 #: Ding's package and the file in it.
 DING = ("trans-de-en", "usr/share/trans/de-en")
@@ -209,10 +206,7 @@ def main():
     args = ap.parse_args()
     held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"), HELD_OUT)
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        where = args.debs or tmp
-        Path(where).mkdir(parents=True, exist_ok=True)
-        debs = download([DING[0]] + [p for _, p, _ in FORTUNES], where)
+    with downloaded([DING[0]] + [p for _, p, _ in FORTUNES], args.debs) as debs:
         files = members(debs[DING[0]], "^\\./" + re.escape(DING[1]) + "$")
         if not files:
             sys.exit(f"{debs[DING[0]]}: no {DING[1]}")

@@ -75,10 +75,9 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
-from gettext_mo import download, held_out, read_mo, write
+from gettext_mo import downloaded, held_out, read_mo, write
 from multilingual_catalogs import LANGS, lang_code
 
 # The languages written when --langs is not given: those the script wrote before it read the
@@ -304,10 +303,7 @@ def main():
     # Per language: its pairs, the pairs seen, how many were dropped as dev/test sentences,
     # and how many pairs each game gave.
     state = {lang: ([], set(), [0], {}) for lang in args.langs}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = args.debs or tmp
-        Path(where).mkdir(parents=True, exist_ok=True)
-        debs = download(sorted({p for _, p, _ in SOURCES}), where)
+    with downloaded(sorted({p for _, p, _ in SOURCES}), args.debs) as debs:
         for game, package, pattern in SOURCES:
             print(f"{debs[package].name}", file=sys.stderr)
             for lang, name, data in catalogues(debs[package], package, pattern, state):

@@ -1,6 +1,7 @@
 """What the data scripts of recipes/data share: fetching Debian packages, reading gettext's
 compiled catalogues (`.mo`), collecting the sentences of the dev and test sets, which no
 training or dev text may repeat, and writing an output file as bitext does. Standard library only."""
+import contextlib
 import os
 import re
 import struct
@@ -86,6 +87,17 @@ def write_mo(messages, big_endian=False):
         blob += mstr + b"\0"
     head = struct.pack(e + "7I", 0x950412DE, 0, n, orig, trans, 0, 0)
     return head + b"".join(struct.pack(e + "2I", *t) for t in table_o + table_t) + blob
+
+
+@contextlib.contextmanager
+def downloaded(packages, debs=None):
+    """{package: .deb path} of `packages`, fetched by `download` into the folder `debs`
+    (created, kept, and the packages already there reused) or, without it, into a temporary
+    folder removed on leaving the `with` block."""
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(debs or tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        yield download(packages, where)
 
 
 def download(packages, where):

@@ -52,11 +52,10 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 import unicodedata
 from pathlib import Path
 
-from gettext_mo import download, held_out, read_mo, write
+from gettext_mo import downloaded, held_out, read_mo, write
 
 # Packages with many complete translations, sentence-like messages among them (help texts of
 # the GNU tools, GLib's and GTK's errors and property descriptions, the descriptions of Debian's
@@ -196,10 +195,7 @@ def main():
     held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        where = a.debs or tmp
-        Path(where).mkdir(parents=True, exist_ok=True)
-        debs = download(PACKAGES, where)
+    with downloaded(PACKAGES, a.debs) as debs:
         read = []  # (lid label, name, messages)
         skipped = set()
         for package in PACKAGES:

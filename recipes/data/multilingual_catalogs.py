@@ -127,11 +127,10 @@ import re
 import subprocess
 import sys
 import tarfile
-import tempfile
 import unicodedata
 from pathlib import Path
 
-from gettext_mo import download, held_out, read_mo
+from gettext_mo import downloaded, held_out, read_mo
 from lid_catalogs import UNWANTED, fold, is_sentence, write
 
 # The teacher's languages as this script names them, English (the pivot) aside.
@@ -426,10 +425,8 @@ def main():
     held = {fold(s) for s in held_out(os.environ.get("BITEXT_DATA", "../shared/data"))}
     dev_pkgs = dev_packages(DEV_POOL, a.dev_packages, a.seed)
     out = Path(a.out)
-    with tempfile.TemporaryDirectory() as tmp:
-        where = a.debs or tmp
-        Path(where).mkdir(parents=True, exist_ok=True)
-        read = read_packages(download(PACKAGES, where), PACKAGES)
+    with downloaded(PACKAGES, a.debs) as debs:
+        read = read_packages(debs, PACKAGES)
     files = build(read, held, set(dev_pkgs), a.dev_size, a.seed, a.max_per_lang, a.min_words)
     for sub in ("train", "mono", "dev"):
         (out / sub).mkdir(parents=True, exist_ok=True)

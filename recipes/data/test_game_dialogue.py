@@ -2,7 +2,6 @@
 `cargo xtask ci` runs them with the bindings' pytest suite."""
 import argparse
 import re
-import struct
 import sys
 from pathlib import Path
 

@@ -3,7 +3,6 @@ lid_catalogs.py on catalogues built here (no packages, no network): `cargo xtask
 with the bindings' pytest suite."""
 import io
 import os
-import struct
 import sys
 import tarfile
 from pathlib import Path
