@@ -56,7 +56,8 @@ Italian 8.60 / 12.40 / 11.50%, Portuguese 5.65 / 7.95 / 7.30%, Dutch 6.90 / 12.2
 Russian 7.35 / 11.05 / 10.10%, Japanese 8.85 / 14.05 / 13.55%. Better in every language, Dutch
 and Japanese (which it adds no text of) through English: the student's mean cosine with the
 teacher on Tatoeba's English sentences rose from 0.814-0.822 to 0.834-0.840. With it the run
-saw 9% fewer pairs (828 against 919 pairs/s) and peaked at 16.5 GB against 11.8.
+went at 828 pairs/s against 919 (an 8-minute rerun with it: 924) and peaked at 16.5 GB against
+11.8 (reached while the cached teacher lists load, flat through the training).
 recipes/multilingual-distill.json does not read it yet: its record (docs/eval/multilingual.md)
 is of the 90-minute recipe without it.
 """
