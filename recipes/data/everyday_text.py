@@ -62,7 +62,6 @@ recipes/multilingual-distill.json does not read it yet: its record (docs/eval/mu
 is of the 90-minute recipe without it.
 """
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -70,7 +69,7 @@ import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gettext_mo import downloaded, held_out, write  # noqa: E402
+from gettext_mo import debs_option, downloaded, held_out, write  # noqa: E402
 from game_dialogue import HELD_OUT  # noqa: E402
 
 #: Ding's package and the file in it.
@@ -215,11 +214,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", metavar="OUT_DIR", type=Path)
-    ap.add_argument("--debs", metavar="DIR", type=Path,
-                    help="download the packages into this folder and reuse those already "
-                    "there (default: a temporary folder)")
+    debs_option(ap)
     args = ap.parse_args()
-    held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"), HELD_OUT)
+    held = held_out(patterns=HELD_OUT)
     args.out.mkdir(parents=True, exist_ok=True)
     with downloaded([DING[0]] + [p for _, p, _ in FORTUNES], args.debs) as debs:
         files = members(debs[DING[0]], "^\\./" + re.escape(DING[1]) + "$")

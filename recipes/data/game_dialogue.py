@@ -70,14 +70,13 @@ freedroidrpg, widelands, warzone2100, flare, supertux, pingus, fillets, hedgewar
 Thai is nearly absent from these games (Pingus' menu lines alone).
 """
 import argparse
-import os
 import re
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
-from gettext_mo import downloaded, held_out, read_mo, write
+from gettext_mo import debs_option, downloaded, held_out, read_mo, write
 from multilingual_catalogs import LANGS, lang_code
 
 # The languages written when --langs is not given: those the script wrote before it read the
@@ -294,11 +293,9 @@ def main():
     ap.add_argument("out", metavar="OUT_DIR", type=Path)
     ap.add_argument("--langs", metavar="CODES", type=parse_langs, default=list(DEFAULT_LANGS),
                     help="languages, separated by commas, or all (default: fr,de)")
-    ap.add_argument("--debs", metavar="DIR", type=Path,
-                    help="download the packages into this folder and reuse those already "
-                    "there (default: a temporary folder)")
+    debs_option(ap)
     args = ap.parse_args()
-    held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"), HELD_OUT)
+    held = held_out(patterns=HELD_OUT)
     args.out.mkdir(parents=True, exist_ok=True)
     # Per language: its pairs, the pairs seen, how many were dropped as dev/test sentences,
     # and how many pairs each game gave.

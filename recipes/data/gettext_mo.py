@@ -61,9 +61,11 @@ def last_fields(files):
     return seen
 
 
-def held_out(data_dir, patterns=("**/*",)):
+def held_out(data_dir=None, patterns=("**/*",)):
     """Every sentence of the dev and test sets: the last tab field of each line of the files
-    under DATA/dev that `patterns` match."""
+    under DATA/dev that `patterns` match (DATA: `data_dir`, else $BITEXT_DATA, else
+    ../shared/data)."""
+    data_dir = data_dir or os.environ.get("BITEXT_DATA", "../shared/data")
     dev = Path(data_dir) / "dev"
     files = sorted({p for pat in patterns for p in dev.glob(pat) if p.is_file()})
     if not files:
@@ -87,6 +89,13 @@ def write_mo(messages, big_endian=False):
         blob += mstr + b"\0"
     head = struct.pack(e + "7I", 0x950412DE, 0, n, orig, trans, 0, 0)
     return head + b"".join(struct.pack(e + "2I", *t) for t in table_o + table_t) + blob
+
+
+def debs_option(parser):
+    """The scripts' --debs DIR option (see `downloaded`)."""
+    parser.add_argument("--debs", metavar="DIR", type=Path,
+                        help="download the packages into this folder and reuse those already "
+                        "there (default: a temporary folder)")
 
 
 @contextlib.contextmanager

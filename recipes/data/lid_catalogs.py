@@ -46,7 +46,6 @@ out of the repository. Standard library only.
 """
 import argparse
 import io
-import os
 import random
 import re
 import subprocess
@@ -55,7 +54,7 @@ import tarfile
 import unicodedata
 from pathlib import Path
 
-from gettext_mo import downloaded, held_out, read_mo, write
+from gettext_mo import debs_option, downloaded, held_out, read_mo, write
 
 # Packages with many complete translations, sentence-like messages among them (help texts of
 # the GNU tools, GLib's and GTK's errors and property descriptions, the descriptions of Debian's
@@ -190,9 +189,9 @@ def main():
                    help="fewest distinct sentences a language needs (default 100)")
     p.add_argument("--seed", default="0", help="seed of the draw (default 0)")
     p.add_argument("--min-words", type=int, default=3, help="fewest words a sentence has")
-    p.add_argument("--debs", help="a folder to keep the downloaded packages in")
+    debs_option(p)
     a = p.parse_args()
-    held = held_out(os.environ.get("BITEXT_DATA", "../shared/data"))
+    held = held_out()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     with downloaded(PACKAGES, a.debs) as debs:

@@ -121,7 +121,6 @@ German pairs (4.4%) and 4,713 of the French (3.4%) are in gettext.en-{de,fr}.tsv
 import argparse
 import functools
 import html
-import os
 import random
 import re
 import subprocess
@@ -130,7 +129,7 @@ import tarfile
 import unicodedata
 from pathlib import Path
 
-from gettext_mo import downloaded, held_out, read_mo
+from gettext_mo import debs_option, downloaded, held_out, read_mo
 from lid_catalogs import UNWANTED, fold, is_sentence, write
 
 # The teacher's languages as this script names them, English (the pivot) aside.
@@ -411,7 +410,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", metavar="OUT_DIR")
-    p.add_argument("--debs", help="a folder to keep the downloaded packages in")
+    debs_option(p)
     p.add_argument("--dev-packages", type=int, default=3,
                    help="packages of DEV_POOL held out for dev (default 3)")
     p.add_argument("--dev-size", type=int, default=1000,
@@ -422,7 +421,7 @@ def main():
     p.add_argument("--min-words", type=int, default=2,
                    help="fewest words of a pair's English (default 2)")
     a = p.parse_args()
-    held = {fold(s) for s in held_out(os.environ.get("BITEXT_DATA", "../shared/data"))}
+    held = {fold(s) for s in held_out()}
     dev_pkgs = dev_packages(DEV_POOL, a.dev_packages, a.seed)
     out = Path(a.out)
     with downloaded(PACKAGES, a.debs) as debs:
