@@ -110,6 +110,7 @@ fn every_committed_recipe_parses_as_its_command() {
                 .env("USEM_ONNX", "/usem.onnx")
                 .env("BITEXT_DIALOGUE", "/dialogue")
                 .env("BITEXT_MULTILINGUAL", "/multilingual")
+                .env("BITEXT_EVERYDAY", "/everyday")
                 .arg("--recipe")
                 .arg(&path)
                 .arg("--help")

@@ -176,6 +176,10 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(d) => d,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
+    let everyday = match recipe::everyday() {
+        Ok(d) => d,
+        Err(why) => return Ok(format!("Skipped: {why}.\n")),
+    };
     let dir = multilingual_dir();
     let devs = match dev_sets(ctx, &dir)? {
         Ok(d) => d,
@@ -184,10 +188,11 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     let mut md = String::new();
     writeln!(
         md,
-        "The multilingual folder: `{}`; the game dialogue: `{}`.\n\n### The multilingual \
-         student\n",
+        "The multilingual folder: `{}`; the game dialogue: `{}`; the everyday text: `{}`.\n\n\
+         ### The multilingual student\n",
         dir.display(),
-        dialogue.display()
+        dialogue.display(),
+        everyday.display()
     )?;
     let student = recipe::train(
         ctx,

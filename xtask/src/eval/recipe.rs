@@ -102,6 +102,29 @@ pub(super) fn dialogue() -> std::result::Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// Where the everyday text of `recipes/data/everyday_text.py` is (`$BITEXT_EVERYDAY`;
+/// `everyday` under `BITEXT_EVAL_OUT` by default), given to the recipes as `${BITEXT_EVERYDAY}`.
+pub(super) fn everyday_dir() -> PathBuf {
+    std::env::var_os("BITEXT_EVERYDAY")
+        .map_or_else(|| super::neural::out_dir("everyday"), PathBuf::from)
+}
+
+/// The everyday text, or why a section that trains from a recipe reading it is skipped.
+pub(super) fn everyday() -> std::result::Result<PathBuf, String> {
+    let dir = everyday_dir();
+    for file in ["ding.en-de.tsv", "fortunes.en.txt"] {
+        if !dir.join(file).is_file() {
+            return Err(format!(
+                "no {file} in {} (`python3 recipes/data/everyday_text.py {}` makes the \
+                 everyday text from Debian's packages; BITEXT_EVERYDAY names another folder)",
+                dir.display(),
+                dir.display()
+            ));
+        }
+    }
+    Ok(dir)
+}
+
 /// Train `family` from the recipe `name` into `dir` (extra command-line flags in `extra`), or
 /// reuse the model there when `BITEXT_EVAL_REUSE=1` and it was trained from the same recipe
 /// and flags.
@@ -156,6 +179,7 @@ pub(super) fn train(
         .args(&args)
         .env("BITEXT_DATA", &ctx.data)
         .env("BITEXT_DIALOGUE", dialogue_dir())
+        .env("BITEXT_EVERYDAY", everyday_dir())
         .env(
             "BITEXT_MULTILINGUAL",
             super::multilingual::multilingual_dir(),
