@@ -173,7 +173,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(m) => m,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
-    if let Err(why) = recipe::dialogue() {
+    if let Err(why) = recipe::DIALOGUE.check() {
         return Ok(format!("Skipped: {why}.\n"));
     }
     let mut md = String::new();

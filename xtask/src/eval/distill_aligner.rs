@@ -29,7 +29,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
     if recipe::load(RECIPE)?.1.contains("${BITEXT_DIALOGUE}")
-        && let Err(why) = recipe::dialogue()
+        && let Err(why) = recipe::DIALOGUE.check()
     {
         return Ok(format!("Skipped: {why}.\n"));
     }

@@ -71,7 +71,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
     if let Err(why) = teacher_graph() {
         return Ok(format!("Skipped: {why}.\n"));
     }
-    if let Err(why) = recipe::dialogue() {
+    if let Err(why) = recipe::DIALOGUE.check() {
         return Ok(format!("Skipped: {why}.\n"));
     }
     let base = out_dir("distill-mono");

@@ -13,7 +13,6 @@
 //! (`bwe/usem.spm128k.vec`, the `distill` section's baseline) is measured beside them.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -61,13 +60,6 @@ const BAG: &str = "mean bag of pieces";
 
 /// The aim: the student's error at most this many times the teacher's, in every language.
 const AIM: f64 = 1.3;
-
-/// Where `recipes/data/multilingual_catalogs.py` wrote its folder (`$BITEXT_MULTILINGUAL`;
-/// `multilingual` under `BITEXT_EVAL_OUT` by default), given to the recipes as
-/// `${BITEXT_MULTILINGUAL}`.
-pub(super) fn multilingual_dir() -> PathBuf {
-    std::env::var_os("BITEXT_MULTILINGUAL").map_or_else(|| out_dir("multilingual"), PathBuf::from)
-}
 
 /// A language's dev pairs: (language, English).
 struct Dev {
@@ -172,15 +164,15 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         Ok(m) => m,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
-    let dialogue = match recipe::dialogue() {
+    let dialogue = match recipe::DIALOGUE.check() {
         Ok(d) => d,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
-    let everyday = match recipe::everyday() {
+    let everyday = match recipe::EVERYDAY.check() {
         Ok(d) => d,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),
     };
-    let dir = multilingual_dir();
+    let dir = recipe::MULTILINGUAL.path();
     let devs = match dev_sets(ctx, &dir)? {
         Ok(d) => d,
         Err(why) => return Ok(format!("Skipped: {why}.\n")),

@@ -79,50 +79,72 @@ pub(super) fn data_path(ctx: &Ctx, json: &serde_json::Value, key: &str) -> Resul
         .with_context(|| format!("the recipe has no data.{key}"))
 }
 
-/// Where the game-dialogue bitext of `recipes/data/game_dialogue.py` is (`$BITEXT_DIALOGUE`;
-/// `dialogue` under `BITEXT_EVAL_OUT` by default), given to the recipes as `${BITEXT_DIALOGUE}`.
-pub(super) fn dialogue_dir() -> PathBuf {
-    std::env::var_os("BITEXT_DIALOGUE")
-        .map_or_else(|| super::neural::out_dir("dialogue"), PathBuf::from)
+/// A folder that a script of `recipes/data/` writes from Debian's packages, given to the
+/// recipes as `${VAR}`: `$VAR`, else `default` under `BITEXT_EVAL_OUT`.
+pub(super) struct DataDir {
+    /// The environment variable naming it, and the recipes' placeholder.
+    pub(super) var: &'static str,
+    /// Its name under `BITEXT_EVAL_OUT` when the variable is unset.
+    default: &'static str,
+    /// The script of `recipes/data/` that writes it.
+    script: &'static str,
+    /// What it holds, for the reason a section is skipped.
+    what: &'static str,
+    /// Files a section needs in it.
+    files: &'static [&'static str],
 }
 
-/// The game-dialogue bitext, or why a section that trains from a recipe reading it is skipped.
-pub(super) fn dialogue() -> std::result::Result<PathBuf, String> {
-    let dir = dialogue_dir();
-    for lang in ["fr", "de"] {
-        if !dir.join(format!("games.en-{lang}.tsv")).is_file() {
+/// The game dialogue of `recipes/data/game_dialogue.py`.
+pub(super) const DIALOGUE: DataDir = DataDir {
+    var: "BITEXT_DIALOGUE",
+    default: "dialogue",
+    script: "game_dialogue.py",
+    what: "game-dialogue bitext",
+    files: &["games.en-fr.tsv", "games.en-de.tsv"],
+};
+
+/// The everyday text of `recipes/data/everyday_text.py`.
+pub(super) const EVERYDAY: DataDir = DataDir {
+    var: "BITEXT_EVERYDAY",
+    default: "everyday",
+    script: "everyday_text.py",
+    what: "everyday text",
+    files: &["ding.en-de.tsv", "fortunes.en.txt"],
+};
+
+/// The catalogue pairs of `recipes/data/multilingual_catalogs.py` (the `multilingual` section
+/// checks its dev files itself).
+pub(super) const MULTILINGUAL: DataDir = DataDir {
+    var: "BITEXT_MULTILINGUAL",
+    default: "multilingual",
+    script: "multilingual_catalogs.py",
+    what: "multilingual catalogue pairs",
+    files: &[],
+};
+
+impl DataDir {
+    /// Where the folder is.
+    pub(super) fn path(&self) -> PathBuf {
+        std::env::var_os(self.var)
+            .map_or_else(|| super::neural::out_dir(self.default), PathBuf::from)
+    }
+
+    /// The folder, or why a section that trains from a recipe reading it is skipped.
+    pub(super) fn check(&self) -> std::result::Result<PathBuf, String> {
+        let dir = self.path();
+        if self.files.iter().any(|f| !dir.join(f).is_file()) {
             return Err(format!(
-                "no game-dialogue bitext in {} (`python3 recipes/data/game_dialogue.py {}` \
-                 makes it from Debian's packages; BITEXT_DIALOGUE names another folder)",
+                "no {} in {} (`python3 recipes/data/{} {}` makes it from Debian's packages; {} \
+                 names another folder)",
+                self.what,
                 dir.display(),
-                dir.display()
+                self.script,
+                dir.display(),
+                self.var
             ));
         }
+        Ok(dir)
     }
-    Ok(dir)
-}
-
-/// Where the everyday text of `recipes/data/everyday_text.py` is (`$BITEXT_EVERYDAY`;
-/// `everyday` under `BITEXT_EVAL_OUT` by default), given to the recipes as `${BITEXT_EVERYDAY}`.
-pub(super) fn everyday_dir() -> PathBuf {
-    std::env::var_os("BITEXT_EVERYDAY")
-        .map_or_else(|| super::neural::out_dir("everyday"), PathBuf::from)
-}
-
-/// The everyday text, or why a section that trains from a recipe reading it is skipped.
-pub(super) fn everyday() -> std::result::Result<PathBuf, String> {
-    let dir = everyday_dir();
-    for file in ["ding.en-de.tsv", "fortunes.en.txt"] {
-        if !dir.join(file).is_file() {
-            return Err(format!(
-                "no {file} in {} (`python3 recipes/data/everyday_text.py {}` makes the \
-                 everyday text from Debian's packages; BITEXT_EVERYDAY names another folder)",
-                dir.display(),
-                dir.display()
-            ));
-        }
-    }
-    Ok(dir)
 }
 
 /// Train `family` from the recipe `name` into `dir` (extra command-line flags in `extra`), or
@@ -178,13 +200,10 @@ pub(super) fn train(
     cmd.args(["run", "--release", "--quiet", "-p", "bitext-cli", "--"])
         .args(&args)
         .env("BITEXT_DATA", &ctx.data)
-        .env("BITEXT_DIALOGUE", dialogue_dir())
-        .env("BITEXT_EVERYDAY", everyday_dir())
-        .env(
-            "BITEXT_MULTILINGUAL",
-            super::multilingual::multilingual_dir(),
-        )
         .stderr(Stdio::piped());
+    for d in [&DIALOGUE, &EVERYDAY, &MULTILINGUAL] {
+        cmd.env(d.var, d.path());
+    }
     eprintln!("$ {command}");
     let t0 = Instant::now();
     let mut child = cmd.spawn().context("starting cargo run -p bitext-cli")?;
