@@ -1,17 +1,17 @@
 //! Distillation (`bitext_neural::distill`) through the siamese text training: a student with a
 //! bag of words learns a teacher's sentence vectors, alone or beside the ranking loss; rows are
 //! kept aligned with the pairs that survive tokenization; mismatches are errors that say what.
-//! The autoencoder and the aligner learn them too.
+//! The autoencoder learns them too; the aligner: `distill_aligner.rs`.
 
 mod common;
-use common::small_schedule;
+use common::{small_schedule, teacher_of, teacher_seeded};
 
-use bitext_core::{Embeddings, Rng, normalize_row};
+use bitext_core::Embeddings;
 use bitext_encode::Side;
 use bitext_neural::autoencoder::{
     AutoencoderConfig, AutoencoderTextTraining, AutoencoderTrainConfig, Softmax,
 };
-use bitext_neural::distill::{Teacher, TeacherRows};
+use bitext_neural::distill::{Teacher, TeacherRows, TeacherVectors};
 use bitext_neural::siamese::{
     Objective, Pooling, SiameseConfig, SiameseTextTraining, SiameseTrainConfig,
 };
@@ -21,35 +21,9 @@ use bitext_testkit::data::parallel_text;
 
 const DIM: usize = 12;
 
-/// A teacher that knows only the target language: the unit sum of its own random vectors of
-/// the target sentence's words (`b0 … b19`), word order ignored. A source sentence `a3 a7` has
-/// to reach the vector of its translation `b7 b3`.
+/// The test teacher ([`common::teacher_of`]) at this file's width.
 fn teacher_vectors(tgt: &[String]) -> Embeddings {
     teacher_of(tgt, DIM)
-}
-
-fn teacher_of(tgt: &[String], dim: usize) -> Embeddings {
-    teacher_seeded(tgt, dim, 99)
-}
-
-/// [`teacher_of`] with word vectors drawn from `seed`.
-fn teacher_seeded(tgt: &[String], dim: usize, seed: u64) -> Embeddings {
-    let mut rng = Rng::seed(seed);
-    let words: Vec<Vec<f32>> = (0..20)
-        .map(|_| (0..dim).map(|_| rng.normal() as f32).collect())
-        .collect();
-    let rows = tgt.iter().map(|s| {
-        let mut v = vec![0f32; dim];
-        for w in s.split_whitespace() {
-            let i: usize = w[1..].parse().unwrap();
-            for (x, y) in v.iter_mut().zip(&words[i]) {
-                *x += y;
-            }
-        }
-        normalize_row(&mut v);
-        v
-    });
-    Embeddings::from_rows(rows, dim).unwrap()
 }
 
 fn network() -> SiameseConfig {
@@ -83,7 +57,18 @@ fn train_with(
     (weight, alone): (f64, bool),
     epochs: usize,
     source_seed: Option<u64>,
-) -> (
+) -> Trained {
+    train_lists(
+        network,
+        objective,
+        (weight, alone),
+        epochs,
+        source_seed,
+        |t, s| (t.into(), s.map(Into::into)),
+    )
+}
+
+type Trained = (
     Metrics,
     Metrics,
     f64,
@@ -92,7 +77,18 @@ fn train_with(
         std::path::PathBuf,
         tempfile::TempDir,
     ),
-) {
+);
+
+/// [`train_with`], the teacher's training vectors of the target and source sentences laid out
+/// by `lists`.
+fn train_lists(
+    network: SiameseConfig,
+    objective: Objective,
+    (weight, alone): (f64, bool),
+    epochs: usize,
+    source_seed: Option<u64>,
+    lists: impl Fn(Embeddings, Option<Embeddings>) -> (TeacherVectors, Option<TeacherVectors>),
+) -> Trained {
     let dir = tempfile::tempdir().unwrap();
     let (src, tgt) = parallel_text(80, 5);
     let (vs, vt) = parallel_text(20, 6);
@@ -100,15 +96,19 @@ fn train_with(
     train.negatives = 2;
     train.objective = objective;
     (train.batching, train.train) = small_schedule(epochs, 0.02, 1000);
+    let (target, source) = lists(
+        teacher_vectors(&tgt),
+        source_seed.map(|seed| teacher_seeded(&src, DIM, seed)),
+    );
     let job = SiameseTextTraining {
         corpus: common::every_word_corpus(&src, &tgt, Some((&vs, &vt)), true),
         network,
         train,
         teacher: Some(Teacher {
-            train: teacher_vectors(&tgt),
+            train: target,
             valid: Some(teacher_vectors(&vt)),
             source: source_seed.map(|seed| TeacherRows {
-                train: teacher_seeded(&src, DIM, seed),
+                train: source.expect("source vectors"),
                 valid: Some(teacher_seeded(&vs, DIM, seed)),
             }),
             weight,
@@ -125,6 +125,40 @@ fn train_with(
         loss,
         (out.fitted.model, out.fitted.dir, dir),
     )
+}
+
+/// The teacher's vectors held once in shared tables train the student exactly as one row per
+/// pair does: here the target list reads a table in reverse order with a row no sentence
+/// uses, and the source list reads that table beside rows of its own.
+#[test]
+fn vectors_in_shared_tables_train_as_one_row_per_pair() {
+    let run = |shared: bool| {
+        let (_, best, loss, _) = train_lists(
+            network(),
+            Objective::Classifier,
+            (1.0, false),
+            3,
+            Some(7),
+            |t, s| {
+                let s = s.unwrap();
+                if !shared {
+                    return (t.into(), Some(s.into()));
+                }
+                let n = t.len();
+                let mut table: Vec<Vec<f32>> = (0..n).rev().map(|i| t.row(i).to_vec()).collect();
+                table.push(vec![f32::NAN; t.dim()]);
+                let table = std::sync::Arc::new(Embeddings::from_rows(table, t.dim()).unwrap());
+                let target = TeacherVectors::new(table, (0..n).map(|i| n - 1 - i).collect());
+                let target = target.unwrap();
+                let index = (0..s.len()).map(|i| n + 1 + i).collect();
+                let source = target.beside(s, index).unwrap();
+                assert!(source.shares_table(&target));
+                (target, Some(source))
+            },
+        );
+        (best, loss)
+    };
+    assert_eq!(run(true), run(false));
 }
 
 #[test]
@@ -303,7 +337,7 @@ fn mismatched_teachers_are_errors_naming_the_mismatch() {
     };
     let rows = |n: usize, dim: usize| Embeddings::new(vec![0.5; n * dim], dim).unwrap();
     let teacher = |train: Embeddings| Teacher {
-        train,
+        train: train.into(),
         valid: None,
         source: None,
         weight: 1.0,
@@ -347,7 +381,7 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
         }),
         train,
         teacher: Some(Teacher {
-            train: teacher_of(&tgt, 24),
+            train: teacher_of(&tgt, 24).into(),
             valid: Some(teacher_of(&vt, 24)),
             source: None,
             weight: 1.0,
@@ -370,195 +404,5 @@ fn an_autoencoder_student_learns_the_teachers_vectors() {
             best[side] > first[side] + 0.2,
             "{side}: {first:?} → {best:?}"
         );
-    }
-}
-
-/// A small aligner with a mapped bag in its sentence vector, as wide as the teacher.
-fn aligner_student() -> bitext_neural::aligner::AlignerConfig {
-    bitext_neural::aligner::AlignerConfig {
-        ff: 6,
-        objective: bitext_neural::aligner::Objective::Words,
-        pooling: Pooling::Max,
-        ..bitext_neural::aligner::AlignerConfig::paper(1, 1)
-    }
-    .with_encoder(|e| {
-        e.emb_dim = DIM;
-        e.hidden = 8;
-        e.bag = true;
-        e.bag_map = true;
-    })
-}
-
-/// The teacher of an aligner student: the rows of the English training and validation
-/// sentences, weight 5, beside the word loss.
-fn aligner_teacher(tgt: &[String], vt: &[String]) -> Teacher {
-    Teacher {
-        train: teacher_of(tgt, DIM),
-        valid: Some(teacher_of(vt, DIM)),
-        source: None,
-        weight: 5.0,
-        alone: false,
-    }
-}
-
-/// The aligner learns the teacher's vectors of its paired examples beside its word loss; a
-/// teacher alone, or one of another width, is an error that says so.
-#[test]
-fn an_aligner_student_learns_the_teachers_vectors_beside_its_word_loss() {
-    let (src, tgt) = parallel_text(80, 5);
-    let (vs, vt) = parallel_text(20, 6);
-    let network = aligner_student();
-    let teacher = |dim: usize, alone: bool| Teacher {
-        train: teacher_of(&tgt, dim),
-        valid: Some(teacher_of(&vt, dim)),
-        source: None,
-        weight: 5.0,
-        alone,
-    };
-    // A run takes its job: each run gets a fresh one.
-    let job = |teacher: Teacher| {
-        let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
-        (job.train.batching, job.train.train) = small_schedule(20, 0.02, 400);
-        job.teacher = Some(teacher);
-        job
-    };
-    let with_source = Teacher {
-        source: Some(TeacherRows {
-            train: teacher_of(&src, DIM),
-            valid: Some(teacher_of(&vs, DIM)),
-        }),
-        ..teacher(DIM, false)
-    };
-    for (bad, want) in [
-        (teacher(DIM, true), "alone"),
-        (teacher(DIM + 1, false), "13"),
-        (with_source, "source sentences"),
-    ] {
-        let dir = tempfile::tempdir().unwrap();
-        let e = job(bad).run(dir.path(), false).unwrap_err().to_string();
-        assert!(e.contains(want), "{e}");
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let out = job(teacher(DIM, false)).run(dir.path(), false).unwrap();
-    let h = &out.fitted.state.history;
-    let first = h[0].valid.as_ref().unwrap().metrics.clone();
-    let last = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
-    for side in ["teacher cos src", "teacher cos tgt"] {
-        assert!(last[side] > 0.8, "{side}: {first:?} → {last:?}");
-        assert!(
-            last[side] > first[side] + 0.1,
-            "{side}: {first:?} → {last:?}"
-        );
-    }
-    assert!(last.contains_key("word_accuracy_U"), "{last:?}");
-}
-
-/// Distillation pairs train the aligner's sentence vectors beyond its few word pairs: with the
-/// same seed and epochs, a student that also reads 240 pairs only towards the teacher ends
-/// nearer the teacher on held-out pairs than one that reads its 30 training pairs alone. The
-/// pairs need a teacher, and rows for each of them.
-#[test]
-fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
-    use bitext_neural::aligner::DistillText;
-    let (src, tgt) = parallel_text(30, 5);
-    let (vs, vt) = parallel_text(20, 6);
-    let (ds, dt) = parallel_text(240, 7);
-    let network = aligner_student();
-    let (src_rows, tgt_rows) = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
-    let short = teacher_of(&dt[..dt.len() - 1], DIM);
-    let stream = |tgt_rows| DistillText {
-        src: &ds,
-        tgt: &dt,
-        src_rows: &src_rows,
-        tgt_rows,
-        per_epoch: 120,
-        ranking: None,
-        ranking_spares_words: false,
-        parallel: ds.len(),
-    };
-    // A run takes its job: each run gets a fresh one.
-    let job = |teacher: bool, distill| {
-        let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), network);
-        (job.train.batching, job.train.train) = small_schedule(8, 0.02, 400);
-        job.per_kind = 30;
-        job.teacher = teacher.then(|| aligner_teacher(&tgt, &vt));
-        job.distill = distill;
-        job
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let e = job(false, Some(stream(&tgt_rows)))
-        .run(dir.path(), false)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("teacher"), "{e}");
-    let e = job(true, Some(stream(&short)))
-        .run(dir.path(), false)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("239 teacher vectors"), "{e}");
-    let mut last = Vec::new();
-    for distill in [None, Some(stream(&tgt_rows))] {
-        let with = distill.is_some();
-        let dir = tempfile::tempdir().unwrap();
-        let out = job(true, distill).run(dir.path(), false).unwrap();
-        let h = &out.fitted.state.history;
-        let m = h.last().unwrap().valid.as_ref().unwrap().metrics.clone();
-        // An epoch counts its distillation pairs among its items.
-        assert_eq!(h[0].items, 4 * 30 + if with { 120 } else { 0 }, "{with}");
-        last.push(m["teacher cos src"] + m["teacher cos tgt"]);
-    }
-    assert!(last[1] > last[0] + 0.1, "{last:?}");
-}
-
-/// The aligner's bag weights are the IDF of each side's rows over every sentence that side
-/// reads in training: the word examples' and the distillation pairs' (whose other register
-/// or language would otherwise get the weights of pieces never seen).
-#[test]
-fn the_aligners_bag_weights_count_the_distillation_pairs() {
-    use bitext_neural::aligner::{AlignerModel, DistillText};
-    use bitext_neural::backend::BackendSpec;
-    let (src, tgt) = parallel_text(30, 5);
-    let (vs, vt) = parallel_text(20, 6);
-    // Another distribution of words than the training pairs': the first 60 of 240 pairs.
-    let (ds, dt) = parallel_text(240, 8);
-    let (ds, dt) = (ds[..60].to_vec(), dt[..60].to_vec());
-    let mut job = common::aligner_text_job(&src, &tgt, (&vs, &vt), aligner_student());
-    (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
-    job.per_kind = 10;
-    job.teacher = Some(aligner_teacher(&tgt, &vt));
-    let rows = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
-    job.distill = Some(DistillText {
-        src: &ds,
-        tgt: &dt,
-        src_rows: &rows.0,
-        tgt_rows: &rows.1,
-        per_epoch: 20,
-        ranking: None,
-        ranking_spares_words: false,
-        parallel: ds.len(),
-    });
-    let dir = tempfile::tempdir().unwrap();
-    job.run(dir.path(), false).unwrap();
-    let m = AlignerModel::load(dir.path(), BackendSpec::Flex).unwrap();
-    let bags = [&m.model().src_bag, &m.model().tgt_bag];
-    for ((side, bag), texts) in [Side::Source, Side::Target]
-        .into_iter()
-        .zip(bags)
-        .zip([[&src[..], &ds[..]], [&tgt[..], &dt[..]]])
-    {
-        let w = common::bag_weights_of(bag);
-        let idf = |sets: &[&[String]]| common::idf_over(m.text(), side, sets, w.len());
-        let (both, alone) = (idf(&texts), idf(&texts[..1]));
-        for (r, (&got, &want)) in w.iter().zip(&both).enumerate() {
-            assert!(
-                (got - want).abs() < 1e-5,
-                "{side:?} row {r}: {got} vs {want}"
-            );
-        }
-        let differ = both
-            .iter()
-            .zip(&alone)
-            .filter(|(a, b)| (*a - *b).abs() > 0.1);
-        assert!(differ.count() >= 3, "{side:?}: the pairs change no weight");
     }
 }

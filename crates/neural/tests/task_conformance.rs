@@ -50,7 +50,7 @@ fn rows(n: usize, dim: usize, seed: u64) -> Embeddings {
 /// A teacher of `train` and `valid` pairs of `dim` dimensions, beside the family's loss.
 fn teacher(train: usize, valid: Option<usize>, dim: usize) -> Teacher {
     Teacher {
-        train: rows(train, dim, 91),
+        train: rows(train, dim, 91).into(),
         valid: valid.map(|n| rows(n, dim, 92)),
         source: None,
         weight: 0.5,

@@ -24,16 +24,19 @@ use crate::init::float2;
 use crate::train::Validation;
 
 mod span;
+mod vectors;
 
 pub use span::{span_pairs, spans};
+pub use vectors::TeacherVectors;
 
 /// The teacher's sentence vectors of a training job: row `k` of [`Teacher::train`] is the
 /// vector both sentences of training pair `k` are pulled towards (the target sentence only,
 /// with [`Teacher::source`]).
 #[derive(Debug, Clone)]
 pub struct Teacher {
-    /// One row per training pair, in the order of the pairs handed to the training.
-    pub train: Embeddings,
+    /// One vector per training pair, in the order of the pairs handed to the training (held
+    /// once per distinct sentence, in a table [`Teacher::source`]'s may share).
+    pub train: TeacherVectors,
     /// One row per validation pair, when the job has validation pairs (the validation then
     /// reports the distance to them, and with [`Teacher::alone`] judges epochs by it).
     pub valid: Option<Embeddings>,
@@ -51,10 +54,21 @@ pub struct Teacher {
 /// [`Teacher::source`]).
 #[derive(Debug, Clone)]
 pub struct TeacherRows {
-    /// One row per training pair.
-    pub train: Embeddings,
+    /// One vector per training pair.
+    pub train: TeacherVectors,
     /// One row per validation pair, when the job has validation pairs.
     pub valid: Option<Embeddings>,
+}
+
+/// A check that the teacher has `rows` vectors for `pairs` pairs of the kind `what`.
+fn count(what: &str, rows: usize, pairs: usize) -> Result<()> {
+    if rows == pairs {
+        Ok(())
+    } else {
+        Err(Error::Input(format!(
+            "{rows} teacher vectors for {pairs} {what} pairs"
+        )))
+    }
 }
 
 impl Teacher {
@@ -72,15 +86,6 @@ impl Teacher {
                 self.weight
             )));
         }
-        let rows = |what: &str, e: &Embeddings, want: usize| -> Result<()> {
-            if e.len() != want {
-                return Err(Error::Input(format!(
-                    "{} teacher vectors for {want} {what} pairs",
-                    e.len()
-                )));
-            }
-            e.check_finite().map_err(Error::Core)
-        };
         let sides = std::iter::once(("", &self.train, &self.valid)).chain(
             self.source
                 .as_ref()
@@ -95,7 +100,8 @@ impl Teacher {
                     t.dim()
                 )));
             }
-            rows(&format!("training{side}"), t, train)?;
+            count(&format!("training{side}"), t.len(), train)?;
+            t.check_finite()?;
             if valid.is_some() && v.is_none() {
                 return Err(Error::Input(format!(
                     "the teacher has no{side} vectors of the validation pairs"
@@ -108,7 +114,8 @@ impl Teacher {
                         v.dim()
                     )));
                 }
-                rows(&format!("validation{side}"), v, n)?;
+                count(&format!("validation{side}"), v.len(), n)?;
+                v.check_finite().map_err(Error::Core)?;
             }
         }
         Ok(())
@@ -125,15 +132,6 @@ impl Teacher {
         train: (usize, &[usize]),
         valid: Option<(usize, &[usize])>,
     ) -> Result<Self> {
-        let count = |what: &str, rows: usize, pairs: usize| -> Result<()> {
-            if rows == pairs {
-                Ok(())
-            } else {
-                Err(Error::Input(format!(
-                    "{rows} teacher vectors for {pairs} {what} pairs"
-                )))
-            }
-        };
         count("training", self.train.len(), train.0)?;
         if let (Some(tv), Some((n, _))) = (&self.valid, valid) {
             count("validation", tv.len(), n)?;
@@ -148,9 +146,9 @@ impl Teacher {
     }
 
     /// The same teacher with only the training rows `train` and validation rows `valid` kept
-    /// (the pairs that survived tokenization), in that order. Taken by value, so that the
-    /// training holds one copy of the vectors: kept rows in ascending order are moved down
-    /// within their matrix; rows in another order are copied into a new one.
+    /// (the pairs that survived tokenization), in that order. The training vectors stay in
+    /// their table ([`TeacherVectors::keep`]); validation rows in ascending order are moved
+    /// down within their matrix, rows in another order copied into a new one.
     ///
     /// # Errors
     /// [`Error::Input`] for an index out of range.
@@ -185,11 +183,11 @@ impl Teacher {
             })
         };
         Ok(Self {
-            train: pick(self.train, train)?,
+            train: self.train.keep(train)?,
             valid: valid_of(self.valid)?,
             source: match self.source {
                 Some(s) => Some(TeacherRows {
-                    train: pick(s.train, train)?,
+                    train: s.train.keep(train)?,
                     valid: valid_of(s.valid)?,
                 }),
                 None => None,
@@ -307,17 +305,43 @@ pub trait Distilled: Sized {
     }
 }
 
+/// Vectors one can gather rows of: a matrix, or a [`TeacherVectors`] list.
+pub(crate) trait Rows {
+    /// The vectors' width.
+    fn width(&self) -> usize;
+    /// Row `k`.
+    fn vector(&self, k: usize) -> &[f32];
+}
+
+impl Rows for Embeddings {
+    fn width(&self) -> usize {
+        self.dim()
+    }
+    fn vector(&self, k: usize) -> &[f32] {
+        self.row(k)
+    }
+}
+
+impl Rows for TeacherVectors {
+    fn width(&self) -> usize {
+        self.dim()
+    }
+    fn vector(&self, k: usize) -> &[f32] {
+        self.row(k)
+    }
+}
+
 /// Rows `rows` of `e` as a `[rows.len(), dim]` tensor on `like`'s device.
 pub(crate) fn gather(
-    e: &Embeddings,
+    e: &impl Rows,
     rows: impl Iterator<Item = usize>,
     like: &Tensor<2>,
 ) -> Tensor<2> {
-    let dim = e.dim();
+    let dim = e.width();
     let mut data = Vec::new();
     let mut n = 0;
     for r in rows {
-        data.extend_from_slice(e.row(r));
+        data.extend_from_slice(e.vector(r));
         n += 1;
     }
     float2(data, [n, dim], &like.device())
@@ -363,10 +387,14 @@ mod tests {
         assert!((l - 1.5).abs() < 1e-5, "{l}");
     }
 
-    fn teacher(rows: usize, dim: usize) -> Teacher {
+    fn rows(rows: usize, dim: usize) -> Embeddings {
         let data = (0..rows * dim).map(|i| i as f32 + 1.0).collect();
+        Embeddings::new(data, dim).unwrap()
+    }
+
+    fn teacher(rows: usize, dim: usize) -> Teacher {
         Teacher {
-            train: Embeddings::new(data, dim).unwrap(),
+            train: self::rows(rows, dim).into(),
             valid: None,
             source: None,
             weight: 1.0,
@@ -382,8 +410,12 @@ mod tests {
         assert!(e.contains("4 dimensions but the student's 8"), "{e}");
         let e = t.check(5, None, 4).unwrap_err().to_string();
         assert!(e.contains("3 teacher vectors for 5 training pairs"), "{e}");
-        let mut nan = teacher(2, 2);
-        nan.train.row_mut(1)[0] = f32::NAN;
+        let mut nan = rows(2, 2);
+        nan.row_mut(1)[0] = f32::NAN;
+        let nan = Teacher {
+            train: nan.into(),
+            ..teacher(2, 2)
+        };
         assert!(nan.check(2, None, 2).is_err());
         let bad = Teacher {
             weight: -1.0,
@@ -396,15 +428,15 @@ mod tests {
                 train: teacher(rows, 4).train,
                 valid,
             }),
-            valid: Some(teacher(2, 4).train),
+            valid: Some(self::rows(2, 4)),
             ..teacher(3, 4)
         };
         assert!(
-            with_source(3, Some(teacher(2, 4).train))
+            with_source(3, Some(rows(2, 4)))
                 .check(3, Some(2), 4)
                 .is_ok()
         );
-        let e = with_source(4, Some(teacher(2, 4).train))
+        let e = with_source(4, Some(rows(2, 4)))
             .check(3, Some(2), 4)
             .unwrap_err()
             .to_string();
@@ -426,25 +458,36 @@ mod tests {
     fn keep_selects_rows_in_order() {
         let t = teacher(4, 2);
         let k = t.clone().keep(&[3, 1], None).unwrap();
-        assert_eq!(k.train.as_slice(), &[7.0, 8.0, 3.0, 4.0]);
+        assert_eq!(k.train.expanded().as_slice(), &[7.0, 8.0, 3.0, 4.0]);
         assert!(k.source.is_none());
         let mut both = teacher(4, 2);
-        let mut src = teacher(4, 2).train;
+        let mut src = rows(4, 2);
         src.row_mut(3)[0] = -1.0;
         both.source = Some(TeacherRows {
-            train: src,
+            train: src.into(),
             valid: None,
         });
         let kb = both.keep(&[3, 1], None).unwrap();
-        assert_eq!(kb.source.unwrap().train.as_slice(), &[-1.0, 8.0, 3.0, 4.0]);
+        assert_eq!(
+            kb.source.unwrap().train.expanded().as_slice(),
+            &[-1.0, 8.0, 3.0, 4.0]
+        );
         assert!(t.clone().keep(&[4], None).is_err());
-        // Every row in order: the same vectors, moved; ascending rows moved down in place.
+        // Every row in order: the same vectors, in the same table.
         let same = t.clone().keep(&[0, 1, 2, 3], None).unwrap();
-        assert_eq!(same.train.as_slice(), t.train.as_slice());
+        assert_eq!(
+            same.train.expanded().as_slice(),
+            t.train.expanded().as_slice()
+        );
         let k = t.clone().keep(&[0, 2, 3], None).unwrap();
-        assert_eq!(k.train.as_slice(), &[1.0, 2.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(
+            k.train.expanded().as_slice(),
+            &[1.0, 2.0, 5.0, 6.0, 7.0, 8.0]
+        );
+        assert!(k.train.shares_table(&t.train));
         assert_eq!(t.clone().keep(&[], None).unwrap().train.len(), 0);
-        let m = mean_cosine(&k.train, &k.train);
+        let kept = k.train.expanded();
+        let m = mean_cosine(&kept, &kept);
         assert!((m - 1.0).abs() < 1e-9);
     }
 }

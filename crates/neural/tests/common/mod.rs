@@ -2,7 +2,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use bitext_core::Rng;
+use bitext_core::{Embeddings, Rng, normalize_row};
 use bitext_neural::layers::bce_with_logits;
 use bitext_neural::rnn::CellKind;
 use bitext_neural::siamese::{EncoderConfig, ParallelIds, Pooling, Siamese, SiameseConfig};
@@ -561,4 +561,32 @@ impl bitext_neural::train::Task for Toy {
             &serde_json::json!({"kind": "toy"}),
         )
     }
+}
+
+/// A teacher of distillation tests that knows only the target language: the unit sum of its
+/// own random vectors of the target sentence's words (`b0 … b19` of `parallel_text`), word
+/// order ignored, `dim` wide. A source sentence `a3 a7` has to reach the vector of its
+/// translation `b7 b3`.
+pub fn teacher_of(tgt: &[String], dim: usize) -> Embeddings {
+    teacher_seeded(tgt, dim, 99)
+}
+
+/// [`teacher_of`] with word vectors drawn from `seed`.
+pub fn teacher_seeded(tgt: &[String], dim: usize, seed: u64) -> Embeddings {
+    let mut rng = Rng::seed(seed);
+    let words: Vec<Vec<f32>> = (0..20)
+        .map(|_| (0..dim).map(|_| rng.normal() as f32).collect())
+        .collect();
+    let rows = tgt.iter().map(|s| {
+        let mut v = vec![0f32; dim];
+        for w in s.split_whitespace() {
+            let i: usize = w[1..].parse().unwrap();
+            for (x, y) in v.iter_mut().zip(&words[i]) {
+                *x += y;
+            }
+        }
+        normalize_row(&mut v);
+        v
+    });
+    Embeddings::from_rows(rows, dim).unwrap()
 }

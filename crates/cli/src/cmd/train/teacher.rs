@@ -63,12 +63,14 @@ mod vectors {
     use std::hash::Hasher;
     use std::io::Write;
     use std::path::PathBuf;
+    use std::sync::Arc;
 
     use anyhow::{Context, Result, bail};
     use bitext_core::Embeddings;
     use bitext_core::io::AtomicFile;
     use bitext_encode::{EncoderSpec, Side};
-    use bitext_neural::distill::{Teacher, TeacherRows};
+    use bitext_mine::unify::Occurrences;
+    use bitext_neural::distill::{Teacher, TeacherRows, TeacherVectors};
 
     use super::{TeacherArgs, TeacherSide};
 
@@ -109,38 +111,42 @@ mod vectors {
 
     impl TeacherArgs {
         /// The teacher's vectors of `split`'s pairs (training, then validation when it has
-        /// any), or `None` without --teacher.
+        /// any), or `None` without --teacher. With `--teacher-side both` the two sides'
+        /// training lists share the vectors of the sentences both hold ([`Reader::both`]).
         pub(crate) fn teacher(&self, split: &Split, quiet: bool) -> Result<Option<Teacher>> {
             let Some(reader) = self.reader(quiet)? else {
                 return Ok(None);
             };
             let (ts, tt, vs, vt) = split;
-            let rows = |side: Side, train: &[String], valid: &[String]| -> Result<TeacherRows> {
-                let what = match side {
-                    Side::Source => "source sentences",
-                    Side::Target => "target sentences",
-                };
-                let train = reader
-                    .vectors(side, train)
-                    .with_context(|| format!("the teacher's vectors of the training {what}"))?;
-                let valid = if valid.is_empty() {
-                    None
-                } else {
-                    Some(reader.vectors(side, valid).with_context(|| {
-                        format!("the teacher's vectors of the validation {what}")
-                    })?)
-                };
-                Ok(TeacherRows { train, valid })
+            let valid = |side: Side, valid: &[String]| -> Result<Option<Embeddings>> {
+                if valid.is_empty() {
+                    return Ok(None);
+                }
+                let v = reader.vectors(side, valid).with_context(|| {
+                    format!("the teacher's vectors of the validation {side} sentences")
+                })?;
+                Ok(Some(v.expanded()))
+            };
+            let train = |side: Side, train: &[String]| {
+                reader.vectors(side, train).with_context(|| {
+                    format!("the teacher's vectors of the training {side} sentences")
+                })
             };
             let (main, source) = match self.teacher_side {
-                TeacherSide::Source => (rows(Side::Source, ts, vs)?, None),
-                TeacherSide::Target => (rows(Side::Target, tt, vt)?, None),
-                TeacherSide::Both => (
-                    rows(Side::Target, tt, vt)?,
-                    Some(rows(Side::Source, ts, vs)?),
-                ),
+                TeacherSide::Source => ((train(Side::Source, ts)?, valid(Side::Source, vs)?), None),
+                TeacherSide::Target => ((train(Side::Target, tt)?, valid(Side::Target, vt)?), None),
+                TeacherSide::Both => {
+                    let (s, t) = reader.both(ts, tt).context(
+                        "the teacher's vectors of the training source and target sentences",
+                    )?;
+                    let source = TeacherRows {
+                        train: s,
+                        valid: valid(Side::Source, vs)?,
+                    };
+                    ((t, valid(Side::Target, vt)?), Some(source))
+                }
             };
-            let TeacherRows { train, valid } = main;
+            let (train, valid) = main;
             Ok(Some(Teacher {
                 train,
                 valid,
@@ -169,9 +175,10 @@ mod vectors {
                 return Ok(None);
             };
             let one = |s: Side, text: &[String]| {
-                reader.vectors(s, text).with_context(|| {
+                let v = reader.vectors(s, text).with_context(|| {
                     format!("the teacher's vectors of the distillation pairs' {s} sentences")
-                })
+                })?;
+                anyhow::Ok(v.expanded())
             };
             Ok(Some(match side {
                 TeacherSide::Both => {
@@ -252,40 +259,62 @@ mod vectors {
     }
 
     impl Reader<'_> {
-        /// The teacher's vectors of `sentences` (read on `side`), one row each: each distinct
-        /// sentence is embedded once ([`Self::unique_vectors`]) and its vector copied to its repeats.
-        fn vectors(&self, side: Side, sentences: &[String]) -> Result<Embeddings> {
-            let (dups, occurrences) = bitext_mine::unify::repeats(sentences);
-            if dups.is_empty() {
-                return self.unique_vectors(side, sentences);
-            }
-            // Each row's distinct sentence: its place among the first occurrences.
-            let mut slot = vec![usize::MAX; sentences.len()];
-            let mut unique = Vec::with_capacity(sentences.len() - dups.len());
-            for (i, s) in sentences.iter().enumerate() {
-                if dups.binary_search(&i).is_err() {
-                    slot[i] = unique.len();
-                    unique.push(s.clone());
+        /// The teacher's vectors of `sentences` (read on `side`), one per sentence: each
+        /// distinct sentence is embedded once ([`Self::unique_vectors`]) and its repeats index
+        /// that vector.
+        fn vectors(&self, side: Side, sentences: &[String]) -> Result<TeacherVectors> {
+            let mut seen = Occurrences::new();
+            let mut unique = Vec::new();
+            // Each sentence's place among the distinct ones.
+            let mut slot = Vec::with_capacity(sentences.len());
+            for s in sentences {
+                let (row, first) = seen.push(s);
+                if row == first {
+                    slot.push(unique.len());
+                    unique.push(row as usize);
+                } else {
+                    slot.push(slot[first as usize]);
                 }
             }
-            for (first, rows) in &occurrences {
-                for &r in rows {
-                    slot[r] = slot[*first];
+            let once = if unique.len() == sentences.len() {
+                self.unique_vectors(side, sentences)?
+            } else {
+                if !self.quiet {
+                    eprintln!(
+                        "teacher: {} distinct sentences of {} ({} repeat an earlier one)",
+                        unique.len(),
+                        sentences.len(),
+                        sentences.len() - unique.len()
+                    );
                 }
+                let text: Vec<String> = unique.iter().map(|&i| sentences[i].clone()).collect();
+                self.unique_vectors(side, &text)?
+            };
+            Ok(TeacherVectors::new(Arc::new(once), slot)?)
+        }
+
+        /// The teacher's vectors of the source sentences `src` and of the target sentences
+        /// `tgt`, as [`Self::vectors`] makes each. When a sentence's vector depends neither on
+        /// the side it is read as nor on the other sentences of its list (an ONNX graph), the
+        /// target list keeps only the vectors of the sentences the source list lacks and reads
+        /// the others from the source list's table: the text-alone and span pairs, which are
+        /// the same sentence on both sides, are held once.
+        fn both(&self, src: &[String], tgt: &[String]) -> Result<(TeacherVectors, TeacherVectors)> {
+            let s = self.vectors(Side::Source, src)?;
+            let t = self.vectors(Side::Target, tgt)?;
+            if self.spec.reads_sides() || !self.spec.encodes_each_alone() {
+                return Ok((s, t));
             }
+            let distinct = t.table_rows();
+            let t = share(&s, src, t, tgt)?;
             if !self.quiet {
                 eprintln!(
-                    "teacher: {} distinct sentences of {} ({} repeat an earlier one)",
-                    unique.len(),
-                    sentences.len(),
-                    dups.len()
+                    "teacher: {} of the target side's {distinct} distinct sentences are on the \
+                     source side too, their vectors held once",
+                    distinct + s.table_rows() - t.table_rows()
                 );
             }
-            let once = self.unique_vectors(side, &unique)?;
-            Ok(Embeddings::from_rows(
-                slot.iter().map(|&k| once.row(k)),
-                once.dim(),
-            )?)
+            Ok((s, t))
         }
 
         /// The teacher's vectors of `sentences` (read on `side`): `teacher-HASH.npy` in `cache`,
@@ -384,124 +413,43 @@ mod vectors {
         }
     }
 
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        /// Each row gets the vector of its own sentence, repeats included, and the teacher
-        /// embeds each distinct sentence once.
-        #[test]
-        fn repeated_sentences_get_their_own_vectors_from_one_embedding() {
-            let d = tempfile::tempdir().unwrap();
-            let mut vec = String::from("4 3\n");
-            for row in ["a 1 0 0", "b 0 1 0", "c 0 0 1", "d 1 1 0"] {
-                vec.push_str(row);
-                vec.push('\n');
-            }
-            let file = d.path().join("t.vec");
-            std::fs::write(&file, vec).unwrap();
-            let spec: EncoderSpec = format!("bow:{}", file.display()).parse().unwrap();
-            let text = ["a b", "c", "a b", "d", "c", "b"].map(String::from);
-            let cache = d.path().join("cache");
-            let reader = Reader {
-                spec: &spec,
-                cache,
-                quiet: true,
-            };
-            let all = reader.vectors(Side::Target, &text).unwrap();
-            assert_eq!(all.len(), text.len());
-            for (i, s) in text.iter().enumerate() {
-                let one = reader
-                    .unique_vectors(Side::Target, std::slice::from_ref(s))
-                    .unwrap();
-                assert_eq!(all.row(i), one.row(0), "row {i}: {s}");
-            }
-            assert_ne!(all.row(0), all.row(1));
-            // The distinct sentences, in first-seen order, are what the teacher read.
-            let read: Vec<String> = std::fs::read_dir(&reader.cache)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-                .map(|p| std::fs::read_to_string(p).unwrap())
-                .collect();
-            assert!(read.contains(&"a b\nc\nd\nb\n".to_string()), "{read:?}");
+    /// The list `t` of the sentences `tgt` laid beside `s`, the list of `src`: a sentence of
+    /// `tgt` that `src` holds reads `s`'s vector of it, and only the vectors of the others are
+    /// kept from `t` (for a teacher whose vector of a sentence is the same in either list).
+    fn share(
+        s: &TeacherVectors,
+        src: &[String],
+        t: TeacherVectors,
+        tgt: &[String],
+    ) -> Result<TeacherVectors> {
+        let mut seen = Occurrences::new();
+        for x in src {
+            seen.push(x);
         }
-
-        /// A new list takes the vectors of the sentences earlier lists hold and has the
-        /// teacher embed only the others; a list whose text changed after it was embedded is
-        /// not used.
-        #[test]
-        fn a_new_list_reuses_earlier_lists_and_embeds_only_new_sentences() {
-            let d = tempfile::tempdir().unwrap();
-            let file = d.path().join("t.vec");
-            std::fs::write(&file, "4 3\na 1 0 0\nb 0 1 0\nc 0 0 1\nd 1 1 0\n").unwrap();
-            let spec: EncoderSpec = format!("bow:{}", file.display()).parse().unwrap();
-            let reader = Reader {
-                spec: &spec,
-                cache: d.path().join("cache"),
-                quiet: true,
-            };
-            let lists = |r: &Reader<'_>| -> Vec<String> {
-                let mut v: Vec<String> = std::fs::read_dir(&r.cache)
-                    .unwrap()
-                    .map(|e| e.unwrap().path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-                    .map(|p| std::fs::read_to_string(p).unwrap())
-                    .collect();
-                v.sort();
-                v
-            };
-            let first = ["a b", "c"].map(String::from);
-            reader.unique_vectors(Side::Target, &first).unwrap();
-            // Another side is another teacher: nothing of it is reused.
-            reader
-                .unique_vectors(Side::Source, &["d".to_string()])
-                .unwrap();
-            let second = ["c", "d", "a b", "c", "b"].map(String::from);
-            let got = reader.unique_vectors(Side::Target, &second).unwrap();
-            // Embedded anew: only "d" and "b", as one list.
-            assert!(lists(&reader).contains(&"d\nb\n".to_string()));
-            let fresh = Reader {
-                spec: &spec,
-                cache: d.path().join("fresh"),
-                quiet: true,
-            };
-            let want = fresh.unique_vectors(Side::Target, &second).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice());
-            // Read back as made, without the teacher.
-            let again = reader.unique_vectors(Side::Target, &second).unwrap();
-            assert_eq!(again.as_slice(), want.as_slice());
-            // A TF-IDF bag counting its IDF over each list reads nothing of the earlier ones.
-            let tfidf: EncoderSpec = format!(
-                r#"{{"type": "bow", "vectors": "{}", "weighting": "tf_idf"}}"#,
-                file.display()
-            )
-            .parse()
-            .unwrap();
-            assert!(!tfidf.encodes_each_alone() && spec.encodes_each_alone());
-            let idf = Reader {
-                spec: &tfidf,
-                cache: d.path().join("idf"),
-                quiet: true,
-            };
-            idf.unique_vectors(Side::Target, &first).unwrap();
-            idf.unique_vectors(Side::Target, &second).unwrap();
-            assert_eq!(lists(&idf), ["a b\nc\n", "c\nd\na b\nc\nb\n"]);
-            // An earlier list whose text no longer hashes to its sidecar's key is left out:
-            // the teacher embeds its sentence afresh.
-            let stale = Reader {
-                spec: &spec,
-                cache: d.path().join("stale"),
-                quiet: true,
-            };
-            stale.unique_vectors(Side::Target, &first).unwrap();
-            let (text, _) = stale.list(Side::Target, &first).unwrap();
-            std::fs::write(&text, "a b\nd\n").unwrap();
-            let third = ["c", "b"].map(String::from);
-            let got = stale.unique_vectors(Side::Target, &third).unwrap();
-            assert_eq!(lists(&stale), ["a b\nd\n", "c\nb\n"]);
-            let want = fresh.unique_vectors(Side::Target, &third).unwrap();
-            assert_eq!(got.as_slice(), want.as_slice());
+        // Where each of `t`'s table rows goes: to `s`'s row of the same sentence, or to one of
+        // the rows kept from `t` (`own`), which follow `s`'s tables.
+        let mut place = vec![usize::MAX; t.table_rows()];
+        let mut own = Vec::new();
+        let mut index = Vec::with_capacity(tgt.len());
+        for (k, x) in tgt.iter().enumerate() {
+            let r = t.index()[k];
+            if place[r] == usize::MAX {
+                let (_, first) = seen.push(x);
+                let first = usize::try_from(first)?;
+                place[r] = if first < src.len() {
+                    s.index()[first]
+                } else {
+                    own.push(r);
+                    s.table_rows() + own.len() - 1
+                };
+            }
+            index.push(place[r]);
         }
+        let own = Embeddings::from_rows(own.iter().map(|&r| t.table_row(r)), t.dim())?;
+        drop(t);
+        Ok(s.beside(own, index)?)
     }
+
+    #[cfg(test)]
+    mod tests;
 }
