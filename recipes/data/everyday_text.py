@@ -59,7 +59,8 @@ teacher on Tatoeba's English sentences rose from 0.814-0.822 to 0.834-0.840. Wit
 went at 828 pairs/s against 919 (an 8-minute rerun with it: 924) and peaked at 16.5 GB against
 11.8 (reached while the cached teacher lists load, flat through the training).
 recipes/multilingual-distill.json reads it (from the folder BITEXT_EVERYDAY names): its
-90-minute record is docs/eval/multilingual.md, where the full run peaked at 13.2 GB.
+90-minute record is docs/eval/multilingual.md; its memory, now that the teacher's vectors are
+held once per distinct sentence, is in docs/BENCHMARKS.md.
 """
 import argparse
 import re

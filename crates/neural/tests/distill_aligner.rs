@@ -104,8 +104,8 @@ fn distillation_pairs_bring_the_aligners_sentence_vectors_nearer_the_teacher() {
     let (vs, vt) = parallel_text(20, 6);
     let (ds, dt) = parallel_text(240, 7);
     let network = aligner_student();
-    let (src_rows, tgt_rows) = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
-    let short = teacher_of(&dt[..dt.len() - 1], DIM);
+    let (src_rows, tgt_rows) = (teacher_of(&ds, DIM).into(), teacher_of(&dt, DIM).into());
+    let short = teacher_of(&dt[..dt.len() - 1], DIM).into();
     let stream = |tgt_rows| DistillText {
         src: &ds,
         tgt: &dt,
@@ -166,7 +166,7 @@ fn the_aligners_bag_weights_count_the_distillation_pairs() {
     (job.train.batching, job.train.train) = small_schedule(1, 0.02, 400);
     job.per_kind = 10;
     job.teacher = Some(aligner_teacher(&tgt, &vt));
-    let rows = (teacher_of(&ds, DIM), teacher_of(&dt, DIM));
+    let rows = (teacher_of(&ds, DIM).into(), teacher_of(&dt, DIM).into());
     job.distill = Some(DistillText {
         src: &ds,
         tgt: &dt,

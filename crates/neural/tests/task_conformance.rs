@@ -196,8 +196,8 @@ fn aligner_distilled() -> (AlignerTask, Aligner) {
     let dim = config.dim();
     let extra = toy_corpus(20, 4);
     let pairs = DistillPairs {
-        src_rows: rows(20, dim, 93),
-        tgt_rows: rows(20, dim, 94),
+        src_rows: rows(20, dim, 93).into(),
+        tgt_rows: rows(20, dim, 94).into(),
         src: extra.src,
         tgt: extra.tgt,
         per_epoch: 12,

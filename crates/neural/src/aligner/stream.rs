@@ -11,11 +11,11 @@
 //! [`DistillText::parallel`] are not translations (spans of each side of a pair,
 //! [`crate::distill::span_pairs`]): they are pulled towards the teacher and not ranked.
 
-use bitext_core::{Embeddings, Rng};
+use bitext_core::Rng;
 
 use crate::aligner::Aligner;
 use crate::batch::Bucketing;
-use crate::distill::{cosine_distance, gather};
+use crate::distill::{TeacherVectors, cosine_distance, gather};
 use crate::encoding::{RankingTerm, in_batch_ranking};
 use crate::error::{Error, Result};
 use crate::init::int1;
@@ -34,10 +34,10 @@ pub struct DistillText<'a> {
     /// Target sentences, line-parallel with `src`.
     pub tgt: &'a [String],
     /// The vector each source sentence is pulled towards.
-    pub src_rows: &'a Embeddings,
-    /// The vector each target sentence is pulled towards (the same rows as `src_rows` where
-    /// both sentences of a pair go towards one vector: no copy is needed).
-    pub tgt_rows: &'a Embeddings,
+    pub src_rows: &'a TeacherVectors,
+    /// The vector each target sentence is pulled towards (the same list as `src_rows` where
+    /// both sentences of a pair go towards one vector; lists may share their tables).
+    pub tgt_rows: &'a TeacherVectors,
     /// Pairs drawn for every epoch.
     pub per_epoch: usize,
     /// The in-batch ranking loss of each batch's source vectors against its target vectors,
@@ -82,9 +82,7 @@ impl DistillText<'_> {
         let truncated = tokens.cut_kept();
         let (src, tgt) = tokens.take_ids();
         let kept = tokens.kept;
-        let keep = |e: &Embeddings| {
-            Embeddings::from_rows(kept.iter().map(|&k| e.row(k)), e.dim()).map_err(Error::Core)
-        };
+        let keep = |e: &TeacherVectors| e.clone().keep(&kept);
         let pairs = DistillPairs {
             src,
             tgt,
@@ -107,10 +105,10 @@ pub struct DistillPairs {
     pub src: Vec<Vec<u32>>,
     /// Target sentences, one per source sentence.
     pub tgt: Vec<Vec<u32>>,
-    /// The vector each source sentence is pulled towards, one row per pair.
-    pub src_rows: Embeddings,
-    /// The vector each target sentence is pulled towards, one row per pair.
-    pub tgt_rows: Embeddings,
+    /// The vector each source sentence is pulled towards, one per pair.
+    pub src_rows: TeacherVectors,
+    /// The vector each target sentence is pulled towards, one per pair.
+    pub tgt_rows: TeacherVectors,
     /// Pairs drawn (without replacement, afresh) for every epoch; all of them when there are
     /// fewer.
     pub per_epoch: usize,
@@ -174,7 +172,7 @@ impl DistillPairs {
                     rows.dim()
                 )));
             }
-            rows.check_finite().map_err(Error::Core)?;
+            rows.check_finite()?;
         }
         if self.per_epoch == 0 {
             return Err(Error::Config(

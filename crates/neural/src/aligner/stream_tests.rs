@@ -6,6 +6,7 @@ use crate::aligner::{AlignerConfig, Objective};
 use crate::init::to_host1;
 use crate::siamese::Pooling;
 use crate::text::TextNetwork;
+use bitext_core::Embeddings;
 use bitext_encode::Side;
 use burn::tensor::Device;
 
@@ -37,8 +38,8 @@ fn pairs(n: usize, per_epoch: usize) -> DistillPairs {
     DistillPairs {
         src: (0..n).map(|k| vec![1; 1 + k % 5]).collect(),
         tgt: (0..n).map(|k| vec![2; 1 + k % 3]).collect(),
-        src_rows: rows.clone(),
-        tgt_rows: rows,
+        src_rows: rows.clone().into(),
+        tgt_rows: rows.into(),
         per_epoch,
         ranking: None,
         ranking_spares_words: false,
@@ -95,7 +96,7 @@ fn bad_pairs_are_errors_naming_the_fault() {
         (pairs(5, 2), 3, "2 dimensions but the student's 3"),
         (
             DistillPairs {
-                tgt_rows: Embeddings::from_rows([[f32::NAN, 0.0]], 2).unwrap(),
+                tgt_rows: Embeddings::from_rows([[f32::NAN, 0.0]], 2).unwrap().into(),
                 ..pairs(1, 1)
             },
             2,
@@ -199,8 +200,8 @@ fn the_ranking_term_adds_the_batchs_in_batch_ranking_to_the_pull() {
     let mut p = DistillPairs {
         src: src.clone(),
         tgt: tgt.clone(),
-        src_rows: rows.clone(),
-        tgt_rows: rows,
+        src_rows: rows.clone().into(),
+        tgt_rows: rows.into(),
         per_epoch: 5,
         ranking: None,
         ranking_spares_words: false,
@@ -317,8 +318,8 @@ fn a_ranking_term_that_spares_the_words_leaves_the_encoders_to_the_pull() {
     let base = DistillPairs {
         src,
         tgt,
-        src_rows: rows.clone(),
-        tgt_rows: rows,
+        src_rows: rows.clone().into(),
+        tgt_rows: rows.into(),
         per_epoch: 4,
         ranking: None,
         ranking_spares_words: false,

@@ -72,6 +72,22 @@ impl TeacherVectors {
         Self::over(tables, index)
     }
 
+    /// This list, then `more`'s sentences: the two lists' tables, shared with them.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for lists of different widths.
+    pub fn then(&self, more: &Self) -> Result<Self> {
+        let rows = self.table_rows();
+        let tables = self.tables.iter().chain(&more.tables).cloned().collect();
+        let index = self
+            .index
+            .iter()
+            .copied()
+            .chain(more.index.iter().map(|&r| rows + r))
+            .collect();
+        Self::over(tables, index)
+    }
+
     /// The number of sentences of the list.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -237,6 +253,17 @@ mod tests {
         );
         let e = a.beside(Embeddings::new(vec![], 2).unwrap(), vec![3]);
         assert!(e.unwrap_err().to_string().contains("table of 3"));
+    }
+
+    #[test]
+    fn a_list_then_another_holds_both_in_their_tables() {
+        let a = TeacherVectors::new(table(), vec![2, 0]).unwrap();
+        let b = TeacherVectors::from(Embeddings::from_rows([[7.0, 8.0]], 2).unwrap());
+        let ab = a.then(&b).unwrap();
+        assert!(ab.shares_table(&a) && ab.shares_table(&b));
+        assert_eq!(ab.expanded().as_slice(), &[5.0, 6.0, 1.0, 2.0, 7.0, 8.0]);
+        let narrow = TeacherVectors::from(Embeddings::from_rows([[1.0]], 1).unwrap());
+        assert!(a.then(&narrow).is_err());
     }
 
     #[test]

@@ -175,14 +175,17 @@ mod vectors {
                 return Ok(None);
             };
             let one = |s: Side, text: &[String]| {
-                let v = reader.vectors(s, text).with_context(|| {
+                reader.vectors(s, text).with_context(|| {
                     format!("the teacher's vectors of the distillation pairs' {s} sentences")
-                })?;
-                anyhow::Ok(v.expanded())
+                })
             };
             Ok(Some(match side {
                 TeacherSide::Both => {
-                    DistillRows::Sides(one(Side::Source, src)?, one(Side::Target, tgt)?)
+                    let (s, t) = reader.both(src, tgt).context(
+                        "the teacher's vectors of the distillation pairs' source and target \
+                         sentences",
+                    )?;
+                    DistillRows::Sides(s, t)
                 }
                 TeacherSide::Source => DistillRows::Shared(one(Side::Source, src)?),
                 TeacherSide::Target => DistillRows::Shared(one(Side::Target, tgt)?),
@@ -190,34 +193,28 @@ mod vectors {
         }
     }
 
-    /// The teacher's vectors distillation pairs are pulled towards: one set per side, or one
-    /// set for both sides (kept once).
+    /// The teacher's vectors distillation pairs are pulled towards: one list per side, or one
+    /// list for both sides.
     pub(crate) enum DistillRows {
         /// The source sentences' vectors, then the target sentences'.
-        Sides(Embeddings, Embeddings),
+        Sides(TeacherVectors, TeacherVectors),
         /// The vectors of one side, for the sentences of both.
-        Shared(Embeddings),
+        Shared(TeacherVectors),
     }
 
     impl DistillRows {
-        /// The rows of the source sentences and of the target sentences.
-        pub(crate) fn sides(&self) -> (&Embeddings, &Embeddings) {
+        /// The vectors of the source sentences and of the target sentences.
+        pub(crate) fn sides(&self) -> (&TeacherVectors, &TeacherVectors) {
             match self {
                 Self::Sides(s, t) => (s, t),
                 Self::Shared(v) => (v, v),
             }
         }
 
-        /// These rows, then `more`'s: one set per side.
-        pub(crate) fn then(self, more: &Self) -> Result<Self> {
-            let (mut s, mut t) = match self {
-                Self::Sides(s, t) => (s, t),
-                Self::Shared(v) => (v.clone(), v),
-            };
-            let (ms, mt) = more.sides();
-            s.extend_from_view(ms.view())?;
-            t.extend_from_view(mt.view())?;
-            Ok(Self::Sides(s, t))
+        /// These pairs' vectors, then `more`'s: one list per side, sharing the tables.
+        pub(crate) fn then(&self, more: &Self) -> Result<Self> {
+            let ((s, t), (ms, mt)) = (self.sides(), more.sides());
+            Ok(Self::Sides(s.then(ms)?, t.then(mt)?))
         }
     }
 
