@@ -150,8 +150,10 @@ impl TeacherVectors {
     /// # Errors
     /// [`Error::Input`] naming the first sentence of the list with a non-finite vector.
     pub fn check_finite(&self) -> Result<()> {
-        let bad: Vec<bool> = (0..self.table_rows())
-            .map(|r| !self.table_row(r).iter().all(|x| x.is_finite()))
+        let bad: Vec<bool> = self
+            .tables
+            .iter()
+            .flat_map(|t| (0..t.len()).map(move |r| !t.row(r).iter().all(|x| x.is_finite())))
             .collect();
         if !bad.contains(&true) {
             return Ok(());
