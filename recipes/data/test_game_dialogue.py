@@ -2,6 +2,7 @@
 `cargo xtask ci` runs them with the bindings' pytest suite."""
 import argparse
 import re
+import struct
 import sys
 from pathlib import Path
 
@@ -129,7 +130,7 @@ def test_lines_drop_markup_and_split_paragraphs():
 
 
 def test_sources_name_the_language_of_every_pattern():
-    for _, _, pattern in g.SOURCES:
+    for _, _, pattern in g.SOURCES + g.EXTRA:
         assert "(?P<lang>" in pattern
 
 
@@ -208,3 +209,60 @@ def test_po_in_the_charset_its_header_names():
         ("Where is the bridge?", "Onde está a ponte?")]
     with pytest.raises(SystemExit, match="t.po: not NO-SUCH-CHARSET"):
         g.read_po(text.replace("ISO-8859-1", "NO-SUCH-CHARSET").encode("latin-1"), "t.po")
+
+
+@pytest.mark.parametrize("path, game, code", [
+    ("./usr/share/naev/dat/gettext/de/LC_MESSAGES/naev.mo", "naev", "de"),
+    ("./usr/share/gcompris-qt/translations/gcompris_pt_BR.qm", "gcompris", "pt_BR"),
+    ("./usr/share/gcompris-qt/translations/gcompris_ca@valencia.qm", "gcompris", "ca@valencia"),
+    ("./usr/share/gcompris-qt/voices-ogg/nl/alphabet/U0061.ogg", None, None),
+])
+def test_extra_sources_only_with_the_flag(path, game, code):
+    """--extra's games are read after the nine and never by SOURCES' patterns, so the files
+    written without it stay as they were."""
+    assert not any(re.search(pattern, path) for _, _, pattern in g.SOURCES)
+    hits = [(name, hit["lang"]) for name, _, pattern in g.EXTRA
+            for hit in [re.search(pattern, path)] if hit]
+    assert hits == ([(game, code)] if game else [])
+
+
+def qm(messages, sections=((0x42, b"\x00" * 8),)):
+    """A .qm catalogue: `messages` are lists of (record kind, value), a str value encoded as
+    the kind asks (UTF-16 BE for a translation, UTF-8 else), None a null translation; the
+    `sections` before the messages' are written as given."""
+    def record(kind, value):
+        if value is None:
+            return bytes([kind]) + b"\xff" * 4
+        raw = value.encode("utf-16-be" if kind == 3 else "utf-8") if isinstance(value, str) \
+            else value
+        return bytes([kind]) + struct.pack(">I", len(raw)) + raw
+    body = b"".join(b"".join(record(k, v) for k, v in m) + b"\x01" for m in messages)
+    out = g.QM_MAGIC
+    for tag, data in list(sections) + [(0x69, body)]:
+        out += bytes([tag]) + struct.pack(">I", len(data)) + data
+    return out
+
+
+def test_qm_first_translation_of_each_message_with_a_source():
+    data = qm([
+        [(3, "Klik op de rode ballon."), (6, "Click on the red balloon."), (7, "Balloon")],
+        [(3, "Eén appel"), (3, "%n appels"), (6, "One apple"), (8, "numerus")],
+        [(3, None), (6, "Not translated yet")],
+        [(3, "Zonder bron")],
+        [(6, "Well done!"), (3, "Goed gedaan!")],
+    ])
+    assert g.read_qm(data, "nl.qm") == [("Click on the red balloon.", "Klik op de rode ballon."),
+                                         ("One apple", "Eén appel"),
+                                         ("Well done!", "Goed gedaan!")]
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"\x00" * 32, "not a .qm catalogue"),
+    (qm([[(3, "a"), (6, "b c")]])[:-3], "runs past the end of the file"),
+    (qm([[(4, b"xx")]]), "unknown record 4"),
+    (qm([[(3, b"\x00a\x00"), (6, "b c")]]), "record 3 at byte"),
+    (qm([[(6, b"\xff\xfe"), (3, "b")]]), "record 6 at byte"),
+])
+def test_qm_errors_name_the_file(data, why):
+    with pytest.raises(SystemExit, match=f"t.qm: .*{why}"):
+        g.read_qm(data, "t.qm")
