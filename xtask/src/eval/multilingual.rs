@@ -6,8 +6,9 @@
 //! German and French only, the model the `distill` section trains) on a dev set of every
 //! language: the shared Tatoeba sets where there is one, else the catalogue pairs held out by
 //! package. Per language: 1-NN error by cosine both ways (language → English, English →
-//! language) and the student's error over the teacher's, and the German sentences the teacher
-//! matches and the student misses; then the `distill` section's German
+//! language) and the student's error over the teacher's; where the student loses (each side's
+//! vectors from the student against the other's from the teacher, and the errors by sentence
+//! length); the German sentences the teacher matches and the student misses; then the `distill` section's German
 //! measures (newsdev, Tatoeba, recovery) of both students, and sentences per second of each
 //! encoder over all dev sentences. The mean bag of the teacher's subword vectors
 //! (`bwe/usem.spm128k.vec`, the `distill` section's baseline) is measured beside them.
@@ -230,6 +231,7 @@ pub(super) fn run(ctx: &Ctx) -> Result<String> {
         .map(|(name, enc)| Ok((*name, errors(name, &**enc, &devs)?)))
         .collect::<Result<_>>()?;
     per_language_table(&mut md, &devs, &t, &measured)?;
+    where_it_loses(&mut md, &devs, &t, &measured[0].1)?;
     missed(
         &mut md,
         &devs[0],
@@ -381,5 +383,75 @@ fn per_language_table(
         worst.0,
         worst.1
     )?;
+    Ok(())
+}
+
+/// The buckets of [`where_it_loses`]: the English sentence's length in words, at most.
+const LENGTHS: [(usize, &str); 4] = [(3, "1–3"), (6, "4–6"), (10, "7–10"), (usize::MAX, "11+")];
+
+/// Where the student's extra errors are, per language: the mean 1-NN error of both directions
+/// with one side's vectors the student's and the other the teacher's (a student side as good
+/// as the teacher's leaves the error at the teacher's), and the student's and the teacher's
+/// errors by the length of the English sentence (Japanese and Chinese are not split into
+/// words, their translations are).
+fn where_it_loses(md: &mut String, devs: &[Dev], t: &Errors, s: &Errors) -> Result<()> {
+    let err = |a: &Embeddings, b: &Embeddings| -> Result<f64> {
+        let (x, y) = p_at_1(a, b)?;
+        Ok(100.0 - 50.0 * (x + y))
+    };
+    // Per sentence: its misses both ways (0, 1 or 2).
+    let misses = |(a, b): &(Embeddings, Embeddings)| -> Result<Vec<u32>> {
+        let (x, y) = (nearest(a, b)?, nearest(b, a)?);
+        Ok((0..x.len())
+            .map(|i| u32::from(x[i] != i) + u32::from(y[i] != i))
+            .collect())
+    };
+    writeln!(
+        md,
+        "\n**Where the student loses**: mean 1-NN error of both directions with the \
+         language's vectors from one encoder and the English vectors from the other (*student, \
+         teacher*: the student's vectors of the language against the teacher's of English); \
+         then the student's / the teacher's error by the English sentence's length in words \
+         (its sentences).\n\n\
+         | language | student, teacher | teacher, student |{}\n|---|---|---|{}",
+        LENGTHS
+            .iter()
+            .map(|(_, name)| format!(" {name} words |"))
+            .collect::<String>(),
+        "---|".repeat(LENGTHS.len())
+    )?;
+    for (i, d) in devs.iter().enumerate() {
+        let ((tx, ty), (sx, sy)) = (&t.vectors[i], &s.vectors[i]);
+        let mut row = format!(
+            "| {} | {:.1}% | {:.1}% |",
+            d.name,
+            err(sx, ty)?,
+            err(tx, sy)?
+        );
+        let (mt, ms) = (misses(&t.vectors[i])?, misses(&s.vectors[i])?);
+        let words: Vec<usize> = d.en.iter().map(|e| e.split_whitespace().count()).collect();
+        let mut from = 1;
+        for &(to, _) in &LENGTHS {
+            let rows: Vec<usize> = (0..words.len())
+                .filter(|&k| (from..=to).contains(&words[k]))
+                .collect();
+            let pct = |m: &[u32]| {
+                50.0 * rows.iter().map(|&k| f64::from(m[k])).sum::<f64>() / rows.len().max(1) as f64
+            };
+            if rows.is_empty() {
+                row.push_str(" – |");
+            } else {
+                write!(
+                    row,
+                    " {:.1}% / {:.1}% ({}) |",
+                    pct(&ms),
+                    pct(&mt),
+                    rows.len()
+                )?;
+            }
+            from = to.saturating_add(1);
+        }
+        writeln!(md, "{row}")?;
+    }
     Ok(())
 }
