@@ -12,6 +12,15 @@ fn words_teacher() -> (tempfile::TempDir, EncoderSpec) {
     (d, spec)
 }
 
+/// A reader of `spec`'s vectors cached in `cache`, without progress lines.
+fn quiet_reader(spec: &EncoderSpec, cache: std::path::PathBuf) -> Reader<'_> {
+    Reader {
+        spec,
+        cache,
+        quiet: true,
+    }
+}
+
 /// Each row gets the vector of its own sentence, repeats included, and the teacher
 /// embeds each distinct sentence once.
 #[test]
@@ -19,11 +28,7 @@ fn repeated_sentences_get_their_own_vectors_from_one_embedding() {
     let (d, spec) = words_teacher();
     let text = ["a b", "c", "a b", "d", "c", "b"].map(String::from);
     let cache = d.path().join("cache");
-    let reader = Reader {
-        spec: &spec,
-        cache,
-        quiet: true,
-    };
+    let reader = quiet_reader(&spec, cache);
     let all = reader.vectors(Side::Target, &text).unwrap();
     assert_eq!(all.len(), text.len());
     for (i, s) in text.iter().enumerate() {
@@ -49,11 +54,7 @@ fn repeated_sentences_get_their_own_vectors_from_one_embedding() {
 #[test]
 fn the_target_list_shares_the_vectors_the_source_list_holds() {
     let (d, spec) = words_teacher();
-    let reader = Reader {
-        spec: &spec,
-        cache: d.path().join("cache"),
-        quiet: true,
-    };
+    let reader = quiet_reader(&spec, d.path().join("cache"));
     let src = ["a", "c", "a", "b d"].map(String::from);
     let tgt = ["d", "b d", "c", "d", "a b"].map(String::from);
     let s = reader.vectors(Side::Source, &src).unwrap();
@@ -74,11 +75,7 @@ fn the_target_list_shares_the_vectors_the_source_list_holds() {
 #[test]
 fn a_new_list_reuses_earlier_lists_and_embeds_only_new_sentences() {
     let (d, spec) = words_teacher();
-    let reader = Reader {
-        spec: &spec,
-        cache: d.path().join("cache"),
-        quiet: true,
-    };
+    let reader = quiet_reader(&spec, d.path().join("cache"));
     let lists = |r: &Reader<'_>| -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(&r.cache)
             .unwrap()
@@ -99,11 +96,7 @@ fn a_new_list_reuses_earlier_lists_and_embeds_only_new_sentences() {
     let got = reader.unique_vectors(Side::Target, &second).unwrap();
     // Embedded anew: only "d" and "b", as one list.
     assert!(lists(&reader).contains(&"d\nb\n".to_string()));
-    let fresh = Reader {
-        spec: &spec,
-        cache: d.path().join("fresh"),
-        quiet: true,
-    };
+    let fresh = quiet_reader(&spec, d.path().join("fresh"));
     let want = fresh.unique_vectors(Side::Target, &second).unwrap();
     assert_eq!(got.as_slice(), want.as_slice());
     // Read back as made, without the teacher.
@@ -117,21 +110,13 @@ fn a_new_list_reuses_earlier_lists_and_embeds_only_new_sentences() {
     .parse()
     .unwrap();
     assert!(!tfidf.encodes_each_alone() && spec.encodes_each_alone());
-    let idf = Reader {
-        spec: &tfidf,
-        cache: d.path().join("idf"),
-        quiet: true,
-    };
+    let idf = quiet_reader(&tfidf, d.path().join("idf"));
     idf.unique_vectors(Side::Target, &first).unwrap();
     idf.unique_vectors(Side::Target, &second).unwrap();
     assert_eq!(lists(&idf), ["a b\nc\n", "c\nd\na b\nc\nb\n"]);
     // An earlier list whose text no longer hashes to its sidecar's key is left out:
     // the teacher embeds its sentence afresh.
-    let stale = Reader {
-        spec: &spec,
-        cache: d.path().join("stale"),
-        quiet: true,
-    };
+    let stale = quiet_reader(&spec, d.path().join("stale"));
     stale.unique_vectors(Side::Target, &first).unwrap();
     let (text, _) = stale.list(Side::Target, &first).unwrap();
     std::fs::write(&text, "a b\nd\n").unwrap();
