@@ -17,15 +17,16 @@ wrote before it read the others, byte for byte as they were), or `all` for the f
 --extra: also read two more packages after the nine games (EXTRA): Naev's missions and bar
 dialogue (gettext; German, Korean and a few Japanese lines) and GCompris' activity instructions
 and feedback (Qt's compiled `.qm` catalogues: short, plain sentences written for children, in
-every language of the teacher but Arabic, Japanese, Korean, Thai and simplified Chinese). Their
-pairs come after those of the nine games, so the files without --extra stay as they were.
+every language of the teacher but Arabic, Japanese, Korean, Thai and simplified Chinese),
+written to OUT_DIR/extra.en-XX.tsv beside the games' files, which stay byte for byte as they are
+without --extra (a pair a game gave already is not written again).
 --debs DIR: the packages are downloaded into DIR and a package whose .deb is already there is
 not fetched again (default: a temporary folder, removed at the end).
 
 Downloads the packages with `apt-get download` (about 1.4 GB, Debian's registry), reads the
 catalogues of the languages asked out of them with `dpkg-deb` (gettext `.mo` and `.po` files,
-the charset a header names honoured, and the Lua translation tables of Fish Fillets and
-Hedgewars), and writes OUT_DIR/games.en-XX.tsv for each (english<TAB>translation, the layout of
+the charset a header names honoured, the Lua translation tables of Fish Fillets and Hedgewars,
+and with --extra GCompris' `.qm` files), and writes OUT_DIR/games.en-XX.tsv for each (english<TAB>translation, the layout of
 gettext.en-*.tsv), each written to a temporary file and renamed into place (a link is followed,
 a device or FIFO written in place).
 
@@ -75,12 +76,15 @@ freedroidrpg, widelands, warzone2100, flare, supertux, pingus, fillets, hedgewar
 Thai is nearly absent from these games (Pingus' menu lines alone).
 
 With --extra (the same packages and naev-data 0.8.2, gcompris-qt-data 3.1; 394 MB more to
-download; reading all eleven 44 s on two cores, 71 s of CPU): de 38381 (naev 6071, gcompris
-2335), es 28203 (gcompris 2642), fr 29250 (2658), it 28750 (2650), ja 14996 (naev 34), ko 12516
-(naev 693), nl 11754 (gcompris 2622), pl 22331 (2641), pt 39665 (4875: pt and pt_BR), ru 30240
-(2717), tr 16442 (2062), zh_TW 15552 (2636); ar, th and zh_CN as without. The files written
-without --extra are byte for byte those above. Whether the students gain from them is
-not yet measured: recipes/multilingual-distill.json reads the files written without it.
+download; reading all eleven 41 s on two cores, 67 s of CPU), the pairs of both files together:
+de 38381 (naev 6071, gcompris 2335), es 28203 (gcompris 2642), fr 29250 (2658), it 28750 (2650),
+ja 14996 (naev 34), ko 12516 (naev 693), nl 11754 (gcompris 2622), pl 22331 (2641), pt 39665
+(4875: pt and pt_BR), ru 30240
+(2717), tr 16442 (2062), zh_TW 15552 (2636); ar, th and zh_CN as without (their extra.en-XX.tsv
+empty). The recipes read games.en-XX.tsv alone, the same with or without --extra: the
+multilingual student with the extra files listed beside the games' (twice, as the games are)
+was no better on Tatoeba in 90 minutes (docs/notes/evaluation-log.md, "One student for every
+language, before the everyday text"), so recipes/multilingual-distill.json does not read them.
 """
 import argparse
 import re
@@ -163,6 +167,8 @@ EXTRA = [
     ("naev", "naev-data", rf"/naev/dat/gettext/{CODE}/LC_MESSAGES/naev\.mo$"),
     ("gcompris", "gcompris-qt-data", rf"/gcompris-qt/translations/gcompris_{CODE}\.qm$"),
 ]
+# The games of EXTRA, whose pairs go to extra.en-XX.tsv.
+EXTRA_GAMES = {game for game, _, _ in EXTRA}
 TAG = re.compile(r"<[^>]*>")
 
 
@@ -380,37 +386,54 @@ def main():
                     help="also read Naev and GCompris, after the nine games")
     debs_option(ap)
     args = ap.parse_args()
-    sources = SOURCES + (EXTRA if args.extra else [])
     held = held_out(patterns=HELD_OUT)
     args.out.mkdir(parents=True, exist_ok=True)
-    # Per language: its pairs, the pairs seen, how many were dropped as dev/test sentences,
-    # and how many pairs each game gave.
-    state = {lang: ([], set(), [0], {}) for lang in args.langs}
+    sources = SOURCES + (EXTRA if args.extra else [])
     with downloaded(sorted({p for _, p, _ in sources}), args.debs) as debs:
-        for game, package, pattern in sources:
-            print(f"{debs[package].name}", file=sys.stderr)
-            for lang, name, data in catalogues(debs[package], package, pattern, state):
-                pairs, seen, dropped, games = state[lang]
-                read = READERS.get(Path(name).suffix, read_mo)
-                for mid, mstr in read(data, name):
-                    a, b = lines(mid), lines(mstr)
-                    if len(a) != len(b):
-                        continue
-                    for x, y in zip(a, b):
-                        if not keep(x, y):
-                            continue
-                        if x in held or y in held:
-                            dropped[0] += 1
-                            continue
-                        if (x, y) not in seen:
-                            seen.add((x, y))
-                            pairs.append(f"{x}\t{y}\n")
-                            games[game] = games.get(game, 0) + 1
-    for lang, (pairs, _, dropped, games) in state.items():
-        path = args.out / f"games.en-{lang}.tsv"
-        write(path, "".join(pairs))
-        print(f"{path}: {len(pairs)} pairs ({dropped[0]} left out as dev/test sentences; "
-              + ", ".join(f"{g} {n}" for g, n in games.items()) + ")")
+        def read():
+            for game, package, pattern in sources:
+                print(f"{debs[package].name}", file=sys.stderr)
+                for lang, name, data in catalogues(debs[package], package, pattern,
+                                                   args.langs):
+                    yield game, lang, name, data
+        found = gather(read(), args.langs, held)
+    for lang, (files, dropped, games) in found.items():
+        for stem, pairs in files.items():
+            if stem == "extra" and not args.extra:
+                continue
+            path = args.out / f"{stem}.en-{lang}.tsv"
+            write(path, "".join(pairs))
+            counts = ", ".join(f"{g} {n}" for g, n in games.items()
+                               if (g in EXTRA_GAMES) == (stem == "extra"))
+            left = f"{dropped[0]} left out as dev/test sentences; " if stem == "games" else ""
+            print(f"{path}: {len(pairs)} pairs ({left}{counts})")
+
+
+def gather(catalogs, langs, held):
+    """Per language of `langs`: ({"games": lines, "extra": lines}, [pairs left out as dev/test
+    sentences], {game: pairs}) from `catalogs`, (game, language, name, bytes) in the order
+    read. A pair of EXTRA's games goes to "extra" unless a game before gave it; pairs are
+    deduplicated per language across both."""
+    state = {lang: ({"games": [], "extra": []}, set(), [0], {}) for lang in langs}
+    for game, lang, name, data in catalogs:
+        files, seen, dropped, games = state[lang]
+        to = files["extra" if game in EXTRA_GAMES else "games"]
+        read = READERS.get(Path(name).suffix, read_mo)
+        for mid, mstr in read(data, name):
+            a, b = lines(mid), lines(mstr)
+            if len(a) != len(b):
+                continue
+            for x, y in zip(a, b):
+                if not keep(x, y):
+                    continue
+                if x in held or y in held:
+                    dropped[0] += 1
+                    continue
+                if (x, y) not in seen:
+                    seen.add((x, y))
+                    to.append(f"{x}\t{y}\n")
+                    games[game] = games.get(game, 0) + 1
+    return {lang: (files, dropped, games) for lang, (files, _, dropped, games) in state.items()}
 
 
 if __name__ == "__main__":

@@ -266,3 +266,24 @@ def test_qm_first_translation_of_each_message_with_a_source():
 def test_qm_errors_name_the_file(data, why):
     with pytest.raises(SystemExit, match=f"t.qm: .*{why}"):
         g.read_qm(data, "t.qm")
+
+
+def test_gather_puts_the_extra_games_pairs_in_their_own_file():
+    """The nine games' pairs go to games.en-XX.tsv as before, --extra's to extra.en-XX.tsv; a
+    pair a game before gave, or a dev/test sentence, is not written again."""
+    early = mo([(b"Open the door now", "Ouvre la porte".encode()),
+                (b"Go to the castle", "Va au château".encode())])
+    late = qm([[(3, "Ouvre la porte"), (6, "Open the door now")],
+               [(3, "Compte les pommes"), (6, "Count the apples")],
+               [(3, "Trouve le chat"), (6, "Find the cat")]])
+    found = g.gather([("wesnoth", "fr", "wesnoth:fr.mo", early),
+                      ("gcompris", "fr", "gcompris:gcompris_fr.qm", late),
+                      ("naev", "de", "naev:de.mo", mo([(b"Hello there pilot", b"Hallo")]))],
+                     ["fr", "de", "nl"], held={"Find the cat"})
+    files, dropped, games = found["fr"]
+    assert files == {"games": ["Open the door now\tOuvre la porte\n",
+                               "Go to the castle\tVa au château\n"],
+                     "extra": ["Count the apples\tCompte les pommes\n"]}
+    assert dropped == [1] and games == {"wesnoth": 2, "gcompris": 1}
+    assert found["de"][0] == {"games": [], "extra": ["Hello there pilot\tHallo\n"]}
+    assert found["nl"] == ({"games": [], "extra": []}, [0], {})
