@@ -26,9 +26,9 @@ not fetched again (default: a temporary folder, removed at the end).
 Downloads the packages with `apt-get download` (about 1.4 GB, Debian's registry), reads the
 catalogues of the languages asked out of them with `dpkg-deb` (gettext `.mo` and `.po` files,
 the charset a header names honoured, the Lua translation tables of Fish Fillets and Hedgewars,
-and with --extra GCompris' `.qm` files), and writes OUT_DIR/games.en-XX.tsv for each (english<TAB>translation, the layout of
-gettext.en-*.tsv), each written to a temporary file and renamed into place (a link is followed,
-a device or FIFO written in place).
+and with --extra GCompris' `.qm` files), and writes OUT_DIR/games.en-XX.tsv for each
+(english<TAB>translation, the layout of gettext.en-*.tsv), each written to a temporary file and
+renamed into place (a link is followed, a device or FIFO written in place).
 
 Languages (`language`: lang_code of multilingual_catalogs.py): a catalogue's code with its
 region merged: ar (ar, Warzone's ar_SA), es (es, Wesnoth's es_419, SuperTux's es_AR), ja (ja,
