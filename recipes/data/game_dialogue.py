@@ -405,7 +405,9 @@ def main():
             write(path, "".join(pairs))
             counts = ", ".join(f"{g} {n}" for g, n in games.items()
                                if (g in EXTRA_GAMES) == (stem == "extra"))
-            left = f"{dropped[0]} left out as dev/test sentences; " if stem == "games" else ""
+            # The dev/test count is the language's, over both files; it stands on the first.
+            both = " (both files)" if args.extra else ""
+            left = f"{dropped[0]} left out as dev/test sentences{both}; " if stem == "games" else ""
             print(f"{path}: {len(pairs)} pairs ({left}{counts})")
 
 
