@@ -79,12 +79,12 @@ With --extra (the same packages and naev-data 0.8.2, gcompris-qt-data 3.1; 394 M
 download; reading all eleven 41 s on two cores, 67 s of CPU), the pairs of both files together:
 de 38381 (naev 6071, gcompris 2335), es 28203 (gcompris 2642), fr 29250 (2658), it 28750 (2650),
 ja 14996 (naev 34), ko 12516 (naev 693), nl 11754 (gcompris 2622), pl 22331 (2641), pt 39665
-(4875: pt and pt_BR), ru 30240
-(2717), tr 16442 (2062), zh_TW 15552 (2636); ar, th and zh_CN as without (their extra.en-XX.tsv
-empty). The recipes read games.en-XX.tsv alone, the same with or without --extra: the
-multilingual student with the extra files listed beside the games' (twice, as the games are)
-was no better on Tatoeba in 90 minutes (docs/notes/evaluation-log.md, "One student for every
-language, before the everyday text"), so recipes/multilingual-distill.json does not read them.
+(4875: pt and pt_BR), ru 30240 (2717), tr 16442 (2062), zh_TW 15552 (2636); ar, th and zh_CN as
+without (their extra.en-XX.tsv empty). The recipes read games.en-XX.tsv alone, the same with or
+without --extra: the multilingual student with the extra files listed beside the games' (twice,
+as the games are) was no better on Tatoeba in 90 minutes (docs/notes/evaluation-log.md, "One
+student for every language, before the everyday text"), so recipes/multilingual-distill.json
+does not read them.
 """
 import argparse
 import re
