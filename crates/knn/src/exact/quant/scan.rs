@@ -99,12 +99,11 @@ impl QuantKernel {
         None
     }
 
-    /// Whether the AMX kernels run here (CPU and OS; see `amx.rs`).
+    /// Whether the AMX kernels run here (CPU and OS; see `amx.rs`). x86-64 only: elsewhere
+    /// `Kernel::Amx` is never available and nothing asks.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn amx_available() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return x86::amx::available();
-        #[cfg(not(target_arch = "x86_64"))]
-        false
+        x86::amx::available()
     }
 
     /// Queries per panel.
