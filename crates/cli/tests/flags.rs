@@ -317,4 +317,38 @@ fn training_skips_empty_pairs_when_asked_and_says_which() {
         !out.status.success() && err.contains("cannot be used with"),
         "{err}"
     );
+    // --max-steps: the run stops after 2 of the epoch's batches of 4, and the linear decay
+    // runs over those 2 updates (the second made with half of them spent), not the epoch.
+    let m5 = d.path().join("m5");
+    let out = train(
+        &[
+            "--skip-empty",
+            "--linear-decay",
+            "--max-steps",
+            "2",
+            "--batch",
+            "4",
+            "--lr",
+            "0.01",
+        ],
+        &m5,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(m5.join("training.json")).unwrap()).unwrap();
+    assert_eq!(doc["config"]["max_steps"], 2, "{doc}");
+    let h = &doc["state"]["history"][0];
+    assert_eq!(
+        (h["steps"].clone(), h["truncated"].clone()),
+        (2.into(), true.into()),
+        "{doc}"
+    );
+    assert!((h["lr"].as_f64().unwrap() - 0.005).abs() < 1e-9, "{doc}");
+    let out = train(&["--skip-empty", "--max-steps", "0"], &d.path().join("m6"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("max_steps"), "{err}");
 }

@@ -70,6 +70,8 @@ fn step_limit_cuts_an_epoch() {
     assert_eq!((h[0].steps, h[1].steps), (3, 1));
     assert!(h[1].truncated && !h[0].truncated);
     assert!(TrainConfig::new(0, 0.1, 1).check().is_err());
+    c.max_steps = Some(0);
+    assert!(c.check().is_err());
 }
 
 #[test]

@@ -94,9 +94,10 @@ pub(crate) struct CommonArgs {
     /// What --plateau multiplies the learning rate by (instead of halving it).
     #[arg(long, default_value_t = 0.5, value_name = "F", requires = "plateau")]
     plateau_factor: f64,
-    /// Decay the learning rate linearly to zero over the run's budget (--time-limit, or
-    /// --epochs: whichever the run is nearer the end of), as budgeted-training studies advise
-    /// for a run cut at a budget; a --resume decays again over its own budget.
+    /// Decay the learning rate linearly to zero over the run's budget (--time-limit,
+    /// --max-steps or --epochs: whichever the run is nearer the end of), as budgeted-training
+    /// studies advise for a run cut at a budget; a --resume decays again over its own time
+    /// budget.
     #[arg(long, conflicts_with = "plateau")]
     linear_decay: bool,
     /// Stop after this many epochs without a better validation loss.
@@ -105,6 +106,11 @@ pub(crate) struct CommonArgs {
     /// Stop training after this many minutes (the epoch under way is validated and saved).
     #[arg(long, value_name = "MIN")]
     time_limit: Option<f64>,
+    /// Stop after this many updates in all, a --resume's included (the epoch under way is
+    /// validated and saved): a budget that, unlike --time-limit, does not depend on how busy
+    /// the machine is.
+    #[arg(long, value_name = "N")]
+    max_steps: Option<usize>,
     /// Share of the training pairs held out for validation (without --valid-*).
     #[arg(long, default_value_t = 0.01)]
     valid_fraction: f64,
@@ -365,7 +371,7 @@ mod training {
                 clip_norm: clip,
                 patience: Some(self.patience),
                 seed: self.seed,
-                max_steps: None,
+                max_steps: self.max_steps,
                 time_limit_secs: self.time_limit.map(|m| m * 60.0),
                 backend: BackendSpec::from(self.backend.spec()),
                 threads: Threads(self.threads),
