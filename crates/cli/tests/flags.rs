@@ -285,27 +285,24 @@ fn training_skips_empty_pairs_when_asked_and_says_which() {
         err.contains("skipped 2 pairs with an empty side (lines 4, 8); 22 kept"),
         "{err}"
     );
-    // --linear-decay: the rate falls over the epoch's batches (the last of 5 runs with 4 of 5
-    // of the budget spent); it excludes --plateau.
-    let m3 = d.path().join("m3");
-    let out = train(
-        &[
+    // A run with the linear decay over batches of 4 at rate 0.01 (and `extra`): its record.
+    let decayed = |extra: &[&str], out: &std::path::Path| -> serde_json::Value {
+        let base = [
             "--skip-empty",
             "--linear-decay",
             "--batch",
             "4",
             "--lr",
             "0.01",
-        ],
-        &m3,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(m3.join("training.json")).unwrap()).unwrap();
+        ];
+        let run = train(&[&base[..], extra].concat(), out);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{err}");
+        serde_json::from_str(&std::fs::read_to_string(out.join("training.json")).unwrap()).unwrap()
+    };
+    // --linear-decay: the rate falls over the epoch's batches (the last of 5 runs with 4 of 5
+    // of the budget spent); it excludes --plateau.
+    let doc = decayed(&[], &d.path().join("m3"));
     assert_eq!(doc["config"]["schedule"]["type"], "linear", "{doc}");
     let h = &doc["state"]["history"][0];
     let lr = h["lr"].as_f64().unwrap();
@@ -317,29 +314,9 @@ fn training_skips_empty_pairs_when_asked_and_says_which() {
         !out.status.success() && err.contains("cannot be used with"),
         "{err}"
     );
-    // --max-steps: the run stops after 2 of the epoch's batches of 4, and the linear decay
-    // runs over those 2 updates (the second made with half of them spent), not the epoch.
-    let m5 = d.path().join("m5");
-    let out = train(
-        &[
-            "--skip-empty",
-            "--linear-decay",
-            "--max-steps",
-            "2",
-            "--batch",
-            "4",
-            "--lr",
-            "0.01",
-        ],
-        &m5,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(m5.join("training.json")).unwrap()).unwrap();
+    // --max-steps: the run stops after 2 of the epoch's batches, and the linear decay runs
+    // over those 2 updates (the second made with half of them spent), not the epoch.
+    let doc = decayed(&["--max-steps", "2"], &d.path().join("m5"));
     assert_eq!(doc["config"]["max_steps"], 2, "{doc}");
     let h = &doc["state"]["history"][0];
     assert_eq!(
