@@ -238,6 +238,75 @@ fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     );
 }
 
+/// `--teacher-cache-limit`: once the cache passes it, the lists of earlier runs are removed,
+/// and the run's own lists stay and serve the next run; a size that is not one is refused.
+#[test]
+fn the_teacher_cache_is_held_to_its_limit() {
+    let (d, src, tgt, _, student_vectors, teacher) = distillation();
+    let (cache, spec) = (d.path().join("cache"), format!("bow:{}", teacher.display()));
+    let train = |out: &str, valid: &str, limit: &str| {
+        let mut c = train_text("siamese", &src, &tgt);
+        c.args([
+            "--preset",
+            "small",
+            "--epochs",
+            "1",
+            "--bag",
+            "--emb-dim",
+            "16",
+        ])
+        .args([
+            "--pooling",
+            "max",
+            "--min-count",
+            "1",
+            "--freeze-embeddings",
+        ])
+        .args(["--valid-fraction", valid, "--teacher", &spec])
+        .args(["--teacher-cache-limit", limit])
+        .arg("--init-vectors")
+        .arg(&student_vectors)
+        .arg("--teacher-cache")
+        .arg(&cache)
+        .arg("-o")
+        .arg(d.path().join(out));
+        c
+    };
+    let lists = || {
+        let mut v: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".npy"))
+            .collect();
+        v.sort();
+        v
+    };
+    let (_, err) = succeed(&mut train("a", "0.2", "20"));
+    assert!(!err.contains("--teacher-cache-limit"), "{err}");
+    let first = lists();
+    assert!(!first.is_empty());
+    // Another split: new lists, and at a limit of 0 every list of the first run goes.
+    let (_, err) = succeed(&mut train("b", "0.3", "0"));
+    assert!(err.contains("over its limit of 0.0 GiB"), "{err}");
+    assert!(err.contains("are kept though they pass it"), "{err}");
+    let second = lists();
+    assert!(!second.is_empty());
+    assert!(
+        second.iter().all(|n| !first.contains(n)),
+        "{first:?} {second:?}"
+    );
+    // The same run again reads its own lists back.
+    let (_, err) = succeed(&mut train("c", "0.3", "0"));
+    assert!(!err.contains("embedded"), "{err}");
+    assert_eq!(lists(), second);
+    for (bad, says) in [
+        ("-1", "give a size of 0 or more"),
+        ("lots", "not a number of GiB"),
+    ] {
+        fail(&mut train("d", "0.3", bad), says);
+    }
+}
+
 #[test]
 fn an_aligner_student_distils_a_teacher_beside_its_word_loss() {
     let (d, src, tgt, tsv, student_vectors, teacher) = distillation();

@@ -224,6 +224,12 @@ impl NpyBlockReader {
         &self.header
     }
 
+    /// The file read.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Read up to `max_rows` rows, or `None` at the end.
     ///
     /// # Errors

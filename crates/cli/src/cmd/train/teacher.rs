@@ -53,6 +53,22 @@ pub(crate) struct TeacherArgs {
     /// `~/.cache/bitext/teacher`).
     #[arg(long, value_name = "DIR", requires = "teacher")]
     teacher_cache: Option<PathBuf>,
+    /// The most the teacher's cache may hold, in GiB: once a run has its vectors, the least
+    /// recently used lists of earlier runs are removed until the cache fits (the lists the run
+    /// uses are kept, even when they alone pass it).
+    #[arg(long, value_name = "GIB", default_value_t = 20.0, value_parser = cache_limit,
+          allow_hyphen_values = true,
+          requires = "teacher")]
+    teacher_cache_limit: f64,
+}
+
+/// `--teacher-cache-limit`: a finite number of GiB, 0 or more.
+fn cache_limit(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(g) if g.is_finite() && g >= 0.0 => Ok(g),
+        Ok(_) => Err(format!("{s} GiB: give a size of 0 or more")),
+        Err(e) => Err(format!("{s}: not a number of GiB ({e})")),
+    }
 }
 
 #[cfg(all(feature = "neural", feature = "onnx"))]
@@ -108,6 +124,7 @@ mod vectors {
     use crate::run::{cache_key, embed_cached, made_under, record_key};
 
     mod earlier;
+    mod prune;
 
     impl TeacherArgs {
         /// The teacher's vectors of `split`'s pairs (training, then validation when it has
@@ -230,15 +247,23 @@ mod vectors {
                 Some(d) => d.clone(),
                 None => cache_dir("teacher")?,
             };
-            Ok(Some(Reader { spec, cache, quiet }))
+            // A whole number of bytes; sizes past u64 (no disk holds them) saturate.
+            let limit = (self.teacher_cache_limit * prune::GIB) as u64;
+            Ok(Some(Reader {
+                spec,
+                cache,
+                limit,
+                quiet,
+            }))
         }
     }
 
-    /// The teacher, the directory its vectors are cached in, and whether its progress is
-    /// kept off standard error.
+    /// The teacher, the directory its vectors are cached in and the most it may hold (bytes),
+    /// and whether its progress is kept off standard error.
     struct Reader<'a> {
         spec: &'a EncoderSpec,
         cache: PathBuf,
+        limit: u64,
         quiet: bool,
     }
 
@@ -355,6 +380,7 @@ mod vectors {
                         .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
                     bitext_core::io::npy::write_npy(&out, e.view())?;
                     record_key(&out, &key)?;
+                    self.keep(&out)?;
                     // What was just written: not read back.
                     return Ok(e);
                 }
@@ -406,7 +432,38 @@ mod vectors {
             }
             e.check_finite()
                 .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
+            self.keep(&out)?;
             Ok(e)
+        }
+
+        /// Mark the list whose vectors are `npy` used by this run: the run's [`TeacherArgs::hold_cache`]
+        /// keeps it.
+        fn keep(&self, npy: &std::path::Path) -> Result<()> {
+            prune::used(npy)
+        }
+    }
+
+    impl TeacherArgs {
+        /// Hold the teacher's cache to --teacher-cache-limit ([`prune`]): the least recently
+        /// used lists that this run has not used are removed until it fits, saying so unless
+        /// `quiet`. Called once a run has all its teacher vectors (a run's lists are not all
+        /// marked used before then); nothing without --teacher or a cache directory.
+        pub(crate) fn hold_cache(&self, quiet: bool) -> Result<()> {
+            let Some(reader) = self.reader(quiet)? else {
+                return Ok(());
+            };
+            if !reader.cache.is_dir() {
+                return Ok(());
+            }
+            let done = prune::prune(&reader.cache, reader.limit).with_context(|| {
+                format!("{}: holding the cache to its limit", reader.cache.display())
+            })?;
+            if let Some(line) = done.report(&reader.cache, reader.limit)
+                && !quiet
+            {
+                eprintln!("{line}");
+            }
+            Ok(())
         }
     }
 

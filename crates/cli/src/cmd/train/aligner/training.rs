@@ -229,6 +229,7 @@ pub(in crate::cmd::train) fn train(a: &AlignerArgs) -> Result<()> {
             })
             .transpose()?,
     };
+    a.teacher.hold_cache(quiet)?;
     let out = job.run(&a.common.out, a.common.resume)?;
     if !quiet {
         if let Some([s, t]) = &out.init {

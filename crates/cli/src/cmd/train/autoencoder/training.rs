@@ -75,6 +75,7 @@ pub(in crate::cmd::train) fn train(a: &AutoencoderArgs) -> Result<()> {
         train,
         teacher: a.teacher.teacher(&split, a.common.quiet)?,
     };
+    a.teacher.hold_cache(a.common.quiet)?;
     let out = job.run(&a.common.out, a.common.resume)?;
     if !a.common.quiet {
         if let Some([s, t]) = &out.init {

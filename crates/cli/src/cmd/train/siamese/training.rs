@@ -70,6 +70,7 @@ pub(in crate::cmd::train) fn train(a: &SiameseArgs) -> Result<()> {
         train,
         teacher: a.teacher.teacher(&split, a.common.quiet)?,
     };
+    a.teacher.hold_cache(a.common.quiet)?;
     let out = job.run(&a.common.out, a.common.resume)?;
     if let (Some(r), false) = (&out.init, a.common.quiet) {
         eprintln!("embeddings initialised from the vectors: {r}");

@@ -2,7 +2,10 @@
 //! new (a file added to the training data, a different validation share) looks up each
 //! sentence in the cache's earlier lists made by the same teacher on the same side and embeds
 //! only the sentences none of them holds. An earlier list is used only when its text still
-//! hashes to what its sidecar records and its `.npy` has a row for each of its lines.
+//! hashes to what its sidecar records and its `.npy` has a row for each of its lines. The
+//! `.npy` of a list chosen is held open until its rows are read, so that another run pruning
+//! the cache ([`super::prune`]) cannot take it away in between; a list removed before it is
+//! opened is passed over.
 
 use std::collections::HashMap;
 use std::hash::Hasher;
@@ -11,12 +14,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use bitext_core::Embeddings;
-use bitext_core::io::npy::{NpyBlockReader, read_npy_header};
+use bitext_core::io::npy::NpyBlockReader;
 
 /// Where the vectors of some of a list's sentences are: rows of earlier `.npy` files.
 pub(super) struct Found {
-    /// Each earlier file used, with its `(row, place in the list)` pairs in row order.
-    files: Vec<(PathBuf, Vec<(usize, usize)>)>,
+    /// Each earlier file used (open), with its `(row, place in the list)` pairs in row order.
+    files: Vec<(NpyBlockReader, Vec<(usize, usize)>)>,
     /// Places in the list of the sentences no earlier file holds, in order.
     pub(super) missing: Vec<usize>,
     /// How many sentences were found.
@@ -71,12 +74,22 @@ pub(super) fn find(
         if !text.is_file() {
             continue;
         }
+        // Opened first and held: a prune by another run after this cannot remove its rows.
+        let reader = match NpyBlockReader::open(&npy) {
+            Ok(r) => r,
+            Err(_) if !npy.exists() => continue,
+            Err(e) => return Err(e.into()),
+        };
         let Scan {
             rows,
             lines,
             digest,
-        } = scan(&text, &want, &taken)?;
-        let stored = read_npy_header(&npy)?.rows;
+        } = match scan(&text, &want, &taken) {
+            Ok(s) => s,
+            Err(_) if !text.exists() => continue,
+            Err(e) => return Err(e),
+        };
+        let stored = reader.header().rows;
         if hash != format!("{digest:016x}\n") || stored != lines {
             if !quiet {
                 eprintln!(
@@ -96,7 +109,7 @@ pub(super) fn find(
             taken[i] = true;
         }
         found += rows.len();
-        files.push((npy, rows));
+        files.push((reader, rows));
     }
     if found == 0 {
         return Ok(None);
@@ -164,16 +177,16 @@ impl Found {
     /// The vectors of all `n` sentences of the list: the found ones read from their earlier
     /// files, the missing ones from `rest` (in the order of [`Found::missing`]), and each
     /// repeat copied from the first place of its sentence.
-    pub(super) fn assemble(&self, n: usize, rest: Option<&Embeddings>) -> Result<Embeddings> {
+    pub(super) fn assemble(self, n: usize, rest: Option<&Embeddings>) -> Result<Embeddings> {
         let dim = match (self.files.first(), rest) {
-            (Some((npy, _)), _) => read_npy_header(npy)?.dim,
+            (Some((reader, _)), _) => reader.header().dim,
             (None, Some(r)) => r.dim(),
             (None, None) => bail!("no vectors to assemble"),
         };
         let mut out = Embeddings::zeros(n, dim)?;
         let mut filled = vec![false; n];
-        for (npy, rows) in &self.files {
-            let mut reader = NpyBlockReader::open(npy)?;
+        for (mut reader, rows) in self.files {
+            let npy = reader.path().to_path_buf();
             if reader.header().dim != dim {
                 bail!(
                     "{}: {} dimensions where the other teacher vectors have {dim}",
