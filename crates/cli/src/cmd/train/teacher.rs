@@ -446,7 +446,7 @@ mod vectors {
     impl TeacherArgs {
         /// Hold the teacher's cache to --teacher-cache-limit ([`prune`]): the least recently
         /// used lists that this run has not used are removed until it fits, saying so unless
-        /// `quiet`. Called once a run has all its teacher vectors (a run's lists are not all
+        /// `quiet`; a file that cannot be removed is a warning, not an error. Called once a run has all its teacher vectors (a run's lists are not all
         /// marked used before then); nothing without --teacher or a cache directory.
         pub(crate) fn hold_cache(&self, quiet: bool) -> Result<()> {
             let Some(reader) = self.reader(quiet)? else {
@@ -455,13 +455,21 @@ mod vectors {
             if !reader.cache.is_dir() {
                 return Ok(());
             }
-            let done = prune::prune(&reader.cache, reader.limit).with_context(|| {
-                format!("{}: holding the cache to its limit", reader.cache.display())
-            })?;
-            if let Some(line) = done.report(&reader.cache, reader.limit)
-                && !quiet
-            {
-                eprintln!("{line}");
+            // A cache this run cannot prune (read-only, shared) does not stop the training:
+            // it is said, whatever `quiet`.
+            match prune::prune(&reader.cache, reader.limit) {
+                Ok(done) => {
+                    if let Some(line) = done.report(&reader.cache, reader.limit)
+                        && !quiet
+                    {
+                        eprintln!("{line}");
+                    }
+                }
+                Err(e) => eprintln!(
+                    "warning: teacher: the cache {} was not held to its limit \
+                     (--teacher-cache-limit): {e:#}",
+                    reader.cache.display()
+                ),
             }
             Ok(())
         }

@@ -6,7 +6,9 @@
 //! A list is the files `teacher-HASH.txt`, `teacher-HASH.npy` and `teacher-HASH.npy.encoder`
 //! (HASH sixteen hexadecimal digits); nothing else in the directory is looked at or counted.
 //! Another run reading an earlier list while this one removes it is not disturbed: it holds the
-//! list's files open from the moment it chooses them ([`super::earlier::find`]).
+//! list's files open from the moment it chooses them ([`super::earlier::find`]). A list that
+//! has its text but not yet its vectors, written within the last day, is another run's list in
+//! the making and is left alone.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, FileTimes};
@@ -60,11 +62,26 @@ fn files(stem: &Path) -> [PathBuf; 3] {
     ]
 }
 
-/// A list of the cache: its bytes and when it was last used.
+/// A list of the cache: its bytes, when it was last used, and whether it has its vectors.
 #[derive(Debug, Default)]
 struct List {
     bytes: u64,
     used: Option<SystemTime>,
+    vectors: bool,
+}
+
+/// How long a list without its vectors is taken for another run's list in the making.
+const MAKING: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+impl List {
+    /// Whether another run may be making this list now: its text is there, its vectors are not,
+    /// and it was written within [`MAKING`].
+    fn in_the_making(&self, now: SystemTime) -> bool {
+        !self.vectors
+            && self
+                .used
+                .is_some_and(|t| now.duration_since(t).map_or(true, |age| age < MAKING))
+    }
 }
 
 /// What a prune did.
@@ -106,6 +123,7 @@ fn lists(cache: &Path) -> Result<BTreeMap<PathBuf, List>> {
         }
         let list = out.entry(cache.join(format!("teacher-{hex}"))).or_default();
         list.bytes += meta.len();
+        list.vectors |= ext == ".npy";
         let modified = meta.modified().ok();
         list.used = list.used.max(modified);
     }
@@ -131,11 +149,12 @@ pub(crate) fn prune(cache: &Path, limit: u64) -> Result<Pruned> {
         .iter()
         .cloned()
         .collect();
+    let now = SystemTime::now();
     let mut others: Vec<(&PathBuf, &List)> = Vec::new();
     for (stem, list) in &lists {
         if in_use.contains(stem) {
             done.kept_in_use += list.bytes;
-        } else {
+        } else if !list.in_the_making(now) {
             others.push((stem, list));
         }
     }
@@ -229,6 +248,9 @@ mod tests {
         list(dir, "00000000000000bb", 1000, 200);
         let newer = list(dir, "00000000000000cc", 1000, 100);
         std::fs::write(dir.join("notes.txt"), vec![b'x'; 5000]).unwrap();
+        // Another run's list in the making: text only, written now; counted, never removed.
+        let making = dir.join("teacher-00000000000000dd.txt");
+        std::fs::write(&making, b"").unwrap();
         std::fs::write(dir.join("teacher-xyz.npy"), vec![b'x'; 5000]).unwrap();
         // Under the limit: nothing is removed, and nothing said.
         let kept = prune(dir, 3000).unwrap();
@@ -258,5 +280,6 @@ mod tests {
         );
         assert!(!newer.exists());
         assert!(old.exists() && old.with_extension("txt").exists());
+        assert!(making.exists());
     }
 }
