@@ -10,9 +10,10 @@
 //!   `docs/EVALUATION.md`); a notice and exit code 0 when the data is absent. Runs in release
 //!   mode.
 //! - `cargo xtask bench [ARGS...]`: the criterion benchmarks (`cargo bench -p bitext ARGS`).
-//! - `cargo xtask dist`: the release archive of the `bitext` binary for Linux x86-64 against
-//!   glibc 2.17 (cargo-zigbuild; ONNX Runtime, manual pages and completions included) and the
-//!   manylinux2014 Python wheel, in `target/dist/` (see `dist.rs`).
+//! - `cargo xtask dist [--arch aarch64]`: the release archive of the `bitext` binary for Linux
+//!   x86-64 or aarch64 against glibc 2.17 (cargo-zigbuild; ONNX Runtime, manual pages and
+//!   completions included) and the manylinux2014 Python wheel, in `target/dist/` (see
+//!   `dist/mod.rs`).
 
 mod ci;
 #[cfg(target_arch = "x86_64")]
