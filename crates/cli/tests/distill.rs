@@ -40,36 +40,35 @@ fn train_text(kind: &str, src: &Path, tgt: &Path) -> Command {
     cli!["train", kind, "--src-text", src, "--tgt-text", tgt]
 }
 
+/// `bitext train siamese` on `src` and `tgt` as a small student of a bag over the fixed
+/// `vectors` (16 dimensions), its teacher's vectors cached in `cache`, for `epochs` epochs.
+fn small_student(
+    (src, tgt): (&Path, &Path),
+    vectors: &Path,
+    cache: &Path,
+    epochs: &str,
+) -> Command {
+    let mut c = train_text("siamese", src, tgt);
+    c.args(["--preset", "small", "--epochs", epochs, "--bag"])
+        .args(["--emb-dim", "16", "--pooling", "max", "--min-count", "1"])
+        .arg("--freeze-embeddings")
+        .arg("--init-vectors")
+        .arg(vectors)
+        .arg("--teacher-cache")
+        .arg(cache);
+    c
+}
+
 #[test]
 fn a_siamese_student_distils_a_teacher_and_reuses_its_vectors() {
     let (d, src, tgt, tsv, student_vectors, teacher) = distillation();
     let cache = d.path().join("cache");
     let train = |out: &str, extra: &[&str]| {
-        let mut c = train_text("siamese", &src, &tgt);
+        let mut c = small_student((&src, &tgt), &student_vectors, &cache, "2");
         c.arg("--tsv")
             .arg(&tsv)
             .args(["--src-col", "2", "--tgt-col", "3"])
-            .args([
-                "--preset",
-                "small",
-                "--epochs",
-                "2",
-                "--bag",
-                "--emb-dim",
-                "16",
-            ])
-            .args([
-                "--pooling",
-                "max",
-                "--min-count",
-                "1",
-                "--freeze-embeddings",
-            ])
             .args(["--valid-fraction", "0.2"])
-            .arg("--init-vectors")
-            .arg(&student_vectors)
-            .arg("--teacher-cache")
-            .arg(&cache)
             .arg("-o")
             .arg(d.path().join(out))
             .args(extra);
@@ -245,31 +244,11 @@ fn the_teacher_cache_is_held_to_its_limit() {
     let (d, src, tgt, _, student_vectors, teacher) = distillation();
     let (cache, spec) = (d.path().join("cache"), format!("bow:{}", teacher.display()));
     let train = |out: &str, valid: &str, limit: &str| {
-        let mut c = train_text("siamese", &src, &tgt);
-        c.args([
-            "--preset",
-            "small",
-            "--epochs",
-            "1",
-            "--bag",
-            "--emb-dim",
-            "16",
-        ])
-        .args([
-            "--pooling",
-            "max",
-            "--min-count",
-            "1",
-            "--freeze-embeddings",
-        ])
-        .args(["--valid-fraction", valid, "--teacher", &spec])
-        .args(["--teacher-cache-limit", limit])
-        .arg("--init-vectors")
-        .arg(&student_vectors)
-        .arg("--teacher-cache")
-        .arg(&cache)
-        .arg("-o")
-        .arg(d.path().join(out));
+        let mut c = small_student((&src, &tgt), &student_vectors, &cache, "1");
+        c.args(["--valid-fraction", valid, "--teacher", &spec])
+            .args(["--teacher-cache-limit", limit])
+            .arg("-o")
+            .arg(d.path().join(out));
         c
     };
     let lists = || {

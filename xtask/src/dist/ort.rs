@@ -89,10 +89,7 @@ pub(super) fn onnxruntime(arch: Arch) -> Result<Ort> {
             arch.shown()
         )
     })?;
-    let wheel = std::fs::read_dir(&wheels)?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+    let wheel = named(&wheels, |n| n.ends_with(".whl"))
         .with_context(|| format!("pip put no wheel in {}", wheels.display()))?;
     run_cmd(
         Command::new(&python)
@@ -118,32 +115,27 @@ fn site_packages(venv: &Path) -> Option<PathBuf> {
         .find(|s| s.join("onnxruntime").is_dir())
 }
 
-/// The `onnxruntime-VERSION.dist-info` of `site`.
-fn dist_info(site: &Path) -> Option<PathBuf> {
-    std::fs::read_dir(site)
+/// The first entry of `dir` whose name `wanted` accepts.
+fn named(dir: &Path, wanted: impl Fn(&str) -> bool) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
         .ok()?
         .flatten()
         .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("onnxruntime-") && n.ends_with(".dist-info"))
-        })
+        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&wanted))
+}
+
+/// The `onnxruntime-VERSION.dist-info` of `site`.
+fn dist_info(site: &Path) -> Option<PathBuf> {
+    named(site, |n| {
+        n.starts_with("onnxruntime-") && n.ends_with(".dist-info")
+    })
 }
 
 /// The library, notices and platform tag of the `onnxruntime` package in `site` (a
 /// `site-packages`, or a wheel unpacked), or `None` when it has no library.
 fn read(site: &Path) -> Option<Ort> {
     let pkg = site.join("onnxruntime");
-    let library = std::fs::read_dir(pkg.join("capi"))
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libonnxruntime.so."))
-        })?;
+    let library = named(&pkg.join("capi"), |n| n.starts_with("libonnxruntime.so."))?;
     let notices = ["LICENSE", "ThirdPartyNotices.txt"]
         .map(|n| pkg.join(n))
         .into_iter()
