@@ -26,29 +26,27 @@ pub(super) fn onnxruntime(arch: Arch) -> Result<Ort> {
     let venv = std::env::var_os("BITEXT_ORT_VENV")
         .filter(|p| !p.is_empty())
         .map_or_else(|| cache_dir().join("ort-venv"), PathBuf::from);
-    let installed = || site_packages(&venv).and_then(|s| read(&s));
-    if installed().is_none() {
-        run_cmd(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        run_cmd(Command::new(venv.join("bin/python3")).args([
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "onnxruntime",
-        ]))?;
-    }
-    let site = site_packages(&venv).with_context(|| {
-        format!(
-            "no onnxruntime/capi/libonnxruntime.so.* in {}",
-            venv.display()
-        )
-    })?;
-    let host = read(&site).with_context(|| {
-        format!(
-            "no onnxruntime/capi/libonnxruntime.so.* in {}",
-            site.display()
-        )
-    })?;
+    // The library, and the site-packages it is in.
+    let installed = || site_packages(&venv).and_then(|s| Some((read(&s)?, s)));
+    let (host, site) = match installed() {
+        Some(found) => found,
+        None => {
+            run_cmd(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+            run_cmd(Command::new(venv.join("bin/python3")).args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "onnxruntime",
+            ]))?;
+            installed().with_context(|| {
+                format!(
+                    "no onnxruntime/capi/libonnxruntime.so.* in {}",
+                    venv.display()
+                )
+            })?
+        }
+    };
     if Arch::host() == Some(arch) {
         return Ok(host);
     }

@@ -247,23 +247,15 @@ mod vectors {
                 Some(d) => d.clone(),
                 None => cache_dir("teacher")?,
             };
-            // A whole number of bytes; sizes past u64 (no disk holds them) saturate.
-            let limit = (self.teacher_cache_limit * prune::GIB) as u64;
-            Ok(Some(Reader {
-                spec,
-                cache,
-                limit,
-                quiet,
-            }))
+            Ok(Some(Reader { spec, cache, quiet }))
         }
     }
 
-    /// The teacher, the directory its vectors are cached in and the most it may hold (bytes),
-    /// and whether its progress is kept off standard error.
+    /// The teacher, the directory its vectors are cached in, and whether its progress is
+    /// kept off standard error.
     struct Reader<'a> {
         spec: &'a EncoderSpec,
         cache: PathBuf,
-        limit: u64,
         quiet: bool,
     }
 
@@ -380,7 +372,7 @@ mod vectors {
                         .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
                     bitext_core::io::npy::write_npy(&out, e.view())?;
                     record_key(&out, &key)?;
-                    self.keep(&out)?;
+                    prune::used(&out)?;
                     // What was just written: not read back.
                     return Ok(e);
                 }
@@ -432,22 +424,17 @@ mod vectors {
             }
             e.check_finite()
                 .with_context(|| format!("{}: the teacher's vectors", out.display()))?;
-            self.keep(&out)?;
+            prune::used(&out)?;
             Ok(e)
-        }
-
-        /// Mark the list whose vectors are `npy` used by this run: the run's [`TeacherArgs::hold_cache`]
-        /// keeps it.
-        fn keep(&self, npy: &std::path::Path) -> Result<()> {
-            prune::used(npy)
         }
     }
 
     impl TeacherArgs {
         /// Hold the teacher's cache to --teacher-cache-limit ([`prune`]): the least recently
-        /// used lists that this run has not used are removed until it fits, saying so unless
-        /// `quiet`; a file that cannot be removed is a warning, not an error. Called once a run has all its teacher vectors (a run's lists are not all
-        /// marked used before then); nothing without --teacher or a cache directory.
+        /// used lists that this run has not used (marked by [`prune::used`] as each is made or
+        /// reused) are removed until it fits, saying so unless `quiet`; a file that cannot be
+        /// removed is a warning, not an error. Called once a run has all its teacher vectors;
+        /// nothing without --teacher or a cache directory.
         pub(crate) fn hold_cache(&self, quiet: bool) -> Result<()> {
             let Some(reader) = self.reader(quiet)? else {
                 return Ok(());
@@ -455,11 +442,13 @@ mod vectors {
             if !reader.cache.is_dir() {
                 return Ok(());
             }
+            // A whole number of bytes; sizes past u64 (no disk holds them) saturate.
+            let limit = (self.teacher_cache_limit * prune::GIB) as u64;
             // A cache this run cannot prune (read-only, shared) does not stop the training:
             // it is said, whatever `quiet`.
-            match prune::prune(&reader.cache, reader.limit) {
+            match prune::prune(&reader.cache, limit) {
                 Ok(done) => {
-                    if let Some(line) = done.report(&reader.cache, reader.limit)
+                    if let Some(line) = done.report(&reader.cache, limit)
                         && !quiet
                     {
                         eprintln!("{line}");

@@ -159,7 +159,7 @@ pub(crate) fn prune(cache: &Path, limit: u64) -> Result<Pruned> {
         }
     }
     // Least recently used first; a list of unknown time (no file's time readable) first of all.
-    others.sort_by_key(|(stem, l)| (l.used, (*stem).clone()));
+    others.sort_by(|(a, la), (b, lb)| (la.used, a).cmp(&(lb.used, b)));
     let mut total = before;
     for (stem, list) in others {
         if total <= limit {

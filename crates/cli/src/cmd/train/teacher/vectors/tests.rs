@@ -17,7 +17,6 @@ fn quiet_reader(spec: &EncoderSpec, cache: std::path::PathBuf) -> Reader<'_> {
     Reader {
         spec,
         cache,
-        limit: u64::MAX,
         quiet: true,
     }
 }
